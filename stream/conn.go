@@ -1,0 +1,197 @@
+package stream
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	dialTimeout = 10 * time.Second
+	// ioBufferSize sizes the transport's socket buffers: one read can take a
+	// whole burst of events, one write a large prompt.
+	ioBufferSize = 64 << 10
+)
+
+// clock reads the monotonic clock as time since one request began.
+type clock struct{ base time.Time }
+
+func newClock() clock { return clock{base: time.Now()} }
+
+func (c clock) now() time.Duration { return time.Since(c.base) }
+
+// closeReason says why the connection was closed; the first close wins.
+type closeReason int
+
+const (
+	notClosed      closeReason = iota
+	closedEnd                  // the stream is over ([DONE], EOF, an error found while parsing)
+	closedCut                  // CutAfter elapsed
+	closedByChunk              // OnChunk returned false
+	closedCanceled             // the caller's context was cancelled
+	closedIdle                 // IdleTimeout elapsed with nothing read
+	closedTimeout              // Timeout elapsed
+)
+
+// errClosedEarly is what the dialer returns when the request was closed
+// before a connection existed.
+var errClosedEarly = errors.New("request closed before the connection was made")
+
+// closer owns the one connection of a request and closes it for whoever
+// asks first: timers, the caller's context, the callback or the end of the
+// stream. Closing the TCP connection itself (not only the response body)
+// is what tells the server to stop generating.
+type closer struct {
+	clk     clock
+	cancel  context.CancelFunc // cancels the HTTP request, for closes before a connection exists
+	afterT0 func()             // runs on the transport's write goroutine once t0 is taken
+
+	mu     sync.Mutex
+	conn   *timedConn
+	reason closeReason
+	at     time.Duration
+}
+
+// close closes the connection and records why and when; it reports false
+// when an earlier close already happened.
+func (c *closer) close(r closeReason) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason != notClosed {
+		return false
+	}
+	c.reason, c.at = r, c.clk.now()
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	c.cancel()
+	return true
+}
+
+// state returns why and when the connection was closed (notClosed if not).
+func (c *closer) state() (closeReason, time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reason, c.at
+}
+
+// dial connects with TCP_NODELAY and keeps the connection for closing and
+// timing.
+func (c *closer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := dialNoDelay(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	tc := &timedConn{Conn: conn, clk: c.clk, afterT0: c.afterT0}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason != notClosed {
+		conn.Close()
+		return nil, errClosedEarly
+	}
+	c.conn = tc
+	return tc, nil
+}
+
+// t0 returns when the request's first byte was written, if it was.
+func (c *closer) t0() (time.Duration, bool) {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn == nil {
+		return 0, false
+	}
+	return conn.t0()
+}
+
+// armT0 makes the connection's next write take t0. It is called once the
+// connection is ready (after any TLS handshake), so handshake writes do not
+// count as the request.
+func (c *closer) armT0() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		c.conn.armed.Store(true)
+	}
+}
+
+// dialNoDelay dials and sets TCP_NODELAY. Go sets it by default; it is set
+// explicitly because a delayed request write would shift t0.
+func dialNoDelay(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: dialTimeout}
+	conn, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		if err := tcp.SetNoDelay(true); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	return conn, nil
+}
+
+// timedConn reads the clock right before the first request write.
+type timedConn struct {
+	net.Conn
+	clk     clock
+	afterT0 func() // runs once the first request write has returned
+	armed   atomic.Bool
+	wrote   atomic.Bool
+	start   atomic.Int64 // t0 as nanoseconds since clk.base
+}
+
+func (c *timedConn) Write(p []byte) (int, error) {
+	first := c.armed.Load() && !c.wrote.Load()
+	if first {
+		c.start.Store(int64(c.clk.now()))
+		c.wrote.Store(true)
+	}
+	n, err := c.Conn.Write(p)
+	if first && c.afterT0 != nil {
+		c.afterT0()
+	}
+	return n, err
+}
+
+func (c *timedConn) t0() (time.Duration, bool) {
+	if !c.wrote.Load() {
+		return 0, false
+	}
+	return time.Duration(c.start.Load()), true
+}
+
+// newTransport builds a transport for exactly one request: no keep-alive (a
+// fresh connection each time), no environment proxy (measurements must hit
+// the server itself), no transparent gzip (raw bytes stay raw), HTTP/1.1
+// only (so closing the connection cuts this one request).
+func newTransport(dial func(context.Context, string, string) (net.Conn, error), tlsConf *tls.Config) *http.Transport {
+	return &http.Transport{
+		Proxy:               nil,
+		DialContext:         dial,
+		DisableKeepAlives:   true,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		TLSClientConfig:     tlsConf,
+		TLSHandshakeTimeout: dialTimeout,
+		ReadBufferSize:      ioBufferSize,
+		WriteBufferSize:     ioBufferSize,
+	}
+}
+
+// newClient wraps a transport in a client that does not follow redirects:
+// a redirect would open a second connection, so it is reported instead.
+func newClient(tr *http.Transport) *http.Client {
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}

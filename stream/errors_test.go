@@ -1,0 +1,292 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// errorCase runs Do against a misbehaving server and checks the error.
+type errorCase struct {
+	name   string
+	server func(t *testing.T) string // returns the base URL
+	req    Request
+	kind   Kind
+	status int
+	want   []string // substrings of the message
+	check  func(t *testing.T, res *Result)
+}
+
+func handlerURL(h http.HandlerFunc) func(t *testing.T) string {
+	return func(t *testing.T) string { return newServer(t, h).URL }
+}
+
+func scriptURL(parts ...string) func(t *testing.T) string {
+	return func(t *testing.T) string { return newServer(t, &scripted{parts: parts}).URL }
+}
+
+func answer(status int, ctype, body string) func(t *testing.T) string {
+	return handlerURL(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+	})
+}
+
+// stall sends some events, then nothing until the client leaves.
+func stall(parts ...string) func(t *testing.T) string {
+	return handlerURL(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // lets the server notice the client leaving
+		f := sseHeaders(w)
+		for _, p := range parts {
+			w.Write([]byte(p))
+		}
+		f.Flush()
+		<-r.Context().Done()
+	})
+}
+
+var errorCases = []errorCase{
+	{
+		name:   "nothing listening",
+		server: closedPort,
+		kind:   KindConnect,
+		want:   []string{"nothing is listening", "connection refused", "--server", "start llama-server"},
+	},
+	{
+		name: "reset before headers",
+		server: func(t *testing.T) string {
+			return rawServer(t, func(c net.Conn) {})
+		},
+		kind: KindConnect,
+		want: []string{"closed before response headers arrived", "--server"},
+	},
+	{
+		name: "context too small",
+		server: answer(400, "application/json",
+			`{"error":{"code":400,"message":"request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}`),
+		kind:   KindHTTP,
+		status: 400,
+		want:   []string{"HTTP 400", "exceed_context_size_error", "request (5000 tokens) exceeds", "the prompt (5000 tokens) exceeds the context (4096 tokens)", "fewer documents", "bigger -c"},
+	},
+	{
+		name:   "context too small, old wording",
+		server: answer(400, "application/json", `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`),
+		kind:   KindHTTP,
+		status: 400,
+		want:   []string{"the prompt exceeds the server's context", "bigger -c"},
+	},
+	{
+		name:   "loading",
+		server: answer(503, "application/json", `{"error":{"message":"Loading model","type":"unavailable_error","code":503}}`),
+		kind:   KindHTTP,
+		status: 503,
+		want:   []string{"HTTP 503", "Loading model", "/health"},
+	},
+	{
+		name:   "error body is not JSON",
+		server: answer(502, "text/html", "<html><body>Bad Gateway"+strings.Repeat(" filler", 100)+"</body></html>"),
+		kind:   KindHTTP,
+		status: 502,
+		want:   []string{"HTTP 502 Bad Gateway", "the body starts", "<html><body>Bad Gateway", "bytes)"},
+	},
+	{
+		name:   "server did not stream",
+		server: answer(200, "application/json", `{"choices":[{"message":{"content":"all at once"}}]}`),
+		kind:   KindNotStream,
+		status: 200,
+		want:   []string{"did not stream", `"application/json"`, `"stream": true`, "proxy", "all at once"},
+	},
+	{
+		name:   "data is not JSON",
+		server: scriptURL(roleEvent(), "data: {not json\n\n"),
+		kind:   KindBadData,
+		status: 200,
+		want:   []string{"is not valid JSON", `"{not json"`},
+	},
+	{
+		name:   "data is not an object",
+		server: scriptURL("data: 42\n\n"),
+		kind:   KindBadData,
+		status: 200,
+		want:   []string{"is not a chat-completion chunk", `"42"`},
+	},
+	{
+		name:   "object without choices",
+		server: scriptURL(roleEvent(), `data: {"id":"x","object":"something"}`+"\n\n"),
+		kind:   KindBadData,
+		status: 200,
+		want:   []string{`no "choices"`, `"{\"id\":\"x\"`},
+	},
+	{
+		name:   "error event mid-stream",
+		server: scriptURL(roleEvent(), contentEvent("a"), `data: {"error":{"code":500,"message":"the slot died","type":"server_error"}}`+"\n\n"),
+		kind:   KindServer,
+		status: 200,
+		want:   []string{"error mid-stream", "after 1 content chunks", "server_error", "the slot died"},
+		check: func(t *testing.T, res *Result) {
+			if len(res.Chunks) != 1 || res.Info.Done {
+				t.Errorf("result %+v: want the chunk before the error and no Done", res)
+			}
+		},
+	},
+	{
+		name:   "ends without DONE",
+		server: scriptURL(roleEvent(), contentEvent("a"), contentEvent("b")),
+		kind:   KindTruncated,
+		status: 200,
+		want:   []string{"without data: [DONE]", "after 2 content chunks"},
+		check: func(t *testing.T, res *Result) {
+			if len(res.Chunks) != 2 || res.Info.Done || res.TotalMs < res.Info.TTFTMs {
+				t.Errorf("result %+v: want 2 chunks, no Done, total >= ttft", res)
+			}
+		},
+	},
+	{
+		name:   "ends inside an event",
+		server: scriptURL(roleEvent(), contentEvent("a"), `data: {"choices":[{"del`),
+		kind:   KindTruncated,
+		status: 200,
+		want:   []string{"without data: [DONE]", "in the middle of an event"},
+	},
+	{
+		name: "connection dropped",
+		server: func(t *testing.T) string {
+			return rawServer(t, func(c net.Conn) {
+				ev := contentEvent("a")
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"))
+				c.Write([]byte(strconv.FormatInt(int64(len(ev)), 16) + "\r\n" + ev + "\r\n"))
+				c.Write([]byte("40\r\ndata: {\"cho"))
+			})
+		},
+		kind:   KindDropped,
+		status: 200,
+		want:   []string{"connection broke mid-stream", "after 1 content chunks", "in the middle of an event"},
+	},
+	{
+		name:   "idle",
+		server: stall(roleEvent(), contentEvent("a")),
+		req:    Request{IdleTimeout: 100 * time.Millisecond},
+		kind:   KindIdle,
+		status: 200,
+		want:   []string{"nothing arrived for 100ms", "idle timeout", "1 content chunks"},
+	},
+	{
+		name:   "idle before headers",
+		server: func(t *testing.T) string { return rawServer(t, func(c net.Conn) { time.Sleep(time.Second) }) },
+		req:    Request{IdleTimeout: 100 * time.Millisecond},
+		kind:   KindIdle,
+		want:   []string{"nothing arrived for 100ms", "0 content chunks"},
+	},
+	{
+		name: "overall timeout",
+		server: func(t *testing.T) string {
+			return newServer(t, newEndless(10*time.Millisecond)).URL
+		},
+		req:    Request{Timeout: 150 * time.Millisecond},
+		kind:   KindTimeout,
+		status: 200,
+		want:   []string{"longer than its 150ms timeout"},
+	},
+}
+
+func TestDoErrors(t *testing.T) {
+	for _, c := range errorCases {
+		t.Run(c.name, func(t *testing.T) {
+			base := c.server(t)
+			req := c.req
+			req.URL, req.Body = base, chatBody()
+			res, err := Do(context.Background(), req)
+			if res == nil {
+				t.Fatal("Do returned no Result")
+			}
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want an *Error", err)
+			}
+			if se.Kind != c.kind || se.Status != c.status {
+				t.Errorf("kind %q status %d, want %q %d", se.Kind, se.Status, c.kind, c.status)
+			}
+			msg := err.Error()
+			wantURL := base + DefaultPath
+			if se.URL != wantURL || !strings.Contains(msg, wantURL) {
+				t.Errorf("error does not name %s: %q", wantURL, msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error lacks %q:\n%s", w, msg)
+				}
+			}
+			if c.check != nil {
+				c.check(t, res)
+			}
+		})
+	}
+}
+
+func TestDoServerErrorFields(t *testing.T) {
+	url := answer(400, "application/json", `{"error":{"code":400,"message":"bad","type":"invalid_request_error"}}`)(t)
+	_, err := Do(context.Background(), Request{URL: url, Body: chatBody()})
+	var se *Error
+	if !errors.As(err, &se) || se.Type != "invalid_request_error" || se.Message != "bad" || se.Status != 400 {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+func TestDoBadRequest(t *testing.T) {
+	for _, u := range []string{"", "localhost:8080", "ftp://x", "http://"} {
+		_, err := Do(context.Background(), Request{URL: u, Body: chatBody()})
+		var se *Error
+		if !errors.As(err, &se) || se.Kind != KindRequest || !strings.Contains(err.Error(), "http://HOST:PORT") {
+			t.Errorf("URL %q: err = %v", u, err)
+		}
+	}
+	_, err := Do(context.Background(), Request{URL: "http://127.0.0.1:1", Body: map[string]any{"x": func() {}}})
+	if err == nil || !strings.Contains(err.Error(), "cannot encode the request body") {
+		t.Errorf("unencodable body: err = %v", err)
+	}
+}
+
+func TestDoUnknownHost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var dnsErr *net.DNSError
+	if _, err := net.DefaultResolver.LookupHost(ctx, "ttftlab-test.invalid"); !errors.As(err, &dnsErr) || !dnsErr.IsNotFound {
+		t.Skipf("this machine's resolver does not fail fast for .invalid names (%v)", err)
+	}
+	_, err := Do(context.Background(), Request{URL: "http://ttftlab-test.invalid:8080", Body: chatBody()})
+	if err == nil || !strings.Contains(err.Error(), `cannot resolve host "ttftlab-test.invalid"`) || !strings.Contains(err.Error(), "--server") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDoRedirectIsReported(t *testing.T) {
+	url := handlerURL(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://elsewhere:9/v1/chat/completions", http.StatusTemporaryRedirect)
+	})(t)
+	_, err := Do(context.Background(), Request{URL: url, Body: chatBody()})
+	if err == nil || !strings.Contains(err.Error(), "redirects to") || !strings.Contains(err.Error(), "elsewhere:9") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDoRawOutFailure(t *testing.T) {
+	url := scriptURL(roleEvent(), contentEvent("a"), doneEvent)(t)
+	_, err := Do(context.Background(), Request{URL: url, Body: chatBody(), RawOut: failingWriter{}})
+	var se *Error
+	if !errors.As(err, &se) || se.Kind != KindRawOut || !errors.Is(err, errDiskFull) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+var errDiskFull = errors.New("disk full")
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }

@@ -1,0 +1,70 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+)
+
+const (
+	// DefaultGetTimeout bounds Get when ctx has no deadline of its own.
+	DefaultGetTimeout = 10 * time.Second
+	// getBodyLimit is far above any /props or /slots answer.
+	getBodyLimit = 16 << 20
+)
+
+// Get fetches url with a plain GET on a fresh connection, for llama-server's
+// /health, /props and /slots. Every HTTP status is an answer (a 503 while
+// the model loads is not an error); err is an *Error when no complete answer
+// came.
+func Get(ctx context.Context, url string) (status int, body []byte, err error) {
+	return get(ctx, url, options{})
+}
+
+func get(ctx context.Context, url string, opt options) (int, []byte, error) {
+	if _, err := requestURL(url, "/"); err != nil {
+		return 0, nil, err
+	}
+	limit := "its own deadline"
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultGetTimeout)
+		defer cancel()
+		limit = DefaultGetTimeout.String()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, newError(KindRequest, "GET", url, err, "cannot build the request: %v", err)
+	}
+	req.Header.Set("User-Agent", "ttftlab")
+	resp, err := newClient(newTransport(dialNoDelay, opt.tls)).Do(req)
+	if err != nil {
+		return 0, nil, getError(ctx, url, limit, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, getBodyLimit+1))
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return resp.StatusCode, body, getError(ctx, url, limit, err)
+	case err != nil:
+		return resp.StatusCode, body, newError(KindDropped, "GET", url, err,
+			"the connection broke after %d bytes of the body: %v", len(body), unwrapURLError(err))
+	case len(body) > getBodyLimit:
+		return resp.StatusCode, body[:getBodyLimit], newError(KindBadData, "GET", url, nil,
+			"the body is larger than %d bytes; is this the server's API?", getBodyLimit)
+	}
+	return resp.StatusCode, body, nil
+}
+
+// getError tells a timeout or cancellation apart from a connection problem.
+func getError(ctx context.Context, url, limit string, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return newError(KindTimeout, "GET", url, ctx.Err(), "no complete answer within %s; is the server hung or busy?", limit)
+	case ctx.Err() != nil:
+		return newError(KindCanceled, "GET", url, ctx.Err(), "canceled: %v", ctx.Err())
+	}
+	return connectError("GET", url, err)
+}

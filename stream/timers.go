@@ -1,0 +1,62 @@
+package stream
+
+import (
+	"context"
+	"time"
+)
+
+// startTimers arms everything that may close the connection besides the
+// stream itself: the idle and overall limits and the caller's context. Each
+// closes the connection from its own goroutine, so a slow callback on the
+// caller's goroutine cannot delay a close.
+func (r *run) startTimers() {
+	if r.req.IdleTimeout >= 0 {
+		r.idleD = r.req.IdleTimeout
+		if r.idleD == 0 {
+			r.idleD = DefaultIdleTimeout
+		}
+		r.idle = time.AfterFunc(r.idleD, func() { r.cl.close(closedIdle) })
+		r.stops = append(r.stops, r.idle.Stop)
+	}
+	if r.req.Timeout > 0 {
+		t := time.AfterFunc(r.req.Timeout, func() { r.cl.close(closedTimeout) })
+		r.stops = append(r.stops, t.Stop)
+	}
+	stop := context.AfterFunc(r.ctx, func() { r.cl.close(closedCanceled) })
+	r.stops = append(r.stops, stop)
+}
+
+// resetIdle restarts the idle limit: something arrived.
+func (r *run) resetIdle() {
+	if r.idle != nil {
+		r.idle.Reset(r.idleD)
+	}
+}
+
+// armCut starts the CutAfter timer, aimed at t0+CutAfter, once the first
+// write of the request has returned (httptrace's WroteRequest comes before
+// the buffered request reaches the socket, so it cannot serve). It runs on
+// the transport's write goroutine.
+func (r *run) armCut() {
+	if r.req.CutAfter <= 0 {
+		return
+	}
+	t0, ok := r.cl.t0()
+	if !ok {
+		return
+	}
+	wait := t0 + r.req.CutAfter - r.clk.now()
+	r.cutTimer.Store(time.AfterFunc(wait, func() { r.cl.close(closedCut) }))
+}
+
+// cleanup closes the connection if nothing else did and stops the timers.
+// A timer that fires meanwhile finds the connection closed and does nothing.
+func (r *run) cleanup() {
+	r.cl.close(closedEnd)
+	for _, stop := range r.stops {
+		stop()
+	}
+	if t := r.cutTimer.Load(); t != nil {
+		t.Stop()
+	}
+}
