@@ -1,0 +1,30 @@
+package runtime
+
+import (
+	"sort"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/kb"
+)
+
+// kbDocs is kb_docs([dir]) -> array of {name=, text=} sorted by name. dir
+// defaults to KB_DIR; nil there means the knowledge base bundled in the
+// binary.
+func (vm *VM) kbDocs(L *lua.LState) int {
+	dir := L.OptString(1, vm.cfg.KBDir)
+	docs, err := kb.Load(dir)
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	sort.SliceStable(docs, func(i, j int) bool { return docs[i].Name < docs[j].Name })
+	list := L.CreateTable(len(docs), 0)
+	for _, d := range docs {
+		doc := L.CreateTable(0, 2)
+		doc.RawSetString("name", lua.LString(d.Name))
+		doc.RawSetString("text", lua.LString(d.Text))
+		list.Append(doc)
+	}
+	L.Push(list)
+	return 1
+}

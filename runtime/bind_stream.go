@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/stream"
+)
+
+// streamCall is one stream() invocation, its arguments checked.
+type streamCall struct {
+	req     stream.Request
+	rawOut  string // resolved path; "" for none
+	onChunk *lua.LFunction
+	// returnErrors: opts.errors == "return".
+	returnErrors bool
+}
+
+// streamBinding is
+//
+//	stream(messages, opts) -> chunks, total_ms, timings, info
+//	stream(messages, max_tokens, cache_prompt, raw_out) -> same
+//
+// It sends one streamed chat completion on a fresh connection and reports
+// when each content chunk arrived (see BINDINGS.md for every option). A
+// failure raises a Lua error naming the URL, unless opts.errors is
+// "return": then the partial results come back with info.error set.
+// Bytes that arrived are in raw_out either way.
+func (vm *VM) streamBinding(L *lua.LState) int {
+	call := vm.streamArgs(L)
+	// failed keeps an error raised inside on_chunk so it can be re-raised
+	// unchanged, with the position inside the callback.
+	var failed lua.LValue
+	if call.onChunk != nil {
+		call.req.OnChunk = chunkCallback(L, call.onChunk, &failed)
+	}
+	var raw *os.File
+	if call.rawOut != "" {
+		raw = vm.openRawOut(L, call.rawOut)
+		call.req.RawOut = raw
+	}
+	res, err := stream.Do(vm.callCtx(L), call.req)
+	if raw != nil {
+		if cerr := raw.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing raw_out %s: %w", call.rawOut, cerr)
+		}
+	}
+	if failed != nil {
+		L.Error(failed, 0)
+	}
+	if err != nil && !call.returnErrors {
+		L.RaiseError("stream: %v", err)
+	}
+	if res == nil {
+		res = &stream.Result{}
+	}
+	return vm.pushStreamResult(L, res, err)
+}
+
+// chunkCallback calls the script's on_chunk on the caller's goroutine (an
+// LState must never be touched from another). Exactly false stops the
+// stream; an error stops it too and is kept for re-raising.
+func chunkCallback(L *lua.LState, fn *lua.LFunction, failed *lua.LValue) func(stream.Chunk) (bool, error) {
+	return func(c stream.Chunk) (bool, error) {
+		t := L.CreateTable(0, 3)
+		t.RawSetString("t_ms", lua.LNumber(c.TMs))
+		t.RawSetString("text", lua.LString(c.Text))
+		t.RawSetString("index", lua.LNumber(c.Index))
+		L.Push(fn)
+		L.Push(t)
+		if err := L.PCall(1, 1, nil); err != nil {
+			*failed = errorValue(err)
+			return false, fmt.Errorf("on_chunk: %w", err)
+		}
+		keep := L.Get(-1)
+		L.Pop(1)
+		return keep != lua.LFalse, nil
+	}
+}
+
+// errorValue is the Lua value an error was raised with.
+func errorValue(err error) lua.LValue {
+	if ae, ok := err.(*lua.ApiError); ok {
+		return ae.Object
+	}
+	return lua.LString(err.Error())
+}
+
+// openRawOut opens raw_out for appending: every run adds its bytes, nothing
+// earlier is lost.
+func (vm *VM) openRawOut(L *lua.LState, p string) *os.File {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		L.RaiseError("stream: cannot create the folder for raw_out %s: %v", p, err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		L.RaiseError("stream: cannot open raw_out %s: %v", p, err)
+	}
+	return f
+}

@@ -1,0 +1,241 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/stream"
+)
+
+// defaultBody is the request every stream() call starts from: greedy and
+// seeded so repeated runs compare, short answers, server-side prompt cache
+// on (the server's own default, made explicit).
+func defaultBody() map[string]any {
+	return map[string]any{
+		"stream":       true,
+		"max_tokens":   64,
+		"temperature":  0,
+		"seed":         7,
+		"cache_prompt": true,
+	}
+}
+
+// optionNames lists the keys opts may hold; anything else is a typo the
+// script should hear about.
+var optionNames = []string{
+	"body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
+	"keep_chunks", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
+	"temperature", "timeout_ms",
+}
+
+// applyOption sets one opts field; body is merged separately, last.
+func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCall) {
+	label := "opts." + name
+	switch name {
+	case "max_tokens", "temperature", "seed":
+		c.req.Body[name] = optNum(L, label, v)
+	case "cache_prompt":
+		c.req.Body[name] = optBool(L, label, v)
+	case "raw_out":
+		c.rawOut = vm.outPath(optStr(L, label, v))
+	case "cut_after_ms":
+		c.req.CutAfter = optMs(L, label, v)
+	case "timeout_ms":
+		c.req.Timeout = optMs(L, label, v)
+	case "idle_timeout_ms":
+		// negative switches the idle check off, as in stream.Request
+		c.req.IdleTimeout = time.Duration(optNum(L, label, v) * float64(time.Millisecond))
+	case "keep_chunks":
+		c.req.DiscardChunks = !optBool(L, label, v)
+	case "path":
+		c.req.Path = optStr(L, label, v)
+	case "server":
+		c.req.URL = strings.TrimRight(optStr(L, label, v), "/")
+	case "headers":
+		c.req.Header = optHeaders(L, v)
+	case "on_chunk":
+		c.onChunk = optFunc(L, v)
+	case "errors":
+		c.returnErrors = optErrors(L, v)
+	case "body":
+	default:
+		L.RaiseError("stream: unknown option %q (known: %s)", name, strings.Join(optionNames, ", "))
+	}
+}
+
+// streamArgs checks stream()'s arguments and builds the request.
+func (vm *VM) streamArgs(L *lua.LState) streamCall {
+	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions", Body: defaultBody()}}
+	c.req.Body["messages"] = vm.messages(L, L.Get(1))
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		vm.applyOptions(L, v, &c)
+	case lua.LNumber:
+		vm.applySeedForm(L, v, &c)
+	default:
+		L.ArgError(2, "options table or max_tokens number expected, got "+v.Type().String())
+	}
+	return c
+}
+
+func (vm *VM) applyOptions(L *lua.LState, opts *lua.LTable, c *streamCall) {
+	opts.ForEach(func(k, v lua.LValue) {
+		name, ok := k.(lua.LString)
+		if !ok {
+			L.RaiseError("stream: opts must only have named fields, found the key %s", k)
+		}
+		vm.applyOption(L, string(name), v, c)
+	})
+	// body goes last so it can override anything, including defaults.
+	if body, ok := opts.RawGetString("body").(*lua.LTable); ok {
+		extra, err := vm.toGo(body)
+		if list, ok := extra.([]any); ok && len(list) == 0 {
+			extra = map[string]any{} // {} is a plain empty table, not an array
+		}
+		m, isObj := extra.(map[string]any)
+		if err != nil || !isObj {
+			L.RaiseError("stream: opts.body must be a table of request fields: %v", orShape(err, "it is an array"))
+		}
+		for k, v := range m {
+			c.req.Body[k] = v
+		}
+	} else if v := opts.RawGetString("body"); v != lua.LNil {
+		L.RaiseError("stream: opts.body must be a table, got %s", v.Type())
+	}
+}
+
+// applySeedForm handles stream(messages, max_tokens, cache_prompt, raw_out).
+func (vm *VM) applySeedForm(L *lua.LState, maxTokens lua.LNumber, c *streamCall) {
+	c.req.Body["max_tokens"] = float64(maxTokens)
+	if v := L.Get(3); v != lua.LNil {
+		c.req.Body["cache_prompt"] = optBool(L, "cache_prompt (argument 3)", v)
+	}
+	if v := L.Get(4); v != lua.LNil {
+		c.rawOut = vm.outPath(optStr(L, "raw_out (argument 4)", v))
+	}
+}
+
+// messages accepts a string (one user message) or an array of
+// {role=, content=} tables.
+func (vm *VM) messages(L *lua.LState, v lua.LValue) any {
+	switch v := v.(type) {
+	case lua.LString:
+		return []any{map[string]any{"role": "user", "content": string(v)}}
+	case *lua.LTable:
+		n := v.Len()
+		if n == 0 {
+			L.ArgError(1, "messages is empty: give a string or an array of {role=, content=} tables")
+		}
+		for i := 1; i <= n; i++ {
+			m, ok := v.RawGetInt(i).(*lua.LTable)
+			if !ok || m.RawGetString("role").Type() != lua.LTString {
+				L.ArgError(1, fmt.Sprintf("messages[%d] must be a table with a string role, like {role=\"user\", content=\"...\"}", i))
+			}
+		}
+		out, err := vm.toGo(v)
+		if err != nil {
+			L.ArgError(1, "messages: "+err.Error())
+		}
+		return out
+	}
+	L.ArgError(1, "messages must be a string or an array of {role=, content=} tables, got "+v.Type().String())
+	return nil
+}
+
+// toGo converts a Lua value for a request body with the same rules as
+// write_json. Numbers stay json.Number so 7 is sent as 7, not 7.0.
+func (vm *VM) toGo(v lua.LValue) (any, error) {
+	data, err := vm.json.encodeJSON(v, false)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out any
+	err = dec.Decode(&out)
+	return out, err
+}
+
+func orShape(err error, shape string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return shape
+}
+
+func optNum(L *lua.LState, name string, v lua.LValue) float64 {
+	n, ok := v.(lua.LNumber)
+	if !ok {
+		L.RaiseError("stream: %s must be a number, got %s", name, v.Type())
+	}
+	return float64(n)
+}
+
+func optBool(L *lua.LState, name string, v lua.LValue) bool {
+	b, ok := v.(lua.LBool)
+	if !ok {
+		L.RaiseError("stream: %s must be true or false, got %s", name, v.Type())
+	}
+	return bool(b)
+}
+
+func optStr(L *lua.LState, name string, v lua.LValue) string {
+	s, ok := v.(lua.LString)
+	if !ok {
+		L.RaiseError("stream: %s must be a string, got %s", name, v.Type())
+	}
+	if s == "" {
+		L.RaiseError("stream: %s must not be empty", name)
+	}
+	return string(s)
+}
+
+func optMs(L *lua.LState, name string, v lua.LValue) time.Duration {
+	ms := optNum(L, name, v)
+	if ms < 0 {
+		L.RaiseError("stream: %s must not be negative (0 means none)", name)
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+func optFunc(L *lua.LState, v lua.LValue) *lua.LFunction {
+	f, ok := v.(*lua.LFunction)
+	if !ok {
+		L.RaiseError("stream: opts.on_chunk must be a function, got %s", v.Type())
+	}
+	return f
+}
+
+func optHeaders(L *lua.LState, v lua.LValue) map[string]string {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		L.RaiseError("stream: opts.headers must be a table of name = value strings, got %s", v.Type())
+	}
+	h := map[string]string{}
+	t.ForEach(func(k, val lua.LValue) {
+		ks, kok := k.(lua.LString)
+		vs, vok := val.(lua.LString)
+		if !kok || !vok {
+			L.RaiseError("stream: opts.headers must map strings to strings (%s = %s)", k, val)
+		}
+		h[string(ks)] = string(vs)
+	})
+	return h
+}
+
+func optErrors(L *lua.LState, v lua.LValue) bool {
+	switch lua.LVAsString(v) {
+	case "raise":
+		return false
+	case "return":
+		return true
+	}
+	L.RaiseError("stream: opts.errors must be \"raise\" (default) or \"return\", got %s", v)
+	return false
+}

@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/stream"
+)
+
+// pushStreamResult pushes chunks, total_ms, timings, info. err (only set
+// with errors = "return") becomes info.error.
+func (vm *VM) pushStreamResult(L *lua.LState, res *stream.Result, err error) int {
+	chunks := L.CreateTable(len(res.Chunks), 0)
+	for _, c := range res.Chunks {
+		t := L.CreateTable(0, 2)
+		t.RawSetString("t_ms", lua.LNumber(c.TMs))
+		t.RawSetString("text", lua.LString(c.Text))
+		chunks.Append(t)
+	}
+	L.Push(chunks)
+	L.Push(lua.LNumber(res.TotalMs))
+	if res.Timings != nil {
+		L.Push(vm.json.toLua(L, res.Timings))
+	} else {
+		L.Push(lua.LNil)
+	}
+	info := vm.streamInfo(L, res.Info)
+	if err != nil {
+		info.RawSetString("error", lua.LString(err.Error()))
+	}
+	L.Push(info)
+	return 4
+}
+
+// streamInfo mirrors stream.Info; absent values are nil, not zero, so a
+// script cannot mistake "no first token" for "first token at 0 ms".
+func (vm *VM) streamInfo(L *lua.LState, in stream.Info) *lua.LTable {
+	info := L.CreateTable(0, 10)
+	if in.HasTTFT {
+		info.RawSetString("ttft_ms", lua.LNumber(in.TTFTMs))
+	}
+	if !in.T0.IsZero() {
+		// t0 on now_ms()'s clock, so scripts can relate stream times to
+		// their own measurements (e.g. when a slot went idle after a cut).
+		info.RawSetString("t0_ms", lua.LNumber(msSinceStart(in.T0)))
+	}
+	info.RawSetString("headers_ms", lua.LNumber(in.HeadersMs))
+	info.RawSetString("done", lua.LBool(in.Done))
+	info.RawSetString("cut", lua.LBool(in.Cut))
+	if in.Cut {
+		info.RawSetString("closed_at_ms", lua.LNumber(in.ClosedAtMs))
+	}
+	if in.FinishReason != "" {
+		info.RawSetString("finish_reason", lua.LString(in.FinishReason))
+	}
+	info.RawSetString("status", lua.LNumber(in.Status))
+	info.RawSetString("lines", lua.LNumber(in.Lines))
+	if in.Usage != nil {
+		info.RawSetString("usage", vm.json.toLua(L, in.Usage))
+	}
+	return info
+}

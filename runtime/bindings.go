@@ -1,0 +1,13 @@
+package runtime
+
+// installBindings defines the lab's global functions; BINDINGS.md
+// documents them for script authors.
+func (vm *VM) installBindings() {
+	vm.installJSONMarkers()
+	vm.setGlobalFunc("stream", vm.streamBinding)
+	vm.installHTTPBindings()
+	vm.installFileBindings()
+	vm.setGlobalFunc("kb_docs", vm.kbDocs)
+	vm.installTimeBindings()
+	vm.setGlobalFunc("log_contains", vm.logContains)
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestEncodeCompact(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	cases := []struct{ expr, want string }{
+		{`{b = 1, a = {1, 2, 3}}`, `{"a":[1,2,3],"b":1}`},
+		{`3`, `3`},
+		{`-0`, `0`},
+		{`1.5`, `1.5`},
+		{`0.1`, `0.1`},
+		{`-42`, `-42`},
+		{`2^53`, `9007199254740992`},
+		{`-(2^53)`, `-9007199254740992`},
+		{`2^60`, `1152921504606847000`}, // beyond 2^53: shortest float form
+		{`1e300`, `1e+300`},
+		{`1e-7`, `1e-7`},
+		{`true`, `true`},
+		{`{}`, `[]`},
+		{`json_array()`, `[]`},
+		{`json_array({})`, `[]`},
+		{`json_object()`, `{}`},
+		{`json_object({})`, `{}`},
+		{`json_null`, `null`},
+		{`{json_null, 2, json_null}`, `[null,2,null]`},
+		{`{a = json_null}`, `{"a":null}`},
+		{`json_object({[1] = "a", [2] = "b", [10] = "c"})`, `{"1":"a","10":"c","2":"b"}`},
+		{`json_object({[-1] = "neg", [0] = "zero"})`, `{"-1":"neg","0":"zero"}`},
+		{`json_array({1, 2})`, `[1,2]`},
+		{`{{}, {x = {}}}`, `[[],{"x":[]}]`},
+		{`(function() local t = {1} return {a = t, b = t} end)()`, `{"a":[1],"b":[1]}`},
+		{`"<a & b>"`, `"<a & b>"`},
+		{`"héllo ✓ 日本"`, `"héllo ✓ 日本"`},
+		{`"q\"b\\n\n\r\t"`, `"q\"b\\n\n\r\t"`},
+		{`"\1\31\127"`, `"\u0001\u001f\u007f"`},
+		{`"ok\255ok"`, `"ok\ufffdok"`},
+		{`{["a b"] = 1, ["Z"] = 2, ["_"] = 3}`, `{"Z":2,"_":3,"a b":1}`},
+	}
+	for _, c := range cases {
+		got, err := vm.json.encodeJSON(eval(t, vm, c.expr), false)
+		if err != nil {
+			t.Errorf("%s: %v", c.expr, err)
+			continue
+		}
+		if string(got) != c.want {
+			t.Errorf("%s: got %s, want %s", c.expr, got, c.want)
+		}
+	}
+}
+
+func TestEncodeIndented(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	got, err := vm.json.encodeJSON(eval(t, vm, `{name = "x", runs = {{ttft_ms = 12.5, n = 3}, json_object()}, empty = {}}`), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "empty": [],
+  "name": "x",
+  "runs": [
+    {
+      "n": 3,
+      "ttft_ms": 12.5
+    },
+    {}
+  ]
+}`
+	if string(got) != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if !json.Valid(got) {
+		t.Fatal("output is not valid JSON")
+	}
+}
+
+func TestEncodeErrorsNamePath(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	cases := []struct{ expr, wants string }{
+		{`{runs = {{ttft_ms = 1}, {ttft_ms = 2}, {ttft_ms = 0/0}}}`, `runs[3].ttft_ms: NaN`},
+		{`{x = {y = 1/0}}`, `x.y: infinity`},
+		{`{x = -1/0}`, `x: infinity`},
+		{`{list = {1, nil, 3}}`, `list: the array has a hole at [2]|json_null`},
+		{`{1, 2, a = 3}`, `(top level): mixes array items|"a"`},
+		{`{f = print}`, `f: a function cannot be written`},
+		{`{io.stdout}`, `[1]: a userdata value`},
+		{`(function() local t = {} t.self = {t} return t end)()`, `self[1]: the table contains itself`},
+		{`{[true] = 1}`, `has a key of type boolean`},
+		{`{[0] = 1}`, `number key 0|json_object`},
+		{`{[1.5] = 1}`, `number key 1.5`},
+		{`json_array({1, a = 1})`, `marked json_array but has the key "a"`},
+		{`json_array({[3] = 1})`, `hole at [1]`},
+		{`json_object({[1] = "x", ["1"] = "y"})`, `the key "1" twice`},
+		{`{["a b"] = {0/0}}`, `["a b"][1]: NaN`},
+		{`nil`, `(top level): the value is nil`},
+	}
+	for _, c := range cases {
+		_, err := vm.json.encodeJSON(eval(t, vm, c.expr), true)
+		if err == nil {
+			t.Errorf("%s: expected an error", c.expr)
+			continue
+		}
+		for _, w := range strings.Split(c.wants, "|") {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not contain %q", c.expr, err, w)
+			}
+		}
+	}
+}
+
+func TestDecodeRoundTrip(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	in := `{"a":[],"b":{},"c":[1,null,3],"d":"é ✓ <tag>","e":1.5,"f":true,"g":{"h":[{"i":null}]},"n":-7}`
+	v, err := vm.json.decodeJSON(vm.L, []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := vm.json.encodeJSON(v, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != in {
+		t.Fatalf("round trip changed the JSON:\n in %s\nout %s", in, out)
+	}
+	vm.L.SetGlobal("decoded", v)
+	if got := eval(t, vm, `#decoded.c == 3 and decoded.c[2] == json_null and decoded.c[3] == 3`); got.String() != "true" {
+		t.Fatal("null inside an array must be json_null and keep the items in place")
+	}
+	if got := eval(t, vm, `getmetatable(decoded.a) == getmetatable(json_array()) and getmetatable(decoded.b) == getmetatable(json_object())`); got.String() != "true" {
+		t.Fatal("decoded arrays and objects must carry the json_array / json_object marks")
+	}
+}
+
+func TestDecodeErrorPosition(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	_, err := vm.json.decodeJSON(vm.L, []byte("{\n  \"a\": 1,\n  \"b\": x\n}"))
+	if err == nil {
+		t.Fatal("expected a syntax error")
+	}
+	mustContain(t, err.Error(), "line 3, column 8", "invalid character 'x'")
+	_, err = vm.json.decodeJSON(vm.L, []byte("[1, 2"))
+	if err == nil {
+		t.Fatal("expected an error for truncated JSON")
+	}
+	mustContain(t, err.Error(), "line 1", "unexpected end")
+}
+
+func TestMarkRefusesForeignMetatable(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	err := vm.L.DoString(`json_array(setmetatable({}, {}))`)
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+	mustContain(t, err.Error(), "json_array: the table already has a metatable")
+	// re-marking between the two JSON kinds is allowed
+	if got := eval(t, vm, `getmetatable(json_object(json_array())) == getmetatable(json_object())`); got.String() != "true" {
+		t.Fatal("json_object on a json_array table should re-mark it")
+	}
+}

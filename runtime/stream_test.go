@@ -1,0 +1,334 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeLlama serves /v1/chat/completions the way llama-server streams: a
+// role event, one event per piece, a final event with finish_reason and
+// timings, then [DONE]. It records request bodies and notices when the
+// client goes away.
+type fakeLlama struct {
+	pieces []string
+	delay  time.Duration
+	usage  bool
+	// midError ends the stream with an error event after the pieces.
+	midError bool
+
+	mu     sync.Mutex
+	bodies []string
+	sent   strings.Builder // every byte written, for raw_out checks
+	gone   chan struct{}   // closed when a client disconnected early
+	once   sync.Once
+}
+
+func newFakeLlama(t *testing.T, f *fakeLlama) *httptest.Server {
+	f.gone = make(chan struct{})
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func (f *fakeLlama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.bodies = append(f.bodies, string(body))
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	send := func(s string) bool {
+		if _, err := io.WriteString(w, s); err != nil {
+			return false
+		}
+		w.(http.Flusher).Flush()
+		f.mu.Lock()
+		f.sent.WriteString(s)
+		f.mu.Unlock()
+		return true
+	}
+	send(`data: {"choices":[{"delta":{"role":"assistant","content":null},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n")
+	for _, p := range f.pieces {
+		select {
+		case <-r.Context().Done():
+			f.once.Do(func() { close(f.gone) })
+			return
+		case <-time.After(f.delay):
+		}
+		q, _ := json.Marshal(p)
+		send(`data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n")
+	}
+	if f.midError {
+		send(`data: {"error":{"code":500,"message":"slot failed","type":"server_error"}}` + "\n\n")
+		return
+	}
+	send(`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}],"timings":{"cache_n":0,"prompt_n":11,"prompt_ms":1.5}}` + "\n\n")
+	if f.usage {
+		send(`data: {"choices":[],"usage":{"prompt_tokens":11,"completion_tokens":3}}` + "\n\n")
+	}
+	send("data: [DONE]\n\n")
+}
+
+func (f *fakeLlama) lastBody(t *testing.T) map[string]any {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bodies) == 0 {
+		t.Fatal("the server got no request")
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(f.bodies[len(f.bodies)-1]), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (f *fakeLlama) waitGone(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never saw the connection close")
+	}
+}
+
+func TestStreamOptionsAndResults(t *testing.T) {
+	f := &fakeLlama{pieces: []string{"Once", " upon", " a time"}, usage: true}
+	srv := newFakeLlama(t, f)
+	vm, out := testVM(t, Config{Server: "http://127.0.0.1:1"}) // unused: opts.server wins
+	err := vm.RunString(`
+		local before = now_ms()
+		local chunks, total_ms, timings, info = stream({{role = "system", content = "be brief"}, {role = "user", content = "hi"}},
+			{max_tokens = 5, temperature = 0.5, server = "`+srv.URL+`/", body = {seed = 9, stream_options = {include_usage = true}}})
+		local text = ""
+		for _, c in ipairs(chunks) do text = text .. c.text end
+		print(#chunks, text, timings.prompt_n, info.done, info.cut, info.closed_at_ms, info.finish_reason, info.status, info.lines, info.usage.prompt_tokens)
+		local after = now_ms()
+		print(info.ttft_ms == chunks[1].t_ms, total_ms >= chunks[#chunks].t_ms, chunks[2].t_ms >= chunks[1].t_ms, info.headers_ms <= info.ttft_ms)
+		print(before <= info.t0_ms, info.t0_ms + total_ms <= after)`, "s.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "3\tOnce upon a time\t11\ttrue\tfalse\tnil\tstop\t200\t7\t11\ntrue\ttrue\ttrue\ttrue\ntrue\ttrue\n"
+	if out.String() != want {
+		t.Fatalf("got  %q\nwant %q", out.String(), want)
+	}
+	b := f.lastBody(t)
+	if b["max_tokens"] != 5.0 || b["temperature"] != 0.5 || b["seed"] != 9.0 || b["cache_prompt"] != true || b["stream"] != true {
+		t.Fatalf("request body = %v", b)
+	}
+	msgs := b["messages"].([]any)
+	if len(msgs) != 2 || msgs[1].(map[string]any)["content"] != "hi" {
+		t.Fatalf("messages = %v", msgs)
+	}
+	if raw := f.bodies[0]; !strings.Contains(raw, `"max_tokens":5,`) || !strings.Contains(raw, `"seed":9,`) {
+		t.Fatalf("integers must be sent without a fraction: %s", raw)
+	}
+}
+
+func TestStreamSeedFormAndRawOut(t *testing.T) {
+	f := &fakeLlama{pieces: []string{"a", "é", "c"}}
+	srv := newFakeLlama(t, f)
+	vm, out := testVM(t, Config{Server: srv.URL})
+	err := vm.RunString(`
+		local chunks = stream("hello", 3, false, "raw/seed.txt")
+		stream("hello", 3, nil, "raw/seed.txt")
+		print(#chunks)`, "s.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "3\n" {
+		t.Fatalf("output = %q", out.String())
+	}
+	f.mu.Lock()
+	first := f.bodies[0]
+	sent := f.sent.String()
+	f.mu.Unlock()
+	var b map[string]any
+	json.Unmarshal([]byte(first), &b)
+	if b["max_tokens"] != 3.0 || b["cache_prompt"] != false || b["seed"] != 7.0 || b["temperature"] != 0.0 {
+		t.Fatalf("request body = %v", b)
+	}
+	if m := b["messages"].([]any)[0].(map[string]any); m["role"] != "user" || m["content"] != "hello" {
+		t.Fatalf("a string must become one user message: %v", m)
+	}
+	if f.lastBody(t)["cache_prompt"] != true {
+		t.Fatal("a nil cache_prompt must keep the default true")
+	}
+	raw, err := os.ReadFile(filepath.Join(vm.cfg.Out, "raw", "seed.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != sent {
+		t.Fatalf("raw_out must hold every byte of both answers, appended:\n got %q\nwant %q", raw, sent)
+	}
+}
+
+func TestStreamOnChunkFalseCuts(t *testing.T) {
+	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), delay: 20 * time.Millisecond}
+	srv := newFakeLlama(t, f)
+	vm, out := testVM(t, Config{Server: srv.URL})
+	err := vm.RunString(`
+		local seen = {}
+		local chunks, total_ms, timings, info = stream("x", {on_chunk = function(c)
+			seen[#seen + 1] = c.index .. "=" .. c.text
+			if c.index == 2 then return false end
+			-- nil (no return value) keeps going
+		end})
+		print(table.concat(seen, ","), #chunks, info.cut, info.closed_at_ms ~= nil, info.done, timings)`, "cut.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "1=a,2=b\t2\ttrue\ttrue\tfalse\tnil\n" {
+		t.Fatalf("output = %q", out.String())
+	}
+	f.waitGone(t)
+}
+
+func TestStreamOnChunkErrorPropagatesWithPosition(t *testing.T) {
+	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), delay: 20 * time.Millisecond}
+	srv := newFakeLlama(t, f)
+	vm, out := testVM(t, Config{Server: srv.URL})
+	err := vm.RunString(`
+		local ok, msg = pcall(stream, "x", {raw_out = "cb.txt", on_chunk = function(c)
+			if c.index == 2 then
+				error("bad chunk " .. c.text)
+			end
+		end})
+		print(ok, msg)
+		stream("x", {on_chunk = function(c) local t = nil; return t.field end})`, "cb.lua")
+	if out.String() != "false\tcb.lua:4: bad chunk b\n" {
+		t.Fatalf("output = %q", out.String())
+	}
+	if err == nil {
+		t.Fatal("expected the second callback error to end the script")
+	}
+	mustContain(t, err.Error(), "cb.lua:8: attempt to index")
+	f.waitGone(t)
+	raw, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "cb.txt"))
+	if !strings.Contains(string(raw), `"content":"b"`) {
+		t.Fatalf("raw_out must have the bytes that arrived before the error: %q", raw)
+	}
+}
+
+func TestStreamErrorsRaiseOrReturn(t *testing.T) {
+	f := &fakeLlama{pieces: []string{"part", "ial"}, midError: true}
+	srv := newFakeLlama(t, f)
+	vm, out := testVM(t, Config{Server: srv.URL})
+	err := vm.RunString(`
+		local chunks, total_ms, timings, info = stream("x", {errors = "return", raw_out = "e.txt"})
+		print(#chunks, chunks[1].text .. chunks[2].text, info.error ~= nil, info.done)
+		print(info.error)
+		stream("x", {raw_out = "e2.txt"})`, "e.lua")
+	if err == nil {
+		t.Fatal("without errors = \"return\" a failed stream must raise")
+	}
+	lines := strings.Split(out.String(), "\n")
+	if lines[0] != "2\tpartial\ttrue\tfalse" {
+		t.Fatalf("output = %q", out.String())
+	}
+	mustContain(t, lines[1], srv.URL, "slot failed")
+	mustContain(t, err.Error(), "e.lua:5: stream: POST "+srv.URL+"/v1/chat/completions", "slot failed")
+	raw, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "e2.txt"))
+	if !strings.Contains(string(raw), "slot failed") {
+		t.Fatalf("raw_out must be complete before the error is raised: %q", raw)
+	}
+}
+
+func TestStreamConnectErrorNamesURL(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	vm, _ := testVM(t, Config{Server: url})
+	err := vm.RunString(`stream("x")`, "c.lua")
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+	mustContain(t, err.Error(), "c.lua:1: stream:", url)
+}
+
+func TestStreamKeepChunksFalse(t *testing.T) {
+	f := &fakeLlama{pieces: []string{"a", "b", "c", "d"}}
+	srv := newFakeLlama(t, f)
+	vm, out := testVM(t, Config{Server: srv.URL})
+	err := vm.RunString(`
+		local n = 0
+		local chunks, _, _, info = stream("x", {keep_chunks = false, on_chunk = function() n = n + 1 end})
+		print(#chunks, n, info.ttft_ms ~= nil)`, "k.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "0\t4\ttrue\n" {
+		t.Fatalf("output = %q", out.String())
+	}
+}
+
+func TestStreamRejectsBadArguments(t *testing.T) {
+	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
+	cases := map[string]string{
+		`stream("x", {max_token = 5})`:                 `unknown option "max_token"`,
+		`stream("x", {max_tokens = "5"})`:              "opts.max_tokens must be a number",
+		`stream("x", {errors = "ignore"})`:             `opts.errors must be "raise"`,
+		`stream({})`:                                   "messages is empty",
+		`stream({{content = "no role"}})`:              "messages[1] must be a table with a string role",
+		`stream(42)`:                                   "messages must be a string",
+		`stream("x", {body = {1, 2}})`:                 "opts.body must be a table of request fields",
+		`stream("x", {body = {t = 0/0}})`:              "t: NaN",
+		`stream("x", {cut_after_ms = -1})`:             "must not be negative",
+		`stream("x", {on_chunk = "f"})`:                "opts.on_chunk must be a function",
+		`stream("x", {headers = {Authorization = 1}})`: "opts.headers must map strings to strings",
+	}
+	for code, want := range cases {
+		err := vm.RunString(code, "a.lua")
+		if err == nil {
+			t.Errorf("%s: expected an error", code)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "a.lua:1:") {
+			t.Errorf("%s: error %q should start with a.lua:1: and contain %q", code, err, want)
+		}
+	}
+}
+
+func TestStreamSendsHeadersAndPath(t *testing.T) {
+	var gotPath, gotAuth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotPath, gotAuth = r.URL.Path, r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\",\"index\":0}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	vm, _ := testVM(t, Config{Server: srv.URL})
+	err := vm.RunString(`stream("x", {path = "/chat/completions", headers = {Authorization = "Bearer k"}})`, "h.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotPath != "/chat/completions" || gotAuth != "Bearer k" {
+		t.Fatalf("path %q auth %q", gotPath, gotAuth)
+	}
+}
+
+func TestStreamTimerOptionsReachTheRequest(t *testing.T) {
+	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j", " "), delay: 40 * time.Millisecond}
+	srv := newFakeLlama(t, f)
+	vm, out := testVM(t, Config{Server: srv.URL})
+	err := vm.RunString(`
+		local chunks, total_ms, _, info = stream("x", {cut_after_ms = 100})
+		print(info.cut, info.closed_at_ms >= 100, #chunks < 10, info.error)
+		local _, _, _, info2 = stream("x", {idle_timeout_ms = 10, errors = "return"})
+		print(info2.error ~= nil, info2.cut)`, "t.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "true\ttrue\ttrue\tnil\ntrue\tfalse\n" {
+		t.Fatalf("output = %q", out.String())
+	}
+}

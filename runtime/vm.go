@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Config is what a script run needs from the command line.
+type Config struct {
+	// Server is the base URL of the LLM server, e.g. http://127.0.0.1:8080.
+	Server string
+	// Out is the folder results are written to; created if missing.
+	Out string
+	// KBDir is the knowledge-base folder; "" means the bundled one.
+	KBDir string
+	// ServerLog is the llama-server log file; "" means none.
+	ServerLog string
+	// Args become the script's global `arg` (arg[1], arg[2], ...).
+	Args []string
+	// Stdout receives print, io.write and io.stdout:write; Stderr
+	// receives eprint and io.stderr:write.
+	// nil means os.Stdout / os.Stderr.
+	Stdout, Stderr io.Writer
+}
+
+// VM is one Lua state with the lab's bindings. It is not safe for
+// concurrent use: every call must come from one goroutine.
+type VM struct {
+	L   *lua.LState
+	cfg Config
+	// ctx is the caller's context; runCtx is derived per run so os.exit can
+	// stop the script without cancelling the caller.
+	ctx       context.Context
+	cancelRun context.CancelFunc
+	// exit is set by os.exit; the run then ends with an *ExitError.
+	exit *ExitError
+	// src is where relative dofile/loadfile names are looked up: the
+	// folder of the file currently running, on disk or inside an fs.FS.
+	src source
+	// root is the source of the script given to Run*: its own modules
+	// are looked up there.
+	root source
+	// defaultPath is package.path before a script's folder is prepended.
+	defaultPath string
+	// json holds the markers that steer Lua -> JSON conversion.
+	json *markers
+}
+
+// luaOptions raise gopher-lua's defaults: 256 call frames and a fixed
+// 5120-slot registry break on deep recursion and on unpack/table.concat of
+// large tables.
+var luaOptions = lua.Options{
+	CallStackSize:    1024,
+	RegistrySize:     20480,
+	RegistryMaxSize:  1 << 20,
+	RegistryGrowStep: 1024,
+}
+
+// New creates the output folder and a Lua state with every binding and
+// global set. Cancelling ctx stops a running script, also a busy loop.
+func New(ctx context.Context, cfg Config) (*VM, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	cfg.Server = strings.TrimRight(cfg.Server, "/")
+	if cfg.Out != "" {
+		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the output folder %s: %w (choose another folder with --out)", cfg.Out, err)
+		}
+	}
+	vm := &VM{L: lua.NewState(luaOptions), cfg: cfg, ctx: ctx}
+	vm.L.SetContext(ctx)
+	vm.json = newMarkers(vm.L)
+	vm.setGlobals()
+	vm.installHost()
+	vm.installModules()
+	vm.installBindings()
+	return vm, nil
+}
+
+// State gives direct access to the Lua state, e.g. for an interactive
+// prompt. Use it from the goroutine that runs the VM only.
+func (vm *VM) State() *lua.LState { return vm.L }
+
+// Close releases the Lua state.
+func (vm *VM) Close() {
+	if vm.cancelRun != nil {
+		vm.cancelRun()
+	}
+	vm.L.Close()
+}
+
+func (vm *VM) setGlobals() {
+	L := vm.L
+	L.SetGlobal("SERVER", lua.LString(vm.cfg.Server))
+	L.SetGlobal("OUT", lua.LString(vm.cfg.Out))
+	L.SetGlobal("KB_DIR", optString(vm.cfg.KBDir))
+	L.SetGlobal("SERVER_LOG", optString(vm.cfg.ServerLog))
+	L.SetGlobal("SCRIPT_DIR", lua.LNil)
+	args := L.CreateTable(len(vm.cfg.Args), 1)
+	for _, a := range vm.cfg.Args {
+		args.Append(lua.LString(a))
+	}
+	L.SetGlobal("arg", args)
+}
+
+// optString maps "" to nil so scripts can write `if SERVER_LOG then`.
+func optString(s string) lua.LValue {
+	if s == "" {
+		return lua.LNil
+	}
+	return lua.LString(s)
+}
