@@ -1,0 +1,79 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+)
+
+// logCancelLine is what llama-server logs when it drops a task whose client
+// went away ("srv stop: cancel task, id_task = N").
+const logCancelLine = "cancel task"
+
+// cancelRules check that the cut request really was cut and the server
+// noticed.
+var cancelRules = []rule{
+	{"cancel cut short", []string{"cancel.json"}, func(l *lab) error {
+		c := l.cancel
+		if !(c.receivedTokens >= 1) {
+			return fmt.Errorf("received_tokens is %s, want at least 1: nothing streamed before the cut", num(c.receivedTokens))
+		}
+		if !(c.receivedTokens < c.maxTokens) {
+			return fmt.Errorf("received_tokens %s is not below max_tokens %s: the answer ran to its end, so nothing was cancelled; cut earlier or raise max_tokens",
+				num(c.receivedTokens), num(c.maxTokens))
+		}
+		return nil
+	}},
+	{"cancel closed_at_ms > 0", []string{"cancel.json"}, func(l *lab) error {
+		if !(l.cancel.closedAtMs > 0) {
+			return fmt.Errorf("closed_at_ms is %s, want > 0", num(l.cancel.closedAtMs))
+		}
+		return nil
+	}},
+	{"cancel slot idle >= 0", []string{"cancel.json"}, func(l *lab) error {
+		if !(l.cancel.slotIdleAfterMs >= 0) {
+			return fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(l.cancel.slotIdleAfterMs))
+		}
+		return nil
+	}},
+	{"cancel flags", []string{"cancel.json"}, func(l *lab) error {
+		c := l.cancel
+		if c.done == nil && c.cut == nil {
+			return skip("cancel.json has neither done nor cut")
+		}
+		if c.done != nil && *c.done {
+			return fmt.Errorf("done is true: the stream reached data: [DONE], so it was not cut")
+		}
+		if c.cut != nil && !*c.cut {
+			return fmt.Errorf("cut is false: the client never closed the connection")
+		}
+		return nil
+	}},
+	{"cancel task in server log", nil, checkServerLog},
+}
+
+// checkServerLog looks for the cancel line in the given log; without a log
+// it trusts cancel.json's log_cancel_task when the lab recorded one.
+func checkServerLog(l *lab) error {
+	if l.serverLog != "" {
+		data, err := os.ReadFile(l.serverLog)
+		if err != nil {
+			return fmt.Errorf("cannot read server log %s: %w", l.serverLog, err)
+		}
+		if !bytes.Contains(data, []byte(logCancelLine)) {
+			return fmt.Errorf("no %q line in %s (%d bytes); pass the log of the llama-server that served this lab run", logCancelLine, l.serverLog, len(data))
+		}
+		return nil
+	}
+	if !l.loaded["cancel.json"] {
+		return skip("no --server-log given and cancel.json failed above")
+	}
+	v := l.cancel.logCancelTask
+	if v == nil {
+		return skip("no --server-log given and cancel.json has no log_cancel_task")
+	}
+	if !*v {
+		return fmt.Errorf("cancel.json log_cancel_task is false: the lab found no %q line in the server log", logCancelLine)
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+// Package check verifies a lab output folder: every file is there with the
+// expected fields, and the measurements agree with each other and with what
+// streaming, prompt caching and cancellation must look like.
+//
+// Each check prints one line, "PASS name", "FAIL name: why" or
+// "SKIP name: why" (skipped when a file it needs is missing or broken, which
+// has already failed on its own line), then a summary "N passed, M failed".
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// lab holds the decoded output folder.
+type lab struct {
+	dir       string
+	serverLog string
+	// loaded says which files were read and well-formed.
+	loaded map[string]bool
+
+	healthStatus string
+	sse          sseStream
+	chunks       []chunk
+	ttft         ttftFile
+	prefill      []prefillRow
+	cache        cacheFile
+	sentence     sentenceFile
+	cancel       cancelFile
+	report       map[string]float64
+}
+
+// outputFiles are the files the lab writes, in the order they are checked,
+// with their decoders.
+var outputFiles = []struct {
+	name string
+	load func(l *lab, data []byte) error
+}{
+	{"health.json", jsonLoader((*lab).loadHealth)},
+	{"props.json", jsonLoader((*lab).loadProps)},
+	{"sse_raw.txt", (*lab).loadSSE},
+	{"chunks.jsonl", (*lab).loadChunks},
+	{"ttft.json", jsonLoader((*lab).loadTTFT)},
+	{"prefill.json", jsonLoader((*lab).loadPrefill)},
+	{"cache.json", jsonLoader((*lab).loadCache)},
+	{"sentence.json", jsonLoader((*lab).loadSentence)},
+	{"cancel.json", jsonLoader((*lab).loadCancel)},
+	{"report.json", jsonLoader((*lab).loadReport)},
+}
+
+func jsonLoader(f func(*lab, node) error) func(*lab, []byte) error {
+	return func(l *lab, data []byte) error {
+		n, err := decodeJSON(data)
+		if err != nil {
+			return err
+		}
+		return f(l, n)
+	}
+}
+
+func (l *lab) loadSSE(data []byte) error {
+	if len(data) == 0 {
+		return errors.New("the file is empty")
+	}
+	s, err := parseSSE(data)
+	l.sse = s
+	return err
+}
+
+func (l *lab) loadChunks(data []byte) error {
+	c, err := parseChunks(data)
+	l.chunks = c
+	return err
+}
+
+// rule is one check. It returns nil to pass, a skipError to skip, any other
+// error to fail. needs lists the files it reads.
+type rule struct {
+	name  string
+	needs []string
+	run   func(l *lab) error
+}
+
+// skipError marks a check that does not apply to this folder.
+type skipError struct{ why string }
+
+func (e skipError) Error() string { return e.why }
+
+func skip(format string, args ...any) error {
+	return skipError{fmt.Sprintf(format, args...)}
+}
+
+// tally counts outcomes and prints one line per check.
+type tally struct {
+	w                       io.Writer
+	passed, failed, skipped int
+}
+
+func (t *tally) report(name string, err error) {
+	var s skipError
+	switch {
+	case err == nil:
+		t.passed++
+		fmt.Fprintf(t.w, "PASS %s\n", name)
+	case errors.As(err, &s):
+		t.skipped++
+		fmt.Fprintf(t.w, "SKIP %s: %s\n", name, s.why)
+	default:
+		t.failed++
+		fmt.Fprintf(t.w, "FAIL %s: %v\n", name, err)
+	}
+}
+
+// Run checks the lab output in outDir, writing one line per check and a
+// summary to w. serverLog, when not empty, is llama-server's log from the
+// lab run: it must show that the server cancelled the cut request.
+func Run(outDir, serverLog string, w io.Writer) (passed, failed int) {
+	t := &tally{w: w}
+	defer func() {
+		if t.skipped > 0 {
+			fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped)
+		} else {
+			fmt.Fprintf(w, "%d passed, %d failed\n", t.passed, t.failed)
+		}
+	}()
+	if err := checkFolder(outDir); err != nil {
+		t.report("output folder", err)
+		return t.passed, t.failed
+	}
+	l := &lab{dir: outDir, serverLog: serverLog, loaded: map[string]bool{}}
+	for _, f := range outputFiles {
+		err := l.loadFile(f.name, f.load)
+		l.loaded[f.name] = err == nil
+		t.report("file "+f.name, err)
+	}
+	for _, r := range rules() {
+		t.report(r.name, l.apply(r))
+	}
+	return t.passed, t.failed
+}
+
+func checkFolder(dir string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot open %s: %w; run the lab with this output folder first", dir, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is a file; pass the folder the lab wrote", dir)
+	}
+	return nil
+}
+
+func (l *lab) loadFile(name string, load func(*lab, []byte) error) error {
+	path := filepath.Join(l.dir, name)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s is missing; did the lab step that writes it fail?", path)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	if err := load(l, data); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// apply runs r unless a file it needs failed to load.
+func (l *lab) apply(r rule) error {
+	for _, f := range r.needs {
+		if !l.loaded[f] {
+			return skip("needs %s, which failed above", f)
+		}
+	}
+	return r.run(l)
+}
+
+// rules lists every check after the file checks, in output order.
+func rules() []rule {
+	var all []rule
+	for _, group := range [][]rule{streamRules, timingRules, cancelRules, reportRules} {
+		all = append(all, group...)
+	}
+	return all
+}

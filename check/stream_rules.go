@@ -1,0 +1,64 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+)
+
+// streamRules check the raw stream capture and the server's health.
+var streamRules = []rule{
+	{"health status ok", []string{"health.json"}, func(l *lab) error {
+		if l.healthStatus != "ok" {
+			return fmt.Errorf("health.json status is %q, want \"ok\"; was the model still loading?", l.healthStatus)
+		}
+		return nil
+	}},
+	{"sse role chunk", []string{"sse_raw.txt"}, func(l *lab) error {
+		if l.sse.roleEvents == 0 {
+			return fmt.Errorf("no event in sse_raw.txt has choices[0].delta.role; the server's first event carries the role")
+		}
+		return nil
+	}},
+	{"sse content chunk", []string{"sse_raw.txt"}, func(l *lab) error {
+		if len(l.sse.contents) == 0 {
+			return fmt.Errorf("no event in sse_raw.txt has a non-empty choices[0].delta.content")
+		}
+		return nil
+	}},
+	{"sse ends with [DONE]", []string{"sse_raw.txt"}, func(l *lab) error {
+		if strings.TrimSpace(l.sse.lastLine) != "data: [DONE]" {
+			return fmt.Errorf("the last non-blank line of sse_raw.txt is %s, want \"data: [DONE]\" (a stream that stops early is incomplete)", excerpt(l.sse.lastLine, 60))
+		}
+		return nil
+	}},
+	{"chunks match sse", []string{"sse_raw.txt", "chunks.jsonl"}, func(l *lab) error {
+		var got strings.Builder
+		for _, c := range l.chunks {
+			got.WriteString(c.text)
+		}
+		return sameText(got.String(), strings.Join(l.sse.contents, ""))
+	}},
+	{"chunks t_ms non-decreasing", []string{"chunks.jsonl"}, func(l *lab) error {
+		for i := 1; i < len(l.chunks); i++ {
+			if l.chunks[i].tMs < l.chunks[i-1].tMs {
+				return fmt.Errorf("chunk %d has t_ms %s, before chunk %d's %s", i+1, num(l.chunks[i].tMs), i, num(l.chunks[i-1].tMs))
+			}
+		}
+		return nil
+	}},
+}
+
+// sameText compares the chunk texts with the stream's content deltas and
+// shows where they part.
+func sameText(chunks, sse string) error {
+	if chunks == sse {
+		return nil
+	}
+	at := 0
+	for at < len(chunks) && at < len(sse) && chunks[at] == sse[at] {
+		at++
+	}
+	from := max(0, at-10)
+	return fmt.Errorf("chunks.jsonl texts (%d bytes) differ from the content in sse_raw.txt (%d bytes) at byte %d: chunks have %s, sse has %s",
+		len(chunks), len(sse), at, excerpt(chunks[from:], 30), excerpt(sse[from:], 30))
+}

@@ -1,0 +1,10 @@
+// Package stdlib holds the Lua modules every script can require: statistics,
+// sentence detection and prompt building. They are embedded in the binary.
+package stdlib
+
+import "embed"
+
+// FS holds the modules, one NAME.lua per module.
+//
+//go:embed *.lua
+var FS embed.FS
