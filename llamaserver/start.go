@@ -1,0 +1,214 @@
+package llamaserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options configure one llama-server process. The zero values of Host, Ctx,
+// Slots and Timeout are replaced by the lab's reference setup.
+type Options struct {
+	Binary   string // path to llama-server (see Find)
+	Model    string // GGUF file
+	Host     string // default 127.0.0.1
+	Port     int    // required
+	Ctx      int    // -c, default 4096
+	Slots    int    // -np, default 1
+	CacheRAM int    // --cache-ram, default 0 (no host-memory prompt cache)
+	Extra    []string
+	LogPath  string        // required: server output goes there
+	Timeout  time.Duration // start-up limit, default 120 s
+	// Detach starts the server in its own session so it outlives the caller
+	// and a terminal's Ctrl-C does not reach it.
+	Detach bool
+	// Progress, when set, is called about once a second while the model
+	// loads.
+	Progress func(elapsed time.Duration, status string)
+}
+
+func (o *Options) defaults() {
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Ctx == 0 {
+		o.Ctx = 4096
+	}
+	if o.Slots == 0 {
+		o.Slots = 1
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 120 * time.Second
+	}
+}
+
+// Args is the llama-server command line (without the binary).
+func (o Options) Args() []string {
+	o.defaults()
+	args := []string{"-m", o.Model, "--host", o.Host, "--port", strconv.Itoa(o.Port),
+		"-c", strconv.Itoa(o.Ctx), "-np", strconv.Itoa(o.Slots), "--cache-ram", strconv.Itoa(o.CacheRAM)}
+	return append(args, o.Extra...)
+}
+
+// Server is a running llama-server that this process started.
+type Server struct {
+	PID     int
+	URL     string
+	LogPath string
+	Args    []string
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	waitErr error
+}
+
+// Start launches llama-server and waits until /health answers ok. On any
+// failure nothing is left running.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	o.defaults()
+	if o.Binary == "" {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, InstallHint)
+	}
+	if err := CheckModel(o.Model); err != nil {
+		return nil, err
+	}
+	if o.Port <= 0 {
+		return nil, fmt.Errorf("llama-server needs a port")
+	}
+	if err := PortFree(o.Host, o.Port); err != nil {
+		return nil, err
+	}
+	logf, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("llama-server log: %w", err)
+	}
+	defer logf.Close() // the child keeps its own descriptor
+	cmd := exec.Command(o.Binary, o.Args()...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !o.Detach, Setsid: o.Detach}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", o.Binary, err)
+	}
+	s := &Server{PID: cmd.Process.Pid, URL: "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
+		LogPath: o.LogPath, Args: append([]string{o.Binary}, o.Args()...), cmd: cmd, exited: make(chan struct{})}
+	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
+	if err := s.waitHealthy(ctx, o); err != nil {
+		s.Stop(5 * time.Second)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) waitHealthy(ctx context.Context, o Options) error {
+	start := time.Now()
+	deadline := time.NewTimer(o.Timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	lastProgress := start
+	for {
+		status, ok := Health(ctx, s.URL)
+		if ok {
+			return nil
+		}
+		if o.Progress != nil && time.Since(lastProgress) >= time.Second {
+			lastProgress = time.Now()
+			o.Progress(time.Since(start), status)
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("llama-server exited during start-up (%v); last lines of %s:\n%s",
+				s.waitErr, s.LogPath, TailFile(s.LogPath, 15))
+		case <-deadline.C:
+			return fmt.Errorf("llama-server did not become healthy at %s within %s (last status: %s); "+
+				"raise --timeout for a big model; last lines of %s:\n%s", s.URL, o.Timeout, status, s.LogPath, TailFile(s.LogPath, 15))
+		case <-ctx.Done():
+			return fmt.Errorf("llama-server start-up interrupted: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// Health asks url/health once; ok is true for 200 {"status":"ok"}. status
+// describes what was seen, for progress messages.
+func Health(ctx context.Context, url string) (status string, ok bool) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
+	if err != nil {
+		return err.Error(), false
+	}
+	resp, err := healthClient.Do(req)
+	if err != nil {
+		return "not answering", false
+	}
+	defer resp.Body.Close()
+	var buf [512]byte
+	n, _ := resp.Body.Read(buf[:])
+	body := strings.TrimSpace(string(buf[:n]))
+	if resp.StatusCode == http.StatusOK && strings.Contains(strings.ReplaceAll(body, " ", ""), `"status":"ok"`) {
+		return "ok", true
+	}
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		return "loading model", false
+	}
+	return fmt.Sprintf("HTTP %d %s", resp.StatusCode, body), false
+}
+
+var healthClient = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+
+// Stop sends SIGTERM, waits up to grace, then SIGKILL. It returns once the
+// process is gone.
+func (s *Server) Stop(grace time.Duration) error {
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("stopping llama-server (PID %d): %w", s.PID, err)
+	}
+	select {
+	case <-s.exited:
+		return nil
+	case <-time.After(grace):
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.exited
+	return nil
+}
+
+// Exited is closed when the process has ended.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
+// PortFree reports an error naming the port (and its owner when /proc tells)
+// if something already listens there.
+func PortFree(host string, port int) error {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		owner := portOwner(port)
+		if owner != "" {
+			owner = " by " + owner
+		}
+		return fmt.Errorf("port %d on %s is already taken%s; choose another with --port", port, host, owner)
+	}
+	return l.Close()
+}
+
+// FreePort asks the kernel for an unused loopback port.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

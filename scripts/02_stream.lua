@@ -1,0 +1,20 @@
+-- Step 2: one streamed answer, raw SSE kept byte-exact, one line per content
+-- chunk with its arrival time.
+local json = require("json")
+local conf = dofile("labconf.lua")
+
+write_text("sse_raw.txt", "") -- raw_out appends: start empty
+local chunks, total_ms, _, info = stream(conf.messages(conf.SYSTEM_ONE, conf.Q_NEW_PATIENT),
+  { raw_out = "sse_raw.txt" })
+local ttft = conf.need_ttft(info, "stream")
+
+local lines, text = {}, {}
+for i, c in ipairs(chunks) do
+  lines[i] = json.encode({ t_ms = c.t_ms, text = c.text })
+  text[i] = c.text
+end
+write_text("chunks.jsonl", table.concat(lines, "\n") .. "\n")
+
+local line = string.format("%d chunks, ttft %.1f ms, total %.1f ms: %q", #chunks, ttft, total_ms, table.concat(text))
+print("stream: " .. line)
+return line

@@ -1,0 +1,110 @@
+-- Step 7: cancellation. Ask for a long answer, close the connection while it
+-- streams, and time how long the server takes to free its slot.
+--
+-- A fast server can finish before the cut; then nothing was cancelled, so we
+-- retry with more tokens (as far as the context allows) and an earlier cut,
+-- and record the values actually used.
+local conf = dofile("labconf.lua")
+
+local SLOT_IDLE_LIMIT_MS = 5000
+local POLL_MS = 2
+local MAX_ATTEMPTS = 6
+
+local function any_processing()
+  for _, s in ipairs(slots()) do
+    if s.is_processing then return true end
+  end
+  return false
+end
+
+-- wait_idle polls /slots until no slot processes, and returns the time in
+-- now_ms() when it saw that.
+local function wait_idle(since_ms)
+  while true do
+    if not any_processing() then return now_ms() end
+    if now_ms() - since_ms > SLOT_IDLE_LIMIT_MS then
+      error(string.format("a slot was still processing %d ms after the connection closed: " ..
+        "the server did not notice the cancellation", SLOT_IDLE_LIMIT_MS))
+    end
+    sleep_ms(POLL_MS)
+  end
+end
+
+-- context_budget is how many tokens the slot can still generate after the
+-- prompt.
+local function context_budget(prompt_n)
+  local n_ctx = slots()[1].n_ctx or 2048
+  return math.max(64, n_ctx - (prompt_n or 64) - 16)
+end
+
+local messages = conf.messages(conf.SYSTEM_ONE, conf.Q_NUMBERS)
+local max_tokens, cut_after_ms, body = 256, 500, nil
+local attempts = {}
+local result
+
+for attempt = 1, MAX_ATTEMPTS do
+  if any_processing() then wait_idle(now_ms()) end
+  local chunks, total_ms, timings, info = stream(messages,
+    { max_tokens = max_tokens, cut_after_ms = cut_after_ms, body = body })
+  -- The close time on now_ms()'s clock, to time the slot going idle from it.
+  local closed_at = info.cut and (info.t0_ms + info.closed_at_ms) or nil
+  local really_cut = info.cut and not info.done and info.finish_reason == nil and
+    #chunks > 0 and #chunks < max_tokens
+  attempts[#attempts + 1] = { max_tokens = max_tokens, cut_after_ms = cut_after_ms,
+    received_tokens = #chunks, done = info.done, cut = info.cut, total_ms = total_ms,
+    finish_reason = info.finish_reason, ignore_eos = body ~= nil }
+
+  if really_cut then
+    local idle_at = wait_idle(closed_at)
+    result = { max_tokens = max_tokens, cut_after_ms = cut_after_ms, received_tokens = #chunks,
+      closed_at_ms = info.closed_at_ms, slot_idle_after_ms = math.max(0, idle_at - closed_at),
+      done = info.done, cut = info.cut, ignore_eos = body ~= nil }
+    break
+  end
+
+  if info.cut then
+    wait_idle(closed_at)
+    if #chunks == 0 then
+      -- Cut during the prefill: nothing streamed yet, so cut later.
+      cut_after_ms = cut_after_ms * 2
+    else
+      -- Every token had arrived: ask for more.
+      max_tokens = context_budget(nil)
+    end
+  else
+    -- It finished first. Aim the next cut at about a third of the answer,
+    -- using this run's own decode speed, with as many tokens as fit.
+    local prompt_n = timings and (timings.prompt_n + (timings.cache_n or 0)) or nil
+    max_tokens = context_budget(prompt_n)
+    local ttft = info.ttft_ms or 0
+    local per_token = (#chunks > 1) and (total_ms - ttft) / (#chunks - 1) or 1
+    cut_after_ms = math.max(1, math.floor(ttft + per_token * max_tokens / 3))
+    if info.finish_reason == "stop" then
+      -- The model ended on its own: ask llama-server to keep going.
+      body = { ignore_eos = true }
+    end
+  end
+end
+
+if result == nil then
+  write_json("cancel.json", { attempts = attempts, error = "no attempt cut the stream before its end" })
+  error("cancel: no attempt cut the stream before its end; see cancel.json's attempts")
+end
+result.attempts = attempts
+
+if SERVER_LOG then
+  -- The server logs `cancel task` once it notices the close; give it a moment.
+  local deadline = now_ms() + 2000
+  result.log_cancel_task = log_contains("cancel task")
+  while not result.log_cancel_task and now_ms() < deadline do
+    sleep_ms(20)
+    result.log_cancel_task = log_contains("cancel task")
+  end
+end
+write_json("cancel.json", result)
+
+local line = string.format("cut at %.1f ms after %d of %d tokens; slot idle %.1f ms later%s",
+  result.closed_at_ms, result.received_tokens, result.max_tokens, result.slot_idle_after_ms,
+  SERVER_LOG and (result.log_cancel_task and "; log: cancel task" or "; log: NO cancel task") or "")
+print("cancel: " .. line)
+return line

@@ -1,0 +1,51 @@
+-- Prompts and helpers shared by the lab's steps. Each step loads it with
+-- dofile("labconf.lua"), so the steps also run one by one:
+--   ttftlab run scripts/04_prefill.lua
+local prompt = require("prompt")
+
+local M = {}
+
+M.SYSTEM_ONE = "You are a clinic phone assistant. Answer in one short sentence."
+M.SYSTEM_THREE = "You are a clinic phone assistant. Answer in exactly three short sentences."
+M.Q_NEW_PATIENT = "What should a new patient bring?"
+M.Q_SATURDAY = "When is the clinic open on Saturday?"
+M.Q_FASTING = "How do I prepare for a fasting blood test?"
+M.Q_NUMBERS = "List the numbers from 1 to 300, separated by commas."
+M.CHANGED_LINE = "Current time: 14:05. "
+
+-- messages builds the two-message chat every step sends.
+function M.messages(system, user)
+  return prompt.messages(system, user)
+end
+
+-- need_ttft returns info.ttft_ms or raises: a request that streamed no
+-- content cannot be measured.
+function M.need_ttft(info, what)
+  if info.ttft_ms == nil then
+    error(what .. ": the server streamed no content (finish_reason " ..
+      tostring(info.finish_reason) .. "); nothing to time", 2)
+  end
+  return info.ttft_ms
+end
+
+-- need_timings returns the server's timings or raises: llama-server sends
+-- them in its last chunk; other servers may not.
+function M.need_timings(timings, what)
+  if timings == nil then
+    error(what .. ": the server sent no `timings` object (llama-server does); " ..
+      "prompt_n and prompt_ms cannot be read", 2)
+  end
+  return timings
+end
+
+-- need_docs returns the KB's documents, at least n of them.
+function M.need_docs(n)
+  local docs = kb_docs()
+  if #docs < n then
+    error(string.format("the KB in %s has %d documents; this step needs at least %d (pass --kb DIR)",
+      tostring(KB_DIR or "the bundled KB"), #docs, n), 2)
+  end
+  return docs
+end
+
+return M
