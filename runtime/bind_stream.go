@@ -25,7 +25,7 @@ type streamCall struct {
 //	stream(messages, max_tokens, cache_prompt, raw_out) -> same
 //
 // It sends one streamed chat completion on a fresh connection and reports
-// when each content chunk arrived (see BINDINGS.md for every option). A
+// when each content chunk arrived (see the README's "Lua bindings" section for every option). A
 // failure raises a Lua error naming the URL, unless opts.errors is
 // "return": then the partial results come back with info.error set.
 // Bytes that arrived are in raw_out either way.

@@ -1,6 +1,6 @@
 package runtime
 
-// installBindings defines the lab's global functions; BINDINGS.md
+// installBindings defines the lab's global functions; the README
 // documents them for script authors.
 func (vm *VM) installBindings() {
 	vm.installJSONMarkers()

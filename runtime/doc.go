@@ -3,5 +3,5 @@
 // (stream, get, slots, write_json, ...), Lua <-> JSON conversion, and a
 // module loader for the Lua library embedded in the binary.
 //
-// BINDINGS.md is the reference for script authors.
+// The README's "Lua bindings" section is the reference for script authors.
 package runtime

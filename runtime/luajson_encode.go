@@ -10,7 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Lua -> JSON rules (documented for users in BINDINGS.md):
+// Lua -> JSON rules (documented for users in the README):
 //   - json_array(t) / json_object(t) force the shape; an empty plain table
 //     is [] (most lab fields that can be empty are lists)
 //   - a plain table with keys exactly 1..n is an array, one with only
