@@ -23,8 +23,8 @@ type autoServer struct {
 
 // ensure makes sure a server answers at f.server. requireServer makes an
 // unreachable server an error even without --model (the lab needs one).
-func (a *autoServer) ensure(f *scriptFlags, requireServer bool, stdout io.Writer) error {
-	if _, ok := llamaserver.Health(context.Background(), f.server); ok {
+func (a *autoServer) ensure(ctx context.Context, f *scriptFlags, requireServer bool, stdout io.Writer) error {
+	if _, ok := llamaserver.Health(ctx, f.server); ok {
 		if a.up.model != "" {
 			fmt.Fprintf(stdout, "a server already answers at %s: using it, --model is ignored\n", f.server)
 		}
@@ -43,13 +43,17 @@ func (a *autoServer) ensure(f *scriptFlags, requireServer bool, stdout io.Writer
 		return err
 	}
 	a.up.host, a.up.port = host, port
-	srv, err := startTracked(a.up, nil, stdout)
+	srv, err := startTracked(ctx, a.up, nil, stdout)
 	if err != nil {
 		return err
 	}
 	a.srv = srv
 	if !a.keep {
-		onHardExit(func() { srv.Stop(2 * time.Second) })
+		port := a.up.port
+		onHardExit(func() {
+			srv.Stop(2 * time.Second)
+			llamaserver.RemoveState(port)
+		})
 	}
 	if f.serverLog == "" {
 		f.serverLog = srv.LogPath

@@ -20,6 +20,8 @@ import (
 type scriptFlags struct {
 	server, out, kb, serverLog string
 	auto                       autoServer
+	// globals are boolean flags handed to the script as globals.
+	globals map[string]bool
 }
 
 func (f *scriptFlags) register(fs *flag.FlagSet) {
@@ -84,11 +86,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 
 func cmdLab(args []string, stdout, stderr io.Writer) int {
 	var f scriptFlags
-	fs := newFlagSet("lab", "ttftlab lab [flags] [-- args]\n\nRuns scripts/lab.lua from the working tree when it exists, else the copy built into ttftlab.", stderr)
+	fs := newFlagSet("lab", "ttftlab lab [flags] [-- STEP...]\n\nRuns scripts/lab.lua from the working tree when it exists, else the copy built into ttftlab.\nSTEP names (server, stream, ttft, prefill, cache, sentence, cancel, report) run only those steps.", stderr)
 	f.register(fs)
+	keepGoing := fs.Bool("keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
 	if err := fs.Parse(args); err != nil {
 		return parseErrCode(err)
 	}
+	f.globals = map[string]bool{"KEEP_GOING": *keepGoing}
 	const tree = "scripts/lab.lua"
 	if _, err := os.Stat(tree); err == nil {
 		return runScript(f, true, tree, fs.Args(), stdout, stderr, func(vm *runtime.VM) error {
@@ -112,16 +116,18 @@ func runScript(f scriptFlags, needServer bool, name string, scriptArgs []string,
 		fmt.Fprintf(stderr, "ttftlab: cannot create output folder %s: %v (choose another with --out)\n", f.out, err)
 		return 1
 	}
-	if err := f.auto.ensure(&f, needServer, stdout); err != nil {
+	// Signals are handled from here on, so a Ctrl-C while a server starts or
+	// stops is seen, and a second one can still stop that server.
+	ctx, stop := interruptContext(stderr, "stopping the script and closing open streams")
+	defer stop()
+	if err := f.auto.ensure(ctx, &f, needServer, stdout); err != nil {
 		fmt.Fprintf(stderr, "ttftlab: %v\n", err)
 		return 1
 	}
 	defer f.auto.stop(stdout)
-	ctx, stop := interruptContext(stderr)
-	defer stop()
 	vm, err := runtime.New(ctx, runtime.Config{
 		Server: f.server, Out: out, KBDir: f.kb, ServerLog: f.serverLog,
-		Args: scriptArgs, Stdout: stdout, Stderr: stderr,
+		Args: scriptArgs, Flags: f.globals, Stdout: stdout, Stderr: stderr,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "ttftlab: %v\n", err)
@@ -146,7 +152,8 @@ func runScript(f scriptFlags, needServer bool, name string, scriptArgs []string,
 
 // interruptContext is cancelled by the first Ctrl-C (SIGINT) or SIGTERM, which
 // stops the script and closes any open stream; a second one exits at once.
-func interruptContext(stderr io.Writer) (context.Context, func()) {
+// what says what the first signal stops.
+func interruptContext(stderr io.Writer, what string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -154,7 +161,7 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 	go func() {
 		select {
 		case s := <-sig:
-			fmt.Fprintf(stderr, "\nttftlab: %v: stopping the script and closing open streams (again to exit at once)\n", s)
+			fmt.Fprintf(stderr, "\nttftlab: %v: %s (again to exit at once)\n", s, what)
 			cancel()
 		case <-done:
 			return

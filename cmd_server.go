@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"time"
@@ -50,8 +49,4 @@ func progressPrinter(w io.Writer) func(time.Duration, string) {
 	return func(d time.Duration, status string) {
 		fmt.Fprintf(w, "  waiting for llama-server: %s (%.0f s)\n", status, d.Seconds())
 	}
-}
-
-func withTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d+10*time.Second)
 }

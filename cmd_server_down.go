@@ -78,7 +78,7 @@ func serverLog(args []string, stdout, stderr io.Writer) int {
 	if !*follow {
 		return 0
 	}
-	ctx, stop := interruptContext(io.Discard)
+	ctx, stop := interruptContext(io.Discard, "")
 	defer stop()
 	if err := llamaserver.Follow(ctx, path, stdout); err != nil {
 		fmt.Fprintf(stderr, "ttftlab server log: %v\n", err)

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
 	"ttftlab/llamaserver"
@@ -54,73 +52,18 @@ func serverStatus(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "no server started by ttftlab on port %d; asking %s\n", p, url)
 	}
-	info := Probe(url)
-	info.print(stdout)
+	info := llamaserver.Ask(context.Background(), url)
+	printProbe(stdout, info)
 	if !info.Healthy {
 		return 1
 	}
 	return 0
 }
 
-// ServerProbe is what /health, /props and /slots tell about a server.
-type ServerProbe struct {
-	Healthy    bool
-	Health     string
-	Model      string
-	NCtx       int
-	Slots      int
-	Processing int
-}
-
-// Probe asks a server for its health, model, context and slots.
-func Probe(url string) ServerProbe {
-	var p ServerProbe
-	status, ok := llamaserver.Health(context.Background(), url)
-	p.Healthy, p.Health = ok, status
-	if !ok {
-		return p
-	}
-	var props struct {
-		ModelPath  string `json:"model_path"`
-		TotalSlots int    `json:"total_slots"`
-		Gen        struct {
-			NCtx int `json:"n_ctx"`
-		} `json:"default_generation_settings"`
-	}
-	if getJSON(url+"/props", &props) == nil {
-		p.Model, p.Slots, p.NCtx = props.ModelPath, props.TotalSlots, props.Gen.NCtx
-	}
-	var slots []struct {
-		IsProcessing bool `json:"is_processing"`
-	}
-	if getJSON(url+"/slots", &slots) == nil {
-		for _, s := range slots {
-			if s.IsProcessing {
-				p.Processing++
-			}
-		}
-	}
-	return p
-}
-
-func (p ServerProbe) print(w io.Writer) {
+func printProbe(w io.Writer, p llamaserver.Probe) {
 	fmt.Fprintf(w, "health:  %s\n", p.Health)
 	if !p.Healthy {
 		return
 	}
 	fmt.Fprintf(w, "served:  %s\nn_ctx:   %d per slot\nslots:   %d (%d processing)\n", p.Model, p.NCtx, p.Slots, p.Processing)
-}
-
-var probeClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-
-func getJSON(url string, v any) error {
-	resp, err := probeClient.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
 }

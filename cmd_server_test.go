@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +74,16 @@ func TestServerLifecycle(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "health:  ok") || !strings.Contains(out, "slots:   1 (0 processing)") {
 		t.Errorf("status exited %d:\n%s", code, out)
 	}
+	script := filepath.Join(t.TempDir(), "info.lua")
+	os.WriteFile(script, []byte(`local i = server_info()
+print(i.tracked, i.pid, i.healthy, i.n_ctx, i.slots, i.processing, i.log_path, i.model)`), 0o644)
+	code, out, errOut = runCLI("run", script, "--server", st.URL, "--out", t.TempDir())
+	probe := llamaserver.Ask(context.Background(), st.URL)
+	want := fmt.Sprintf("true\t%d\ttrue\t%d\t1\t0\t%s\t%s\n", st.PID, probe.NCtx, st.LogPath, model)
+	if code != 0 || out != want {
+		t.Errorf("server_info() printed %q (exit %d, %s), want %q", out, code, errOut, want)
+	}
+
 	code, out, _ = runCLI("server", "log", "--port", p, "-n", "5")
 	if code != 0 || len(strings.Split(strings.TrimSpace(out), "\n")) != 5 {
 		t.Errorf("log -n 5 exited %d with:\n%s", code, out)
@@ -152,7 +164,7 @@ func TestServerUpFailures(t *testing.T) {
 		defer l.Close()
 		taken := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 		code, _, errOut := runCLI("server", "up", "--model", model, "--port", taken)
-		if code != 1 || !strings.Contains(errOut, "port "+taken+" on 127.0.0.1 is already taken") {
+		if code != 1 || !strings.Contains(errOut, "port "+taken+" on 127.0.0.1 is already taken") || !strings.Contains(errOut, "(PID ") {
 			t.Errorf("exit %d: %s", code, errOut)
 		}
 	})
@@ -162,6 +174,25 @@ func TestServerUpFailures(t *testing.T) {
 		code, _, errOut := runCLI("server", "up", "--model", model, "--port", p, "--llama-server", fake)
 		if code != 1 || !strings.Contains(errOut, "exited during start-up") || !strings.Contains(errOut, "fake: cannot load model") {
 			t.Errorf("exit %d: %s", code, errOut)
+		}
+	})
+	t.Run("start-up timeout", func(t *testing.T) {
+		dir := t.TempDir()
+		pidFile := filepath.Join(dir, "pid")
+		fake := filepath.Join(dir, "llama-server")
+		os.WriteFile(fake, []byte("#!/bin/sh\necho $$ > "+pidFile+"\nexec sleep 30\n"), 0o755)
+		code, _, errOut := runCLI("server", "up", "--model", model, "--port", p, "--llama-server", fake, "--timeout", "1s")
+		if code != 1 || !strings.Contains(errOut, "did not become healthy") || !strings.Contains(errOut, "within 1s") {
+			t.Errorf("exit %d: %s", code, errOut)
+		}
+		pidText, _ := os.ReadFile(pidFile)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
+		if err != nil {
+			t.Fatalf("fake server wrote no PID: %v", err)
+		}
+		if llamaserver.ProcessRuns(pid, "sleep") {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("the timed-out server (PID %d) was left running", pid)
 		}
 	})
 	t.Run("binary not found", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -34,7 +35,7 @@ func (u *upFlags) register(fs *flag.FlagSet, withPort bool) {
 
 // startTracked starts llama-server detached and records it in the state
 // folder, so `ttftlab server` commands can find it later.
-func startTracked(u upFlags, extra []string, progress io.Writer) (*llamaserver.Server, error) {
+func startTracked(ctx context.Context, u upFlags, extra []string, progress io.Writer) (*llamaserver.Server, error) {
 	if st, err := llamaserver.LoadState(u.port); err != nil {
 		return nil, err
 	} else if st != nil {
@@ -57,8 +58,6 @@ func startTracked(u upFlags, extra []string, progress io.Writer) (*llamaserver.S
 	}
 	model, _ := filepath.Abs(u.model)
 	fmt.Fprintf(progress, "starting llama-server on %s:%d with %s (log: %s)\n", u.host, u.port, model, logPath)
-	ctx, cancel := withTimeout(u.timeout)
-	defer cancel()
 	srv, err := llamaserver.Start(ctx, llamaserver.Options{
 		Binary: bin, Model: model, Host: u.host, Port: u.port, Ctx: u.ctx, Slots: u.slots,
 		CacheRAM: u.cache, Extra: extra, LogPath: logPath, Timeout: u.timeout, Detach: true,
@@ -88,7 +87,9 @@ func serverUp(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	srv, err := startTracked(u, fs.Args(), stdout)
+	ctx, stop := interruptContext(stderr, "stopping the server start-up")
+	defer stop()
+	srv, err := startTracked(ctx, u, fs.Args(), stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "ttftlab server up: %v\n", err)
 		return 1

@@ -10,4 +10,5 @@ func (vm *VM) installBindings() {
 	vm.setGlobalFunc("kb_docs", vm.kbDocs)
 	vm.installTimeBindings()
 	vm.setGlobalFunc("log_contains", vm.logContains)
+	vm.setGlobalFunc("server_info", vm.serverInfo)
 }

@@ -22,6 +22,8 @@ type Config struct {
 	ServerLog string
 	// Args become the script's global `arg` (arg[1], arg[2], ...).
 	Args []string
+	// Flags become boolean globals, e.g. KEEP_GOING for the lab.
+	Flags map[string]bool
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.
@@ -113,6 +115,9 @@ func (vm *VM) setGlobals() {
 		args.Append(lua.LString(a))
 	}
 	L.SetGlobal("arg", args)
+	for name, v := range vm.cfg.Flags {
+		L.SetGlobal(name, lua.LBool(v))
+	}
 }
 
 // optString maps "" to nil so scripts can write `if SERVER_LOG then`.

@@ -3,10 +3,10 @@
 local json = require("json")
 local conf = dofile("labconf.lua")
 
-write_text("sse_raw.txt", "") -- raw_out appends: start empty
-local chunks, total_ms, _, info = stream(conf.messages(conf.SYSTEM_ONE, conf.Q_NEW_PATIENT),
-  { raw_out = "sse_raw.txt" })
-local ttft = conf.need_ttft(info, "stream")
+-- raw_out appends: every try starts from an empty file.
+local chunks, total_ms, _, info = conf.timed_stream(conf.messages(conf.SYSTEM_ONE, conf.Q_NEW_PATIENT),
+  { raw_out = "sse_raw.txt" }, "stream", function() write_text("sse_raw.txt", "") end)
+local ttft = info.ttft_ms
 
 local lines, text = {}, {}
 for i, c in ipairs(chunks) do

@@ -165,7 +165,7 @@ func chatBody() map[string]any {
 	}
 }
 
-func newServer(t *testing.T, h http.Handler) *httptest.Server {
+func newServer(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -1,0 +1,42 @@
+package runtime
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/llamaserver"
+)
+
+// serverInfo is server_info() -> table: what `ttftlab server status` knows
+// about SERVER. Fields: url, healthy, health, model, n_ctx, slots,
+// processing, and, when ttftlab started that server, tracked = true with
+// pid, log_path and args (the command line).
+func (vm *VM) serverInfo(L *lua.LState) int {
+	url := vm.cfg.Server
+	p := llamaserver.Ask(vm.callCtx(L), url)
+	t := L.NewTable()
+	t.RawSetString("url", lua.LString(url))
+	t.RawSetString("healthy", lua.LBool(p.Healthy))
+	t.RawSetString("health", lua.LString(p.Health))
+	if p.Healthy {
+		t.RawSetString("model", lua.LString(p.Model))
+		t.RawSetString("n_ctx", lua.LNumber(p.NCtx))
+		t.RawSetString("slots", lua.LNumber(p.Slots))
+		t.RawSetString("processing", lua.LNumber(p.Processing))
+	}
+	st := llamaserver.StateForURL(url)
+	t.RawSetString("tracked", lua.LBool(st != nil))
+	if st != nil {
+		t.RawSetString("pid", lua.LNumber(st.PID))
+		t.RawSetString("log_path", lua.LString(st.LogPath))
+		args := L.CreateTable(len(st.Args), 0)
+		for _, a := range st.Args {
+			args.Append(lua.LString(a))
+		}
+		t.RawSetString("args", args)
+		if !p.Healthy && st.Model != "" {
+			t.RawSetString("model", lua.LString(st.Model))
+		}
+	}
+	L.Push(t)
+	return 1
+}
