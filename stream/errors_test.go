@@ -175,7 +175,7 @@ var errorCases = []errorCase{
 		req:    Request{IdleTimeout: 100 * time.Millisecond},
 		kind:   KindIdle,
 		status: 200,
-		want:   []string{"nothing arrived for 100ms", "idle timeout", "1 content chunks"},
+		want:   []string{"nothing arrived for 100ms", "idle timeout", "1 content chunks", "idle_timeout_ms"},
 	},
 	{
 		name:   "idle before headers",
