@@ -36,6 +36,14 @@ func TestLabEndToEnd(t *testing.T) {
 	}
 	requireCheckPasses(t, out, srv.LogPath)
 
+	// Steps also run alone, reading earlier artifacts where they need them.
+	for _, step := range []string{"scripts/04_prefill.lua", "scripts/08_report.lua"} {
+		if code, stdout, stderr := runCLI("run", step, "--server", srv.URL, "--out", out); code != 0 {
+			t.Fatalf("%s alone exited %d:\n%s%s", step, code, stdout, stderr)
+		}
+	}
+	requireCheckPasses(t, out, srv.LogPath)
+
 	var cancel map[string]any
 	readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
 	if cancel["log_cancel_task"] != true {
@@ -89,5 +97,25 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestLabEmbeddedCopy runs the lab from a folder without scripts/: the copy
+// built into the binary must run, here for a few steps.
+func TestLabEmbeddedCopy(t *testing.T) {
+	srv := startLlama(t)
+	out := t.TempDir()
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--", "server", "stream", "sentence")
+	if code != 0 {
+		t.Fatalf("embedded lab exited %d:\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "all 3 steps passed") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	for _, f := range []string{"health.json", "sse_raw.txt", "chunks.jsonl", "sentence.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("artifact missing: %v", err)
+		}
 	}
 }
