@@ -19,6 +19,9 @@ type autoServer struct {
 	up   upFlags
 	keep bool
 	srv  *llamaserver.Server
+	// synthPreset is the synthetic model the lab serves when it has neither
+	// a server nor --model (default synth.DefaultPreset).
+	synthPreset string
 }
 
 // ensure makes sure a server answers at f.server. requireServer makes an
@@ -34,9 +37,16 @@ func (a *autoServer) ensure(ctx context.Context, f *scriptFlags, requireServer b
 		if !requireServer {
 			return nil
 		}
-		return fmt.Errorf("no LLM server answers at %s/health.\n"+
-			"  Point ttftlab at a running server:   --server URL\n"+
-			"  or let ttftlab start llama-server:   --model FILE.gguf", f.server)
+		if _, _, err := localHostPort(f.server); err != nil {
+			return fmt.Errorf("no LLM server answers at %s/health.\n"+
+				"  Point ttftlab at a running server:   --server URL\n"+
+				"  or let ttftlab start llama-server:   --model FILE.gguf", f.server)
+		}
+		model, err := a.synthModel(f.server, stdout)
+		if err != nil {
+			return err
+		}
+		a.up.model = model
 	}
 	host, port, err := localHostPort(f.server)
 	if err != nil {

@@ -88,6 +88,7 @@ func cmdLab(args []string, stdout, stderr io.Writer) int {
 	var f scriptFlags
 	fs := newFlagSet("lab", "ttftlab lab [flags] [-- STEP...]\n\nRuns scripts/lab.lua from the working tree when it exists, else the copy built into ttftlab.\nSTEP names (server, stream, ttft, prefill, cache, sentence, cancel, report) run only those steps.", stderr)
 	f.register(fs)
+	f.auto.registerSynth(fs)
 	keepGoing := fs.Bool("keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
 	if err := fs.Parse(args); err != nil {
 		return parseErrCode(err)

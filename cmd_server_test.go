@@ -234,9 +234,11 @@ func TestLabStartsItsOwnServer(t *testing.T) {
 	}
 }
 
+// TestLabWithoutServerOrModel: a server address off this machine cannot be
+// served with the synthetic model, so the lab names both ways out.
 func TestLabWithoutServerOrModel(t *testing.T) {
 	port := serverTestEnv(t)
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	url := fmt.Sprintf("http://0.0.0.0:%d", port)
 	code, _, stderr := runCLI("lab", "--server", url, "--out", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, url) || !strings.Contains(stderr, "--model FILE") || !strings.Contains(stderr, "--server URL") {
 		t.Errorf("exit %d: %s", code, stderr)

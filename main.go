@@ -22,6 +22,7 @@ Usage:
                                          verify a lab output folder
   ttftlab server up|status|log|down|install
                                          manage a local llama-server
+  ttftlab model synth --out FILE [flags]  write a synthetic GGUF model
   ttftlab version                        print the version
 
 Run 'ttftlab COMMAND -h' for a command's flags.
@@ -46,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(args[1:], stdout, stderr)
 	case "server":
 		return cmdServer(args[1:], stdout, stderr)
+	case "model":
+		return cmdModel(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "ttftlab", buildVersion())
 		return 0

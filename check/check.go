@@ -31,6 +31,8 @@ type lab struct {
 	sentence     sentenceFile
 	cancel       cancelFile
 	report       map[string]float64
+	props        propsFile
+	reportModel  reportModel
 }
 
 // outputFiles are the files the lab writes, in the order they are checked,

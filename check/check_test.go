@@ -50,7 +50,8 @@ data: [DONE]
 		"cancel.json": `{"max_tokens":400,"received_tokens":25,"closed_at_ms":50.5,"slot_idle_after_ms":4.2,
  "log_cancel_task":true,"cut_after_ms":50,"attempts":[{"max_tokens":256,"cut":true}],"done":false,"cut":true,"total_ms":51}`,
 		"report.json": `{"ttft_p50_ms":12,"total_p50_ms":110,"ttft_12docs_ms":215.75,"prompt_n_12docs":1200,
- "cache_ttft_ms":15,"first_sentence_ms":40,"cancel_idle_ms":4.2}`,
+ "cache_ttft_ms":15,"first_sentence_ms":40,"cancel_idle_ms":4.2,
+ "model":{"name":"m","path":"m.gguf","synthetic":false}}`,
 		"server.log": "srv  update_slots: all slots are idle\nsrv          stop: cancel task, id_task = 7\nslot      release: id  0 | task 7 | stop processing\n",
 	}
 }
@@ -190,6 +191,19 @@ func TestEachBrokenThingFailsItsCheck(t *testing.T) {
 			fail: "report copies sources", msg: []string{"cancel_idle_ms is 4.2 but cancel.json slot_idle_after_ms is 4.200000000000001"}},
 		{name: "report 12 docs", changes: []change{{"report.json", `"prompt_n_12docs":1200`, `"prompt_n_12docs":400`}},
 			fail: "report copies sources", msg: []string{"prompt_n_12docs is 400 but prefill.json docs 12 prompt_n is 1200"}},
+		{name: "report model path", changes: []change{{"report.json", `"path":"m.gguf"`, `"path":"other.gguf"`}},
+			fail: "report model matches props", msg: []string{`model.path is "other.gguf" but props.json model_path is "m.gguf"`}},
+		{name: "report misses synthetic", changes: []change{{"props.json", `"total_slots":1`, `"total_slots":1,"chat_template":"{#- ttftlab synthetic model ttftlab-synthetic-tiny-q4_0: scripted -#}"`}},
+			fail: "report model matches props", msg: []string{`model.synthetic is false`, `"ttftlab-synthetic-tiny-q4_0"`}},
+		{name: "report claims synthetic", changes: []change{{"report.json", `"synthetic":false`, `"synthetic":true`}},
+			fail: "report model matches props", msg: []string{"model.synthetic is true", "lacks"}},
+		{name: "report synthetic name", changes: []change{
+			{"props.json", `"total_slots":1`, `"total_slots":1,"chat_template":"{#- ttftlab synthetic model ttftlab-synthetic-tiny-q4_0: scripted -#}"`},
+			{"report.json", `"synthetic":false`, `"synthetic":true`}},
+			fail: "report model matches props", msg: []string{`model.name is "m" but the synthetic model calls itself "ttftlab-synthetic-tiny-q4_0"`}},
+		{name: "report without model", changes: []change{{"report.json", `,
+ "model":{"name":"m","path":"m.gguf","synthetic":false}`, ``}},
+			fail: "file report.json", msg: []string{"model is missing"}},
 		{name: "missing file", remove: "cancel.json",
 			fail: "file cancel.json", msg: []string{"cancel.json is missing"}},
 		{name: "invalid JSON", changes: []change{{"ttft.json", `"total_p50":110}`, `"total_p50":110`}},
@@ -318,5 +332,20 @@ func TestParseSSELineEndings(t *testing.T) {
 	}
 	if !strings.Contains(s.lastLine, "lost") {
 		t.Errorf("lastLine = %q", s.lastLine)
+	}
+}
+
+func TestReportModelVariantsPass(t *testing.T) {
+	synthetic := validFiles()
+	edit(t, synthetic, "props.json", `"total_slots":1`, `"total_slots":1,"chat_template":"{#- ttftlab synthetic model ttftlab-synthetic-tiny-q4_0: scripted -#}\n{%- for m in messages -%}"`)
+	edit(t, synthetic, "report.json", `"name":"m","path":"m.gguf","synthetic":false`, `"name":"ttftlab-synthetic-tiny-q4_0","path":"m.gguf","synthetic":true`)
+	noPath := validFiles()
+	edit(t, noPath, "props.json", `,"model_path":"m.gguf"`, ``)
+	edit(t, noPath, "report.json", `"name":"m","path":"m.gguf"`, `"name":null,"path":null`)
+	for name, files := range map[string]map[string]string{"synthetic": synthetic, "no model_path": noPath} {
+		got, _, failed, out := runFolder(t, files, true)
+		if failed != 0 || got["report model matches props"].status != "PASS" {
+			t.Errorf("%s: want every check to pass:\n%s", name, out)
+		}
 	}
 }

@@ -35,7 +35,19 @@ type cancelFile struct {
 	logCancelTask, done, cut                               *bool
 }
 
-// reportFields are report.json's fields, all numbers.
+// propsFile is what the checks need from /props: which model ran.
+type propsFile struct {
+	modelPath    *string // nil when the server did not say
+	chatTemplate string
+}
+
+// reportModel is report.json's model block.
+type reportModel struct {
+	name, path *string // nil for JSON null
+	synthetic  bool
+}
+
+// reportFields are report.json's numeric fields.
 var reportFields = []string{
 	"ttft_p50_ms", "total_p50_ms", "ttft_12docs_ms", "prompt_n_12docs",
 	"cache_ttft_ms", "first_sentence_ms", "cancel_idle_ms",
@@ -72,6 +84,10 @@ func (l *lab) loadProps(n node) error {
 		p.num(n.key("default_generation_settings").key("n_ctx"))
 	}
 	p.num(n.key("total_slots"))
+	l.props.modelPath = p.optStr(n.key("model_path"))
+	if t := p.optStr(n.key("chat_template")); t != nil {
+		l.props.chatTemplate = *t
+	}
 	return p.err()
 }
 
@@ -178,6 +194,14 @@ func (l *lab) loadReport(n node) error {
 	l.report = map[string]float64{}
 	for _, k := range reportFields {
 		l.report[k] = p.num(n.key(k))
+	}
+	m := n.key("model")
+	if p.obj(m) {
+		l.reportModel = reportModel{
+			name:      p.strOrNull(m.key("name")),
+			path:      p.strOrNull(m.key("path")),
+			synthetic: p.boolean(m.key("synthetic")),
+		}
 	}
 	return p.err()
 }

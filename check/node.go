@@ -108,6 +108,32 @@ func (p *parser) optBool(n node) *bool {
 	return &b
 }
 
+// optStr reads a string field that may be absent.
+func (p *parser) optStr(n node) *string {
+	if !n.present {
+		return nil
+	}
+	s := p.str(n)
+	return &s
+}
+
+// strOrNull reads a field that must be present, as a string or null.
+func (p *parser) strOrNull(n node) *string {
+	if n.present && n.v == nil {
+		return nil
+	}
+	s := p.str(n)
+	return &s
+}
+
+func (p *parser) boolean(n node) bool {
+	b, ok := n.v.(bool)
+	if !ok {
+		p.bad(n, "true or false")
+	}
+	return b
+}
+
 // err joins the problems into one error, or returns nil.
 func (p *parser) err() error {
 	const show = 6

@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"strings"
+
+	"ttftlab/synth"
 )
 
 // reportRules check that report.json copies its numbers from the step files
@@ -11,6 +13,42 @@ var reportRules = []rule{
 	{"report copies sources",
 		[]string{"report.json", "ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json"},
 		checkReport},
+	{"report model matches props", []string{"report.json", "props.json"}, checkReportModel},
+}
+
+// checkReportModel: the report names the model /props named, and calls it
+// synthetic exactly when its chat template carries the synthetic model's
+// marker.
+func checkReportModel(l *lab) error {
+	m, pr := l.reportModel, l.props
+	var bad []string
+	if !sameStr(m.path, pr.modelPath) {
+		bad = append(bad, fmt.Sprintf("model.path is %s but props.json model_path is %s", strOrNull(m.path), strOrNull(pr.modelPath)))
+	}
+	name := synth.NameFromTemplate(pr.chatTemplate)
+	switch {
+	case m.synthetic && name == "":
+		bad = append(bad, "model.synthetic is true but props.json's chat template lacks the synthetic model's marker")
+	case !m.synthetic && name != "":
+		bad = append(bad, fmt.Sprintf("model.synthetic is false but props.json's chat template names the synthetic model %q", name))
+	case name != "" && !sameStr(m.name, &name):
+		bad = append(bad, fmt.Sprintf("model.name is %s but the synthetic model calls itself %q", strOrNull(m.name), name))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func sameStr(a, b *string) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+func strOrNull(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return excerpt(*s, 60)
 }
 
 func checkReport(l *lab) error {

@@ -14,7 +14,7 @@ local STEPS = {
   { file = "06_sentence.lua", name = "sentence", artifacts = { "sentence.json" } },
   { file = "07_cancel.lua",   name = "cancel",   artifacts = { "cancel.json" } },
   { file = "08_report.lua",   name = "report",   artifacts = { "report.json" },
-    needs = { "ttft", "prefill", "cache", "sentence", "cancel" } },
+    needs = { "server", "ttft", "prefill", "cache", "sentence", "cancel" } },
 }
 
 local keep_going = KEEP_GOING ~= false
