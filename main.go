@@ -23,6 +23,7 @@ Usage:
   ttftlab server up|status|log|down|install
                                          manage a local llama-server
   ttftlab model synth --out FILE [flags]  write a synthetic GGUF model
+  ttftlab repl [flags] [-l SCRIPT]...    interactive Lua prompt (also: ttftlab on a terminal)
   ttftlab version                        print the version
 
 Run 'ttftlab COMMAND -h' for a command's flags.
@@ -35,6 +36,9 @@ func main() {
 // run dispatches a command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
+		if stdinIsTerminal() {
+			return cmdRepl(nil, stdout, stderr)
+		}
 		fmt.Fprint(stderr, usageText)
 		return 2
 	}
@@ -49,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdServer(args[1:], stdout, stderr)
 	case "model":
 		return cmdModel(args[1:], stdout, stderr)
+	case "repl":
+		return cmdRepl(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "ttftlab", buildVersion())
 		return 0

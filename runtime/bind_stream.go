@@ -42,11 +42,24 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 		raw = vm.openRawOut(L, call.rawOut)
 		call.req.RawOut = raw
 	}
-	res, err := stream.Do(vm.callCtx(L), call.req)
+	ctx := vm.callCtx(L)
+	res, err := stream.Do(ctx, call.req)
 	if raw != nil {
 		if cerr := raw.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing raw_out %s: %w", call.rawOut, cerr)
 		}
+	}
+	if err != nil && res != nil && ctx.Err() != nil {
+		// Nothing in Lua will see the partial answer: the cancel ends the
+		// whole run. Keep it for the host, so a prompt can show what
+		// arrived. A cancel that struck inside on_chunk surfaces as the
+		// callback's error; name the cancel instead. Either way the
+		// connection was closed (at TotalMs) because of the cancel: a cut.
+		if failed != nil {
+			err = fmt.Errorf("canceled while on_chunk ran: %w", ctx.Err())
+			res.Info.Cut, res.Info.ClosedAtMs = true, res.TotalMs
+		}
+		vm.interrupted = &InterruptedStream{Values: vm.streamValues(L, res, err), OnChunk: call.onChunk != nil}
 	}
 	if failed != nil {
 		L.Error(failed, 0)
@@ -101,3 +114,19 @@ func (vm *VM) openRawOut(L *lua.LState, p string) *os.File {
 	}
 	return f
 }
+
+// InterruptedStream is what a stream() call had received when a cancelled
+// context (Ctrl-C) stopped it and with it the whole run.
+type InterruptedStream struct {
+	// Values are what stream() would have returned with errors = "return":
+	// chunks, total_ms, timings, info (info.error says it was cancelled).
+	Values []lua.LValue
+	// OnChunk is true when the call had an on_chunk callback, which saw
+	// every chunk as it arrived (and may have shown it already).
+	OnChunk bool
+}
+
+// Interrupted returns the stream() call that a cancelled context stopped
+// during the last run, or nil. A host that cancels runs on Ctrl-C uses it
+// to show what had arrived.
+func (vm *VM) Interrupted() *InterruptedStream { return vm.interrupted }

@@ -9,6 +9,15 @@ import (
 // pushStreamResult pushes chunks, total_ms, timings, info. err (only set
 // with errors = "return") becomes info.error.
 func (vm *VM) pushStreamResult(L *lua.LState, res *stream.Result, err error) int {
+	for _, v := range vm.streamValues(L, res, err) {
+		L.Push(v)
+	}
+	return 4
+}
+
+// streamValues are stream()'s four results: chunks, total_ms, timings
+// (nil when none came), info.
+func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.LValue {
 	chunks := L.CreateTable(len(res.Chunks), 0)
 	for _, c := range res.Chunks {
 		t := L.CreateTable(0, 2)
@@ -16,19 +25,15 @@ func (vm *VM) pushStreamResult(L *lua.LState, res *stream.Result, err error) int
 		t.RawSetString("text", lua.LString(c.Text))
 		chunks.Append(t)
 	}
-	L.Push(chunks)
-	L.Push(lua.LNumber(res.TotalMs))
+	var timings lua.LValue = lua.LNil
 	if res.Timings != nil {
-		L.Push(vm.json.toLua(L, res.Timings))
-	} else {
-		L.Push(lua.LNil)
+		timings = vm.json.toLua(L, res.Timings)
 	}
 	info := vm.streamInfo(L, res.Info)
 	if err != nil {
 		info.RawSetString("error", lua.LString(err.Error()))
 	}
-	L.Push(info)
-	return 4
+	return []lua.LValue{chunks, lua.LNumber(res.TotalMs), timings, info}
 }
 
 // streamInfo mirrors stream.Info; absent values are nil, not zero, so a

@@ -17,12 +17,7 @@ import (
 // A Lua error comes back as *ScriptError ("file:line: message" plus a short
 // traceback), os.exit as *ExitError.
 func (vm *VM) RunFile(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("cannot read script %s: %w", path, err)
-	}
-	name := filepath.Clean(path)
-	return vm.run(data, name, source{dir: filepath.Dir(name)})
+	return vm.RunFileContext(vm.ctx, path)
 }
 
 // RunFS runs the script name from fsys (e.g. the scripts embedded in the
@@ -33,38 +28,71 @@ func (vm *VM) RunFS(fsys fs.FS, name string) error {
 	if err != nil {
 		return fmt.Errorf("cannot read embedded script %s: %w", name, err)
 	}
-	return vm.run(data, name, source{fsys: fsys, dir: path.Dir(name)})
+	_, err = vm.run(vm.ctx, data, name, source{fsys: fsys, dir: path.Dir(name)}, 0)
+	return err
 }
 
 // RunString runs a piece of Lua source named name in error messages, as an
 // interactive prompt does. Relative file names resolve against the
 // working folder.
 func (vm *VM) RunString(code, name string) error {
-	return vm.run([]byte(code), name, source{dir: "."})
+	_, err := vm.run(vm.ctx, []byte(code), name, source{dir: "."}, 0)
+	return err
 }
 
-func (vm *VM) run(data []byte, name string, src source) error {
+// Eval runs code like RunString, but under ctx instead of the context
+// given to New, and returns the values the chunk returns. Cancelling ctx
+// stops this evaluation only: the VM stays usable and the next Eval runs
+// normally. An interactive prompt uses it with one context per line, which
+// Ctrl-C cancels.
+func (vm *VM) Eval(ctx context.Context, code, name string) ([]lua.LValue, error) {
+	return vm.run(ctx, []byte(code), name, source{dir: "."}, lua.MultRet)
+}
+
+// RunFileContext is RunFile under ctx instead of the context given to New
+// (see Eval).
+func (vm *VM) RunFileContext(ctx context.Context, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read script %s: %w", path, err)
+	}
+	name := filepath.Clean(path)
+	_, err = vm.run(ctx, data, name, source{dir: filepath.Dir(name)}, 0)
+	return err
+}
+
+// run compiles and runs one chunk under a context derived from parent and
+// returns up to nret of its results (lua.MultRet: all of them).
+func (vm *VM) run(parent context.Context, data []byte, name string, src source, nret int) ([]lua.LValue, error) {
 	fn, err := vm.load(data, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A run context of its own lets os.exit stop the script (pcall cannot
 	// swallow a cancelled context) without cancelling the caller's.
-	ctx, cancel := context.WithCancel(vm.ctx)
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	vm.cancelRun, vm.exit = cancel, nil
+	vm.cancelRun, vm.exit, vm.interrupted = cancel, nil, nil
 	vm.L.SetContext(ctx)
 	defer vm.L.SetContext(vm.ctx)
 	vm.enter(name, src)
+	base := vm.L.GetTop()
 	vm.L.Push(fn)
-	err = vm.L.PCall(0, 0, nil)
+	err = vm.L.PCall(0, nret, nil)
 	if vm.exit != nil {
-		return vm.exit
+		vm.L.SetTop(base)
+		return nil, vm.exit
 	}
 	if err != nil {
-		return scriptError(err, vm.ctx.Err())
+		vm.L.SetTop(base)
+		return nil, scriptError(err, parent.Err())
 	}
-	return nil
+	results := make([]lua.LValue, 0, vm.L.GetTop()-base)
+	for i := base + 1; i <= vm.L.GetTop(); i++ {
+		results = append(results, vm.L.Get(i))
+	}
+	vm.L.SetTop(base)
+	return results, nil
 }
 
 // enter points SCRIPT_DIR, arg[0], package.path and the module and file

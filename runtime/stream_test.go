@@ -46,13 +46,15 @@ func (f *fakeLlama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	send := func(s string) bool {
+		// Recorded before writing: the client may read the last bytes and
+		// the test compare before this handler runs again.
+		f.mu.Lock()
+		f.sent.WriteString(s)
+		f.mu.Unlock()
 		if _, err := io.WriteString(w, s); err != nil {
 			return false
 		}
 		w.(http.Flusher).Flush()
-		f.mu.Lock()
-		f.sent.WriteString(s)
-		f.mu.Unlock()
 		return true
 	}
 	send(`data: {"choices":[{"delta":{"role":"assistant","content":null},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n")

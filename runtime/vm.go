@@ -41,6 +41,9 @@ type VM struct {
 	cancelRun context.CancelFunc
 	// exit is set by os.exit; the run then ends with an *ExitError.
 	exit *ExitError
+	// interrupted is the stream() call a cancelled context stopped during
+	// the current run, if any.
+	interrupted *InterruptedStream
 	// src is where relative dofile/loadfile names are looked up: the
 	// folder of the file currently running, on disk or inside an fs.FS.
 	src source

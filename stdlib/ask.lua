@@ -1,0 +1,318 @@
+-- ask: one question to the server, the answer printed as it arrives with
+-- the time each sentence completed, then a one-line summary. It is the
+-- common loop of prompt tuning: change the system prompt, the number of KB
+-- docs or the cache setting, ask again, compare.
+--
+--   local ask = require("ask")
+--   ask(question, opts)           -> chunks, total_ms, timings, info
+--   ask.messages(question, opts)  -> the messages ask would send
+--   ask.summary(chunks, total_ms, timings, info, opts) -> string
+--
+-- ask(question, opts) sends question as the user message through stream()
+-- and returns what stream() returns. opts (all optional):
+--   system  string   the system prompt (none when nil)
+--   docs    number   append the first n knowledge-base documents (kb_docs())
+--                    to the system prompt, as prompt.build does
+--   cache   boolean  the server may reuse its prompt cache (stream's
+--                    cache_prompt; default true)
+--   quiet   boolean  print nothing
+--   any other field is a stream() option (max_tokens, body, server, ...);
+--   an on_chunk of your own is called after ask has printed the chunk.
+-- While the answer streams, each sentence is printed on a line of its own
+-- followed by "[t ms]": when the chunk that completed it arrived, counted
+-- from t0 like every stream time. The last, unterminated sentence is
+-- marked with the arrival of the last chunk. Then comes the summary line.
+-- info gains: text (the whole answer), sentences ({text=, t_ms=} in order),
+-- first_sentence, first_sentence_ms and printed (true unless quiet: the
+-- answer and summary are already on screen).
+--
+-- summary(chunks, total_ms, timings, info, opts): a readable account of a
+-- stream() result, one line per item:
+--   answer: "..."                      the text, cut after opts.max_text
+--                                      bytes (default 300)
+--   first sentence at 41.2 ms: "..."
+--   ttft 12.1 ms | first sentence 41.2 ms | total 456.3 ms | tokens 64 |
+--   prompt_n 312 | cache_n 0 | finish stop     (all on one line)
+--   error: ...                         only when info.error is set
+-- opts.text = false leaves out the first two lines. A stream that did not
+-- finish has a first sentence only if one was complete before it ended.
+-- tokens is the server's predicted_n, or "chunks N" when the server sent
+-- no timings; a cut stream adds "cut at T ms".
+
+local sentence = require("sentence")
+local prompt = require("prompt")
+
+local M = {}
+
+-- Error levels: gopher-lua's error(msg, level) names the frame one deeper
+-- than Lua 5.1 does, so the caller of a public function is level 3 from the
+-- function itself and level 4 from a helper it calls (AT_CALLER below).
+local AT_CALLER = 3
+
+-- Options ask handles itself; everything else goes to stream().
+local OWN = { system = true, docs = true, cache = true, quiet = true, on_chunk = true }
+
+local function check_opts(opts)
+  if opts == nil then
+    return {}
+  end
+  if type(opts) ~= "table" then
+    error("ask: opts must be a table, got " .. type(opts), AT_CALLER + 1)
+  end
+  if opts.system ~= nil and type(opts.system) ~= "string" then
+    error("ask: opts.system must be a string, got " .. type(opts.system), AT_CALLER + 1)
+  end
+  local docs = opts.docs
+  if docs ~= nil and (type(docs) ~= "number" or docs < 0 or docs ~= math.floor(docs)) then
+    error("ask: opts.docs must be a whole number >= 0 (how many KB docs to add), got " .. tostring(docs), AT_CALLER + 1)
+  end
+  if opts.cache ~= nil and type(opts.cache) ~= "boolean" then
+    error("ask: opts.cache must be a boolean, got " .. type(opts.cache), AT_CALLER + 1)
+  end
+  if opts.cache ~= nil and opts.cache_prompt ~= nil then
+    error("ask: give opts.cache or opts.cache_prompt, not both", AT_CALLER + 1)
+  end
+  if opts.on_chunk ~= nil and type(opts.on_chunk) ~= "function" then
+    error("ask: opts.on_chunk must be a function, got " .. type(opts.on_chunk), AT_CALLER + 1)
+  end
+  return opts
+end
+
+-- build_messages is ask.messages without the argument checks.
+local function build_messages(question, opts)
+  local system = opts.system
+  if opts.docs ~= nil and opts.docs > 0 then
+    system = prompt.build(system or "", kb_docs(), opts.docs):gsub("^%s+", "")
+  end
+  local messages = {}
+  if system ~= nil and system ~= "" then
+    messages[1] = { role = "system", content = system }
+  end
+  messages[#messages + 1] = { role = "user", content = question }
+  return messages
+end
+
+function M.messages(question, opts)
+  if type(question) ~= "string" then
+    error("ask.messages: question must be a string, got " .. type(question), AT_CALLER)
+  end
+  return build_messages(question, check_opts(opts))
+end
+
+-- A view follows the answer as it streams: it finds each sentence end and
+-- prints the text one sentence per line, each with its time. pending is
+-- the text after the last finished sentence, shown how many of its bytes
+-- are on screen already.
+local function new_view(write)
+  return {
+    write = write,
+    pending = "",
+    shown = 0,
+    line_start = true,
+    texts = {},
+    sentences = {},
+    last_t = nil,
+  }
+end
+
+-- show prints pending up to byte upto; white space that would start a line
+-- is skipped, as sentences start lines of their own.
+local function show(v, upto)
+  if upto <= v.shown then
+    return
+  end
+  local part = v.pending:sub(v.shown + 1, upto)
+  v.shown = upto
+  if v.line_start then
+    part = part:gsub("^%s+", "")
+  end
+  if part ~= "" then
+    v.write(part)
+    v.line_start = false
+  end
+end
+
+-- finish_sentence records a sentence ending at byte e of pending, marks it
+-- on screen and drops it (and the white space after it) from pending.
+local function finish_sentence(v, text, e, t_ms)
+  show(v, e)
+  v.write(string.format("  [%.1f ms]\n", t_ms))
+  v.line_start = true
+  v.sentences[#v.sentences + 1] = { text = (text:gsub("^%s+", "")), t_ms = t_ms }
+  local rest = v.pending:sub(e + 1)
+  local lead = #rest:match("^%s*")
+  v.pending = rest:sub(lead + 1)
+  v.shown = math.max(0, v.shown - e - lead)
+end
+
+local function feed(v, text, t_ms)
+  v.texts[#v.texts + 1] = text
+  v.last_t = t_ms
+  v.pending = v.pending .. text
+  while true do
+    local s, e = sentence.first(v.pending, false)
+    if not s then
+      break
+    end
+    finish_sentence(v, s, e, t_ms)
+  end
+  show(v, #v.pending)
+end
+
+-- finish ends the view: the last sentence, unterminated, counts as complete
+-- when the last chunk arrived.
+local function finish(v)
+  local s, e = sentence.first(v.pending, true)
+  if s then
+    finish_sentence(v, s, e, v.last_t)
+  elseif not v.line_start then
+    v.write("\n")
+    v.line_start = true
+  end
+end
+
+local function ask(question, opts)
+  if type(question) ~= "string" then
+    error("ask: question must be a string, got " .. type(question), AT_CALLER)
+  end
+  opts = check_opts(opts)
+  local quiet = opts.quiet == true
+  local write = io.write
+  if quiet then
+    write = function() end
+  end
+  local sopts = {}
+  for k, v in pairs(opts) do
+    if not OWN[k] then
+      sopts[k] = v
+    end
+  end
+  if opts.cache ~= nil then
+    sopts.cache_prompt = opts.cache
+  end
+  local view = new_view(write)
+  local own = opts.on_chunk
+  sopts.on_chunk = function(c)
+    feed(view, c.text, c.t_ms)
+    if own then
+      return own(c)
+    end
+  end
+  local ok, chunks, total_ms, timings, info = pcall(stream, build_messages(question, opts), sopts)
+  if not ok then
+    -- Finish the line so the error starts on a line of its own.
+    if not view.line_start then
+      write("\n")
+    end
+    error(chunks, 0)
+  end
+  finish(view)
+  info.text = table.concat(view.texts)
+  info.sentences = view.sentences
+  if view.sentences[1] then
+    info.first_sentence = view.sentences[1].text
+    info.first_sentence_ms = view.sentences[1].t_ms
+  end
+  info.printed = not quiet
+  if not quiet then
+    write(M.summary(chunks, total_ms, timings, info, { text = false }) .. "\n")
+  end
+  return chunks, total_ms, timings, info
+end
+
+M.ask = ask
+
+-- ms formats a time, "-" when there is none.
+local function ms(t)
+  if type(t) ~= "number" then
+    return "-"
+  end
+  return string.format("%.1f ms", t)
+end
+
+-- clip cuts s after max bytes, on a character boundary, saying how much
+-- was left out.
+local function clip(s, max)
+  if #s <= max then
+    return string.format("%q", s)
+  end
+  local cut = max
+  while cut > 0 and s:byte(cut + 1) and s:byte(cut + 1) >= 0x80 and s:byte(cut + 1) < 0xC0 do
+    cut = cut - 1
+  end
+  return string.format("%q (+%d more bytes)", s:sub(1, cut), #s - cut)
+end
+
+local function text_of(chunks, info)
+  if type(info.text) == "string" then
+    return info.text
+  end
+  local parts = {}
+  for i, c in ipairs(chunks) do
+    parts[i] = c.text
+  end
+  return table.concat(parts)
+end
+
+-- first_sentence_of: a stream that did not finish (cut, failed) has a
+-- first sentence only when one was complete before it ended.
+local function first_sentence_of(chunks, info)
+  if info.first_sentence_ms ~= nil then
+    return info.first_sentence, info.first_sentence_ms
+  end
+  if not info.done and not sentence.first(text_of(chunks, info), false) then
+    return nil
+  end
+  return sentence.first_time(chunks)
+end
+
+-- metrics is the summary's one-line account of the timings.
+local function metrics(chunks, total_ms, timings, info, first_ms)
+  local parts = {
+    "ttft " .. ms(info.ttft_ms),
+    "first sentence " .. ms(first_ms),
+    "total " .. ms(total_ms),
+  }
+  if type(timings) == "table" then
+    parts[#parts + 1] = "tokens " .. tostring(timings.predicted_n or "-")
+    parts[#parts + 1] = "prompt_n " .. tostring(timings.prompt_n or "-")
+    parts[#parts + 1] = "cache_n " .. tostring(timings.cache_n or "-")
+  else
+    parts[#parts + 1] = "chunks " .. #chunks
+  end
+  if info.cut then
+    parts[#parts + 1] = "cut at " .. ms(info.closed_at_ms)
+  elseif info.finish_reason then
+    parts[#parts + 1] = "finish " .. info.finish_reason
+  elseif not info.done then
+    parts[#parts + 1] = "incomplete"
+  end
+  return table.concat(parts, " | ")
+end
+
+function M.summary(chunks, total_ms, timings, info, opts)
+  if type(chunks) ~= "table" or type(info) ~= "table" then
+    error("ask.summary: want stream()'s results (chunks, total_ms, timings, info)", AT_CALLER)
+  end
+  opts = opts or {}
+  local first, first_ms = first_sentence_of(chunks, info)
+  local lines = {}
+  if opts.text ~= false then
+    local text = text_of(chunks, info)
+    lines[#lines + 1] = "answer: " .. clip(text, opts.max_text or 300)
+    if first then
+      lines[#lines + 1] = "first sentence at " .. ms(first_ms) .. ": " .. clip((first:gsub("^%s+", "")), 200)
+    end
+  end
+  lines[#lines + 1] = metrics(chunks, total_ms, timings, info, first_ms)
+  if info.error then
+    lines[#lines + 1] = "error: " .. tostring(info.error)
+  end
+  return table.concat(lines, "\n")
+end
+
+return setmetatable(M, {
+  __call = function(_, question, opts)
+    return ask(question, opts)
+  end,
+})
