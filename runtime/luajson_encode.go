@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -33,6 +32,20 @@ type encoder struct {
 	// active holds the tables on the current descent, to catch cycles
 	// while allowing one table to be referenced twice.
 	active map[*lua.LTable]bool
+	// nodes holds one reusable key-path node per depth: a path is only
+	// read during the descent below it, so a large value costs no
+	// allocation per item.
+	nodes []*keyPath
+}
+
+// child is the path one level below p, in the node reserved for depth.
+func (e *encoder) child(p *keyPath, depth int, key string, index int) *keyPath {
+	for len(e.nodes) <= depth {
+		e.nodes = append(e.nodes, new(keyPath))
+	}
+	n := e.nodes[depth]
+	*n = keyPath{parent: p, key: key, index: index}
+	return n
 }
 
 // encodeJSON converts v to JSON: indented with 2 spaces (no trailing
@@ -75,12 +88,31 @@ func (e *encoder) number(f float64, p *keyPath) error {
 	case math.IsInf(f, 0):
 		return failAt(p, "infinity cannot be written as JSON (use json_null or a finite number)")
 	case f == math.Trunc(f) && math.Abs(f) <= maxSafeInt:
-		e.buf.WriteString(strconv.FormatInt(int64(f), 10))
+		e.buf.Write(strconv.AppendInt(e.buf.AvailableBuffer(), int64(f), 10))
 	default:
-		b, _ := json.Marshal(f) // finite floats always marshal
-		e.buf.Write(b)
+		e.buf.Write(appendFloat(e.buf.AvailableBuffer(), f))
 	}
 	return nil
+}
+
+// appendFloat formats a finite float exactly as encoding/json does (the
+// shortest form that reads back the same; exponents only for very small
+// or very large magnitudes, without a leading zero), without its
+// allocations.
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 becomes e-9, as in encoding/json
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 func (e *encoder) table(t *lua.LTable, p *keyPath, depth int) error {
@@ -110,7 +142,7 @@ func (e *encoder) array(t *lua.LTable, n int, p *keyPath, depth int) error {
 			e.buf.WriteByte(',')
 		}
 		e.newline(depth + 1)
-		if err := e.value(t.RawGetInt(i), p.item(i), depth+1); err != nil {
+		if err := e.value(t.RawGetInt(i), e.child(p, depth+1, "", i), depth+1); err != nil {
 			return err
 		}
 	}
@@ -135,7 +167,7 @@ func (e *encoder) object(members []member, p *keyPath, depth int) error {
 		if e.indent {
 			e.buf.WriteByte(' ')
 		}
-		if err := e.value(m.value, p.member(m.name), depth+1); err != nil {
+		if err := e.value(m.value, e.child(p, depth+1, m.name, 0), depth+1); err != nil {
 			return err
 		}
 	}

@@ -8,15 +8,12 @@ import (
 
 // keyPath locates a value inside the table being converted, for error
 // messages such as `runs[3].ttft_ms`. It is a linked list built while
-// descending and only formatted when something fails.
+// descending (see encoder.child) and only formatted when something fails.
 type keyPath struct {
 	parent *keyPath
 	key    string // object member; used when index is 0
 	index  int    // array position (1-based, as Lua users count)
 }
-
-func (p *keyPath) member(key string) *keyPath { return &keyPath{parent: p, key: key} }
-func (p *keyPath) item(i int) *keyPath        { return &keyPath{parent: p, index: i} }
 
 func (p *keyPath) String() string {
 	var parts []string
@@ -55,12 +52,14 @@ func isIdentifier(s string) bool {
 
 // jsonError is a conversion failure at a key path.
 type jsonError struct {
-	path *keyPath
+	path string
 	msg  string
 }
 
-func (e *jsonError) Error() string { return e.path.String() + ": " + e.msg }
+func (e *jsonError) Error() string { return e.path + ": " + e.msg }
 
+// failAt formats the path at once: the encoder reuses path nodes once
+// the descent has moved on.
 func failAt(p *keyPath, format string, args ...any) error {
-	return &jsonError{path: p, msg: fmt.Sprintf(format, args...)}
+	return &jsonError{path: p.String(), msg: fmt.Sprintf(format, args...)}
 }

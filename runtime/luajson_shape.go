@@ -2,8 +2,9 @@ package runtime
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -103,7 +104,7 @@ func arrayShape(c keyCensus, p *keyPath, marked string) (shape, error) {
 // sortedMembers: number keys only get here for json_object(t), which is
 // how a script says "write these integers as member names".
 func sortedMembers(ms []member, p *keyPath) (shape, error) {
-	sort.Slice(ms, func(i, j int) bool { return ms[i].name < ms[j].name })
+	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.name, b.name) })
 	for i := 1; i < len(ms); i++ {
 		if ms[i].name == ms[i-1].name {
 			return shape{}, failAt(p, "has the key %q twice (as a string and as a number)", ms[i].name)

@@ -9,20 +9,6 @@ import (
 	"ttftlab/sse"
 )
 
-// wireChunk is the part of a chat.completion.chunk the measurements need.
-type wireChunk struct {
-	// Choices is nil when the member is missing or null, empty for [].
-	Choices []struct {
-		Delta struct {
-			Content *string `json:"content"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Timings map[string]any  `json:"timings"`
-	Usage   map[string]any  `json:"usage"`
-	Error   json.RawMessage `json:"error"`
-}
-
 var doneData = []byte("[DONE]")
 
 // event handles one data event; stop is true when the stream is over.
@@ -33,44 +19,40 @@ func (r *run) event(ev sse.Event) (stop bool, err error) {
 		r.res.TotalMs = ms(at)
 		return true, nil
 	}
-	var c wireChunk
-	if err := json.Unmarshal(ev.Data, &c); err != nil {
+	c, err := decodeChunk(ev.Data)
+	if err != nil {
 		r.res.TotalMs = ms(at)
 		return true, r.badData(ev, err)
 	}
-	if se, ok := parseServerError(c.Error); ok {
+	if se, ok := parseServerError(c.errRaw); ok {
 		r.res.TotalMs = ms(at)
 		e := r.fail(KindServer, nil, "the server reported an error mid-stream after %s (%s): %s",
 			r.progress(), orUnknown(se.Type), se.Message)
 		e.Type, e.Message = se.Type, se.Message
 		return true, e
 	}
-	if c.Choices == nil && c.Usage == nil {
+	if !c.hasChoices && c.usage == nil {
 		r.res.TotalMs = ms(at)
 		return true, r.fail(KindBadData, nil,
 			"the data event at %.1f ms has no \"choices\" and is neither an error nor a usage chunk: %s", ms(at), quote(ev.Data, 200))
 	}
 	r.apply(&c)
-	if len(c.Choices) == 0 {
-		return false, nil
-	}
-	content := c.Choices[0].Delta.Content
-	if content == nil || *content == "" {
+	if !c.hasContent || c.content == "" {
 		return false, nil // the role-only first chunk, the final chunk, ...
 	}
-	return r.chunk(*content, at)
+	return r.chunk(c.content, at)
 }
 
 // apply records the members that are not content.
-func (r *run) apply(c *wireChunk) {
-	if c.Usage != nil {
-		r.res.Info.Usage = c.Usage
+func (r *run) apply(c *chunkFields) {
+	if c.usage != nil {
+		r.res.Info.Usage = c.usage
 	}
-	if c.Timings != nil {
-		r.res.Timings = c.Timings
+	if c.timings != nil {
+		r.res.Timings = c.timings
 	}
-	if len(c.Choices) > 0 && c.Choices[0].FinishReason != nil {
-		r.res.Info.FinishReason = *c.Choices[0].FinishReason
+	if c.hasFinish {
+		r.res.Info.FinishReason = c.finish
 	}
 }
 
