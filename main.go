@@ -24,6 +24,7 @@ Usage:
                                          manage a local llama-server
   ttftlab model synth --out FILE [flags]  write a synthetic GGUF model
   ttftlab repl [flags] [-l SCRIPT]...    interactive Lua prompt (also: ttftlab on a terminal)
+  ttftlab calibrate [flags]              measure ttftlab's own stamp precision
   ttftlab version                        print the version
 
 Run 'ttftlab COMMAND -h' for a command's flags.
@@ -55,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdModel(args[1:], stdout, stderr)
 	case "repl":
 		return cmdRepl(args[1:], stdout, stderr)
+	case "calibrate":
+		return cmdCalibrate(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "ttftlab", buildVersion())
 		return 0

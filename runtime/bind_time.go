@@ -15,6 +15,11 @@ func (vm *VM) installTimeBindings() {
 	vm.setGlobalFunc("sleep_ms", sleepMs)
 }
 
+// ClockStart is the instant now_ms() counts from, and with it
+// stream()'s info.t0_ms: a host adds milliseconds to it to place a
+// script's times on another clock.
+func ClockStart() time.Time { return processStart }
+
 // nowMs is now_ms() -> fractional milliseconds since the process started.
 // Only differences between two calls mean something.
 func nowMs(L *lua.LState) int {

@@ -1,0 +1,62 @@
+// Package monoclock reads CLOCK_MONOTONIC, the clock every process on the
+// machine shares, and places Go's own monotonic time readings on it, so
+// stamps taken by different programs (a server, ttftlab, a Python client)
+// can be subtracted from one another.
+package monoclock
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Now returns CLOCK_MONOTONIC in nanoseconds. It is a system call (a few
+// hundred nanoseconds), not the vDSO read behind time.Now.
+func Now() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		panic("monoclock: clock_gettime(CLOCK_MONOTONIC) failed: " + err.Error())
+	}
+	return ts.Nano()
+}
+
+// Mapping places instants read with time.Now on CLOCK_MONOTONIC. Go reads
+// that same clock for its monotonic readings but subtracts a private
+// start value, so the two differ by a constant that Mapping measures.
+type Mapping struct {
+	base     time.Time
+	baseMono int64 // base on CLOCK_MONOTONIC
+	// ErrNs bounds the mapping's error: half the narrowest window in
+	// which a CLOCK_MONOTONIC read was bracketed by two time.Now reads.
+	ErrNs int64
+}
+
+// samples is how many bracketed reads NewMapping takes; the narrowest
+// wins, so a preemption during one of them does not matter.
+const samples = 64
+
+// NewMapping measures the offset between time.Now's monotonic readings and
+// CLOCK_MONOTONIC.
+func NewMapping() Mapping {
+	m := Mapping{ErrNs: -1}
+	for range samples {
+		before := time.Now()
+		mono := Now()
+		after := time.Now()
+		width := after.Sub(before).Nanoseconds()
+		if m.ErrNs < 0 || width < 2*m.ErrNs {
+			// The read happened somewhere in [before, after]: the middle
+			// is off by at most half the width.
+			m.base = before.Add(time.Duration(width / 2))
+			m.baseMono = mono
+			m.ErrNs = (width + 1) / 2
+		}
+	}
+	return m
+}
+
+// Mono returns t on CLOCK_MONOTONIC in nanoseconds. t must carry a
+// monotonic reading (come from time.Now in this process).
+func (m Mapping) Mono(t time.Time) int64 {
+	return m.baseMono + t.Sub(m.base).Nanoseconds()
+}

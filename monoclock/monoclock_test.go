@@ -1,0 +1,37 @@
+package monoclock
+
+import (
+	"testing"
+	"time"
+)
+
+func TestNowAdvances(t *testing.T) {
+	a := Now()
+	time.Sleep(2 * time.Millisecond)
+	if b := Now(); b-a < int64(2*time.Millisecond) {
+		t.Fatalf("CLOCK_MONOTONIC advanced %d ns over a 2 ms sleep", b-a)
+	}
+}
+
+// A time.Now read between two CLOCK_MONOTONIC reads must map between them,
+// give or take the mapping's stated error.
+func TestMappingBracketedByDirectReads(t *testing.T) {
+	m := NewMapping()
+	if m.ErrNs < 0 || m.ErrNs > int64(time.Millisecond) {
+		t.Fatalf("mapping error %d ns: the clock reads were not bracketed tightly", m.ErrNs)
+	}
+	for range 100 {
+		lo := Now()
+		got := m.Mono(time.Now())
+		hi := Now()
+		if got < lo-m.ErrNs || got > hi+m.ErrNs {
+			t.Fatalf("mapped %d outside [%d, %d] ± %d ns", got, lo, hi, m.ErrNs)
+		}
+	}
+}
+
+func BenchmarkNow(b *testing.B) {
+	for b.Loop() {
+		Now()
+	}
+}
