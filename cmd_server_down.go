@@ -14,16 +14,9 @@ import (
 )
 
 func serverDown(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("server down", "ttftlab server down [--port N]", stderr)
-	port := portFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return parseErrCode(err)
-	}
-	p := choosePort(*port)
-	st, err := llamaserver.LoadState(p)
-	if err != nil {
-		fmt.Fprintf(stderr, "ttftlab server down: %v\n", err)
-		return 1
+	p, st, code := portState("down", args, stderr)
+	if code >= 0 {
+		return code
 	}
 	if st == nil {
 		fmt.Fprintf(stdout, "no server started by ttftlab on port %d: nothing to stop\n", p)

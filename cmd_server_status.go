@@ -26,17 +26,28 @@ func choosePort(p int) int {
 	return 8080
 }
 
-func serverStatus(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("server status", "ttftlab server status [--port N]", stderr)
-	port := portFlag(fs)
+// portState parses a server subcommand's --port flag and loads that port's
+// state (nil when none is recorded). code is an exit code to return at once,
+// or -1 to go on.
+func portState(cmd string, args []string, stderr io.Writer) (port int, st *llamaserver.State, code int) {
+	fs := newFlagSet("server "+cmd, "ttftlab server "+cmd+" [--port N]", stderr)
+	flagPort := portFlag(fs)
 	if err := fs.Parse(args); err != nil {
-		return parseErrCode(err)
+		return 0, nil, parseErrCode(err)
 	}
-	p := choosePort(*port)
-	st, err := llamaserver.LoadState(p)
+	port = choosePort(*flagPort)
+	st, err := llamaserver.LoadState(port)
 	if err != nil {
-		fmt.Fprintf(stderr, "ttftlab server status: %v\n", err)
-		return 1
+		fmt.Fprintf(stderr, "ttftlab server %s: %v\n", cmd, err)
+		return port, nil, 1
+	}
+	return port, st, -1
+}
+
+func serverStatus(args []string, stdout, stderr io.Writer) int {
+	p, st, code := portState("status", args, stderr)
+	if code >= 0 {
+		return code
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d", p)
 	if st != nil {
