@@ -46,18 +46,14 @@ func cmdRepl(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	out, err := filepath.Abs(f.out)
-	if err == nil {
-		err = os.MkdirAll(out, 0o755)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "ttftlab: cannot create output folder %s: %v (choose another with --out)\n", f.out, err)
+	out, ok := makeOut(f.out, stderr)
+	if !ok {
 		return 1
 	}
 	// A prompt works without a server (scripts, files, help): only --model
 	// starts one.
 	startCtx, stopStart := interruptContext(stderr, "stopping the server start")
-	err = f.auto.ensure(startCtx, &f, false, stdout)
+	err := f.auto.ensure(startCtx, &f, false, stdout)
 	stopStart()
 	if err != nil {
 		fmt.Fprintf(stderr, "ttftlab: %v\n", err)

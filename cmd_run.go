@@ -105,16 +105,26 @@ func cmdLab(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-// runScript builds a VM from the flags, runs one script in it and turns the
-// outcome into an exit code. needServer makes an unreachable server an error
-// up front (unless --model starts one).
-func runScript(f scriptFlags, needServer bool, name string, scriptArgs []string, stdout, stderr io.Writer, exec func(*runtime.VM) error) int {
-	out, err := filepath.Abs(f.out)
+// makeOut creates the --out folder and returns its absolute path; ok is
+// false (the reason printed) when it cannot be created.
+func makeOut(dir string, stderr io.Writer) (out string, ok bool) {
+	out, err := filepath.Abs(dir)
 	if err == nil {
 		err = os.MkdirAll(out, 0o755)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "ttftlab: cannot create output folder %s: %v (choose another with --out)\n", f.out, err)
+		fmt.Fprintf(stderr, "ttftlab: cannot create output folder %s: %v (choose another with --out)\n", dir, err)
+		return "", false
+	}
+	return out, true
+}
+
+// runScript builds a VM from the flags, runs one script in it and turns the
+// outcome into an exit code. needServer makes an unreachable server an error
+// up front (unless --model starts one).
+func runScript(f scriptFlags, needServer bool, name string, scriptArgs []string, stdout, stderr io.Writer, exec func(*runtime.VM) error) int {
+	out, ok := makeOut(f.out, stderr)
+	if !ok {
 		return 1
 	}
 	// Signals are handled from here on, so a Ctrl-C while a server starts or

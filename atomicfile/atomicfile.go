@@ -18,7 +18,17 @@ import (
 // perm is applied to the new file as given (the umask does not reduce it).
 // The temporary file lives next to path (rename is only atomic within one
 // file system) and is removed on every failure.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
+func Write(path string, data []byte, perm os.FileMode) error {
+	return replace(path, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// replace writes a temporary file next to path with fill, flushes it to
+// disk and renames it over path. On any failure the previous file (or none)
+// stays and the temporary file is removed.
+func replace(path string, perm os.FileMode, fill func(f *os.File) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -31,7 +41,10 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if err = fill(f, data, perm); err != nil {
+	if err = fill(f); err == nil {
+		err = finish(f, perm)
+	}
+	if err != nil {
 		return fmt.Errorf("atomicfile: writing %s (via %s): %w%s", path, tmp, err, hint(err, dir))
 	}
 	if err = os.Rename(tmp, path); err != nil {
@@ -41,13 +54,10 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 	return nil
 }
 
-// fill writes, flushes and closes the temporary file. The flush comes before
-// the rename: otherwise a crash could leave the new name pointing at a file
-// whose blocks never reached the disk.
-func fill(f *os.File, data []byte, perm os.FileMode) error {
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
+// finish sets the mode, flushes and closes a fully written temporary file.
+// The flush comes before the rename: otherwise a crash could leave the new
+// name pointing at a file whose blocks never reached the disk.
+func finish(f *os.File, perm os.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return err
 	}
