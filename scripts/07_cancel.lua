@@ -78,7 +78,9 @@ for attempt = 1, MAX_ATTEMPTS do
     max_tokens = context_budget(prompt_n)
     local ttft = info.ttft_ms or 0
     local per_token = (#chunks > 1) and (total_ms - ttft) / (#chunks - 1) or 1
-    cut_after_ms = math.max(1, math.floor(ttft + per_token * max_tokens / 3))
+    -- Never later than the cut that came too late.
+    local aim = math.floor(ttft + per_token * max_tokens / 3)
+    cut_after_ms = math.max(1, math.min(aim, math.floor(cut_after_ms * 0.8)))
     if info.finish_reason == "stop" then
       -- The model ended on its own: ask llama-server to keep going.
       body = { ignore_eos = true }
