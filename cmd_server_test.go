@@ -34,22 +34,6 @@ func serverTestEnv(t *testing.T) (port int) {
 	return port
 }
 
-// needLlama returns the llama-server binary and test model, or skips.
-func needLlama(t *testing.T) (bin, model string) {
-	t.Helper()
-	bin, err := llamaserver.Find("")
-	if err == nil {
-		err = llamaserver.CheckModel(testModel())
-	}
-	if err != nil {
-		if os.Getenv("TTFTLAB_REQUIRE_LLAMA") != "" {
-			t.Fatalf("%v (TTFTLAB_REQUIRE_LLAMA is set)", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
-	return bin, testModel()
-}
-
 func TestServerLifecycle(t *testing.T) {
 	_, model := needLlama(t)
 	port := serverTestEnv(t)

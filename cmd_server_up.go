@@ -17,6 +17,7 @@ import (
 type upFlags struct {
 	model, host, llamaServer string
 	port, ctx, slots, cache  int
+	threads                  int
 	timeout                  time.Duration
 }
 
@@ -29,6 +30,7 @@ func (u *upFlags) register(fs *flag.FlagSet, withPort bool) {
 	fs.IntVar(&u.ctx, "ctx", 4096, "context size (-c)")
 	fs.IntVar(&u.slots, "slots", 1, "parallel slots (-np)")
 	fs.IntVar(&u.cache, "cache-ram", 0, "host-memory prompt cache in MiB (--cache-ram; 0 keeps cache experiments clean)")
+	fs.IntVar(&u.threads, "threads", 0, "llama-server threads (-t); 0: every core but one, which stays free for ttftlab's reads")
 	fs.DurationVar(&u.timeout, "timeout", 120*time.Second, "how long to wait for the model to load")
 	fs.StringVar(&u.llamaServer, "llama-server", "", "llama-server binary (default: $LLAMA_SERVER, PATH, then the installed copy)")
 }
@@ -60,7 +62,7 @@ func startTracked(ctx context.Context, u upFlags, extra []string, progress io.Wr
 	fmt.Fprintf(progress, "starting llama-server on %s:%d with %s (log: %s)\n", u.host, u.port, model, logPath)
 	srv, err := llamaserver.Start(ctx, llamaserver.Options{
 		Binary: bin, Model: model, Host: u.host, Port: u.port, Ctx: u.ctx, Slots: u.slots,
-		CacheRAM: u.cache, Extra: extra, LogPath: logPath, Timeout: u.timeout, Detach: true,
+		CacheRAM: u.cache, Threads: u.threads, Extra: extra, LogPath: logPath, Timeout: u.timeout, Detach: true,
 		Progress: progressPrinter(progress),
 	})
 	if err != nil {

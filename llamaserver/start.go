@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,9 +25,14 @@ type Options struct {
 	Ctx      int    // -c, default 4096
 	Slots    int    // -np, default 1
 	CacheRAM int    // --cache-ram, default 0 (no host-memory prompt cache)
-	Extra    []string
-	LogPath  string        // required: server output goes there
-	Timeout  time.Duration // start-up limit, default 120 s
+	// Threads is llama-server's -t. 0 means every core but one: llama.cpp's
+	// threads spin while they wait for each other, so a server that takes
+	// all cores delays the client's reads (its stamps) and, with any other
+	// load on the machine, slows down many times over.
+	Threads int
+	Extra   []string
+	LogPath string        // required: server output goes there
+	Timeout time.Duration // start-up limit, default 120 s
 	// Detach starts the server in its own session so it outlives the caller
 	// and a terminal's Ctrl-C does not reach it.
 	Detach bool
@@ -48,13 +54,22 @@ func (o *Options) defaults() {
 	if o.Timeout == 0 {
 		o.Timeout = 120 * time.Second
 	}
+	if o.Threads == 0 {
+		o.Threads = DefaultThreads()
+	}
+}
+
+// DefaultThreads is every core but one (at least one).
+func DefaultThreads() int {
+	return max(1, goruntime.NumCPU()-1)
 }
 
 // Args is the llama-server command line (without the binary).
 func (o Options) Args() []string {
 	o.defaults()
 	args := []string{"-m", o.Model, "--host", o.Host, "--port", strconv.Itoa(o.Port),
-		"-c", strconv.Itoa(o.Ctx), "-np", strconv.Itoa(o.Slots), "--cache-ram", strconv.Itoa(o.CacheRAM)}
+		"-c", strconv.Itoa(o.Ctx), "-np", strconv.Itoa(o.Slots), "--cache-ram", strconv.Itoa(o.CacheRAM),
+		"-t", strconv.Itoa(o.Threads)}
 	return append(args, o.Extra...)
 }
 

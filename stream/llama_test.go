@@ -3,108 +3,18 @@ package stream
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"ttftlab/llamaserver/llamatest"
 )
 
-// Where the installed llama-server and the test model live unless
-// LLAMA_SERVER and LLAMA_MODEL say otherwise.
-const (
-	installedLlama = "/root/.cache/ttftlab/llama/bin/llama-server"
-	testModel      = "/work/shared/models/stories260K.gguf"
-)
-
-// llamaPaths finds llama-server and the model, skipping the test when either
-// is missing unless TTFTLAB_REQUIRE_LLAMA is set.
-func llamaPaths(t *testing.T) (bin, model string) {
-	t.Helper()
-	bin, model = os.Getenv("LLAMA_SERVER"), os.Getenv("LLAMA_MODEL")
-	if bin == "" {
-		bin = installedLlama
-	}
-	if model == "" {
-		model = testModel
-	}
-	for _, p := range []string{bin, model} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("TTFTLAB_REQUIRE_LLAMA") != "" {
-				t.Fatalf("TTFTLAB_REQUIRE_LLAMA is set but %v", err)
-			}
-			t.Skipf("no llama-server test: %v (set LLAMA_SERVER / LLAMA_MODEL)", err)
-		}
-	}
-	return bin, model
-}
-
-// syncBuffer collects the server's log for failure messages.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// startLlama starts llama-server on a free port, waits until /health says
-// ok and returns its base URL. The process is killed when the test ends.
+// startLlama serves the test model with the real llama-server (see
+// llamatest) and returns its base URL.
 func startLlama(t *testing.T) string {
 	t.Helper()
-	bin, model := llamaPaths(t)
-	port := freePort(t)
-	log := &syncBuffer{}
-	cmd := exec.Command(bin, "-m", model, "-c", "4096", "-np", "1", "--cache-ram", "0",
-		"--host", "127.0.0.1", "--port", fmt.Sprint(port))
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("llama-server exited while starting (%v); its log:\n%s", err, log.String())
-		default:
-		}
-		if status, _, err := Get(context.Background(), base+"/health"); err == nil && status == 200 {
-			return base
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("llama-server at %s not healthy within 60s; its log:\n%s", base, log.String())
-	return ""
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return llamatest.Start(t).URL
 }
 
 func storyBody(maxTokens int) map[string]any {
