@@ -65,7 +65,8 @@ func serverLog(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ttftlab server log: no log for port %d (%v); start a server with `ttftlab server up`\n", p, err)
 		return 1
 	}
-	if tail := llamaserver.TailFile(path, *n); tail != "" {
+	tail, size := llamaserver.Tail(path, *n)
+	if tail != "" {
 		fmt.Fprintln(stdout, tail)
 	}
 	if !*follow {
@@ -73,7 +74,7 @@ func serverLog(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptContext(io.Discard, "")
 	defer stop()
-	if err := llamaserver.Follow(ctx, path, stdout); err != nil {
+	if err := llamaserver.Follow(ctx, path, size, stdout); err != nil {
 		fmt.Fprintf(stderr, "ttftlab server log: %v\n", err)
 		return 1
 	}

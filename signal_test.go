@@ -173,3 +173,53 @@ func TestSecondCtrlCExitsAtOnce(t *testing.T) {
 		t.Errorf("the started server (PID %d) outlived the hard exit", st.PID)
 	}
 }
+
+// TestServerLogFollow: `server log -f` prints the tail, then what is
+// appended to the log, until Ctrl-C.
+func TestServerLogFollow(t *testing.T) {
+	port := serverTestEnv(t)
+	logPath, err := llamaserver.LogPathFor(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(logPath, []byte("line zero\nline one\nline two\n"), 0o644)
+	cmd := exec.Command(os.Args[0], "server", "log", "--port", fmt.Sprint(port), "-n", "2", "-f")
+	cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case got := <-lines:
+			if got != want {
+				t.Fatalf("server log -f printed %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("server log -f did not print %q", want)
+		}
+	}
+	expect("line one")
+	expect("line two")
+	f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("srv  stop: cancel task, id_task = 7\n")
+	f.Close()
+	expect("srv  stop: cancel task, id_task = 7")
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, cmd, 5*time.Second); code != 0 {
+		t.Errorf("server log -f exited %d after Ctrl-C, want 0", code)
+	}
+}

@@ -11,15 +11,22 @@ import (
 
 // TailFile returns the last n lines of a file ("" when unreadable).
 func TailFile(path string, n int) string {
+	tail, _ := Tail(path, n)
+	return tail
+}
+
+// Tail returns the last n lines of a file and the file's size when read, the
+// offset from which to follow it.
+func Tail(path string, n int) (tail string, size int64) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return ""
+		return "", 0
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), int64(len(data))
 }
 
 // portOwner names the process listening on a TCP port, from /proc (Linux
