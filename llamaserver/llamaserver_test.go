@@ -1,0 +1,129 @@
+package llamaserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStateDirPrecedence(t *testing.T) {
+	t.Setenv("TTFTLAB_STATE", "/x/state")
+	t.Setenv("XDG_STATE_HOME", "/x/xdg")
+	if d, _ := StateDir(); d != "/x/state" {
+		t.Errorf("with TTFTLAB_STATE: %s", d)
+	}
+	t.Setenv("TTFTLAB_STATE", "")
+	if d, _ := StateDir(); d != "/x/xdg/ttftlab" {
+		t.Errorf("with XDG_STATE_HOME: %s", d)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "/x/home")
+	if d, _ := StateDir(); d != "/x/home/.local/state/ttftlab" {
+		t.Errorf("with HOME only: %s", d)
+	}
+}
+
+func TestStateRoundTripPerPort(t *testing.T) {
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	a := State{PID: 11, Port: 8081, URL: "http://127.0.0.1:8081", Model: "/m.gguf", Args: []string{"llama-server", "-m", "/m.gguf"},
+		LogPath: "/l.log", Started: time.Unix(1700000000, 0).UTC()}
+	b := a
+	b.PID, b.Port, b.URL = 12, 8082, "http://127.0.0.1:8082"
+	for _, st := range []State{a, b} {
+		if err := SaveState(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := LoadState(8081)
+	if err != nil || got == nil || got.PID != 11 || got.URL != a.URL || strings.Join(got.Args, " ") != "llama-server -m /m.gguf" || !got.Started.Equal(a.Started) {
+		t.Fatalf("LoadState(8081) = %+v, %v", got, err)
+	}
+	if ports, _ := TrackedPorts(); len(ports) != 2 || ports[0] != 8081 || ports[1] != 8082 {
+		t.Errorf("TrackedPorts = %v", ports)
+	}
+	if st := StateForURL("http://127.0.0.1:8082"); st == nil || st.PID != 12 {
+		t.Errorf("StateForURL = %+v", st)
+	}
+	if err := RemoveState(8081); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := LoadState(8081); got != nil || err != nil {
+		t.Errorf("after RemoveState: %+v, %v", got, err)
+	}
+	if err := RemoveState(8081); err != nil {
+		t.Errorf("removing twice: %v", err)
+	}
+}
+
+func TestDamagedStateSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TTFTLAB_STATE", dir)
+	os.MkdirAll(filepath.Join(dir, "servers"), 0o755)
+	os.WriteFile(filepath.Join(dir, "servers", "9000.json"), []byte("{half"), 0o644)
+	if _, err := LoadState(9000); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestCheckModel(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.gguf")
+	os.WriteFile(good, []byte("GGUF\x03\x00\x00\x00"), 0o644)
+	short := filepath.Join(dir, "short.gguf")
+	os.WriteFile(short, []byte("GG"), 0o644)
+	other := filepath.Join(dir, "model.bin")
+	os.WriteFile(other, []byte("PK\x03\x04 zip"), 0o644)
+	cases := []struct {
+		path, want string
+	}{
+		{good, ""},
+		{"", "pass --model FILE"},
+		{filepath.Join(dir, "missing.gguf"), "no such file"},
+		{short, "too short to be a GGUF file"},
+		{other, "is not a GGUF file"},
+	}
+	for _, c := range cases {
+		err := CheckModel(c.path)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("CheckModel(%q) = %v, want %q", c.path, err, c.want)
+		}
+	}
+}
+
+func TestArgsKeepTheReferenceSetup(t *testing.T) {
+	got := strings.Join(Options{Model: "m.gguf", Port: 9000, Threads: 3, Extra: []string{"--metrics"}}.Args(), " ")
+	want := "-m m.gguf --host 127.0.0.1 --port 9000 -c 4096 -np 1 --cache-ram 0 -t 3 --metrics"
+	if got != want {
+		t.Errorf("Args = %q, want %q", got, want)
+	}
+	if th := DefaultThreads(); th < 1 {
+		t.Errorf("DefaultThreads = %d", th)
+	}
+}
+
+func TestFindOrder(t *testing.T) {
+	dir := t.TempDir()
+	explicit := filepath.Join(dir, "explicit")
+	env := filepath.Join(dir, "env")
+	for _, p := range []string{explicit, env} {
+		os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)
+	}
+	t.Setenv("LLAMA_SERVER", env)
+	if got, err := Find(explicit); err != nil || got != explicit {
+		t.Errorf("Find(explicit) = %q, %v", got, err)
+	}
+	if got, err := Find(""); err != nil || got != env {
+		t.Errorf("Find with LLAMA_SERVER = %q, %v", got, err)
+	}
+	t.Setenv("LLAMA_SERVER", filepath.Join(dir, "nope"))
+	if _, err := Find(""); err == nil || !strings.Contains(err.Error(), "install-llama-server.sh") {
+		t.Errorf("a missing LLAMA_SERVER: %v", err)
+	}
+	notExec := filepath.Join(dir, "plain")
+	os.WriteFile(notExec, []byte("x"), 0o644)
+	if _, err := Find(notExec); err == nil || !strings.Contains(err.Error(), "not an executable") {
+		t.Errorf("a non-executable file: %v", err)
+	}
+}
