@@ -122,7 +122,7 @@ func TestServerStaleState(t *testing.T) {
 }
 
 func TestServerUpFailures(t *testing.T) {
-	bin, model := needLlama(t)
+	_, model := needLlama(t)
 	port := serverTestEnv(t)
 	p := strconv.Itoa(port)
 
@@ -188,7 +188,6 @@ func TestServerUpFailures(t *testing.T) {
 	if st, _ := llamaserver.LoadState(port); st != nil {
 		t.Errorf("a failed up left state behind: %+v", st)
 	}
-	_ = bin
 }
 
 // TestLabStartsItsOwnServer runs `ttftlab lab --model` with nothing at

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"ttftlab/llamaserver"
+	"ttftlab/stream/streamtest"
 )
 
 // startTTFTLab runs ttftlab as a child process and returns once its standard
@@ -84,38 +83,20 @@ func TestCtrlCStopsBusyLoop(t *testing.T) {
 // TestCtrlCClosesOpenStream interrupts a script inside stream(): the server
 // must see its connection closed.
 func TestCtrlCClosesOpenStream(t *testing.T) {
-	closed := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, `data: {"choices":[{"delta":{"role":"assistant","content":null},"index":0}]}`+"\n\n")
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case <-r.Context().Done():
-				close(closed)
-				return
-			case <-time.After(20 * time.Millisecond):
-				fmt.Fprint(w, `data: {"choices":[{"delta":{"content":"a"},"index":0}]}`+"\n\n")
-				w.(http.Flusher).Flush()
-			}
-		}
-	}))
-	defer srv.Close()
+	// A long answer, one piece every 20 ms: still streaming when Ctrl-C comes.
+	f := &streamtest.FakeLlama{Pieces: strings.Split(strings.Repeat("a ", 500), " "), Delay: 20 * time.Millisecond}
+	url := f.Start(t)
 	script := writeScript(t, `stream("hi", { max_tokens = 100000, on_chunk = function(c)
   if c.index == 3 then print("streaming") end
 end })
 print("stream returned")
 `)
-	cmd, stderr := startTTFTLab(t, "streaming", "run", script, "--server", srv.URL, "--out", t.TempDir())
+	cmd, stderr := startTTFTLab(t, "streaming", "run", script, "--server", url, "--out", t.TempDir())
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := waitExit(t, cmd, 10*time.Second); code != 130 {
 		t.Errorf("exit code %d, want 130; stderr:\n%s", code, stderr)
 	}
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server never saw the connection close")
-	}
+	f.WaitGone(t)
 	if !strings.Contains(stderr.String(), "closing open streams") {
 		t.Errorf("stderr does not explain the stop:\n%s", stderr)
 	}

@@ -3,16 +3,11 @@ package repl
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"ttftlab/runtime"
 )
@@ -67,57 +62,6 @@ func runPiped(t *testing.T, input string) (code int, stdout, stderr string) {
 	p := newPiped(t, "http://127.0.0.1:1")
 	code = p.run(input)
 	return code, p.out.String(), p.err.String()
-}
-
-// fakeServer streams pieces like llama-server, delay apart. reached, when
-// set, is closed once `after` pieces were sent. gone is closed when the
-// client hung up early.
-type fakeServer struct {
-	pieces  []string
-	delay   time.Duration
-	after   int
-	reached chan struct{}
-	gone    chan struct{}
-	once    sync.Once
-}
-
-func newFakeServer(t *testing.T, f *fakeServer) string {
-	t.Helper()
-	f.gone = make(chan struct{})
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
-func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
-	w.Header().Set("Content-Type", "text/event-stream")
-	send := func(s string) {
-		io.WriteString(w, s)
-		w.(http.Flusher).Flush()
-	}
-	send(`data: {"choices":[{"delta":{"role":"assistant","content":null},"finish_reason":null,"index":0}]}` + "\n\n")
-	for i, p := range f.pieces {
-		if i == f.after && f.reached != nil {
-			close(f.reached)
-		}
-		select {
-		case <-r.Context().Done():
-			f.once.Do(func() { close(f.gone) })
-			return
-		case <-time.After(f.delay):
-		}
-		q, _ := json.Marshal(p)
-		send(`data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}]}` + "\n\n")
-	}
-	send(`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}],"timings":{"cache_n":4,"prompt_n":11,"prompt_ms":1.5,"predicted_n":` +
-		jsonInt(len(f.pieces)) + `}}` + "\n\n")
-	send("data: [DONE]\n\n")
-}
-
-func jsonInt(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 func mustContain(t *testing.T, what, got string, wants ...string) {

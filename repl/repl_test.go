@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ttftlab/stream/streamtest"
 )
 
 func TestPipedExpressionsPrintTheirValues(t *testing.T) {
@@ -116,7 +118,7 @@ func TestLoadFileWithErrorIsRemembered(t *testing.T) {
 }
 
 func TestStreamResultPrintsASummary(t *testing.T) {
-	url := newFakeServer(t, &fakeServer{pieces: []string{" Once", " upon", " a", " time.", " The", " end"}})
+	url := (&streamtest.FakeLlama{Pieces: []string{" Once", " upon", " a", " time.", " The", " end"}}).Start(t)
 	p := newPiped(t, url)
 	code := p.run("stream('hi')\nchunks, total_ms, timings, info = stream('hi')\n#chunks\n")
 	if code != 0 {
@@ -136,7 +138,7 @@ func TestStreamResultPrintsASummary(t *testing.T) {
 }
 
 func TestAskPrintsAsItArrives(t *testing.T) {
-	url := newFakeServer(t, &fakeServer{pieces: []string{"Hello", " there.", " Bye", " now."}})
+	url := (&streamtest.FakeLlama{Pieces: []string{"Hello", " there.", " Bye", " now."}}).Start(t)
 	p := newPiped(t, url)
 	if code := p.run("ask('hi', {system = 'Be brief.', max_tokens = 8})\n"); code != 0 {
 		t.Fatalf("exit %d: %s", code, p.err.String())
@@ -153,20 +155,20 @@ func TestAskPrintsAsItArrives(t *testing.T) {
 // runs: the connection closes, the partial answer is shown and the session
 // goes on.
 func TestCtrlCCutsTheStream(t *testing.T) {
-	f := &fakeServer{pieces: []string{"one", " two", " three", " four", " five", " six", " seven", " eight", " nine", " ten"},
-		delay: 30 * time.Millisecond, after: 3, reached: make(chan struct{})}
-	url := newFakeServer(t, f)
+	f := &streamtest.FakeLlama{Pieces: []string{"one", " two", " three", " four", " five", " six", " seven", " eight", " nine", " ten"},
+		Delay: 30 * time.Millisecond, After: 3, Reached: make(chan struct{})}
+	url := f.Start(t)
 	p := newPiped(t, url)
 	sig := make(chan os.Signal, 1)
 	p.cfg.Signals = sig
 	p.cfg.HardExit = func(code int) { t.Errorf("hard exit %d", code) }
 	go func() {
-		<-f.reached
+		<-f.Reached
 		sig <- os.Interrupt
 	}()
 	code := p.run("stream('count')\n1+1\n")
 	select {
-	case <-f.gone:
+	case <-f.Gone():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server never saw the connection close")
 	}

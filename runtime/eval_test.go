@@ -8,6 +8,8 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/stream/streamtest"
 )
 
 func TestEvalReturnsTheChunksValues(t *testing.T) {
@@ -69,9 +71,9 @@ func TestEvalOSExit(t *testing.T) {
 // running stream() closes the connection and leaves the partial answer for
 // the host.
 func TestInterruptedStreamKeepsWhatArrived(t *testing.T) {
-	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), delay: 20 * time.Millisecond}
-	srv := newFakeLlama(t, f)
-	vm, _ := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), Delay: 20 * time.Millisecond}
+	url := f.Start(t)
+	vm, _ := testVM(t, Config{Server: url})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	vm.L.SetGlobal("cancel_now", vm.L.NewFunction(func(*lua.LState) int { cancel(); return 0 }))
@@ -80,7 +82,7 @@ func TestInterruptedStreamKeepsWhatArrived(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	select {
-	case <-f.gone:
+	case <-f.Gone():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server never saw the connection close")
 	}
@@ -90,7 +92,7 @@ func TestInterruptedStreamKeepsWhatArrived(t *testing.T) {
 	}
 	chunks := in.Values[0].(*lua.LTable)
 	info := in.Values[3].(*lua.LTable)
-	if n := chunks.Len(); n < 2 || n >= len(f.pieces) {
+	if n := chunks.Len(); n < 2 || n >= len(f.Pieces) {
 		t.Fatalf("%d chunks kept, want at least the 2 seen before the cancel and fewer than all", n)
 	}
 	if first := chunks.RawGetInt(1).(*lua.LTable).RawGetString("text"); first != lua.LString("a") {
@@ -109,9 +111,9 @@ func TestInterruptedStreamKeepsWhatArrived(t *testing.T) {
 }
 
 func TestInterruptedStreamWithoutCallback(t *testing.T) {
-	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), delay: 20 * time.Millisecond}
-	srv := newFakeLlama(t, f)
-	vm, _ := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), Delay: 20 * time.Millisecond}
+	url := f.Start(t)
+	vm, _ := testVM(t, Config{Server: url})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	time.AfterFunc(70*time.Millisecond, cancel)
@@ -120,7 +122,7 @@ func TestInterruptedStreamWithoutCallback(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	select {
-	case <-f.gone:
+	case <-f.Gone():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server never saw the connection close")
 	}
@@ -130,7 +132,7 @@ func TestInterruptedStreamWithoutCallback(t *testing.T) {
 	}
 	chunks := in.Values[0].(*lua.LTable)
 	info := in.Values[3].(*lua.LTable)
-	if chunks.Len() >= len(f.pieces) || info.RawGetString("cut") != lua.LTrue || info.RawGetString("done") != lua.LFalse {
+	if chunks.Len() >= len(f.Pieces) || info.RawGetString("cut") != lua.LTrue || info.RawGetString("done") != lua.LFalse {
 		t.Fatalf("%d chunks, cut %v, done %v", chunks.Len(), info.RawGetString("cut"), info.RawGetString("done"))
 	}
 	if msg := info.RawGetString("error").String(); !strings.Contains(msg, "canceled after") {

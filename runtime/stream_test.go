@@ -3,113 +3,25 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"ttftlab/stream/streamtest"
 )
 
-// fakeLlama serves /v1/chat/completions the way llama-server streams: a
-// role event, one event per piece, a final event with finish_reason and
-// timings, then [DONE]. It records request bodies and notices when the
-// client goes away.
-type fakeLlama struct {
-	pieces []string
-	delay  time.Duration
-	usage  bool
-	// midError ends the stream with an error event after the pieces.
-	midError bool
-
-	mu     sync.Mutex
-	bodies []string
-	sent   strings.Builder // every byte written, for raw_out checks
-	gone   chan struct{}   // closed when a client disconnected early
-	once   sync.Once
-}
-
-func newFakeLlama(t *testing.T, f *fakeLlama) *httptest.Server {
-	f.gone = make(chan struct{})
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func (f *fakeLlama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.bodies = append(f.bodies, string(body))
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "text/event-stream")
-	send := func(s string) bool {
-		// Recorded before writing: the client may read the last bytes and
-		// the test compare before this handler runs again.
-		f.mu.Lock()
-		f.sent.WriteString(s)
-		f.mu.Unlock()
-		if _, err := io.WriteString(w, s); err != nil {
-			return false
-		}
-		w.(http.Flusher).Flush()
-		return true
-	}
-	send(`data: {"choices":[{"delta":{"role":"assistant","content":null},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n")
-	for _, p := range f.pieces {
-		select {
-		case <-r.Context().Done():
-			f.once.Do(func() { close(f.gone) })
-			return
-		case <-time.After(f.delay):
-		}
-		q, _ := json.Marshal(p)
-		send(`data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n")
-	}
-	if f.midError {
-		send(`data: {"error":{"code":500,"message":"slot failed","type":"server_error"}}` + "\n\n")
-		return
-	}
-	send(`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}],"timings":{"cache_n":0,"prompt_n":11,"prompt_ms":1.5}}` + "\n\n")
-	if f.usage {
-		send(`data: {"choices":[],"usage":{"prompt_tokens":11,"completion_tokens":3}}` + "\n\n")
-	}
-	send("data: [DONE]\n\n")
-}
-
-func (f *fakeLlama) lastBody(t *testing.T) map[string]any {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.bodies) == 0 {
-		t.Fatal("the server got no request")
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(f.bodies[len(f.bodies)-1]), &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func (f *fakeLlama) waitGone(t *testing.T) {
-	t.Helper()
-	select {
-	case <-f.gone:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server never saw the connection close")
-	}
-}
-
 func TestStreamOptionsAndResults(t *testing.T) {
-	f := &fakeLlama{pieces: []string{"Once", " upon", " a time"}, usage: true}
-	srv := newFakeLlama(t, f)
+	f := &streamtest.FakeLlama{Pieces: []string{"Once", " upon", " a time"}, Usage: true}
+	url := f.Start(t)
 	vm, out := testVM(t, Config{Server: "http://127.0.0.1:1"}) // unused: opts.server wins
 	err := vm.RunString(`
 		local before = now_ms()
 		local chunks, total_ms, timings, info = stream({{role = "system", content = "be brief"}, {role = "user", content = "hi"}},
-			{max_tokens = 5, temperature = 0.5, server = "`+srv.URL+`/", body = {seed = 9, stream_options = {include_usage = true}}})
+			{max_tokens = 5, temperature = 0.5, server = "`+url+`/", body = {seed = 9, stream_options = {include_usage = true}}})
 		local text = ""
 		for _, c in ipairs(chunks) do text = text .. c.text end
 		print(#chunks, text, timings.prompt_n, info.done, info.cut, info.closed_at_ms, info.finish_reason, info.status, info.lines, info.usage.prompt_tokens)
@@ -123,7 +35,7 @@ func TestStreamOptionsAndResults(t *testing.T) {
 	if out.String() != want {
 		t.Fatalf("got  %q\nwant %q", out.String(), want)
 	}
-	b := f.lastBody(t)
+	b := f.LastBody(t)
 	if b["max_tokens"] != 5.0 || b["temperature"] != 0.5 || b["seed"] != 9.0 || b["cache_prompt"] != true || b["stream"] != true {
 		t.Fatalf("request body = %v", b)
 	}
@@ -131,15 +43,15 @@ func TestStreamOptionsAndResults(t *testing.T) {
 	if len(msgs) != 2 || msgs[1].(map[string]any)["content"] != "hi" {
 		t.Fatalf("messages = %v", msgs)
 	}
-	if raw := f.bodies[0]; !strings.Contains(raw, `"max_tokens":5,`) || !strings.Contains(raw, `"seed":9,`) {
+	if raw := f.Bodies()[0]; !strings.Contains(raw, `"max_tokens":5,`) || !strings.Contains(raw, `"seed":9,`) {
 		t.Fatalf("integers must be sent without a fraction: %s", raw)
 	}
 }
 
 func TestStreamSeedFormAndRawOut(t *testing.T) {
-	f := &fakeLlama{pieces: []string{"a", "é", "c"}}
-	srv := newFakeLlama(t, f)
-	vm, out := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: []string{"a", "é", "c"}}
+	url := f.Start(t)
+	vm, out := testVM(t, Config{Server: url})
 	err := vm.RunString(`
 		local chunks = stream("hello", 3, false, "raw/seed.txt")
 		stream("hello", 3, nil, "raw/seed.txt")
@@ -150,10 +62,8 @@ func TestStreamSeedFormAndRawOut(t *testing.T) {
 	if out.String() != "3\n" {
 		t.Fatalf("output = %q", out.String())
 	}
-	f.mu.Lock()
-	first := f.bodies[0]
-	sent := f.sent.String()
-	f.mu.Unlock()
+	first := f.Bodies()[0]
+	sent := f.Sent()
 	var b map[string]any
 	json.Unmarshal([]byte(first), &b)
 	if b["max_tokens"] != 3.0 || b["cache_prompt"] != false || b["seed"] != 7.0 || b["temperature"] != 0.0 {
@@ -162,7 +72,7 @@ func TestStreamSeedFormAndRawOut(t *testing.T) {
 	if m := b["messages"].([]any)[0].(map[string]any); m["role"] != "user" || m["content"] != "hello" {
 		t.Fatalf("a string must become one user message: %v", m)
 	}
-	if f.lastBody(t)["cache_prompt"] != true {
+	if f.LastBody(t)["cache_prompt"] != true {
 		t.Fatal("a nil cache_prompt must keep the default true")
 	}
 	raw, err := os.ReadFile(filepath.Join(vm.cfg.Out, "raw", "seed.txt"))
@@ -175,9 +85,9 @@ func TestStreamSeedFormAndRawOut(t *testing.T) {
 }
 
 func TestStreamOnChunkFalseCuts(t *testing.T) {
-	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), delay: 20 * time.Millisecond}
-	srv := newFakeLlama(t, f)
-	vm, out := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), Delay: 20 * time.Millisecond}
+	url := f.Start(t)
+	vm, out := testVM(t, Config{Server: url})
 	err := vm.RunString(`
 		local seen = {}
 		local chunks, total_ms, timings, info = stream("x", {on_chunk = function(c)
@@ -192,13 +102,13 @@ func TestStreamOnChunkFalseCuts(t *testing.T) {
 	if out.String() != "1=a,2=b\t2\ttrue\ttrue\tfalse\tnil\n" {
 		t.Fatalf("output = %q", out.String())
 	}
-	f.waitGone(t)
+	f.WaitGone(t)
 }
 
 func TestStreamOnChunkErrorPropagatesWithPosition(t *testing.T) {
-	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), delay: 20 * time.Millisecond}
-	srv := newFakeLlama(t, f)
-	vm, out := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: strings.Split("a b c d e f g h i j k l m n o p", " "), Delay: 20 * time.Millisecond}
+	url := f.Start(t)
+	vm, out := testVM(t, Config{Server: url})
 	err := vm.RunString(`
 		local ok, msg = pcall(stream, "x", {raw_out = "cb.txt", on_chunk = function(c)
 			if c.index == 2 then
@@ -214,7 +124,7 @@ func TestStreamOnChunkErrorPropagatesWithPosition(t *testing.T) {
 		t.Fatal("expected the second callback error to end the script")
 	}
 	mustContain(t, err.Error(), "cb.lua:8: attempt to index")
-	f.waitGone(t)
+	f.WaitGone(t)
 	raw, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "cb.txt"))
 	if !strings.Contains(string(raw), `"content":"b"`) {
 		t.Fatalf("raw_out must have the bytes that arrived before the error: %q", raw)
@@ -222,9 +132,9 @@ func TestStreamOnChunkErrorPropagatesWithPosition(t *testing.T) {
 }
 
 func TestStreamErrorsRaiseOrReturn(t *testing.T) {
-	f := &fakeLlama{pieces: []string{"part", "ial"}, midError: true}
-	srv := newFakeLlama(t, f)
-	vm, out := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: []string{"part", "ial"}, MidError: true}
+	url := f.Start(t)
+	vm, out := testVM(t, Config{Server: url})
 	err := vm.RunString(`
 		local chunks, total_ms, timings, info = stream("x", {errors = "return", raw_out = "e.txt"})
 		print(#chunks, chunks[1].text .. chunks[2].text, info.error ~= nil, info.done)
@@ -237,8 +147,8 @@ func TestStreamErrorsRaiseOrReturn(t *testing.T) {
 	if lines[0] != "2\tpartial\ttrue\tfalse" {
 		t.Fatalf("output = %q", out.String())
 	}
-	mustContain(t, lines[1], srv.URL, "slot failed")
-	mustContain(t, err.Error(), "e.lua:5: stream: POST "+srv.URL+"/v1/chat/completions", "slot failed")
+	mustContain(t, lines[1], url, "slot failed")
+	mustContain(t, err.Error(), "e.lua:5: stream: POST "+url+"/v1/chat/completions", "slot failed")
 	raw, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "e2.txt"))
 	if !strings.Contains(string(raw), "slot failed") {
 		t.Fatalf("raw_out must be complete before the error is raised: %q", raw)
@@ -258,9 +168,9 @@ func TestStreamConnectErrorNamesURL(t *testing.T) {
 }
 
 func TestStreamKeepChunksFalse(t *testing.T) {
-	f := &fakeLlama{pieces: []string{"a", "b", "c", "d"}}
-	srv := newFakeLlama(t, f)
-	vm, out := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: []string{"a", "b", "c", "d"}}
+	url := f.Start(t)
+	vm, out := testVM(t, Config{Server: url})
 	err := vm.RunString(`
 		local n = 0
 		local chunks, _, _, info = stream("x", {keep_chunks = false, on_chunk = function() n = n + 1 end})
@@ -319,9 +229,9 @@ func TestStreamSendsHeadersAndPath(t *testing.T) {
 }
 
 func TestStreamTimerOptionsReachTheRequest(t *testing.T) {
-	f := &fakeLlama{pieces: strings.Split("a b c d e f g h i j", " "), delay: 40 * time.Millisecond}
-	srv := newFakeLlama(t, f)
-	vm, out := testVM(t, Config{Server: srv.URL})
+	f := &streamtest.FakeLlama{Pieces: strings.Split("a b c d e f g h i j", " "), Delay: 40 * time.Millisecond}
+	url := f.Start(t)
+	vm, out := testVM(t, Config{Server: url})
 	err := vm.RunString(`
 		local chunks, total_ms, _, info = stream("x", {cut_after_ms = 100})
 		print(info.cut, info.closed_at_ms >= 100, #chunks < 10, info.error)
