@@ -12,7 +12,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/stream"
+	"ttftlab/internal/stream"
 )
 
 // benchVM is a VM for benchmarks, writing into a temporary OUT.

@@ -7,7 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/atomicfile"
+	"ttftlab/internal/atomicfile"
 )
 
 func (vm *VM) installFileBindings() {

@@ -8,7 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/stream"
+	"ttftlab/internal/stream"
 )
 
 func (vm *VM) installHTTPBindings() {

@@ -5,7 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/kb"
+	"ttftlab/internal/kb"
 )
 
 // kbDocs is kb_docs([dir]) -> array of {name=, text=} sorted by name. dir

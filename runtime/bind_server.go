@@ -3,7 +3,7 @@ package runtime
 import (
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/llamaserver"
+	"ttftlab/internal/llamaserver"
 )
 
 // serverInfo is server_info() -> table: what `ttftlab server status` knows

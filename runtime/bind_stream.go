@@ -7,7 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/stream"
+	"ttftlab/internal/stream"
 )
 
 // streamCall is one stream() invocation, its arguments checked.

@@ -9,7 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/stream"
+	"ttftlab/internal/stream"
 )
 
 // defaultBody is the request every stream() call starts from: greedy and

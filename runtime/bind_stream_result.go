@@ -3,7 +3,7 @@ package runtime
 import (
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/stream"
+	"ttftlab/internal/stream"
 )
 
 // pushStreamResult pushes chunks, total_ms, timings, info. err (only set

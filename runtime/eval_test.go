@@ -9,7 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/stream/streamtest"
+	"ttftlab/internal/stream/streamtest"
 )
 
 func TestEvalReturnsTheChunksValues(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"ttftlab/stream/streamtest"
+	"ttftlab/internal/stream/streamtest"
 )
 
 func TestStreamOptionsAndResults(t *testing.T) {

@@ -1,8 +1,11 @@
-// Package scripts embeds the lab's Lua scripts so the binary runs the lab
-// even where the source tree is absent.
+// Package scripts embeds the lab's Lua scripts and its bundled knowledge
+// base, so the binary runs the lab even where the source tree is absent.
 package scripts
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+)
 
 // FS holds lab.lua and its steps.
 //
@@ -14,3 +17,18 @@ var FS embed.FS
 //
 //go:embed install-llama-server.sh
 var InstallScript []byte
+
+//go:embed kb/*.md
+var kbFiles embed.FS
+
+// KB holds the bundled knowledge base, NN-topic.md files in prompt order:
+// the front-desk facts of a fictional family clinic.
+var KB = mustSub(kbFiles, "kb")
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // dir is a constant that exists at build time
+	}
+	return sub
+}

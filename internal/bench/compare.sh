@@ -1,0 +1,38 @@
+#!/bin/sh
+# Reproduces every figure in BENCHMARKS.md in one run: the calibration
+# schedules with ttftlab, the Python reference client, the plain Go
+# client and the blocking-read floor side by side; the 1,000,000-chunk memory runs; TTFT minus the
+# server's prompt_ms against the real llama-server; the Go benchmarks.
+#
+#   internal/bench/compare.sh [OUT_DIR]        (default /tmp/ttftlab-bench)
+#
+# Run it on a quiet machine: the load average is printed before and after.
+set -eu
+cd "$(dirname "$0")/../.."
+out=${1:-/tmp/ttftlab-bench}
+mkdir -p "$out"
+model=${TTFTLAB_MODEL:-../shared/models/stories260K.gguf}
+
+go build -o "$out/ttftlab" .
+go build -o "$out/naiveclient" ./internal/bench/naiveclient
+go build -o "$out/floorclient" ./internal/bench/floorclient
+python="python=python3 internal/bench/pyclient.py"
+naive="naive-go=$out/naiveclient"
+floor="floor=$out/floorclient"
+
+echo "== load before: $(cat /proc/loadavg)"
+echo "== calibrate: every schedule, four clients"
+"$out/ttftlab" calibrate --out "$out/calibrate.json" --stamps "$out/send-stamps.tsv" \
+	--client "$python" --client "$naive" --client "$floor" | tee "$out/calibrate.txt"
+
+echo "== memory: 1,000,000 chunks, keep_chunks=false, then true"
+"$out/ttftlab" calibrate --rate 0 --chunks 1000000 --keep-chunks=false --out "$out/memory-nokeep.json" | tee "$out/memory-nokeep.txt"
+"$out/ttftlab" calibrate --rate 0 --chunks 1000000 --out "$out/memory-keep.json" | tee "$out/memory-keep.txt"
+
+echo "== TTFT - prompt_ms against llama-server ($model)"
+go run ./internal/bench/overhead --model "$model" --runs 40 --client "$python" --client "$naive" \
+	--out "$out/overhead.json" | tee "$out/overhead.txt"
+
+echo "== Go benchmarks"
+go test -run '^$' -bench . -benchmem ./internal/sse ./internal/stream ./runtime ./internal/monoclock | tee "$out/bench.txt"
+echo "== load after: $(cat /proc/loadavg)"

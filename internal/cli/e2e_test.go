@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs ttftlab's command line in-process and returns its exit code
+// and output.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestLabEndToEnd runs the whole lab against the real llama-server with the
+// bundled KB and then `ttftlab check` on what it wrote.
+func TestLabEndToEnd(t *testing.T) {
+	srv := startLlama(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath)
+	t.Logf("lab output:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("ttftlab lab exited %d", code)
+	}
+	for _, f := range []string{"health.json", "props.json", "sse_raw.txt", "chunks.jsonl", "ttft.json",
+		"prefill.json", "cache.json", "sentence.json", "cancel.json", "report.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("artifact missing: %v", err)
+		}
+	}
+	requireCheckPasses(t, out, srv.LogPath)
+
+	// Steps also run alone, reading earlier artifacts where they need them.
+	for _, step := range []string{"../../scripts/04_prefill.lua", "../../scripts/08_report.lua"} {
+		if code, stdout, stderr := runCLI("run", step, "--server", srv.URL, "--out", out); code != 0 {
+			t.Fatalf("%s alone exited %d:\n%s%s", step, code, stdout, stderr)
+		}
+	}
+	requireCheckPasses(t, out, srv.LogPath)
+
+	var cancel map[string]any
+	readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
+	if cancel["log_cancel_task"] != true {
+		t.Errorf("cancel.json log_cancel_task = %v, want true (the server log must show the cut)", cancel["log_cancel_task"])
+	}
+}
+
+// TestLabOtherKB runs the lab with a KB folder of other documents: nothing
+// in the lab may depend on the bundled documents.
+func TestLabOtherKB(t *testing.T) {
+	srv := startLlama(t)
+	kb := t.TempDir()
+	topics := []string{"ferry", "library", "garden", "museum", "bakery", "cinema", "station",
+		"harbour", "market", "school", "pool", "park", "theatre", "zoo"}
+	for i, topic := range topics {
+		text := fmt.Sprintf("# The %s\nThe %s opens at %d a.m. and closes at %d p.m. Bring a card.\n", topic, topic, 7+i%3, 4+i%5)
+		if err := os.WriteFile(filepath.Join(kb, fmt.Sprintf("%02d-%s.md", i, topic)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--kb", kb, "--out", out, "--server-log", srv.LogPath)
+	if code != 0 {
+		t.Fatalf("ttftlab lab with another KB exited %d:\n%s%s", code, stdout, stderr)
+	}
+	requireCheckPasses(t, out, srv.LogPath)
+	var prefill []map[string]any
+	readJSON(t, filepath.Join(out, "prefill.json"), &prefill)
+	if len(prefill) != 3 {
+		t.Fatalf("prefill.json has %d rows, want 3", len(prefill))
+	}
+}
+
+func requireCheckPasses(t *testing.T, out, serverLog string) {
+	t.Helper()
+	code, stdout, stderr := runCLI("check", out, "--server-log", serverLog)
+	t.Logf("check output:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("ttftlab check exited %d", code)
+	}
+	if !strings.Contains(stdout, " 0 failed") {
+		t.Fatalf("check output lacks '0 failed'")
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestLabEmbeddedCopy runs the lab from a folder without scripts/: the copy
+// built into the binary must run, here for a few steps.
+func TestLabEmbeddedCopy(t *testing.T) {
+	srv := startLlama(t)
+	out := t.TempDir()
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--", "server", "stream", "sentence")
+	if code != 0 {
+		t.Fatalf("embedded lab exited %d:\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "all 3 steps passed") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	for _, f := range []string{"health.json", "sse_raw.txt", "chunks.jsonl", "sentence.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("artifact missing: %v", err)
+		}
+	}
+}

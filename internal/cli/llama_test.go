@@ -1,0 +1,17 @@
+package cli
+
+import (
+	"testing"
+
+	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/llamaserver/llamatest"
+)
+
+// startLlama starts the real llama-server with the test model on a free
+// port and stops it when the test ends (see llamatest).
+func startLlama(t *testing.T) *llamaserver.Server { return llamatest.Start(t) }
+
+// needLlama returns the llama-server binary and test model, or skips.
+func needLlama(t *testing.T) (bin, model string) { return llamatest.Need(t) }
+
+func testModel() string { return llamatest.Model() }

@@ -1,0 +1,16 @@
+package cli
+
+import (
+	"os"
+	"testing"
+)
+
+// TestMain lets tests run ttftlab as a separate process: with
+// TTFTLAB_AS_MAIN=1 the test binary behaves as the ttftlab command, so
+// signal handling and exit codes are tested on a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("TTFTLAB_AS_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}

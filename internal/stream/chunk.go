@@ -1,0 +1,103 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"ttftlab/internal/sse"
+)
+
+var doneData = []byte("[DONE]")
+
+// event handles one data event; stop is true when the stream is over.
+func (r *run) event(ev sse.Event) (stop bool, err error) {
+	at := ev.Stamp
+	if bytes.Equal(bytes.TrimSpace(ev.Data), doneData) {
+		r.res.Info.Done = true
+		r.res.TotalMs = ms(at)
+		return true, nil
+	}
+	c, err := decodeChunk(ev.Data)
+	if err != nil {
+		r.res.TotalMs = ms(at)
+		return true, r.badData(ev, err)
+	}
+	if se, ok := parseServerError(c.errRaw); ok {
+		r.res.TotalMs = ms(at)
+		e := r.fail(KindServer, nil, "the server reported an error mid-stream after %s (%s): %s",
+			r.progress(), orUnknown(se.Type), se.Message)
+		e.Type, e.Message = se.Type, se.Message
+		return true, e
+	}
+	if !c.hasChoices && c.usage == nil {
+		r.res.TotalMs = ms(at)
+		return true, r.fail(KindBadData, nil,
+			"the data event at %.1f ms has no \"choices\" and is neither an error nor a usage chunk: %s", ms(at), quote(ev.Data, 200))
+	}
+	r.apply(&c)
+	if !c.hasContent || c.content == "" {
+		return false, nil // the role-only first chunk, the final chunk, ...
+	}
+	return r.chunk(c.content, at)
+}
+
+// apply records the members that are not content.
+func (r *run) apply(c *chunkFields) {
+	if c.usage != nil {
+		r.res.Info.Usage = c.usage
+	}
+	if c.timings != nil {
+		r.res.Timings = c.timings
+	}
+	if c.hasFinish {
+		r.res.Info.FinishReason = c.finish
+	}
+}
+
+// badData explains a data payload that does not decode as a chunk.
+func (r *run) badData(ev sse.Event, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	what := "is not valid JSON"
+	if errors.As(err, &typeErr) {
+		what = "is not a chat-completion chunk"
+	}
+	return r.fail(KindBadData, err, "the data event at %.1f ms %s (%v): %s",
+		ms(ev.Stamp), what, err, quote(ev.Data, 200))
+}
+
+// chunk records one content chunk and runs the callback.
+func (r *run) chunk(text string, at time.Duration) (stop bool, err error) {
+	r.chunks++
+	c := Chunk{TMs: ms(at), Text: text, Index: r.chunks}
+	info := &r.res.Info
+	if !info.HasTTFT {
+		info.TTFTMs, info.HasTTFT = c.TMs, true
+	}
+	if !r.req.DiscardChunks {
+		r.res.Chunks = append(r.res.Chunks, c)
+	}
+	if r.req.OnChunk == nil {
+		return false, nil
+	}
+	keep, err := r.req.OnChunk(c)
+	switch {
+	case err != nil:
+		r.cl.close(closedEnd)
+		_, closedAt := r.cl.state()
+		r.res.TotalMs = ms(closedAt - r.t0)
+		return true, callbackError(r.url, err)
+	case !keep:
+		r.cl.close(closedByChunk)
+		return true, r.closedOutcome()
+	}
+	return false, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "no type"
+	}
+	return s
+}

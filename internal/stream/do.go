@@ -1,0 +1,154 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"ttftlab/internal/sse"
+)
+
+const (
+	// DefaultPath is appended to Request.URL when Request.Path is empty.
+	DefaultPath = "/v1/chat/completions"
+	// DefaultIdleTimeout applies when Request.IdleTimeout is 0.
+	DefaultIdleTimeout = 30 * time.Second
+
+	errorBodyLimit = 64 << 10 // enough for any error JSON
+	peekLimit      = 4 << 10  // what a non-streaming body shows of itself
+)
+
+// options are settings tests need and callers do not.
+type options struct {
+	tls *tls.Config
+}
+
+// Do sends req on a fresh connection and reads the streamed answer.
+//
+// t0 is read in the connection's Write right before the request's first
+// byte goes to the socket (after any TLS handshake, so with TLS it is read
+// after the first record is encrypted). Every time in the Result counts from
+// t0. Body bytes that arrived in the same socket read as the headers are
+// stamped when the reader first reads them, microseconds after HeadersMs.
+//
+// A cut (CutAfter, OnChunk returning false) is not an error: Do returns the
+// partial Result and nil. Every other failure returns the Result so far and
+// an *Error; cancelling ctx returns an *Error of KindCanceled that wraps
+// ctx.Err().
+func Do(ctx context.Context, req Request) (*Result, error) {
+	return do(ctx, req, options{})
+}
+
+func do(ctx context.Context, req Request, opt options) (*Result, error) {
+	r := &run{req: req, ctx: ctx, res: &Result{}}
+	target, err := requestURL(req.URL, req.Path)
+	if err != nil {
+		return r.res, err
+	}
+	r.url = target
+	body, err := encodeBody(req.Body)
+	if err != nil {
+		return r.res, newError(KindRequest, "POST", target, err, "cannot encode the request body as JSON: %v", err)
+	}
+	return r.res, r.execute(body, opt)
+}
+
+// requestURL joins the server's base URL and the path, rejecting what
+// cannot be a server address.
+func requestURL(base, path string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		e := &Error{Kind: KindRequest, URL: base, Err: err,
+			text: fmt.Sprintf("stream: bad server URL %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", base)}
+		return "", e
+	}
+	if path == "" {
+		path = DefaultPath
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return strings.TrimRight(base, "/") + path, nil
+}
+
+// encodeBody writes the body without HTML escaping, so prompt text keeps
+// its bytes (and its token count).
+func encodeBody(body map[string]any) ([]byte, error) {
+	if body == nil {
+		return nil, errors.New("Request.Body is empty")
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// run is the state of one Do call.
+type run struct {
+	req Request
+	ctx context.Context
+	url string
+	res *Result
+
+	clk      clock
+	cl       *closer
+	t0       time.Duration // since clk.base; 0 until known
+	idle     *time.Timer
+	idleD    time.Duration
+	stops    []func() bool              // timers and context hooks to stop at the end
+	cutTimer atomic.Pointer[time.Timer] // armed on the transport's write goroutine
+
+	parser sse.Parser
+	chunks int
+	bytes  int64
+	lastAt time.Duration // stamp of the last read, since t0
+}
+
+func (r *run) execute(body []byte, opt options) error {
+	if r.ctx.Err() != nil {
+		return r.canceledErr()
+	}
+	r.clk = newClock()
+	// The request's own context only ever ends through the closer, so the
+	// reason for every close is known.
+	reqCtx, cancel := context.WithCancel(context.WithoutCancel(r.ctx))
+	r.cl = &closer{clk: r.clk, cancel: cancel, afterT0: r.armCut}
+	defer r.cleanup()
+	hreq, err := r.newHTTPRequest(reqCtx, body)
+	if err != nil {
+		return newError(KindRequest, "POST", r.url, err, "cannot build the request: %v", err)
+	}
+	r.startTimers()
+	resp, err := newClient(newTransport(r.cl.dial, opt.tls)).Do(hreq)
+	headersAt := r.clk.now()
+	if err != nil {
+		return r.failedBeforeHeaders(err)
+	}
+	defer resp.Body.Close()
+	r.setT0()
+	r.res.Info.Status = resp.StatusCode
+	r.res.Info.HeadersMs = ms(headersAt - r.t0)
+	r.resetIdle()
+	if err := r.checkResponse(resp); err != nil {
+		return err
+	}
+	return r.stream(resp.Body)
+}
+
+// setT0 records t0 once the connection has taken it.
+func (r *run) setT0() {
+	var ok bool
+	if r.t0, ok = r.cl.t0(); ok {
+		r.res.Info.T0 = r.clk.base.Add(r.t0)
+	}
+}
