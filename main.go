@@ -4,11 +4,12 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"ttftlab/internal/cli"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.OS()))
 }

@@ -10,14 +10,6 @@ import (
 	"ttftlab/internal/atomicfile"
 )
 
-func (vm *VM) installFileBindings() {
-	vm.setGlobalFunc("write_json", vm.writeJSON)
-	vm.setGlobalFunc("write_text", vm.writeText)
-	vm.setGlobalFunc("append_jsonl", vm.appendJSONL)
-	vm.setGlobalFunc("read_json", vm.readJSON)
-	vm.setGlobalFunc("read_text", vm.readText)
-}
-
 // outPath resolves a script-given file name: relative to OUT unless
 // absolute.
 func (vm *VM) outPath(name string) string {

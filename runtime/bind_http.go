@@ -11,13 +11,6 @@ import (
 	"ttftlab/internal/stream"
 )
 
-func (vm *VM) installHTTPBindings() {
-	vm.setGlobalFunc("get", vm.get)
-	vm.setGlobalFunc("health", vm.health)
-	vm.setGlobalFunc("props", vm.props)
-	vm.setGlobalFunc("slots", vm.slots)
-}
-
 // serverURL resolves a path against SERVER; absolute URLs pass through.
 func (vm *VM) serverURL(base, p string) string {
 	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
@@ -47,7 +40,7 @@ func (vm *VM) fetch(L *lua.LState, binding, p string) (url string, status int, b
 		if !strings.Contains(msg, url) {
 			msg = "GET " + url + ": " + msg
 		}
-		L.RaiseError("%s: %s", binding, msg)
+		L.RaiseError("%s: %s%s", binding, msg, vm.getHint(err))
 	}
 	return url, status, body
 }

@@ -12,10 +12,14 @@ import (
 // defaults to KB_DIR; nil there means the knowledge base bundled in the
 // binary.
 func (vm *VM) kbDocs(L *lua.LState) int {
+	from := vm.source("KB_DIR")
+	if L.Get(1) != lua.LNil {
+		from = "kb_docs's dir"
+	}
 	dir := L.OptString(1, vm.cfg.KBDir)
 	docs, err := kb.Load(dir)
 	if err != nil {
-		L.RaiseError("%s", err.Error())
+		L.RaiseError("%v; %s names a folder of *.md files (none: the bundled KB)", err, from)
 	}
 	sort.SliceStable(docs, func(i, j int) bool { return docs[i].Name < docs[j].Name })
 	list := L.CreateTable(len(docs), 0)

@@ -14,11 +14,11 @@ import (
 func (vm *VM) logContains(L *lua.LState) int {
 	text := L.CheckString(1)
 	if vm.cfg.ServerLog == "" {
-		L.RaiseError("log_contains: no server log is known; pass --server-log FILE (the file llama-server writes its log to)")
+		L.RaiseError("log_contains: no server log is known; set %s to the file llama-server writes its log to", vm.source("SERVER_LOG"))
 	}
 	data, err := os.ReadFile(vm.cfg.ServerLog)
 	if errors.Is(err, fs.ErrNotExist) {
-		L.RaiseError("log_contains: the server log %s does not exist; check --server-log and that llama-server writes its log there (--log-file)", vm.cfg.ServerLog)
+		L.RaiseError("log_contains: the server log %s does not exist; check %s and that llama-server writes its log there (its --log-file)", vm.cfg.ServerLog, vm.source("SERVER_LOG"))
 	}
 	if err != nil {
 		L.RaiseError("log_contains: %v", err)

@@ -23,7 +23,10 @@ func (vm *VM) serverInfo(L *lua.LState) int {
 		t.RawSetString("slots", lua.LNumber(p.Slots))
 		t.RawSetString("processing", lua.LNumber(p.Processing))
 	}
-	st := llamaserver.StateForURL(url)
+	var st *llamaserver.State
+	if reg, err := llamaserver.OpenRegistry(); err == nil {
+		st = reg.ForURL(url)
+	}
 	t.RawSetString("tracked", lua.LBool(st != nil))
 	if st != nil {
 		t.RawSetString("pid", lua.LNumber(st.PID))

@@ -13,8 +13,12 @@ import (
 // streamCall is one stream() invocation, its arguments checked.
 type streamCall struct {
 	req     stream.Request
-	rawOut  string // resolved path; "" for none
+	body    *lua.LTable // the request body, encoded into req.Body
+	rawOut  string      // resolved path; "" for none
 	onChunk *lua.LFunction
+	// serverFrom names how the user chose the server: opts.server or
+	// SERVER's source.
+	serverFrom string
 	// returnErrors: opts.errors == "return".
 	returnErrors bool
 }
@@ -63,6 +67,9 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 	}
 	if failed != nil {
 		L.Error(failed, 0)
+	}
+	if err != nil {
+		err = hinted{err, streamHint(err, call.serverFrom)}
 	}
 	if err != nil && !call.returnErrors {
 		L.RaiseError("stream: %v", err)
@@ -130,3 +137,13 @@ type InterruptedStream struct {
 // during the last run, or nil. A host that cancels runs on Ctrl-C uses it
 // to show what had arrived.
 func (vm *VM) Interrupted() *InterruptedStream { return vm.interrupted }
+
+// hinted is an error with what to try appended to its message; it unwraps
+// to the original.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h hinted) Error() string { return h.err.Error() + h.hint }
+func (h hinted) Unwrap() error { return h.err }

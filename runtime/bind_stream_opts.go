@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -15,14 +13,14 @@ import (
 // defaultBody is the request every stream() call starts from: greedy and
 // seeded so repeated runs compare, short answers, server-side prompt cache
 // on (the server's own default, made explicit).
-func defaultBody() map[string]any {
-	return map[string]any{
-		"stream":       true,
-		"max_tokens":   64,
-		"temperature":  0,
-		"seed":         7,
-		"cache_prompt": true,
-	}
+func defaultBody(L *lua.LState) *lua.LTable {
+	b := L.CreateTable(0, 8)
+	b.RawSetString("stream", lua.LTrue)
+	b.RawSetString("max_tokens", lua.LNumber(64))
+	b.RawSetString("temperature", lua.LNumber(0))
+	b.RawSetString("seed", lua.LNumber(7))
+	b.RawSetString("cache_prompt", lua.LTrue)
+	return b
 }
 
 // optionNames lists the keys opts may hold; anything else is a typo the
@@ -38,9 +36,9 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 	label := "opts." + name
 	switch name {
 	case "max_tokens", "temperature", "seed":
-		c.req.Body[name] = optNum(L, label, v)
+		c.body.RawSetString(name, lua.LNumber(optNum(L, label, v)))
 	case "cache_prompt":
-		c.req.Body[name] = optBool(L, label, v)
+		c.body.RawSetString(name, lua.LBool(optBool(L, label, v)))
 	case "raw_out":
 		c.rawOut = vm.outPath(optStr(L, label, v))
 	case "cut_after_ms":
@@ -56,6 +54,7 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.req.Path = optStr(L, label, v)
 	case "server":
 		c.req.URL = strings.TrimRight(optStr(L, label, v), "/")
+		c.serverFrom = label
 	case "headers":
 		c.req.Header = optHeaders(L, v)
 	case "on_chunk":
@@ -68,10 +67,12 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 	}
 }
 
-// streamArgs checks stream()'s arguments and builds the request.
+// streamArgs checks stream()'s arguments and builds the request. The body
+// is one Lua table, encoded to JSON once with write_json's rules.
 func (vm *VM) streamArgs(L *lua.LState) streamCall {
-	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions", Body: defaultBody()}}
-	c.req.Body["messages"] = vm.messages(L, L.Get(1))
+	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions"}, body: defaultBody(L),
+		serverFrom: vm.source("SERVER")}
+	c.body.RawSetString("messages", vm.messages(L, L.Get(1)))
 	switch v := L.Get(2).(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
@@ -81,6 +82,11 @@ func (vm *VM) streamArgs(L *lua.LState) streamCall {
 	default:
 		L.ArgError(2, "options table or max_tokens number expected, got "+v.Type().String())
 	}
+	body, err := vm.json.encodeJSON(c.body, false)
+	if err != nil {
+		L.RaiseError("stream: the request body cannot be sent as JSON: %v", err)
+	}
+	c.req.Body = body
 	return c
 }
 
@@ -93,28 +99,26 @@ func (vm *VM) applyOptions(L *lua.LState, opts *lua.LTable, c *streamCall) {
 		vm.applyOption(L, string(name), v, c)
 	})
 	// body goes last so it can override anything, including defaults.
-	if body, ok := opts.RawGetString("body").(*lua.LTable); ok {
-		extra, err := vm.toGo(body)
-		if list, ok := extra.([]any); ok && len(list) == 0 {
-			extra = map[string]any{} // {} is a plain empty table, not an array
-		}
-		m, isObj := extra.(map[string]any)
-		if err != nil || !isObj {
-			L.RaiseError("stream: opts.body must be a table of request fields: %v", orShape(err, "it is an array"))
-		}
-		for k, v := range m {
-			c.req.Body[k] = v
-		}
-	} else if v := opts.RawGetString("body"); v != lua.LNil {
-		L.RaiseError("stream: opts.body must be a table, got %s", v.Type())
+	switch body := opts.RawGetString("body").(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		body.ForEach(func(k, v lua.LValue) {
+			name, ok := k.(lua.LString)
+			if !ok {
+				L.RaiseError("stream: opts.body must be a table of request fields, found the key %s", k)
+			}
+			c.body.RawSetString(string(name), v)
+		})
+	default:
+		L.RaiseError("stream: opts.body must be a table, got %s", body.Type())
 	}
 }
 
 // applySeedForm handles stream(messages, max_tokens, cache_prompt, raw_out).
 func (vm *VM) applySeedForm(L *lua.LState, maxTokens lua.LNumber, c *streamCall) {
-	c.req.Body["max_tokens"] = float64(maxTokens)
+	c.body.RawSetString("max_tokens", maxTokens)
 	if v := L.Get(3); v != lua.LNil {
-		c.req.Body["cache_prompt"] = optBool(L, "cache_prompt (argument 3)", v)
+		c.body.RawSetString("cache_prompt", lua.LBool(optBool(L, "cache_prompt (argument 3)", v)))
 	}
 	if v := L.Get(4); v != lua.LNil {
 		c.rawOut = vm.outPath(optStr(L, "raw_out (argument 4)", v))
@@ -122,11 +126,16 @@ func (vm *VM) applySeedForm(L *lua.LState, maxTokens lua.LNumber, c *streamCall)
 }
 
 // messages accepts a string (one user message) or an array of
-// {role=, content=} tables.
-func (vm *VM) messages(L *lua.LState, v lua.LValue) any {
+// {role=, content=} tables, which is sent as given.
+func (vm *VM) messages(L *lua.LState, v lua.LValue) lua.LValue {
 	switch v := v.(type) {
 	case lua.LString:
-		return []any{map[string]any{"role": "user", "content": string(v)}}
+		m := L.CreateTable(0, 2)
+		m.RawSetString("role", lua.LString("user"))
+		m.RawSetString("content", v)
+		list := L.CreateTable(1, 0)
+		list.Append(m)
+		return list
 	case *lua.LTable:
 		n := v.Len()
 		if n == 0 {
@@ -138,35 +147,10 @@ func (vm *VM) messages(L *lua.LState, v lua.LValue) any {
 				L.ArgError(1, fmt.Sprintf("messages[%d] must be a table with a string role, like {role=\"user\", content=\"...\"}", i))
 			}
 		}
-		out, err := vm.toGo(v)
-		if err != nil {
-			L.ArgError(1, "messages: "+err.Error())
-		}
-		return out
+		return v
 	}
 	L.ArgError(1, "messages must be a string or an array of {role=, content=} tables, got "+v.Type().String())
 	return nil
-}
-
-// toGo converts a Lua value for a request body with the same rules as
-// write_json. Numbers stay json.Number so 7 is sent as 7, not 7.0.
-func (vm *VM) toGo(v lua.LValue) (any, error) {
-	data, err := vm.json.encodeJSON(v, false)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var out any
-	err = dec.Decode(&out)
-	return out, err
-}
-
-func orShape(err error, shape string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return shape
 }
 
 func optNum(L *lua.LState, name string, v lua.LValue) float64 {

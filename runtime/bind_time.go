@@ -10,11 +10,6 @@ import (
 // so wall-clock jumps never show up in measured durations.
 var processStart = time.Now()
 
-func (vm *VM) installTimeBindings() {
-	vm.setGlobalFunc("now_ms", nowMs)
-	vm.setGlobalFunc("sleep_ms", sleepMs)
-}
-
 // ClockStart is the instant now_ms() counts from, and with it
 // stream()'s info.t0_ms: a host adds milliseconds to it to place a
 // script's times on another clock.

@@ -120,7 +120,7 @@ func TestTimeBindings(t *testing.T) {
 }
 
 func TestLogContains(t *testing.T) {
-	vm, _ := testVM(t, Config{})
+	vm, _ := testVM(t, Config{Sources: map[string]string{"SERVER_LOG": "--server-log"}})
 	err := vm.RunString(`log_contains("x")`, "l.lua")
 	if err == nil {
 		t.Fatal("expected an error without SERVER_LOG")

@@ -1,6 +1,10 @@
 package runtime
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
 
 // guard wraps a binding so that a Go panic inside it (a bug) becomes a Lua
 // error naming the binding, catchable by pcall, instead of a crash. Lua
@@ -21,16 +25,16 @@ func guard(name string, f lua.LGFunction) lua.LGFunction {
 	}
 }
 
-// setGlobalFunc installs a guarded binding as a global.
-func (vm *VM) setGlobalFunc(name string, f lua.LGFunction) {
-	vm.L.SetGlobal(name, vm.L.NewFunction(guard(name, f)))
-}
-
-// setFieldFunc installs a guarded binding in a library table (os.exit).
-func (vm *VM) setFieldFunc(lib, name string, f lua.LGFunction) {
-	tbl, ok := vm.L.GetGlobal(lib).(*lua.LTable)
+// setFunc installs a guarded binding as a global, or in a library table
+// when name is "lib.name" (os.exit).
+func (vm *VM) setFunc(name string, f lua.LGFunction) {
+	fn := vm.L.NewFunction(guard(name, f))
+	lib, field, ok := strings.Cut(name, ".")
 	if !ok {
+		vm.L.SetGlobal(name, fn)
 		return
 	}
-	vm.L.SetField(tbl, name, vm.L.NewFunction(guard(lib+"."+name, f)))
+	if tbl, ok := vm.L.GetGlobal(lib).(*lua.LTable); ok {
+		vm.L.SetField(tbl, field, fn)
+	}
 }

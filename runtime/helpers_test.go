@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,4 +63,23 @@ func mustContain(t *testing.T, got string, wants ...string) {
 			t.Fatalf("%q does not contain %q", got, w)
 		}
 	}
+}
+
+func mustNotContain(t *testing.T, got string, unwanted string) {
+	t.Helper()
+	if strings.Contains(got, unwanted) {
+		t.Fatalf("%q contains %q", got, unwanted)
+	}
+}
+
+// closedURL returns a base URL nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
 }

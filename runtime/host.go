@@ -7,19 +7,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// installHost replaces the standard functions that would touch the real
-// process: print and io.write go to Config.Stdout, os.exit ends the run
-// instead of the process, dofile/loadfile resolve names against the
-// running script.
-func (vm *VM) installHost() {
-	vm.setGlobalFunc("print", func(L *lua.LState) int { return printTo(L, vm.cfg.Stdout) })
-	vm.setGlobalFunc("eprint", func(L *lua.LState) int { return printTo(L, vm.cfg.Stderr) })
-	vm.installStdio()
-	vm.setFieldFunc("os", "exit", vm.osExit)
-	vm.setGlobalFunc("dofile", vm.dofile)
-	vm.setGlobalFunc("loadfile", vm.loadfile)
-}
-
 // printTo writes its arguments like Lua's print: tostring of each,
 // tab-separated, one newline.
 func printTo(L *lua.LState, w io.Writer) int {

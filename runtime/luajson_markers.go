@@ -46,13 +46,6 @@ func (m *markers) kind(t *lua.LTable) tableKind {
 	return kindPlain
 }
 
-// installJSONMarkers defines json_array, json_object and json_null.
-func (vm *VM) installJSONMarkers() {
-	vm.setGlobalFunc("json_array", func(L *lua.LState) int { return vm.mark(L, "json_array", vm.json.array) })
-	vm.setGlobalFunc("json_object", func(L *lua.LState) int { return vm.mark(L, "json_object", vm.json.object) })
-	vm.L.SetGlobal("json_null", vm.json.null)
-}
-
 // mark sets a marker metatable on its argument (a new table when none) and
 // returns it, so `runs = json_array()` and `return json_object(t)` work.
 // A table with a metatable of its own is refused rather than silently

@@ -12,7 +12,7 @@ import (
 // file descriptors, which a host that captures output (tests, a REPL)
 // would miss.
 func (vm *VM) installStdio() {
-	vm.setFieldFunc("io", "write", func(L *lua.LState) int {
+	vm.setFunc("io.write", func(L *lua.LState) int {
 		writeArgs(L, vm.cfg.Stdout, 1)
 		return 0
 	})

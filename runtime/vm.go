@@ -22,8 +22,13 @@ type Config struct {
 	ServerLog string
 	// Args become the script's global `arg` (arg[1], arg[2], ...).
 	Args []string
-	// Flags become boolean globals, e.g. KEEP_GOING for the lab.
-	Flags map[string]bool
+	// StopOnFailure sets KEEP_GOING to false (the lab then stops at its
+	// first failed step).
+	StopOnFailure bool
+	// Sources say where the user set a value, for the hints in errors:
+	// e.g. Sources["SERVER"] = "--server". A value not listed is named by
+	// its global.
+	Sources map[string]string
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.
@@ -66,8 +71,8 @@ var luaOptions = lua.Options{
 	RegistryGrowStep: 1024,
 }
 
-// New creates the output folder and a Lua state with every binding and
-// global set. Cancelling ctx stops a running script, also a busy loop.
+// New creates the output folder and a Lua state with the host API (see
+// API) installed. Cancelling ctx stops a running script, also a busy loop.
 func New(ctx context.Context, cfg Config) (*VM, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -81,16 +86,13 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	cfg.Server = strings.TrimRight(cfg.Server, "/")
 	if cfg.Out != "" {
 		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the output folder %s: %w (choose another folder with --out)", cfg.Out, err)
+			return nil, fmt.Errorf("cannot create the output folder %s: %w", cfg.Out, err)
 		}
 	}
 	vm := &VM{L: lua.NewState(luaOptions), cfg: cfg, ctx: ctx}
 	vm.L.SetContext(ctx)
 	vm.json = newMarkers(vm.L)
-	vm.setGlobals()
-	vm.installHost()
-	vm.installModules()
-	vm.installBindings()
+	vm.installAPI()
 	return vm, nil
 }
 
@@ -106,27 +108,11 @@ func (vm *VM) Close() {
 	vm.L.Close()
 }
 
-func (vm *VM) setGlobals() {
-	L := vm.L
-	L.SetGlobal("SERVER", lua.LString(vm.cfg.Server))
-	L.SetGlobal("OUT", lua.LString(vm.cfg.Out))
-	L.SetGlobal("KB_DIR", optString(vm.cfg.KBDir))
-	L.SetGlobal("SERVER_LOG", optString(vm.cfg.ServerLog))
-	L.SetGlobal("SCRIPT_DIR", lua.LNil)
-	args := L.CreateTable(len(vm.cfg.Args), 1)
-	for _, a := range vm.cfg.Args {
-		args.Append(lua.LString(a))
+// source names where the user set the value of a global, for hints:
+// "--server" from the command line, else the global itself.
+func (vm *VM) source(global string) string {
+	if s := vm.cfg.Sources[global]; s != "" {
+		return s
 	}
-	L.SetGlobal("arg", args)
-	for name, v := range vm.cfg.Flags {
-		L.SetGlobal(name, lua.LBool(v))
-	}
-}
-
-// optString maps "" to nil so scripts can write `if SERVER_LOG then`.
-func optString(s string) lua.LValue {
-	if s == "" {
-		return lua.LNil
-	}
-	return lua.LString(s)
+	return global
 }

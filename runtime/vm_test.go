@@ -134,7 +134,7 @@ func TestSyntaxErrorHasFileLine(t *testing.T) {
 
 func TestBindingPanicBecomesLuaError(t *testing.T) {
 	vm, out := testVM(t, Config{})
-	vm.setGlobalFunc("explode", func(L *lua.LState) int {
+	vm.setFunc("explode", func(L *lua.LState) int {
 		var m map[string]int
 		m["x"] = 1 // a nil-map write: a real Go panic
 		return 0

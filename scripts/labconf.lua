@@ -5,10 +5,6 @@ local prompt = require("prompt")
 
 local M = {}
 
--- error() level naming the line in the step that called a helper here:
--- gopher-lua counts levels one deeper than Lua 5.1 does.
-local AT_CALLER = 3
-
 M.SYSTEM_ONE = "You are a clinic phone assistant. Answer in one short sentence."
 M.SYSTEM_THREE = "You are a clinic phone assistant. Answer in exactly three short sentences."
 M.Q_NEW_PATIENT = "What should a new patient bring?"
@@ -27,7 +23,7 @@ end
 function M.need_ttft(info, what)
   if info.ttft_ms == nil then
     error(what .. ": the server streamed no content (finish_reason " ..
-      tostring(info.finish_reason) .. "); nothing to time", AT_CALLER)
+      tostring(info.finish_reason) .. "); nothing to time", 2)
   end
   return info.ttft_ms
 end
@@ -53,7 +49,7 @@ function M.timed_stream(messages, opts, what, before_each)
     discarded[#discarded + 1] = { ttft_ms = ttft, total_ms = total_ms, reason = "whole answer arrived in one read" }
   end
   error(string.format("%s: %d runs arrived whole in one socket read (ttft == total); the machine is too " ..
-    "busy to time this server's first token", what, M.MAX_TRIES), AT_CALLER)
+    "busy to time this server's first token", what, M.MAX_TRIES), 2)
 end
 
 -- need_timings returns the server's timings or raises: llama-server sends
@@ -61,7 +57,7 @@ end
 function M.need_timings(timings, what)
   if timings == nil then
     error(what .. ": the server sent no `timings` object (llama-server does); " ..
-      "prompt_n and prompt_ms cannot be read", AT_CALLER)
+      "prompt_n and prompt_ms cannot be read", 2)
   end
   return timings
 end
@@ -71,7 +67,7 @@ function M.need_docs(n)
   local docs = kb_docs()
   if #docs < n then
     error(string.format("the KB in %s has %d documents; this step needs at least %d (pass --kb DIR)",
-      tostring(KB_DIR or "the bundled KB"), #docs, n), AT_CALLER)
+      tostring(KB_DIR or "the bundled KB"), #docs, n), 2)
   end
   return docs
 end

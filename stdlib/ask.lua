@@ -44,11 +44,6 @@ local prompt = require("prompt")
 
 local M = {}
 
--- Error levels: gopher-lua's error(msg, level) names the frame one deeper
--- than Lua 5.1 does, so the caller of a public function is level 3 from the
--- function itself and level 4 from a helper it calls (AT_CALLER below).
-local AT_CALLER = 3
-
 -- Options ask handles itself; everything else goes to stream().
 local OWN = { system = true, docs = true, cache = true, quiet = true, on_chunk = true }
 
@@ -57,23 +52,23 @@ local function check_opts(opts)
     return {}
   end
   if type(opts) ~= "table" then
-    error("ask: opts must be a table, got " .. type(opts), AT_CALLER + 1)
+    error("ask: opts must be a table, got " .. type(opts), 3)
   end
   if opts.system ~= nil and type(opts.system) ~= "string" then
-    error("ask: opts.system must be a string, got " .. type(opts.system), AT_CALLER + 1)
+    error("ask: opts.system must be a string, got " .. type(opts.system), 3)
   end
   local docs = opts.docs
   if docs ~= nil and (type(docs) ~= "number" or docs < 0 or docs ~= math.floor(docs)) then
-    error("ask: opts.docs must be a whole number >= 0 (how many KB docs to add), got " .. tostring(docs), AT_CALLER + 1)
+    error("ask: opts.docs must be a whole number >= 0 (how many KB docs to add), got " .. tostring(docs), 3)
   end
   if opts.cache ~= nil and type(opts.cache) ~= "boolean" then
-    error("ask: opts.cache must be a boolean, got " .. type(opts.cache), AT_CALLER + 1)
+    error("ask: opts.cache must be a boolean, got " .. type(opts.cache), 3)
   end
   if opts.cache ~= nil and opts.cache_prompt ~= nil then
-    error("ask: give opts.cache or opts.cache_prompt, not both", AT_CALLER + 1)
+    error("ask: give opts.cache or opts.cache_prompt, not both", 3)
   end
   if opts.on_chunk ~= nil and type(opts.on_chunk) ~= "function" then
-    error("ask: opts.on_chunk must be a function, got " .. type(opts.on_chunk), AT_CALLER + 1)
+    error("ask: opts.on_chunk must be a function, got " .. type(opts.on_chunk), 3)
   end
   return opts
 end
@@ -94,7 +89,7 @@ end
 
 function M.messages(question, opts)
   if type(question) ~= "string" then
-    error("ask.messages: question must be a string, got " .. type(question), AT_CALLER)
+    error("ask.messages: question must be a string, got " .. type(question), 2)
   end
   return build_messages(question, check_opts(opts))
 end
@@ -173,7 +168,7 @@ end
 
 local function ask(question, opts)
   if type(question) ~= "string" then
-    error("ask: question must be a string, got " .. type(question), AT_CALLER)
+    error("ask: question must be a string, got " .. type(question), 2)
   end
   opts = check_opts(opts)
   local quiet = opts.quiet == true
@@ -292,7 +287,7 @@ end
 
 function M.summary(chunks, total_ms, timings, info, opts)
   if type(chunks) ~= "table" or type(info) ~= "table" then
-    error("ask.summary: want stream()'s results (chunks, total_ms, timings, info)", AT_CALLER)
+    error("ask.summary: want stream()'s results (chunks, total_ms, timings, info)", 2)
   end
   opts = opts or {}
   local first, first_ms = first_sentence_of(chunks, info)

@@ -23,11 +23,6 @@
 
 local M = {}
 
--- Error levels: gopher-lua's error(msg, level) names the frame one deeper
--- than Lua 5.1 does, so the caller of a public function is level 3 from the
--- function itself and level 4 from a helper it calls (AT_CALLER below).
-local AT_CALLER = 3
-
 local function doc_text(doc, i)
   if type(doc) == "string" then
     return doc
@@ -36,29 +31,29 @@ local function doc_text(doc, i)
     return doc.text
   end
   error(string.format("prompt.build: docs[%d] is a %s, want a string or a table with a string field text",
-    i, type(doc)), AT_CALLER + 1)
+    i, type(doc)), 3)
 end
 
 function M.build(system, docs, n, opts)
   if type(system) ~= "string" then
-    error("prompt.build: system must be a string, got " .. type(system), AT_CALLER)
+    error("prompt.build: system must be a string, got " .. type(system), 2)
   end
   if type(docs) ~= "table" then
-    error("prompt.build: docs must be an array, got " .. type(docs), AT_CALLER)
+    error("prompt.build: docs must be an array, got " .. type(docs), 2)
   end
   if n == nil then
     n = #docs
   end
   if type(n) ~= "number" or n < 0 or n ~= math.floor(n) then
-    error("prompt.build: n must be a whole number >= 0, got " .. tostring(n), AT_CALLER)
+    error("prompt.build: n must be a whole number >= 0, got " .. tostring(n), 2)
   end
   if n > #docs then
-    error(string.format("prompt.build: asked for %d docs but only %d exist", n, #docs), AT_CALLER)
+    error(string.format("prompt.build: asked for %d docs but only %d exist", n, #docs), 2)
   end
   local sep = "\n\n"
   if opts ~= nil and opts.sep ~= nil then
     if type(opts.sep) ~= "string" then
-      error("prompt.build: opts.sep must be a string, got " .. type(opts.sep), AT_CALLER)
+      error("prompt.build: opts.sep must be a string, got " .. type(opts.sep), 2)
     end
     sep = opts.sep
   end
@@ -72,10 +67,10 @@ end
 
 function M.messages(system, user)
   if type(system) ~= "string" then
-    error("prompt.messages: system must be a string, got " .. type(system), AT_CALLER)
+    error("prompt.messages: system must be a string, got " .. type(system), 2)
   end
   if type(user) ~= "string" then
-    error("prompt.messages: user must be a string, got " .. type(user), AT_CALLER)
+    error("prompt.messages: user must be a string, got " .. type(user), 2)
   end
   return {
     { role = "system", content = system },
@@ -86,7 +81,7 @@ end
 function M.prepend(text, line)
   if type(text) ~= "string" or type(line) ~= "string" then
     error(string.format("prompt.prepend: text and line must be strings, got %s and %s",
-      type(text), type(line)), AT_CALLER)
+      type(text), type(line)), 2)
   end
   return line .. text
 end

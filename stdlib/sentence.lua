@@ -45,11 +45,6 @@
 
 local M = {}
 
--- Error levels: gopher-lua's error(msg, level) names the frame one deeper
--- than Lua 5.1 does, so the caller of a public function is level 3 from the
--- function itself and level 4 from a helper it calls (AT_CALLER below).
-local AT_CALLER = 3
-
 local ELLIPSIS = "\226\128\166"
 -- Closing quotes and brackets that may follow the end mark ('He said "Hi."').
 local CLOSERS = { '"', "'", ")", "]", "\226\128\157", "\226\128\153" }
@@ -193,7 +188,7 @@ end
 
 function M.first(text, final)
   if type(text) ~= "string" then
-    error("sentence.first: text must be a string, got " .. type(text), AT_CALLER)
+    error("sentence.first: text must be a string, got " .. type(text), 2)
   end
   local pos = 1
   while true do
@@ -231,7 +226,7 @@ end
 -- chunk_fields accepts {t_ms=, text=} and {t_ms, text}.
 local function chunk_fields(c, i)
   if type(c) ~= "table" then
-    error(string.format("sentence.first_time: chunks[%d] is a %s, want a table {t_ms=, text=}", i, type(c)), AT_CALLER + 1)
+    error(string.format("sentence.first_time: chunks[%d] is a %s, want a table {t_ms=, text=}", i, type(c)), 3)
   end
   local t, s = c.t_ms, c.text
   if t == nil and s == nil then
@@ -239,14 +234,14 @@ local function chunk_fields(c, i)
   end
   if type(t) ~= "number" or type(s) ~= "string" then
     error(string.format("sentence.first_time: chunks[%d] needs a number t_ms and a string text, got %s and %s",
-      i, type(t), type(s)), AT_CALLER + 1)
+      i, type(t), type(s)), 3)
   end
   return t, s
 end
 
 function M.first_time(chunks)
   if type(chunks) ~= "table" then
-    error("sentence.first_time: chunks must be an array, got " .. type(chunks), AT_CALLER)
+    error("sentence.first_time: chunks must be an array, got " .. type(chunks), 2)
   end
   local parts, last_t = {}, nil
   for i = 1, #chunks do
@@ -270,7 +265,7 @@ end
 
 function M.split(text)
   if type(text) ~= "string" then
-    error("sentence.split: text must be a string, got " .. type(text), AT_CALLER)
+    error("sentence.split: text must be a string, got " .. type(text), 2)
   end
   local out = {}
   local pos = 1

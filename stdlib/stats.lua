@@ -22,29 +22,24 @@
 
 local M = {}
 
--- Error levels: gopher-lua's error(msg, level) names the frame one deeper
--- than Lua 5.1 does, so the caller of a public function is level 3 from the
--- function itself and level 4 from a helper it calls (AT_CALLER below).
-local AT_CALLER = 3
-
 -- check raises unless xs is a non-empty array of numbers, pointing the
 -- error at the script line that called the public function.
 local function check(fname, xs)
   if type(xs) ~= "table" then
-    error("stats." .. fname .. ": expected an array of numbers, got " .. type(xs), AT_CALLER + 1)
+    error("stats." .. fname .. ": expected an array of numbers, got " .. type(xs), 3)
   end
   local n = #xs
   if n == 0 then
-    error("stats." .. fname .. ": the array is empty; need at least one number", AT_CALLER + 1)
+    error("stats." .. fname .. ": the array is empty; need at least one number", 3)
   end
   for i = 1, n do
     local x = xs[i]
     if type(x) ~= "number" then
       error(string.format("stats.%s: element [%d] is a %s (%s), want a number",
-        fname, i, type(x), tostring(x)), AT_CALLER + 1)
+        fname, i, type(x), tostring(x)), 3)
     end
     if x ~= x then
-      error(string.format("stats.%s: element [%d] is NaN, want a number", fname, i), AT_CALLER + 1)
+      error(string.format("stats.%s: element [%d] is NaN, want a number", fname, i), 3)
     end
   end
   return n
@@ -73,7 +68,7 @@ end
 local function check_p(fname, p)
   if type(p) ~= "number" or p ~= p or p < 0 or p > 100 then
     error(string.format("stats.%s: p must be a number from 0 to 100, got %s",
-      fname, tostring(p)), AT_CALLER + 1)
+      fname, tostring(p)), 3)
   end
 end
 
@@ -129,7 +124,7 @@ end
 function M.stdev(xs)
   local n = check("stdev", xs)
   if n < 2 then
-    error("stats.stdev: need at least 2 numbers for a sample standard deviation, got 1", AT_CALLER)
+    error("stats.stdev: need at least 2 numbers for a sample standard deviation, got 1", 2)
   end
   local sum = 0
   for i = 1, n do

@@ -1,37 +1,27 @@
-package stdlib
+package stdlib_test
 
 import (
-	"bytes"
+	"context"
+	"io"
 	"math"
 	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/runtime"
 )
 
-// newVM returns a plain gopher-lua state whose require finds the embedded
-// modules first.
+// newVM returns the Lua state of a fresh ttftlab VM: the modules load as
+// in a script, with the host's own error levels.
 func newVM(t *testing.T) *lua.LState {
 	t.Helper()
-	L := lua.NewState()
-	t.Cleanup(L.Close)
-	loader := L.NewFunction(func(L *lua.LState) int {
-		name := L.CheckString(1)
-		src, err := FS.ReadFile(name + ".lua")
-		if err != nil {
-			L.Push(lua.LString("\n\tno embedded module " + name + ".lua"))
-			return 1
-		}
-		fn, err := L.Load(bytes.NewReader(src), name+".lua")
-		if err != nil {
-			L.RaiseError("%v", err)
-		}
-		L.Push(fn)
-		return 1
-	})
-	loaders := L.GetField(L.GetGlobal("package"), "loaders").(*lua.LTable)
-	loaders.Insert(1, loader)
-	return L
+	vm, err := runtime.New(context.Background(), runtime.Config{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(vm.Close)
+	return vm.State()
 }
 
 // eval runs code as chunk "test" and returns what it returned.

@@ -55,7 +55,7 @@ func TestServerSpeaksLlamaServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	res, err := stream.Do(context.Background(), stream.Request{URL: url, Body: map[string]any{"stream": true}})
+	res, err := stream.Do(context.Background(), stream.Request{URL: url, Body: []byte(`{"stream": true}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,11 +66,11 @@ func checkServerLog(l *lab) error {
 		return nil
 	}
 	if !l.loaded["cancel.json"] {
-		return skip("no --server-log given and cancel.json failed above")
+		return skip("no server log given and cancel.json failed above")
 	}
 	v := l.cancel.logCancelTask
 	if v == nil {
-		return skip("no --server-log given and cancel.json has no log_cancel_task")
+		return skip("no server log given and cancel.json has no log_cancel_task")
 	}
 	if !*v {
 		return fmt.Errorf("cancel.json log_cancel_task is false: the lab found no %q line in the server log", logCancelLine)

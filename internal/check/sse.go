@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
+
+	"ttftlab/internal/sse"
 )
 
 // sseStream is what sse_raw.txt held, read with the WHATWG event-stream
@@ -16,57 +19,48 @@ type sseStream struct {
 	lastLine string
 }
 
-// sseLines splits data at LF, CRLF or a lone CR; a final line without an end
-// still counts.
-func sseLines(data []byte) []string {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var lines []string
-	start := 0
-	for i := 0; i < len(data); i++ {
-		if data[i] != '\n' && data[i] != '\r' {
-			continue
-		}
-		lines = append(lines, string(data[start:i]))
-		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-			i++
-		}
-		start = i + 1
-	}
-	if start < len(data) {
-		lines = append(lines, string(data[start:]))
-	}
-	return lines
-}
-
-// parseSSE reads the events of sse_raw.txt. An event whose data is neither
-// JSON nor [DONE] is a problem, reported with its line number.
+// parseSSE reads the events of sse_raw.txt with the sse package, the
+// parser the stream reader uses. Lines are fed one at a time, each stamped
+// with its line number, so an event's stamp is the line of its last data
+// line. An event whose data is neither JSON nor [DONE] is a problem,
+// reported with that line.
 func parseSSE(data []byte) (sseStream, error) {
 	var s sseStream
 	var p parser
-	var buf []string
-	first := 0 // line number of the event's first data line
-	for i, line := range sseLines(data) {
-		if strings.TrimSpace(line) != "" {
-			s.lastLine = line
+	var lines sse.Splitter
+	var events sse.Parser
+	// A last line without its end still counts as the last line; a last
+	// event without its blank line is dropped by the parser, as a browser
+	// would drop it.
+	if n := len(data); n > 0 && data[n-1] != '\n' && data[n-1] != '\r' {
+		data = append(data[:n:n], '\n')
+	}
+	lines.Feed(data, 0)
+	var buf []byte // one line and its LF: line.Text points into data
+	for n := 1; ; n++ {
+		line, ok := lines.Next()
+		if !ok {
+			break
 		}
-		switch {
-		case line == "":
-			if buf != nil {
-				s.dispatch(strings.Join(buf, "\n"), first, &p)
+		if len(bytes.TrimSpace(line.Text)) > 0 {
+			s.lastLine = string(line.Text)
+		}
+		buf = append(append(buf[:0], line.Text...), '\n')
+		events.Feed(buf, time.Duration(n))
+		for {
+			ev, ok := events.Next()
+			if !ok {
+				break
 			}
-			buf = nil
-		case strings.HasPrefix(line, ":"):
-			// A comment (keep-alive ping).
-		case line == "data" || strings.HasPrefix(line, "data:"):
-			if buf == nil {
-				first = i + 1
-			}
-			v := strings.TrimPrefix(strings.TrimPrefix(line, "data"), ":")
-			buf = append(buf, strings.TrimPrefix(v, " "))
+			s.dispatch(string(ev.Data), int(ev.Stamp), &p)
 		}
 	}
-	// An event without its closing blank line is discarded, as a browser
-	// would; the [DONE] check looks at lastLine instead.
+	if err := lines.Err(); err != nil {
+		p.problems = append(p.problems, err.Error())
+	}
+	if err := events.Err(); err != nil {
+		p.problems = append(p.problems, err.Error())
+	}
 	return s, p.err()
 }
 

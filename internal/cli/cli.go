@@ -1,66 +1,45 @@
-// Command ttftlab measures how an LLM server streams its answer: time to
-// first token, prefill, prompt cache, first sentence and cancellation, from
-// Lua scripts run by a precisely timed host.
+// Package cli is ttftlab's command line: one file per command, each a type
+// with Run(ctx, args) error and its usage. Main dispatches, prints a
+// command's error once and maps it to the exit code once.
 package cli
 
 import (
-	"fmt"
+	"context"
 	"io"
+	"os"
 )
 
-// version is set at build time with -ldflags "-X main.version=..."; a plain
-// build reports the module's VCS revision when Go recorded one.
-var version = "dev"
+// Stdio are the streams a command reads and writes.
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
 
-const usageText = `ttftlab: measure how an LLM server streams its answer
+// OS is the process's own streams.
+func OS() Stdio { return Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
 
-Usage:
-  ttftlab run SCRIPT [flags] [-- args]   run a Lua script
-  ttftlab lab [flags] [-- args]          run the whole lab (scripts/lab.lua)
-  ttftlab check OUT_DIR [--server-log FILE]
-                                         verify a lab output folder
-  ttftlab server up|status|log|down|install
-                                         manage a local llama-server
-  ttftlab model synth --out FILE [flags]  write a synthetic GGUF model
-  ttftlab repl [flags] [-l SCRIPT]...    interactive Lua prompt (also: ttftlab on a terminal)
-  ttftlab calibrate [flags]              measure ttftlab's own stamp precision
-  ttftlab version                        print the version
+// commands is ttftlab's top level.
+var commands = &group{
+	about: "ttftlab: measure how an LLM server streams its answer",
+	commands: []command{
+		{"run", "SCRIPT [flags] [-- args]", "run a Lua script", newRun},
+		{"lab", "[flags] [-- STEP...]", "run the whole lab (scripts/lab.lua)", newLab},
+		{"check", "OUT_DIR [--server-log FILE]", "verify a lab output folder", newCheck},
+		{"server", "up|status|log|down|install", "manage a local llama-server", func(e *env) runner { return serverCommands.runner(e) }},
+		{"model", "synth --out FILE [flags]", "write a synthetic GGUF model", func(e *env) runner { return modelCommands.runner(e) }},
+		{"repl", "[flags] [-l SCRIPT]...", "interactive Lua prompt (also: ttftlab on a terminal)", newRepl},
+		{"calibrate", "[flags]", "measure ttftlab's own stamp precision", newCalibrate},
+		{"version", "", "print the version", newVersion},
+	},
+}
 
-Run 'ttftlab COMMAND -h' for a command's flags.
-`
-
-// run dispatches a command line and returns the process exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		if stdinIsTerminal() {
-			return cmdRepl(nil, stdout, stderr)
-		}
-		fmt.Fprint(stderr, usageText)
-		return 2
+// Main runs one command line and returns the process's exit code.
+func Main(ctx context.Context, args []string, stdio Stdio) int {
+	e := newEnv(stdio)
+	defer e.signals.stop()
+	ctx = e.signals.context(ctx)
+	if len(args) == 0 && stdinIsTerminal(stdio) {
+		args = []string{"repl"}
 	}
-	switch args[0] {
-	case "run":
-		return cmdRun(args[1:], stdout, stderr)
-	case "lab":
-		return cmdLab(args[1:], stdout, stderr)
-	case "check":
-		return cmdCheck(args[1:], stdout, stderr)
-	case "server":
-		return cmdServer(args[1:], stdout, stderr)
-	case "model":
-		return cmdModel(args[1:], stdout, stderr)
-	case "repl":
-		return cmdRepl(args[1:], stdout, stderr)
-	case "calibrate":
-		return cmdCalibrate(args[1:], stdout, stderr)
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "ttftlab", buildVersion())
-		return 0
-	case "help", "-h", "--help", "-help":
-		fmt.Fprint(stdout, usageText)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "ttftlab: unknown command %q\n\n%s", args[0], usageText)
-		return 2
-	}
+	return e.exit(commands.runner(e).Run(ctx, args))
 }

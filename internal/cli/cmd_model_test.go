@@ -85,7 +85,7 @@ func TestLabServesSyntheticModel(t *testing.T) {
 	if _, err := os.Stat(model); err != nil {
 		t.Errorf("the model is not in the cache folder: %v", err)
 	}
-	logPath, _ := llamaserver.LogPathFor(port)
+	logPath := testRegistry(t).LogPath(port)
 	requireCheckPasses(t, out, logPath)
 
 	var report struct {

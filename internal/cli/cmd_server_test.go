@@ -26,7 +26,7 @@ func serverTestEnv(t *testing.T) (port int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if st, _ := llamaserver.LoadState(port); st != nil && st.Alive() {
+		if st, _ := testRegistry(t).Load(port); st != nil && st.Alive() {
 			t.Errorf("server on port %d was left running; stopping PID %d", port, st.PID)
 			llamaserver.StopPID(st.PID, 5*time.Second)
 		}
@@ -43,7 +43,7 @@ func TestServerLifecycle(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("server up exited %d:\n%s%s", code, out, errOut)
 	}
-	st, err := llamaserver.LoadState(port)
+	st, err := testRegistry(t).Load(port)
 	if err != nil || st == nil {
 		t.Fatalf("no state after up: %v", err)
 	}
@@ -84,7 +84,7 @@ print(i.tracked, i.pid, i.healthy, i.n_ctx, i.slots, i.processing, i.log_path, i
 	if llamaserver.ProcessRuns(st.PID, "llama-server") {
 		t.Errorf("PID %d still runs after down", st.PID)
 	}
-	if st2, _ := llamaserver.LoadState(port); st2 != nil {
+	if st2, _ := testRegistry(t).Load(port); st2 != nil {
 		t.Errorf("state still there after down: %+v", st2)
 	}
 	code, out, _ = runCLI("server", "down", "--port", p)
@@ -104,7 +104,7 @@ func TestServerStaleState(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := llamaserver.State{PID: gone.Process.Pid, Port: port, URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	if err := llamaserver.SaveState(st); err != nil {
+	if err := testRegistry(t).Save(st); err != nil {
 		t.Fatal(err)
 	}
 	p := strconv.Itoa(port)
@@ -116,7 +116,7 @@ func TestServerStaleState(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "stale state") {
 		t.Errorf("down with a stale PID: exit %d:\n%s", code, out)
 	}
-	if st, _ := llamaserver.LoadState(port); st != nil {
+	if st, _ := testRegistry(t).Load(port); st != nil {
 		t.Errorf("stale state not removed")
 	}
 }
@@ -185,7 +185,7 @@ func TestServerUpFailures(t *testing.T) {
 			t.Errorf("exit %d: %s", code, errOut)
 		}
 	})
-	if st, _ := llamaserver.LoadState(port); st != nil {
+	if st, _ := testRegistry(t).Load(port); st != nil {
 		t.Errorf("a failed up left state behind: %+v", st)
 	}
 }
@@ -202,14 +202,14 @@ func TestLabStartsItsOwnServer(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("lab --model exited %d:\n%s%s", code, stdout, stderr)
 	}
-	logPath, _ := llamaserver.LogPathFor(port)
+	logPath := testRegistry(t).LogPath(port)
 	requireCheckPasses(t, out, logPath)
 	var cancel map[string]any
 	readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
 	if cancel["log_cancel_task"] != true {
 		t.Errorf("the lab did not use the started server's log: log_cancel_task = %v", cancel["log_cancel_task"])
 	}
-	if st, _ := llamaserver.LoadState(port); st != nil {
+	if st, _ := testRegistry(t).Load(port); st != nil {
 		t.Errorf("state left after lab: %+v", st)
 	}
 	if err := llamaserver.PortFree("127.0.0.1", port); err != nil {

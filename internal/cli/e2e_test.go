@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +15,7 @@ import (
 // and output.
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = Main(args, &out, &errb)
+	code = Main(context.Background(), args, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 

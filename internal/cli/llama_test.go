@@ -15,3 +15,13 @@ func startLlama(t *testing.T) *llamaserver.Server { return llamatest.Start(t) }
 func needLlama(t *testing.T) (bin, model string) { return llamatest.Need(t) }
 
 func testModel() string { return llamatest.Model() }
+
+// testRegistry is the server registry in the test's state folder.
+func testRegistry(t *testing.T) *llamaserver.Registry {
+	t.Helper()
+	reg, err := llamaserver.OpenRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}

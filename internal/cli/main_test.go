@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // signal handling and exit codes are tested on a real process.
 func TestMain(m *testing.M) {
 	if os.Getenv("TTFTLAB_AS_MAIN") == "1" {
-		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(Main(context.Background(), os.Args[1:], OS()))
 	}
 	os.Exit(m.Run())
 }

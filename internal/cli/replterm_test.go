@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -31,7 +32,7 @@ func TestReplChildProcess(t *testing.T) {
 			break
 		}
 	}
-	os.Exit(Main(args, os.Stdout, os.Stderr))
+	os.Exit(Main(context.Background(), args, OS()))
 }
 
 // childCommand runs ttftlab ARGS in a child process with a private state

@@ -137,7 +137,7 @@ func TestSecondCtrlCExitsAtOnce(t *testing.T) {
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	cmd, stderr := startTTFTLab(t, "looping", "run", script, "--server", url, "--model", model,
 		"--llama-server", fake, "--out", dir)
-	st, _ := llamaserver.LoadState(port)
+	st, _ := testRegistry(t).Load(port)
 	if st == nil {
 		t.Fatal("the stand-in server was not recorded")
 	}
@@ -159,8 +159,8 @@ func TestSecondCtrlCExitsAtOnce(t *testing.T) {
 // appended to the log, until Ctrl-C.
 func TestServerLogFollow(t *testing.T) {
 	port := serverTestEnv(t)
-	logPath, err := llamaserver.LogPathFor(port)
-	if err != nil {
+	logPath := testRegistry(t).LogPath(port)
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(logPath, []byte("line zero\nline one\nline two\n"), 0o644)

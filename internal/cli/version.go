@@ -1,6 +1,29 @@
 package cli
 
-import "runtime/debug"
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
+
+// version is set at build time with
+// -ldflags "-X ttftlab/internal/cli.version=..."; a plain build reports the
+// module's VCS revision when Go recorded one.
+var version = "dev"
+
+// versionCmd is `ttftlab version`.
+type versionCmd struct{ env *env }
+
+func newVersion(e *env) runner { return &versionCmd{env: e} }
+
+func (c *versionCmd) Run(_ context.Context, args []string) error {
+	fs := c.env.flags("", "")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintln(c.env.Out, "ttftlab", buildVersion())
+	return nil
+}
 
 func buildVersion() string {
 	if version != "dev" {

@@ -38,13 +38,13 @@ func Load(dir string) ([]Doc, error) {
 	}
 	info, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("kb: folder %s does not exist; pass --kb an existing folder of *.md files, or leave --kb out to use the bundled docs: %w", dir, err)
+		return nil, fmt.Errorf("kb: folder %s does not exist: %w", dir, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("kb: cannot open folder %s: %w", dir, err)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("kb: %s is a file, not a folder; pass --kb the folder that holds the *.md files", dir)
+		return nil, fmt.Errorf("kb: %s is a file, not a folder of *.md files", dir)
 	}
 	return load(os.DirFS(dir), "folder "+dir, func(name string) string { return filepath.Join(dir, name) })
 }
@@ -57,7 +57,7 @@ func load(fsys fs.FS, where string, path func(string) string) ([]Doc, error) {
 		return nil, fmt.Errorf("kb: cannot list %s: %w", where, err)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("kb: no *.md files in %s (only files directly in it that end in .md count); add some or pass --kb another folder", where)
+		return nil, fmt.Errorf("kb: no *.md files in %s (only files directly in it that end in .md count)", where)
 	}
 	docs := make([]Doc, 0, len(names))
 	for _, name := range names {

@@ -111,8 +111,8 @@ func TestLoadErrors(t *testing.T) {
 		want []string
 		is   error
 	}{
-		{"missing", filepath.Join(base, "nope"), []string{filepath.Join(base, "nope"), "does not exist", "--kb"}, fs.ErrNotExist},
-		{"not a folder", filepath.Join(base, "plain.md"), []string{"plain.md", "not a folder", "--kb"}, nil},
+		{"missing", filepath.Join(base, "nope"), []string{filepath.Join(base, "nope"), "does not exist"}, fs.ErrNotExist},
+		{"not a folder", filepath.Join(base, "plain.md"), []string{"plain.md", "not a folder"}, nil},
 		{"no md files", filepath.Join(base, "nomd"), []string{"no *.md files", filepath.Join(base, "nomd")}, nil},
 		{"invalid utf-8", filepath.Join(base, "badutf"), []string{filepath.Join(base, "badutf", "02-bad.md"), "UTF-8", "byte offset 9"}, nil},
 		{"unreadable", filepath.Join(base, "dangling"), []string{"cannot read", filepath.Join(base, "dangling", "02-link.md")}, fs.ErrNotExist},

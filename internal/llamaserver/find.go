@@ -33,7 +33,7 @@ func InstalledPath() string {
 // then PATH, then the project's installed copy.
 func Find(explicit string) (string, error) {
 	if explicit != "" {
-		return checkExecutable(explicit, "--llama-server")
+		return checkExecutable(explicit, "the given path")
 	}
 	if env := os.Getenv("LLAMA_SERVER"); env != "" {
 		return checkExecutable(env, "LLAMA_SERVER")

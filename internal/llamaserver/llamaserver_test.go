@@ -31,29 +31,36 @@ func TestStateRoundTripPerPort(t *testing.T) {
 		LogPath: "/l.log", Started: time.Unix(1700000000, 0).UTC()}
 	b := a
 	b.PID, b.Port, b.URL = 12, 8082, "http://127.0.0.1:8082"
+	reg, err := OpenRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, st := range []State{a, b} {
-		if err := SaveState(st); err != nil {
+		if err := reg.Save(st); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := LoadState(8081)
+	got, err := reg.Load(8081)
 	if err != nil || got == nil || got.PID != 11 || got.URL != a.URL || strings.Join(got.Args, " ") != "llama-server -m /m.gguf" || !got.Started.Equal(a.Started) {
 		t.Fatalf("LoadState(8081) = %+v, %v", got, err)
 	}
-	if ports, _ := TrackedPorts(); len(ports) != 2 || ports[0] != 8081 || ports[1] != 8082 {
+	if ports, _ := reg.Ports(); len(ports) != 2 || ports[0] != 8081 || ports[1] != 8082 {
 		t.Errorf("TrackedPorts = %v", ports)
 	}
-	if st := StateForURL("http://127.0.0.1:8082"); st == nil || st.PID != 12 {
+	if st := reg.ForURL("http://127.0.0.1:8082"); st == nil || st.PID != 12 {
 		t.Errorf("StateForURL = %+v", st)
 	}
-	if err := RemoveState(8081); err != nil {
+	if err := reg.forget(8081); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := LoadState(8081); got != nil || err != nil {
-		t.Errorf("after RemoveState: %+v, %v", got, err)
+	if got, err := reg.Load(8081); got != nil || err != nil {
+		t.Errorf("after forget: %+v, %v", got, err)
 	}
-	if err := RemoveState(8081); err != nil {
-		t.Errorf("removing twice: %v", err)
+	if err := reg.forget(8081); err != nil {
+		t.Errorf("forgetting twice: %v", err)
+	}
+	if p := reg.DefaultPort(); p != 8082 {
+		t.Errorf("DefaultPort with one record = %d, want 8082", p)
 	}
 }
 
@@ -62,7 +69,8 @@ func TestDamagedStateSaysSo(t *testing.T) {
 	t.Setenv("TTFTLAB_STATE", dir)
 	os.MkdirAll(filepath.Join(dir, "servers"), 0o755)
 	os.WriteFile(filepath.Join(dir, "servers", "9000.json"), []byte("{half"), 0o644)
-	if _, err := LoadState(9000); err == nil || !strings.Contains(err.Error(), "damaged") {
+	reg, _ := OpenRegistry()
+	if _, err := reg.Load(9000); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -79,7 +87,7 @@ func TestCheckModel(t *testing.T) {
 		path, want string
 	}{
 		{good, ""},
-		{"", "pass --model FILE"},
+		{"", "no model file given"},
 		{filepath.Join(dir, "missing.gguf"), "no such file"},
 		{short, "too short to be a GGUF file"},
 		{other, "is not a GGUF file"},

@@ -2,6 +2,7 @@ package llamaserver
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,7 @@ import (
 // llama-server spends seconds starting.
 func CheckModel(path string) error {
 	if path == "" {
-		return fmt.Errorf("no model given: pass --model FILE (a .gguf file)")
+		return ErrNoModel
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -27,3 +28,6 @@ func CheckModel(path string) error {
 	}
 	return nil
 }
+
+// ErrNoModel is CheckModel's error for an empty path.
+var ErrNoModel = errors.New("no model file given (a .gguf file)")

@@ -1,17 +1,46 @@
 package llamaserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
+
+	"ttftlab/internal/stream"
 )
+
+// Health asks url/health once through stream.Get (and its timeout
+// policy); ok is true for 200 {"status":"ok"}. status describes what was
+// seen: "ok", "loading model", "not answering", "HTTP 404 ...".
+func Health(ctx context.Context, url string) (status string, ok bool) {
+	code, body, err := stream.Get(ctx, url+"/health")
+	if err != nil {
+		return "not answering", false
+	}
+	var h struct {
+		Status string `json:"status"`
+	}
+	if code == http.StatusOK && json.Unmarshal(body, &h) == nil && h.Status == "ok" {
+		return "ok", true
+	}
+	if code == http.StatusServiceUnavailable {
+		return "loading model", false
+	}
+	return fmt.Sprintf("HTTP %d %s", code, bytes.TrimSpace(firstBytes(body, 200))), false
+}
+
+func firstBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
 
 // Probe is what /health, /props and /slots tell about a server.
 type Probe struct {
 	Healthy    bool
-	Health     string // "ok", "loading model", "not answering", ...
+	Health     string // as Health reports it
 	Model      string // model_path from /props
 	NCtx       int    // per-slot context
 	Slots      int
@@ -49,34 +78,13 @@ func Ask(ctx context.Context, url string) Probe {
 	return p
 }
 
-var probeClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-
 func getJSON(ctx context.Context, url string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	code, body, err := stream.Get(ctx, url)
 	if err != nil {
 		return err
 	}
-	resp, err := probeClient.Do(req)
-	if err != nil {
-		return err
+	if code != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d", url, code)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
-}
-
-// StateForURL returns the recorded server whose URL is url, or nil.
-func StateForURL(url string) *State {
-	ports, err := TrackedPorts()
-	if err != nil {
-		return nil
-	}
-	for _, port := range ports {
-		if st, err := LoadState(port); err == nil && st != nil && st.URL == url {
-			return st
-		}
-	}
-	return nil
+	return json.Unmarshal(body, v)
 }

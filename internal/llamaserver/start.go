@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -18,7 +16,7 @@ import (
 // Options configure one llama-server process. The zero values of Host, Ctx,
 // Slots and Timeout are replaced by the lab's reference setup.
 type Options struct {
-	Binary   string // path to llama-server (see Find)
+	Binary   string // path to llama-server; "" finds it (see Find)
 	Model    string // GGUF file
 	Host     string // default 127.0.0.1
 	Port     int    // required
@@ -88,9 +86,11 @@ type Server struct {
 // failure nothing is left running.
 func Start(ctx context.Context, o Options) (*Server, error) {
 	o.defaults()
-	if o.Binary == "" {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, InstallHint)
+	bin, err := Find(o.Binary)
+	if err != nil {
+		return nil, err
 	}
+	o.Binary = bin
 	if err := CheckModel(o.Model); err != nil {
 		return nil, err
 	}
@@ -142,42 +142,14 @@ func (s *Server) waitHealthy(ctx context.Context, o Options) error {
 			return fmt.Errorf("llama-server exited during start-up (%v); last lines of %s:\n%s",
 				s.waitErr, s.LogPath, TailFile(s.LogPath, 15))
 		case <-deadline.C:
-			return fmt.Errorf("llama-server did not become healthy at %s within %s (last status: %s); "+
-				"raise --timeout for a big model; last lines of %s:\n%s", s.URL, o.Timeout, status, s.LogPath, TailFile(s.LogPath, 15))
+			return fmt.Errorf("%w: llama-server did not become healthy at %s within %s (last status: %s); "+
+				"last lines of %s:\n%s", ErrStartTimeout, s.URL, o.Timeout, status, s.LogPath, TailFile(s.LogPath, 15))
 		case <-ctx.Done():
 			return fmt.Errorf("llama-server start-up interrupted: %w", ctx.Err())
 		case <-tick.C:
 		}
 	}
 }
-
-// Health asks url/health once; ok is true for 200 {"status":"ok"}. status
-// describes what was seen, for progress messages.
-func Health(ctx context.Context, url string) (status string, ok bool) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
-	if err != nil {
-		return err.Error(), false
-	}
-	resp, err := healthClient.Do(req)
-	if err != nil {
-		return "not answering", false
-	}
-	defer resp.Body.Close()
-	var buf [512]byte
-	n, _ := resp.Body.Read(buf[:])
-	body := strings.TrimSpace(string(buf[:n]))
-	if resp.StatusCode == http.StatusOK && strings.Contains(strings.ReplaceAll(body, " ", ""), `"status":"ok"`) {
-		return "ok", true
-	}
-	if resp.StatusCode == http.StatusServiceUnavailable {
-		return "loading model", false
-	}
-	return fmt.Sprintf("HTTP %d %s", resp.StatusCode, body), false
-}
-
-var healthClient = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 
 // Stop sends SIGTERM, waits up to grace, then SIGKILL. It returns once the
 // process is gone.
@@ -213,10 +185,25 @@ func PortFree(host string, port int) error {
 		if owner != "" {
 			owner = " by " + owner
 		}
-		return fmt.Errorf("port %d on %s is already taken%s; choose another with --port", port, host, owner)
+		return &PortTakenError{Host: host, Port: port, Owner: owner}
 	}
 	return l.Close()
 }
+
+// PortTakenError says something already listens on a port.
+type PortTakenError struct {
+	Host  string
+	Port  int
+	Owner string // " by NAME (PID N)" when /proc tells, else ""
+}
+
+func (e *PortTakenError) Error() string {
+	return fmt.Sprintf("port %d on %s is already taken%s", e.Port, e.Host, e.Owner)
+}
+
+// ErrStartTimeout is wrapped by the error of a server that did not become
+// healthy within Options.Timeout.
+var ErrStartTimeout = errors.New("start-up timed out")
 
 // FreePort asks the kernel for an unused loopback port.
 func FreePort() (int, error) {

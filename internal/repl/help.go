@@ -1,57 +1,37 @@
 package repl
 
 import (
-	_ "embed"
 	"fmt"
 	"sort"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/runtime"
 	"ttftlab/stdlib"
 )
-
-// helpText documents the bindings and globals: "# Section", then per entry
-// "## usage", a one-line summary and the full text.
-//
-//go:embed help.txt
-var helpText string
 
 type helpEntry struct {
 	section, name, usage, summary, body string
 }
 
-var helpEntries = parseHelp(helpText)
+// helpEntries come from the host's one registry of its Lua API.
+var helpEntries = entriesFromAPI(runtime.API())
 
-func parseHelp(text string) []helpEntry {
-	var entries []helpEntry
-	section := ""
-	for _, line := range strings.Split(text, "\n") {
-		switch {
-		case strings.HasPrefix(line, "## "):
-			usage := strings.TrimPrefix(line, "## ")
-			entries = append(entries, helpEntry{section: section, name: entryName(usage), usage: usage})
-		case strings.HasPrefix(line, "# "):
-			section = strings.TrimPrefix(line, "# ")
-		case len(entries) > 0:
-			e := &entries[len(entries)-1]
-			if e.summary == "" {
-				e.summary = strings.TrimSpace(line)
-			} else {
-				e.body += line + "\n"
-			}
+func entriesFromAPI(api []runtime.Entry) []helpEntry {
+	entries := make([]helpEntry, 0, len(api))
+	for _, e := range api {
+		section := "Bindings"
+		if e.Kind == runtime.Global {
+			section = "Globals"
 		}
+		body := e.Help
+		if body != "" {
+			body = "\n" + body + "\n"
+		}
+		entries = append(entries, helpEntry{section: section, name: e.Name, usage: e.Signature, summary: e.Summary, body: body})
 	}
 	return entries
-}
-
-// entryName is the name a usage line documents: "stream(messages, ...)"
-// documents stream.
-func entryName(usage string) string {
-	if i := strings.IndexAny(usage, "( "); i >= 0 {
-		return usage[:i]
-	}
-	return usage
 }
 
 // luaStandard are Lua's own globals, left out of the list of bindings.

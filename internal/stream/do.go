@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -53,11 +52,10 @@ func do(ctx context.Context, req Request, opt options) (*Result, error) {
 		return r.res, err
 	}
 	r.url = target
-	body, err := encodeBody(req.Body)
-	if err != nil {
-		return r.res, newError(KindRequest, "POST", target, err, "cannot encode the request body as JSON: %v", err)
+	if len(req.Body) == 0 {
+		return r.res, newError(KindRequest, "POST", target, nil, "the request body is empty")
 	}
-	return r.res, r.execute(body, opt)
+	return r.res, r.execute(req.Body, opt)
 }
 
 // requestURL joins the server's base URL and the path, rejecting what
@@ -66,7 +64,7 @@ func requestURL(base, path string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		e := &Error{Kind: KindRequest, URL: base, Err: err,
-			text: fmt.Sprintf("stream: bad server URL %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", base)}
+			text: fmt.Sprintf("bad server URL %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", base)}
 		return "", e
 	}
 	if path == "" {
@@ -78,17 +76,14 @@ func requestURL(base, path string) (string, error) {
 	return strings.TrimRight(base, "/") + path, nil
 }
 
-// encodeBody writes the body without HTML escaping, so prompt text keeps
-// its bytes (and its token count).
-func encodeBody(body map[string]any) ([]byte, error) {
-	if body == nil {
-		return nil, errors.New("Request.Body is empty")
-	}
+// EncodeBody encodes a request body for Go callers, without HTML
+// escaping, so prompt text keeps its bytes (and its token count).
+func EncodeBody(body any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(body); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot encode the request body as JSON: %w", err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

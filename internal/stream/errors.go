@@ -70,24 +70,23 @@ func callbackError(url string, err error) *Error {
 // connectError explains a failure that happened before response headers
 // arrived: nothing listening, unknown host, TLS trouble, a reset.
 func connectError(method, url string, err error) *Error {
-	const hint = "check --server, or start llama-server there"
 	var dnsErr *net.DNSError
 	var certErr *tls.CertificateVerificationError
 	var unknownAuth x509.UnknownAuthorityError
 	var hostErr x509.HostnameError
 	switch {
 	case errors.As(err, &dnsErr):
-		return newError(KindConnect, method, url, err, "cannot resolve host %q (%v); %s", dnsErr.Name, dnsErr.Err, hint)
+		return newError(KindConnect, method, url, err, "cannot resolve host %q (%v)", dnsErr.Name, dnsErr.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return newError(KindConnect, method, url, err, "nothing is listening there (connection refused); %s", hint)
+		return newError(KindConnect, method, url, err, "nothing is listening there (connection refused)")
 	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
-		return newError(KindConnect, method, url, err, "TLS certificate not accepted: %v; check the host name in --server or use http:// for a local server", err)
+		return newError(KindConnect, method, url, err, "TLS certificate not accepted: %v", err)
 	case isDial(err):
-		return newError(KindConnect, method, url, err, "cannot connect: %v; %s", unwrapURLError(err), hint)
+		return newError(KindConnect, method, url, err, "cannot connect: %v", unwrapURLError(err))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		return newError(KindConnect, method, url, err, "the connection was closed before response headers arrived (%v); check that --server points at llama-server and that it is healthy", unwrapURLError(err))
+		return newError(KindConnect, method, url, err, "the connection was closed before response headers arrived (%v)", unwrapURLError(err))
 	}
-	return newError(KindConnect, method, url, err, "no response: %v; %s", unwrapURLError(err), hint)
+	return newError(KindConnect, method, url, err, "no response: %v", unwrapURLError(err))
 }
 
 // isDial reports whether err came from dialing.

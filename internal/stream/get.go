@@ -9,8 +9,11 @@ import (
 )
 
 const (
-	// DefaultGetTimeout bounds Get when ctx has no deadline of its own.
-	DefaultGetTimeout = 10 * time.Second
+	// GetTimeout bounds every Get: a GET to the server's API waits at most
+	// this long for its whole answer, or less when ctx ends sooner. One
+	// limit for all callers, so a script's health() and server_info() or
+	// `server status` never disagree about a slow server.
+	GetTimeout = 5 * time.Second
 	// getBodyLimit is far above any /props or /slots answer.
 	getBodyLimit = 16 << 20
 )
@@ -27,13 +30,12 @@ func get(ctx context.Context, url string, opt options) (int, []byte, error) {
 	if _, err := requestURL(url, "/"); err != nil {
 		return 0, nil, err
 	}
-	limit := "its own deadline"
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultGetTimeout)
-		defer cancel()
-		limit = DefaultGetTimeout.String()
+	limit := GetTimeout.String()
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < GetTimeout {
+		limit = "the caller's deadline"
 	}
+	ctx, cancel := context.WithTimeout(ctx, GetTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, nil, newError(KindRequest, "GET", url, err, "cannot build the request: %v", err)

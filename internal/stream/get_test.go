@@ -50,7 +50,7 @@ func TestGetNothingListening(t *testing.T) {
 	if !errors.As(err, &se) || se.Kind != KindConnect {
 		t.Fatalf("err = %v, want a connect error", err)
 	}
-	for _, want := range []string{"GET " + url, "nothing is listening", "--server"} {
+	for _, want := range []string{"GET " + url, "nothing is listening"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %s", want, err)
 		}

@@ -73,11 +73,9 @@ func httpHint(resp *http.Response, se serverError) string {
 	case se.Type == "exceed_context_size_error":
 		return contextHint(se)
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		return fmt.Sprintf("; the server redirects to %q: use that as --server", resp.Header.Get("Location"))
+		return fmt.Sprintf("; the server redirects to %q", resp.Header.Get("Location"))
 	case resp.StatusCode == http.StatusUnauthorized:
 		return "; the server wants an API key: send it as an Authorization: Bearer header"
-	case resp.StatusCode == http.StatusNotFound:
-		return "; check that --server is the server's base URL, without a path"
 	case resp.StatusCode == http.StatusServiceUnavailable:
 		return "; the server is not ready (still loading the model?): wait until GET /health answers 200"
 	case resp.StatusCode >= 500:

@@ -1,4 +1,4 @@
-package stream
+package stream_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ttftlab/internal/llamaserver/llamatest"
+	"ttftlab/internal/stream"
 )
 
 // startLlama serves the test model with the real llama-server (see
@@ -17,13 +18,17 @@ func startLlama(t *testing.T) string {
 	return llamatest.Start(t).URL
 }
 
-func storyBody(maxTokens int) map[string]any {
-	return map[string]any{
+func storyBody(maxTokens int) []byte {
+	b, err := stream.EncodeBody(map[string]any{
 		"messages":    []any{map[string]any{"role": "user", "content": "Once upon a time there was a little girl."}},
 		"stream":      true,
 		"max_tokens":  maxTokens,
 		"temperature": 0,
+	})
+	if err != nil {
+		panic(err)
 	}
+	return b
 }
 
 func TestDoRealLlamaServer(t *testing.T) {
@@ -32,7 +37,7 @@ func TestDoRealLlamaServer(t *testing.T) {
 	defer cancel()
 
 	var raw bytes.Buffer
-	res, err := Do(ctx, Request{URL: base, Body: storyBody(24), RawOut: &raw})
+	res, err := stream.Do(ctx, stream.Request{URL: base, Body: storyBody(24), RawOut: &raw})
 	if err != nil {
 		t.Fatalf("%v\nraw output:\n%s", err, raw.String())
 	}
@@ -58,12 +63,12 @@ func TestDoRealLlamaServer(t *testing.T) {
 	}
 
 	// A cut mid-answer leaves the server able to serve the next request.
-	res, err = Do(ctx, Request{URL: base, Body: storyBody(2000),
-		OnChunk: func(c Chunk) (bool, error) { return c.Index < 5, nil }})
+	res, err = stream.Do(ctx, stream.Request{URL: base, Body: storyBody(2000),
+		OnChunk: func(c stream.Chunk) (bool, error) { return c.Index < 5, nil }})
 	if err != nil || !res.Info.Cut || len(res.Chunks) != 5 {
 		t.Fatalf("cut: err %v, info %+v, %d chunks", err, res.Info, len(res.Chunks))
 	}
-	res, err = Do(ctx, Request{URL: base, Body: storyBody(4)})
+	res, err = stream.Do(ctx, stream.Request{URL: base, Body: storyBody(4)})
 	if err != nil || !res.Info.Done {
 		t.Fatalf("after the cut: err %v, info %+v", err, res.Info)
 	}

@@ -84,7 +84,7 @@ func (r *run) closedOutcome() error {
 		return r.canceledErr()
 	case closedIdle:
 		return r.fail(KindIdle, nil,
-			"nothing arrived for %v (idle timeout); got %s; if the server is just slow, raise stream()'s idle_timeout_ms", r.idleD, r.progress())
+			"nothing arrived for %v (idle timeout); got %s", r.idleD, r.progress())
 	case closedTimeout:
 		return r.fail(KindTimeout, nil,
 			"the request took longer than its %v timeout; got %s", r.req.Timeout, r.progress())

@@ -158,11 +158,15 @@ func closedPort(t *testing.T) string {
 	return "http://" + addr
 }
 
-func chatBody() map[string]any {
-	return map[string]any{
+func chatBody() []byte {
+	b, err := EncodeBody(map[string]any{
 		"messages": []any{map[string]any{"role": "user", "content": "Tell a story <3 & more"}},
 		"stream":   true,
+	})
+	if err != nil {
+		panic(err)
 	}
+	return b
 }
 
 func newServer(t testing.TB, h http.Handler) *httptest.Server {

@@ -17,8 +17,8 @@ type Request struct {
 	URL string
 	// Path is appended to URL; default /v1/chat/completions (DefaultPath).
 	Path string
-	// Body is the complete JSON request body (the caller merges defaults).
-	Body map[string]any
+	// Body is the complete JSON request body, sent as is (see EncodeBody).
+	Body []byte
 	// Header holds extra request headers (e.g. Authorization).
 	Header map[string]string
 	// RawOut, when set, receives every byte of the response body exactly as

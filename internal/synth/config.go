@@ -80,28 +80,28 @@ func (c Config) Name() string {
 	return "ttftlab-synthetic-" + label + "-" + c.Quant.String()
 }
 
-// check rejects shapes llama.cpp cannot run or the writer cannot encode.
-func (c Config) check() error {
+// Validate rejects shapes llama.cpp cannot run or the writer cannot encode.
+func (c Config) Validate() error {
 	positive := []struct {
 		name string
 		v    int
 	}{{"layers", c.Layers}, {"embd", c.Embd}, {"ffn", c.FFN}, {"heads", c.Heads}, {"kv-heads", c.KVHeads}, {"ctx", c.Ctx}}
 	for _, p := range positive {
 		if p.v <= 0 {
-			return fmt.Errorf("--%s must be positive, got %d", p.name, p.v)
+			return fmt.Errorf("%s must be positive, got %d", p.name, p.v)
 		}
 	}
 	if c.Embd%c.Heads != 0 || (c.Embd/c.Heads)%2 != 0 {
-		return fmt.Errorf("--embd %d must be --heads %d times an even head size", c.Embd, c.Heads)
+		return fmt.Errorf("embd %d must be heads %d times an even head size", c.Embd, c.Heads)
 	}
 	if c.Heads%c.KVHeads != 0 {
-		return fmt.Errorf("--heads %d must be a multiple of --kv-heads %d", c.Heads, c.KVHeads)
+		return fmt.Errorf("heads %d must be a multiple of kv-heads %d", c.Heads, c.KVHeads)
 	}
 	if c.Quant == gguf.Q4_0 && (c.Embd%32 != 0 || c.FFN%32 != 0) {
-		return fmt.Errorf("q4_0 needs --embd and --ffn to be multiples of 32 (got %d and %d); use --quant f16 or f32 otherwise", c.Embd, c.FFN)
+		return fmt.Errorf("q4_0 needs embd and ffn to be multiples of 32 (got %d and %d); f16 and f32 take any width", c.Embd, c.FFN)
 	}
 	if c.VocabPad < 0 || c.VocabPad > 1<<22 {
-		return fmt.Errorf("--vocab-pad %d is out of range (0 to %d)", c.VocabPad, 1<<22)
+		return fmt.Errorf("vocab-pad %d is out of range (0 to %d)", c.VocabPad, 1<<22)
 	}
 	if c.RopeBase <= 0 {
 		return fmt.Errorf("the RoPE base must be positive, got %g", c.RopeBase)

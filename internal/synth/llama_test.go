@@ -66,9 +66,12 @@ func serve(tb testing.TB, m *Model) (srv *llamaserver.Server, path string) {
 // with the answer's text.
 func ask(tb testing.TB, url, system, user string, maxTokens int, cache bool) (*stream.Result, string) {
 	tb.Helper()
-	body := map[string]any{
+	body, err := stream.EncodeBody(map[string]any{
 		"messages": []map[string]string{{"role": "system", "content": system}, {"role": "user", "content": user}},
 		"stream":   true, "max_tokens": maxTokens, "temperature": 0, "seed": 7, "cache_prompt": cache,
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
 	res, err := stream.Do(context.Background(), stream.Request{URL: url, Body: body, Timeout: 2 * time.Minute})
 	if err != nil {

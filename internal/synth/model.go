@@ -30,7 +30,7 @@ type Info struct {
 
 // Build lays out a model for cfg.
 func Build(cfg Config) (*Model, error) {
-	if err := cfg.check(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	text := cfg.Text
@@ -53,7 +53,7 @@ func Build(cfg Config) (*Model, error) {
 		}
 	}
 	if cfg.VocabPad > 0 && cfg.VocabPad < len(v.tokens) {
-		return nil, fmt.Errorf("--vocab-pad %d is below the vocabulary's own %d tokens", cfg.VocabPad, len(v.tokens))
+		return nil, fmt.Errorf("vocab-pad %d is below the vocabulary's own %d tokens", cfg.VocabPad, len(v.tokens))
 	}
 	v.pad(cfg.VocabPad)
 	m := &Model{cfg: cfg, vocab: v, script: s, layout: newLayout(v, s, pieceIDs), w: gguf.NewWriter()}

@@ -167,12 +167,12 @@ func TestBuildRefusesBadShapes(t *testing.T) {
 		change func(*Config)
 		want   string
 	}{
-		{func(c *Config) { c.Heads = 3 }, "--embd 256 must be --heads 3 times"},
-		{func(c *Config) { c.KVHeads = 3 }, "multiple of --kv-heads 3"},
+		{func(c *Config) { c.Heads = 3 }, "embd 256 must be heads 3 times"},
+		{func(c *Config) { c.KVHeads = 3 }, "multiple of kv-heads 3"},
 		{func(c *Config) { c.FFN = 100 }, "multiples of 32"},
-		{func(c *Config) { c.Layers = 0 }, "--layers must be positive"},
+		{func(c *Config) { c.Layers = 0 }, "layers must be positive"},
 		{func(c *Config) { c.VocabPad = 100 }, "below the vocabulary's own"},
-		{func(c *Config) { c.Embd, c.Heads, c.KVHeads, c.Quant = 2, 1, 1, gguf.F32 }, "raise --embd"},
+		{func(c *Config) { c.Embd, c.Heads, c.KVHeads, c.Quant = 2, 1, 1, gguf.F32 }, "the embedding width bounds them"},
 		{func(c *Config) { c.Text = "<|im_end|> goodbye" }, "control token"},
 	}
 	for _, c := range cases {

@@ -53,7 +53,7 @@ func newScript(text string, maxPieces int) (*script, error) {
 			return s, nil
 		}
 	}
-	return nil, fmt.Errorf("the answer cannot be cut into %d pieces or fewer (raise --embd)", maxPieces)
+	return nil, fmt.Errorf("the answer cannot be cut into %d pieces or fewer (the embedding width bounds them)", maxPieces)
 }
 
 // group joins every per consecutive words.

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	"ttftlab/internal/calibrate"
+)
+
+// calibrateCmd is `ttftlab calibrate [flags]`.
+type calibrateCmd struct {
+	env                    *env
+	rate                   float64
+	chunks, burstSize      int
+	burst, keep, inProcess bool
+	out, stamps, serve     string
+	firstRequest           int
+	clients                []calibrate.Client
+}
+
+func newCalibrate(e *env) runner { return &calibrateCmd{env: e} }
+
+const calibrateAbout = `       ttftlab calibrate --serve ADDR [--rate N] [--chunks N] [--burst] [--stamps FILE]
+
+Measures how close ttftlab's arrival stamps are to the wire: a loopback
+server sends llama-server-shaped chunks on a known schedule, stamping each
+write with CLOCK_MONOTONIC, and ttftlab reads them through stream() with a
+Lua on_chunk callback. Without --rate and --chunks it runs the standard
+schedules (steady 10 to 20,000 chunks/s, and bursts). --serve runs only the
+server, for other clients.`
+
+func (c *calibrateCmd) register(fs *flagSet) {
+	fs.Float64Var(&c.rate, "rate", 0, "content chunks per second of a single schedule; 0 sends as fast as the socket takes them")
+	fs.IntVar(&c.chunks, "chunks", 0, "content chunks of a single schedule (default: 3 s worth at --rate)")
+	fs.BoolVar(&c.burst, "burst", false, "send --burst-size chunks per write, so they share a TCP segment")
+	fs.IntVar(&c.burstSize, "burst-size", 50, "chunks per write with --burst")
+	fs.BoolVar(&c.keep, "keep-chunks", true, "stream()'s keep_chunks for ttftlab's client (false: memory stays flat)")
+	fs.StringVar(&c.out, "out", filepath.Join(envOr("TTFTLAB_OUT", "./out"), "calibrate.json"), "JSON report, written atomically")
+	fs.StringVar(&c.stamps, "stamps", "", "file the server appends its send stamps to (request, chunk, CLOCK_MONOTONIC ns)")
+	fs.Func("client", "`NAME=COMMAND`: another client to compare (repeatable), run as COMMAND URL ARRIVALS_FILE, e.g. python=\"python3 internal/bench/pyclient.py\"", func(s string) error {
+		cl, err := calibrate.ParseClient(s)
+		c.clients = append(c.clients, cl)
+		return err
+	})
+	fs.BoolVar(&c.inProcess, "in-process", false, "run the server inside this process (its CPU time and allocations then count as ttftlab's)")
+	fs.StringVar(&c.serve, "serve", "", "only serve the schedule on `ADDR` (e.g. 127.0.0.1:8099) until interrupted")
+	fs.IntVar(&c.firstRequest, "first-request", 1, "with --serve: number of the first request in the stamps file")
+}
+
+// schedules turns the flags into the schedules to run.
+func (c *calibrateCmd) schedules(fs *flagSet) []calibrate.Schedule {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["rate"] && !set["chunks"] && !set["burst"] && c.serve == "" {
+		return calibrate.Defaults()
+	}
+	s := calibrate.Schedule{Rate: c.rate, Chunks: c.chunks, Burst: 1}
+	if !set["rate"] && !set["chunks"] {
+		s.Rate = 1000 // --serve or --burst alone
+	}
+	if s.Chunks == 0 {
+		s.Chunks = max(int(s.Rate*3), 10)
+		if s.Rate == 0 {
+			s.Chunks = 100000
+		}
+	}
+	if c.burst {
+		s.Burst = c.burstSize
+	}
+	return []calibrate.Schedule{s}
+}
+
+func (c *calibrateCmd) Run(ctx context.Context, args []string) error {
+	fs := c.env.flags("[--rate N] [--chunks N] [--burst] [--out FILE] [--stamps FILE] [--client NAME=COMMAND]...", calibrateAbout)
+	c.register(fs)
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	schedules := c.schedules(fs)
+	for _, s := range schedules {
+		if err := s.Validate(); err != nil {
+			return fs.usageErr(err)
+		}
+	}
+	if c.serve != "" {
+		return c.serveOnly(ctx, schedules[0])
+	}
+	return c.measure(ctx, schedules)
+}
+
+func (c *calibrateCmd) measure(ctx context.Context, schedules []calibrate.Schedule) error {
+	launch := calibrate.InProcess
+	if !c.inProcess {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("cannot find my own binary to start the server (%v); use --in-process", err)
+		}
+		launch = calibrate.Child([]string{exe, "calibrate"})
+	}
+	if c.stamps != "" {
+		os.Remove(c.stamps) // the file numbers requests from 1 again
+	}
+	rep, err := calibrate.Run(ctx, calibrate.Options{Schedules: schedules, Clients: c.clients, KeepChunks: c.keep,
+		Launch: launch, StampsPath: c.stamps, Progress: c.env.Err})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return err
+	}
+	rep.WriteTable(c.env.Out)
+	if err := rep.WriteJSON(c.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.env.Out, "report: %s\n", c.out)
+	if c.stamps != "" {
+		fmt.Fprintf(c.env.Out, "send stamps: %s\n", c.stamps)
+	}
+	for _, s := range rep.Schedules {
+		for _, cl := range s.Clients {
+			if cl.Failure != "" {
+				return exitCode(exitFailure)
+			}
+		}
+	}
+	return nil
+}
+
+// serveOnly runs only the server. Its first output line carries the URL
+// (Child relies on it).
+func (c *calibrateCmd) serveOnly(ctx context.Context, s calibrate.Schedule) error {
+	if c.stamps == "" {
+		c.stamps = "calibrate-stamps.tsv"
+	}
+	ln, err := net.Listen("tcp", c.serve)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %v (choose another address, e.g. 127.0.0.1:0 for any free port)", c.serve, err)
+	}
+	fmt.Fprintf(c.env.Out, "calibration server: http://%s (%s, %d chunks); send stamps: %s\n", ln.Addr(), s.Name(), s.Chunks, c.stamps)
+	srv := &calibrate.Server{Schedule: s, StampsPath: c.stamps, FirstRequest: c.firstRequest, Log: c.env.Err}
+	return srv.Serve(ctx, ln)
+}

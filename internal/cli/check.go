@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"context"
+
+	"ttftlab/internal/check"
+)
+
+// checkCmd is `ttftlab check OUT_DIR [--server-log FILE]`.
+type checkCmd struct{ env *env }
+
+func newCheck(e *env) runner { return &checkCmd{env: e} }
+
+func (c *checkCmd) Run(_ context.Context, args []string) error {
+	fs := c.env.flags("OUT_DIR [--server-log FILE]",
+		"Verifies a lab output folder: one line per check, then the count; exit 1 on any failure.")
+	serverLog := fs.String("server-log", "", "llama-server's log `file`: require the cancel task line in it")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fs.usageErrf("missing OUT_DIR")
+	}
+	dir := fs.Arg(0)
+	// Accept the flag after the folder too.
+	if err := fs.parse(fs.Args()[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fs.usageErrf("unexpected arguments %q", fs.Args())
+	}
+	if _, failed := check.Run(dir, *serverLog, c.env.Out); failed > 0 {
+		return exitCode(exitFailure)
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/synth"
+)
+
+// hostFlags are the flags of the commands that run Lua (run, lab, repl):
+// where things are, and how to start a server when none answers.
+type hostFlags struct {
+	targetFlags
+	start startFlags
+	keep  bool
+	// synthPreset is lab's --synth-preset: the synthetic model to serve
+	// when there is neither a server nor --model.
+	synthPreset string
+}
+
+func (h *hostFlags) register(f *flagSet) {
+	h.targetFlags.register(f)
+	h.start.register(f)
+	f.BoolVar(&h.keep, "keep-server", false, "with --model: leave the started llama-server running afterwards")
+}
+
+// registerSynth adds lab's --synth-preset.
+func (h *hostFlags) registerSynth(f *flagSet) {
+	f.StringVar(&h.synthPreset, "synth-preset", synth.DefaultPreset,
+		"with no server at --server and no --model: the synthetic model to build and serve ("+strings.Join(synth.PresetNames(), ", ")+")")
+}
+
+// need says what a command requires at --server.
+type need int
+
+const (
+	// anyServer: a script may run without a server; only --model starts one.
+	anyServer need = iota
+	// serverOrSynth: the lab needs a server; without --model it serves the
+	// synthetic model.
+	serverOrSynth
+)
+
+// lease makes sure a server answers at --server as the command needs,
+// starting one when the flags say so. The caller must release it.
+func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lease, error) {
+	reg, err := llamaserver.OpenRegistry()
+	if err != nil {
+		return nil, err
+	}
+	want := llamaserver.Want{URL: h.server, Options: h.start.options(), Progress: e.Out}
+	if n == serverOrSynth && h.start.model == "" {
+		want.Fallback = func(context.Context) (string, error) { return e.synthModel(h) }
+	}
+	l, err := llamaserver.Ensure(ctx, reg, want)
+	if err != nil {
+		return nil, leaseHint(err, h)
+	}
+	switch {
+	case l.Answered && h.start.model != "":
+		fmt.Fprintf(e.Out, "a server already answers at %s: using it, --model is ignored\n", h.server)
+	case l.Tracked != nil:
+		if !h.keep {
+			e.signals.onHardExit(l.Kill)
+		}
+		if h.serverLog == "" {
+			h.serverLog = l.Tracked.LogPath
+		}
+		fmt.Fprintf(e.Out, "llama-server is up at %s (PID %d)\n", l.URL, l.Tracked.PID)
+	}
+	return l, nil
+}
+
+// release stops a server the lease started, unless --keep-server.
+func (e *env) release(l *llamaserver.Lease, h *hostFlags) {
+	if l == nil || l.Tracked == nil {
+		return
+	}
+	t := l.Tracked
+	if h.keep {
+		fmt.Fprintf(e.Out, "llama-server keeps running at %s (PID %d); stop it with `ttftlab server down --port %d`\n",
+			t.URL, t.PID, t.State.Port)
+		return
+	}
+	if err := l.Release(); err != nil {
+		fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), err)
+		return
+	}
+	fmt.Fprintf(e.Out, "stopped llama-server (PID %d)\n", t.PID)
+}
+
+// leaseHint adds, to what went wrong, the flags that fix it.
+func leaseHint(err error, h *hostFlags) error {
+	var none *llamaserver.NoServerError
+	var notLocal *llamaserver.NotLocalError
+	switch {
+	case errors.As(err, &notLocal) && h.start.model != "":
+		return fmt.Errorf("--server %s is not on this machine's loopback; ttftlab starts llama-server only on 127.0.0.1 (use --server http://127.0.0.1:PORT with --model)", h.server)
+	case errors.As(err, &none), errors.As(err, &notLocal):
+		return fmt.Errorf("no LLM server answers at %s/health.\n"+
+			"  Point ttftlab at a running server:   --server URL\n"+
+			"  or let ttftlab start llama-server:   --model FILE.gguf", h.server)
+	}
+	return startHint(err, "choose another port in --server")
+}
+
+// startHint adds the flags that fix a failed server start; other says how
+// to pick another port.
+func startHint(err error, other string) error {
+	var running *llamaserver.AlreadyRunningError
+	var taken *llamaserver.PortTakenError
+	switch {
+	case errors.As(err, &running):
+		return fmt.Errorf("%w; stop it with `ttftlab server down --port %d` or %s", err, running.State.Port, other)
+	case errors.As(err, &taken):
+		return fmt.Errorf("%w; %s", err, other)
+	case errors.Is(err, llamaserver.ErrStartTimeout):
+		return fmt.Errorf("%w (raise --timeout for a big model)", err)
+	case errors.Is(err, llamaserver.ErrNoModel):
+		return fmt.Errorf("%w: pass --model FILE", err)
+	}
+	return err
+}
+
+// synthModel is the lab's model when it has neither a server nor --model:
+// a synthetic preset, built once into the user's cache folder.
+func (e *env) synthModel(h *hostFlags) (string, error) {
+	// Without llama-server the model is of no use: say so before writing it.
+	if _, err := llamaserver.Find(h.start.llamaServer); err != nil {
+		return "", fmt.Errorf("no server answers at %s and no --model was given, so ttftlab would serve its synthetic model, but: %w", h.server, err)
+	}
+	preset := h.synthPreset
+	if preset == "" {
+		preset = synth.DefaultPreset
+	}
+	path, _, err := synth.Cached(preset, e.Out)
+	if err != nil {
+		return "", fmt.Errorf("no server answers at %s and no --model was given, and the synthetic model could not be prepared: %w", h.server, err)
+	}
+	fmt.Fprintf(e.Out, "no server answers at %s and no --model was given: serving the SYNTHETIC model %s (%s).\n"+
+		"  Its timings are real llama.cpp work; its answer is a scripted text. For a real model pass --model FILE.gguf.\n",
+		h.server, strings.TrimSuffix(filepath.Base(path), ".gguf"), path)
+	return path, nil
+}

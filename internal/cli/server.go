@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"fmt"
+
+	"ttftlab/internal/llamaserver"
+)
+
+var serverCommands = &group{
+	name:  "server",
+	about: "ttftlab server: manage local llama-server processes",
+	commands: []command{
+		{"up", "--model FILE [flags] [-- extra llama-server args]", "start llama-server in the background", newServerUp},
+		{"status", "[--port N]", "exit 0 healthy, 1 down, 3 stale state (PID gone)", newServerStatus},
+		{"log", "[--port N] [-n 50] [-f]", "print (and follow) a server's log", newServerLog},
+		{"down", "[--port N]", "stop a server ttftlab started", newServerDown},
+		{"install", "[--force]", "install llama-server and print its path", newServerInstall},
+	},
+	notes: `State (PID, command line, URL, log) lives in $TTFTLAB_STATE, else $XDG_STATE_HOME/ttftlab,
+else ~/.local/state/ttftlab; one server per port. Without --port, status, log and down
+act on the only tracked server, or on port 8080.
+`,
+}
+
+// portFlag registers --port for status, log and down.
+func portFlag(fs *flagSet) *int {
+	return fs.Int("port", 0, "which server (default: the only one ttftlab tracks, else 8080)")
+}
+
+// registryPort opens the registry and resolves --port: the flag when
+// given, else the only tracked server, else 8080.
+func registryPort(flagPort int) (*llamaserver.Registry, int, error) {
+	reg, err := llamaserver.OpenRegistry()
+	if err != nil {
+		return nil, 0, err
+	}
+	if flagPort != 0 {
+		return reg, flagPort, nil
+	}
+	return reg, reg.DefaultPort(), nil
+}
+
+// noArgs refuses positional arguments.
+func noArgs(fs *flagSet) error {
+	if fs.NArg() > 0 {
+		return fs.usageErr(fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	return nil
+}

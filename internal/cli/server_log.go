@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"ttftlab/internal/llamaserver"
+)
+
+// serverLogCmd is `ttftlab server log [--port N] [-n 50] [-f]`.
+type serverLogCmd struct{ env *env }
+
+func newServerLog(e *env) runner { return &serverLogCmd{env: e} }
+
+func (c *serverLogCmd) Run(ctx context.Context, args []string) error {
+	fs := c.env.flags("[--port N] [-n 50] [-f]", "Prints the last lines of a server's log; -f keeps printing new ones until Ctrl-C.")
+	port := portFlag(fs)
+	n := fs.Int("n", 50, "how many lines to print")
+	follow := fs.Bool("f", false, "keep printing new lines until interrupted")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	reg, p, err := registryPort(*port)
+	if err != nil {
+		return err
+	}
+	path := reg.LogPath(p)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no log for port %d (%v); start a server with `ttftlab server up`", p, err)
+	}
+	tail, size := llamaserver.Tail(path, *n)
+	if tail != "" {
+		fmt.Fprintln(c.env.Out, tail)
+	}
+	if !*follow {
+		return nil
+	}
+	return llamaserver.Follow(ctx, path, size, c.env.Out)
+}

@@ -1,0 +1,132 @@
+package llamaserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Want says what a command needs at a URL: a server that answers, and how
+// to start one when nothing does.
+type Want struct {
+	// URL is where the server must answer, e.g. http://127.0.0.1:8080.
+	URL string
+	// Options start a server when nothing answers at URL (Host and Port
+	// come from URL). With no Options.Model, Fallback picks one.
+	Options Options
+	// Fallback returns the model to serve when nothing answers and
+	// Options.Model is empty; nil means start nothing then.
+	Fallback func(ctx context.Context) (model string, err error)
+	// Required makes "nothing answers and nothing to start" an error.
+	Required bool
+	// Progress receives what happens while a server starts.
+	Progress io.Writer
+}
+
+// Lease is the server a command runs against.
+type Lease struct {
+	// URL is the server's base URL.
+	URL string
+	// Answered is true when a server already answered at URL.
+	Answered bool
+	// Tracked is the server Ensure started, nil when it started none.
+	Tracked *Tracked
+}
+
+// NoServerError says nothing healthy answers at a URL and nothing was
+// there to start.
+type NoServerError struct {
+	URL    string
+	Health string // what /health said, e.g. "not answering"
+}
+
+func (e *NoServerError) Error() string {
+	return fmt.Sprintf("no LLM server answers at %s/health (%s)", e.URL, e.Health)
+}
+
+// NotLocalError says a server cannot be started for a URL that is not on
+// this machine's loopback.
+type NotLocalError struct {
+	URL string
+}
+
+func (e *NotLocalError) Error() string {
+	return fmt.Sprintf("%s is not on this machine's loopback; llama-server is started only on 127.0.0.1", e.URL)
+}
+
+// Ensure returns a lease on a server at want.URL: the one that answers
+// there, or one it starts (recorded in reg) from want.Options.Model or
+// want.Fallback. Without a model to serve the lease has no server, unless
+// want.Required makes that a *NoServerError.
+func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
+	health, ok := Health(ctx, want.URL)
+	if ok {
+		return &Lease{URL: want.URL, Answered: true}, nil
+	}
+	if want.Options.Model == "" && want.Fallback == nil {
+		if want.Required {
+			return nil, &NoServerError{URL: want.URL, Health: health}
+		}
+		return &Lease{URL: want.URL}, nil
+	}
+	host, port, err := LocalAddr(want.URL)
+	if err != nil {
+		return nil, err
+	}
+	o := want.Options
+	if o.Model == "" {
+		if o.Model, err = want.Fallback(ctx); err != nil {
+			return nil, err
+		}
+	}
+	o.Host, o.Port = host, port
+	t, err := reg.Start(ctx, o, want.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return &Lease{URL: t.URL, Tracked: t}, nil
+}
+
+// Release stops the server the lease started, if any.
+func (l *Lease) Release() error {
+	if l == nil || l.Tracked == nil {
+		return nil
+	}
+	return l.Tracked.Stop(10 * time.Second)
+}
+
+// Kill stops the started server quickly, for a process about to exit at
+// once (a second Ctrl-C).
+func (l *Lease) Kill() {
+	if l != nil && l.Tracked != nil {
+		l.Tracked.Stop(2 * time.Second)
+	}
+}
+
+// LocalAddr splits a server URL into the loopback host and the port a
+// server can be started on.
+func LocalAddr(raw string) (host string, port int, err error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", 0, fmt.Errorf("%q is not a URL like http://127.0.0.1:8080", raw)
+	}
+	host, portText := u.Hostname(), u.Port()
+	if portText == "" {
+		portText = "80"
+	}
+	port, err = strconv.Atoi(portText)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q: bad port: %w", raw, err)
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return "", 0, &NotLocalError{URL: raw}
+	}
+	return host, port, nil
+}

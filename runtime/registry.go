@@ -1,0 +1,222 @@
+package runtime
+
+import (
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Kind says what an Entry of the host API is.
+type Kind string
+
+// Kinds of entries.
+const (
+	// Function is a global function the host adds (stream, write_json, ...).
+	Function Kind = "function"
+	// Standard is a function of Lua's own library that the host replaces
+	// (print, error, os.exit, ...).
+	Standard Kind = "standard"
+	// Global is a global value (SERVER, OUT, ...).
+	Global Kind = "global"
+)
+
+// Entry documents one name of the Lua host API. The registry below is the
+// one list of them: it installs every name in a new VM, it feeds the REPL's
+// :help and completion, and a test holds docs/lua-api.md to it.
+type Entry struct {
+	// Name is the global's name, or "lib.name" (os.exit).
+	Name string
+	Kind Kind
+	// Signature is how a call reads, e.g.
+	// "stream(messages, opts) -> chunks, total_ms, timings, info"; for a
+	// global it is the name.
+	Signature string
+	// Summary is one line.
+	Summary string
+	// Help is what :help NAME shows beyond the summary ("" for nothing
+	// more); docs/lua-api.md has the full reference.
+	Help string
+
+	// fn is a function entry's Go function.
+	fn func(vm *VM, L *lua.LState) int
+	// value is a global entry's value.
+	value func(vm *VM) lua.LValue
+	// install sets up an entry that is more than one function or value.
+	install func(vm *VM)
+}
+
+// API returns the host API, in the order :help lists it.
+func API() []Entry {
+	return append([]Entry(nil), registry...)
+}
+
+// installAPI installs every entry of the registry.
+func (vm *VM) installAPI() {
+	for _, e := range registry {
+		switch {
+		case e.install != nil:
+			e.install(vm)
+		case e.fn != nil:
+			fn := e.fn
+			vm.setFunc(e.Name, func(L *lua.LState) int { return fn(vm, L) })
+		case e.value != nil:
+			vm.L.SetGlobal(e.Name, e.value(vm))
+		}
+	}
+}
+
+var registry = []Entry{
+	{Name: "stream", Kind: Function, fn: (*VM).streamBinding,
+		Signature: "stream(messages, opts) -> chunks, total_ms, timings, info",
+		Summary:   "One streamed chat completion on a fresh connection, every content chunk timed.",
+		Help:      streamHelp},
+	{Name: "get", Kind: Function, fn: (*VM).get,
+		Signature: "get(path) -> status, body_text",
+		Summary:   "GET a server path (or a full URL); any status is returned, not raised.",
+		Help:      `  local status, body = get("/metrics")`},
+	{Name: "health", Kind: Function, fn: (*VM).health,
+		Signature: "health() -> decoded, body_text, status",
+		Summary:   "GET /health, decoded; a 503 (model loading) is returned, not raised."},
+	{Name: "props", Kind: Function, fn: (*VM).props,
+		Signature: "props() -> decoded, body_text, status",
+		Summary:   "GET /props, decoded: default_generation_settings.n_ctx, total_slots, ..."},
+	{Name: "slots", Kind: Function, fn: (*VM).slots,
+		Signature: "slots() -> decoded, body_text, status",
+		Summary:   "GET /slots, decoded: one entry per slot with id, is_processing, ..."},
+	{Name: "server_info", Kind: Function, fn: (*VM).serverInfo,
+		Signature: "server_info() -> info",
+		Summary:   "What ttftlab knows about SERVER: url, healthy, model, n_ctx, slots, processing, tracked, pid, log_path."},
+	{Name: "kb_docs", Kind: Function, fn: (*VM).kbDocs,
+		Signature: "kb_docs([dir]) -> docs",
+		Summary:   "The knowledge-base documents as {name=, text=}, sorted by file name.",
+		Help:      `dir defaults to KB_DIR; nil (or "") means the KB built into ttftlab.`},
+	{Name: "write_json", Kind: Function, fn: (*VM).writeJSON,
+		Signature: "write_json(path, value) -> full_path",
+		Summary:   "Write value as indented JSON with sorted keys, atomically.",
+		Help: "path is relative to OUT unless absolute. Use json_array()/json_object()\n" +
+			"where an empty table must be [] or {}, json_null for null."},
+	{Name: "append_jsonl", Kind: Function, fn: (*VM).appendJSONL,
+		Signature: "append_jsonl(path, value) -> full_path",
+		Summary:   "Append value as one compact JSON line (flushed to disk)."},
+	{Name: "read_json", Kind: Function, fn: (*VM).readJSON,
+		Signature: "read_json(path) -> value",
+		Summary:   "Parse a JSON file; arrays and objects come back marked, null as json_null."},
+	{Name: "write_text", Kind: Function, fn: (*VM).writeText,
+		Signature: "write_text(path, text) -> full_path",
+		Summary:   "Write a string to a file, atomically (relative to OUT unless absolute)."},
+	{Name: "read_text", Kind: Function, fn: (*VM).readText,
+		Signature: "read_text(path) -> text",
+		Summary:   "Read a whole file (relative to OUT unless absolute)."},
+	{Name: "json_array", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.mark(L, "json_array", vm.json.array) },
+		Signature: "json_array([t]) -> t",
+		Summary:   "Mark a table (a new one without t) so write_json writes a JSON array."},
+	{Name: "json_object", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.mark(L, "json_object", vm.json.object) },
+		Signature: "json_object([t]) -> t",
+		Summary:   "Mark a table (a new one without t) so write_json writes a JSON object."},
+	{Name: "now_ms", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return nowMs(L) },
+		Signature: "now_ms() -> ms",
+		Summary:   "Monotonic milliseconds since ttftlab started; only differences mean something."},
+	{Name: "sleep_ms", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return sleepMs(L) },
+		Signature: "sleep_ms(ms)",
+		Summary:   "Pause; Ctrl-C ends the pause."},
+	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,
+		Signature: "log_contains(text) -> found",
+		Summary:   "Whether the llama-server log (SERVER_LOG) contains text.",
+		Help: "  stream(\"Tell me a long story.\", {max_tokens = 512, cut_after_ms = 200})\n" +
+			"  sleep_ms(1500)\n  print(log_contains(\"cancel task\"))"},
+	{Name: "eprint", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return printTo(L, vm.cfg.Stderr) },
+		Signature: "eprint(...)",
+		Summary:   "Like print, to standard error."},
+
+	{Name: "print", Kind: Standard, fn: func(vm *VM, L *lua.LState) int { return printTo(L, vm.cfg.Stdout) },
+		Signature: "print(...)",
+		Summary:   "Write the values, tab-separated, to ttftlab's standard output."},
+	{Name: "io.write", Kind: Standard, install: (*VM).installStdio,
+		Signature: "io.write(...)",
+		Summary:   "Write strings and numbers to standard output; io.stdout:write and io.stderr:write as well."},
+	{Name: "error", Kind: Standard, fn: luaError,
+		Signature: "error(message, [level])",
+		Summary:   "Raise an error; level counts as in Lua 5.1 (1: this line, 2: the caller's)."},
+	{Name: "os.exit", Kind: Standard, fn: (*VM).osExit,
+		Signature: "os.exit([code])",
+		Summary:   "End the script (at the prompt: the session) with code; nothing after it runs, even inside pcall."},
+	{Name: "dofile", Kind: Standard, fn: (*VM).dofile,
+		Signature: "dofile(name) -> ...",
+		Summary:   "Run a Lua file (relative to the running file's folder) and return its values."},
+	{Name: "loadfile", Kind: Standard, fn: (*VM).loadfile,
+		Signature: "loadfile(name) -> function | nil, message",
+		Summary:   "Compile a Lua file without running it."},
+	{Name: "require", Kind: Standard, install: (*VM).installModules,
+		Signature: "require(name) -> module",
+		Summary:   "Load a module: the built-in ones (stats, sentence, prompt, ask), json, then package.path."},
+
+	{Name: "SERVER", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Server) },
+		Signature: "SERVER",
+		Summary:   "Base URL of the LLM server, without a trailing slash."},
+	{Name: "OUT", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Out) },
+		Signature: "OUT",
+		Summary:   "The output folder; relative file names of the file bindings land here."},
+	{Name: "KB_DIR", Kind: Global, value: func(vm *VM) lua.LValue { return optString(vm.cfg.KBDir) },
+		Signature: "KB_DIR",
+		Summary:   "The knowledge-base folder, or nil for the knowledge base built into ttftlab."},
+	{Name: "SERVER_LOG", Kind: Global, value: func(vm *VM) lua.LValue { return optString(vm.cfg.ServerLog) },
+		Signature: "SERVER_LOG",
+		Summary:   "The llama-server log file, or nil."},
+	{Name: "SCRIPT_DIR", Kind: Global, value: func(*VM) lua.LValue { return lua.LNil },
+		Signature: "SCRIPT_DIR",
+		Summary:   "Folder of the file being run; (embedded) for the built-in scripts, \".\" at the prompt."},
+	{Name: "arg", Kind: Global, value: scriptArgs,
+		Signature: "arg",
+		Summary:   "Script arguments: arg[1], ...; arg[0] is the file being run."},
+	{Name: "KEEP_GOING", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LBool(!vm.cfg.StopOnFailure) },
+		Signature: "KEEP_GOING",
+		Summary:   "false when the lab should stop at its first failed step, else true."},
+	{Name: "json_null", Kind: Global, value: func(vm *VM) lua.LValue { return vm.json.null },
+		Signature: "json_null",
+		Summary:   "The JSON null value: json_null in read_json results, for missing items in write_json."},
+}
+
+const streamHelp = `messages: a string (one user message) or an array of {role=, content=}.
+The request body starts as {"messages": ..., "stream": true,
+"max_tokens": 64, "temperature": 0, "seed": 7, "cache_prompt": true}.
+
+opts (all optional):
+  max_tokens, temperature, seed, cache_prompt   request fields
+  body            table of other request fields, merged last
+                  (e.g. {ignore_eos = true})
+  raw_out         file that receives every byte of the response
+  on_chunk        function({t_ms=, text=, index=}) per content chunk;
+                  returning false closes the connection
+  cut_after_ms    close the connection this long after t0
+  idle_timeout_ms fail when nothing arrives for this long (default 30 s)
+  timeout_ms      fail when the whole request takes longer
+  keep_chunks     false: leave chunks empty (on_chunk still sees them)
+  errors          "raise" (default) or "return": failures set info.error
+  path, server, headers   where and how to send it
+Also stream(messages, max_tokens, cache_prompt, raw_out).
+
+Returns chunks ({t_ms=, text=} per content chunk), total_ms, timings (the
+server's: prompt_n, cache_n, prompt_ms, predicted_n, ...; nil if none) and
+info (ttft_ms, t0_ms, headers_ms, done, cut, closed_at_ms, finish_reason,
+status, lines, usage, error). Times count from t0, when the request's
+first byte was written.
+
+At the prompt, a statement whose values are exactly these four prints as a
+summary (answer, first sentence, ttft, total, tokens, prompt_n, cache_n).
+Ctrl-C cuts a running stream like cut_after_ms and shows what had arrived.`
+
+// scriptArgs is the global arg: arg[1], arg[2], ... (arg[0] is set when a
+// script starts).
+func scriptArgs(vm *VM) lua.LValue {
+	args := vm.L.CreateTable(len(vm.cfg.Args), 1)
+	for _, a := range vm.cfg.Args {
+		args.Append(lua.LString(a))
+	}
+	return args
+}
+
+// optString maps "" to nil so scripts can write `if SERVER_LOG then`.
+func optString(s string) lua.LValue {
+	if s == "" {
+		return lua.LNil
+	}
+	return lua.LString(s)
+}
