@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/synth"
 )
 
 // flagSet is a command's flags and usage text.
@@ -121,4 +122,27 @@ func (s *startFlags) register(f *flagSet) {
 func (s *startFlags) options() llamaserver.Options {
 	return llamaserver.Options{Binary: s.llamaServer, Model: s.model, Ctx: s.ctx, Slots: s.slots, CacheRAM: s.cacheRAM,
 		Threads: s.threads, Timeout: s.timeout}
+}
+
+// hostFlags are the flags of the commands that run Lua (run, lab, repl):
+// where things are, and how to start a server when none answers.
+type hostFlags struct {
+	targetFlags
+	start startFlags
+	keep  bool
+	// synthPreset is lab's --synth-preset: the synthetic model to serve
+	// when there is neither a server nor --model.
+	synthPreset string
+}
+
+func (h *hostFlags) register(f *flagSet) {
+	h.targetFlags.register(f)
+	h.start.register(f)
+	f.BoolVar(&h.keep, "keep-server", false, "with --model: leave the started llama-server running afterwards")
+}
+
+// registerSynth adds lab's --synth-preset.
+func (h *hostFlags) registerSynth(f *flagSet) {
+	f.StringVar(&h.synthPreset, "synth-preset", synth.DefaultPreset,
+		"with no server at --server and no --model: the synthetic model to build and serve ("+strings.Join(synth.PresetNames(), ", ")+")")
 }

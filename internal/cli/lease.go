@@ -11,29 +11,6 @@ import (
 	"ttftlab/internal/synth"
 )
 
-// hostFlags are the flags of the commands that run Lua (run, lab, repl):
-// where things are, and how to start a server when none answers.
-type hostFlags struct {
-	targetFlags
-	start startFlags
-	keep  bool
-	// synthPreset is lab's --synth-preset: the synthetic model to serve
-	// when there is neither a server nor --model.
-	synthPreset string
-}
-
-func (h *hostFlags) register(f *flagSet) {
-	h.targetFlags.register(f)
-	h.start.register(f)
-	f.BoolVar(&h.keep, "keep-server", false, "with --model: leave the started llama-server running afterwards")
-}
-
-// registerSynth adds lab's --synth-preset.
-func (h *hostFlags) registerSynth(f *flagSet) {
-	f.StringVar(&h.synthPreset, "synth-preset", synth.DefaultPreset,
-		"with no server at --server and no --model: the synthetic model to build and serve ("+strings.Join(synth.PresetNames(), ", ")+")")
-}
-
 // need says what a command requires at --server.
 type need int
 
@@ -67,12 +44,18 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 		if !h.keep {
 			e.signals.onHardExit(l.Kill)
 		}
-		if h.serverLog == "" {
-			h.serverLog = l.Tracked.LogPath
-		}
 		fmt.Fprintf(e.Out, "llama-server is up at %s (PID %d)\n", l.URL, l.Tracked.PID)
 	}
 	return l, nil
+}
+
+// serverLog is the log to search for evidence: --server-log, else the log
+// of the server the lease started.
+func serverLog(l *llamaserver.Lease, h *hostFlags) string {
+	if h.serverLog == "" && l != nil && l.Tracked != nil {
+		return l.Tracked.LogPath
+	}
+	return h.serverLog
 }
 
 // release stops a server the lease started, unless --keep-server.

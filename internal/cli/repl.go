@@ -55,7 +55,7 @@ prompts. :help lists the bindings and commands.`)
 	defer c.env.release(lease, &c.flags)
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
-		Server: c.flags.server, Out: out, KBDir: c.flags.kb, ServerLog: c.flags.serverLog,
+		Server: c.flags.server, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Stdout: c.env.Out, Stderr: c.env.Err,
 	})
 	if err != nil {

@@ -34,7 +34,7 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	}
 	defer e.release(lease, &s.flags)
 	vm, err := runtime.New(ctx, runtime.Config{
-		Server: s.flags.server, Out: out, KBDir: s.flags.kb, ServerLog: s.flags.serverLog,
+		Server: s.flags.server, Out: out, KBDir: s.flags.kb, ServerLog: serverLog(lease, &s.flags),
 		Args: s.args, StopOnFailure: s.stopOnFailure, Sources: s.flags.sources(),
 		Stdout: e.Out, Stderr: e.Err,
 	})
