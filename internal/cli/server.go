@@ -22,20 +22,24 @@ act on the only tracked server, or on port 8080.
 `,
 }
 
-// portFlag registers --port for status, log and down.
-func portFlag(fs *flagSet) *int {
-	return fs.Int("port", 0, "which server (default: the only one ttftlab tracks, else 8080)")
-}
-
-// registryPort opens the registry and resolves --port: the flag when
-// given, else the only tracked server, else 8080.
-func registryPort(flagPort int) (*llamaserver.Registry, int, error) {
+// parsePort adds --port to the flags of a command that acts on one
+// recorded server, parses args (no positional ones), and returns the
+// registry and the port: the flag when given, else the only tracked
+// server, else 8080.
+func parsePort(fs *flagSet, args []string) (*llamaserver.Registry, int, error) {
+	port := fs.Int("port", 0, "which server (default: the only one ttftlab tracks, else 8080)")
+	if err := fs.parse(args); err != nil {
+		return nil, 0, err
+	}
+	if err := noArgs(fs); err != nil {
+		return nil, 0, err
+	}
 	reg, err := llamaserver.OpenRegistry()
 	if err != nil {
 		return nil, 0, err
 	}
-	if flagPort != 0 {
-		return reg, flagPort, nil
+	if *port != 0 {
+		return reg, *port, nil
 	}
 	return reg, reg.DefaultPort(), nil
 }

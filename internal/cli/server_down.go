@@ -13,14 +13,7 @@ func newServerDown(e *env) runner { return &serverDownCmd{env: e} }
 
 func (c *serverDownCmd) Run(_ context.Context, args []string) error {
 	fs := c.env.flags("[--port N]", "Stops a server ttftlab started: SIGTERM, up to 10 s, then SIGKILL.")
-	port := portFlag(fs)
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	reg, p, err := registryPort(*port)
+	reg, p, err := parsePort(fs, args)
 	if err != nil {
 		return err
 	}

@@ -15,16 +15,9 @@ func newServerLog(e *env) runner { return &serverLogCmd{env: e} }
 
 func (c *serverLogCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("[--port N] [-n 50] [-f]", "Prints the last lines of a server's log; -f keeps printing new ones until Ctrl-C.")
-	port := portFlag(fs)
 	n := fs.Int("n", 50, "how many lines to print")
 	follow := fs.Bool("f", false, "keep printing new lines until interrupted")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	reg, p, err := registryPort(*port)
+	reg, p, err := parsePort(fs, args)
 	if err != nil {
 		return err
 	}

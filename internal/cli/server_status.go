@@ -22,14 +22,7 @@ const (
 
 func (c *serverStatusCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("[--port N]", "Says whether the server answers; exit 0 healthy, 1 down, 3 stale state (PID gone).")
-	port := portFlag(fs)
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	reg, p, err := registryPort(*port)
+	reg, p, err := parsePort(fs, args)
 	if err != nil {
 		return err
 	}
