@@ -3,25 +3,106 @@ package runtime
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"syscall"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
-// logContains is log_contains(text) -> boolean: whether the llama-server
-// log (SERVER_LOG) holds text, e.g. "stop: cancel task" after a cut.
-func (vm *VM) logContains(L *lua.LState) int {
-	text := L.CheckString(1)
-	if vm.cfg.ServerLog == "" {
-		L.RaiseError("log_contains: no server log is known; set %s to the file llama-server writes its log to", vm.source("SERVER_LOG"))
-	}
-	data, err := os.ReadFile(vm.cfg.ServerLog)
+// A log mark says where the server log stood at a moment: the file (its
+// inode, so a log replaced by a new server start is told apart) and its
+// size. log_contains searches only what was written after a mark, so
+// evidence of an earlier run never counts for this one.
+type logMark struct {
+	offset int64
+	inode  uint64
+}
+
+// markLog reads the log's current mark; a missing log is at offset 0.
+func markLog(path string) (logMark, error) {
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		L.RaiseError("log_contains: the server log %s does not exist; check %s and that llama-server writes its log there (its --log-file)", vm.cfg.ServerLog, vm.source("SERVER_LOG"))
+		return logMark{}, nil
 	}
 	if err != nil {
-		L.RaiseError("log_contains: %v", err)
+		return logMark{}, err
+	}
+	return logMark{offset: st.Size(), inode: inodeOf(st)}, nil
+}
+
+func inodeOf(st fs.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return s.Ino
+	}
+	return 0
+}
+
+// logSince returns what the log holds after mark: from the mark's offset
+// when it is the same file, all of it when the log was replaced since.
+func logSince(path string, mark logMark) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if ino := inodeOf(st); mark.inode != 0 && ino != mark.inode || st.Size() < mark.offset {
+		mark.offset = 0 // a new log: all of it was written after the mark
+	}
+	if _, err := f.Seek(mark.offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
+}
+
+// needLog returns SERVER_LOG or raises naming how to set it.
+func (vm *VM) needLog(L *lua.LState, binding string) string {
+	if vm.cfg.ServerLog == "" {
+		L.RaiseError("%s: no server log is known; set %s to the file llama-server writes its log to", binding, vm.source("SERVER_LOG"))
+	}
+	return vm.cfg.ServerLog
+}
+
+// logMarkBinding is log_mark() -> mark: where SERVER_LOG stands now, as
+// {path =, offset =, inode =}.
+func (vm *VM) logMarkBinding(L *lua.LState) int {
+	path := vm.needLog(L, "log_mark")
+	m, err := markLog(path)
+	if err != nil {
+		L.RaiseError("log_mark: %v", err)
+	}
+	t := L.CreateTable(0, 3)
+	t.RawSetString("path", lua.LString(path))
+	t.RawSetString("offset", lua.LNumber(m.offset))
+	t.RawSetString("inode", lua.LNumber(m.inode))
+	L.Push(t)
+	return 1
+}
+
+// logContains is log_contains(text, [since]) -> boolean: whether the
+// llama-server log (SERVER_LOG) holds text in what was written after
+// since (a log_mark()), or, without since, after the script started.
+func (vm *VM) logContains(L *lua.LState) int {
+	text := L.CheckString(1)
+	path := vm.needLog(L, "log_contains")
+	since := vm.logStart
+	if t, ok := L.Get(2).(*lua.LTable); ok {
+		since = logMark{offset: int64(lua.LVAsNumber(t.RawGetString("offset"))), inode: uint64(lua.LVAsNumber(t.RawGetString("inode")))}
+	} else if L.Get(2) != lua.LNil {
+		L.ArgError(2, "a mark from log_mark() expected, got "+L.Get(2).Type().String())
+	}
+	data, err := logSince(path, since)
+	if errors.Is(err, fs.ErrNotExist) {
+		L.RaiseError("log_contains: the server log %s does not exist; check %s and that llama-server writes its log there (its --log-file)", path, vm.source("SERVER_LOG"))
+	}
+	if err != nil {
+		L.RaiseError("log_contains: %v", fmt.Errorf("reading %s: %w", path, err))
 	}
 	L.Push(lua.LBool(bytes.Contains(data, []byte(text))))
 	return 1

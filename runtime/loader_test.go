@@ -139,11 +139,21 @@ func TestShebangLineIsSkipped(t *testing.T) {
 	}
 }
 
-func TestNewCreatesOut(t *testing.T) {
+// TestOutMadeAtFirstWrite: a run that writes nothing leaves no OUT; the
+// first write makes it.
+func TestOutMadeAtFirstWrite(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "a", "b")
 	vm, _ := testVM(t, Config{Out: out})
-	_ = vm
+	if err := vm.RunString(`local x = 1`, "n.lua"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("OUT exists after a run that wrote nothing: %v", err)
+	}
+	if err := vm.RunString(`write_json("r.json", {a = 1})`, "w.lua"); err != nil {
+		t.Fatal(err)
+	}
 	if st, err := os.Stat(out); err != nil || !st.IsDir() {
-		t.Fatalf("OUT not created: %v", err)
+		t.Fatalf("OUT not made by the first write: %v", err)
 	}
 }

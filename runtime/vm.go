@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -14,7 +13,8 @@ import (
 type Config struct {
 	// Server is the base URL of the LLM server, e.g. http://127.0.0.1:8080.
 	Server string
-	// Out is the folder results are written to; created if missing.
+	// Out is the folder results are written to; the file bindings create
+	// it at their first write, so a run that writes nothing leaves none.
 	Out string
 	// KBDir is the knowledge-base folder; "" means the bundled one.
 	KBDir string
@@ -25,6 +25,10 @@ type Config struct {
 	// StopOnFailure sets KEEP_GOING to false (the lab then stops at its
 	// first failed step).
 	StopOnFailure bool
+	// Preflight sets PREFLIGHT: the script only checks its inputs.
+	Preflight bool
+	// Command is TTFTLAB, how the user runs ttftlab ("ttftlab" when empty).
+	Command string
 	// Sources say where the user set a value, for the hints in errors:
 	// e.g. Sources["SERVER"] = "--server". A value not listed is named by
 	// its global.
@@ -59,6 +63,9 @@ type VM struct {
 	defaultPath string
 	// json holds the markers that steer Lua -> JSON conversion.
 	json *markers
+	// logStart is where the server log stood when the VM was made: what
+	// log_contains searches by default.
+	logStart logMark
 }
 
 // luaOptions raise gopher-lua's defaults: 256 call frames and a fixed
@@ -84,14 +91,15 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		cfg.Stderr = os.Stderr
 	}
 	cfg.Server = strings.TrimRight(cfg.Server, "/")
-	if cfg.Out != "" {
-		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the output folder %s: %w", cfg.Out, err)
-		}
+	if cfg.Command == "" {
+		cfg.Command = "ttftlab"
 	}
 	vm := &VM{L: lua.NewState(luaOptions), cfg: cfg, ctx: ctx}
 	vm.L.SetContext(ctx)
 	vm.json = newMarkers(vm.L)
+	if cfg.ServerLog != "" {
+		vm.logStart, _ = markLog(cfg.ServerLog) // an unreadable log fails at its first use
+	}
 	vm.installAPI()
 	return vm, nil
 }

@@ -37,6 +37,10 @@ local function context_budget(prompt_n)
   return math.max(64, n_ctx - (prompt_n or 64) - 16)
 end
 
+-- Evidence belongs to this run: the log is searched only after this mark,
+-- and cancel.json records it so `ttftlab check` searches the same lines.
+local log_from = SERVER_LOG and log_mark() or nil
+
 local messages = conf.messages(conf.SYSTEM_ONE, conf.Q_NUMBERS)
 local max_tokens, cut_after_ms, body = 256, 500, nil
 local attempts = {}
@@ -94,13 +98,14 @@ if result == nil then
 end
 result.attempts = attempts
 
-if SERVER_LOG then
+if log_from then
   -- The server logs `cancel task` once it notices the close; give it a moment.
   local deadline = now_ms() + 2000
-  result.log_cancel_task = log_contains("cancel task")
+  result.log_from = log_from
+  result.log_cancel_task = log_contains("cancel task", log_from)
   while not result.log_cancel_task and now_ms() < deadline do
     sleep_ms(20)
-    result.log_cancel_task = log_contains("cancel task")
+    result.log_cancel_task = log_contains("cancel task", log_from)
   end
 end
 write_json("cancel.json", result)

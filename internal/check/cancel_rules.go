@@ -3,7 +3,9 @@ package check
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"syscall"
 )
 
 // logCancelLine is what llama-server logs when it drops a task whose client
@@ -52,18 +54,13 @@ var cancelRules = []rule{
 	{"cancel task in server log", nil, checkServerLog},
 }
 
-// checkServerLog looks for the cancel line in the given log; without a log
-// it trusts cancel.json's log_cancel_task when the lab recorded one.
+// checkServerLog looks for the cancel line in the given log, only in the
+// lines this run wrote (after cancel.json's log_from), so an earlier run's
+// cut never passes for this one; without a log it trusts cancel.json's
+// log_cancel_task when the lab recorded one.
 func checkServerLog(l *lab) error {
 	if l.serverLog != "" {
-		data, err := os.ReadFile(l.serverLog)
-		if err != nil {
-			return fmt.Errorf("cannot read server log %s: %w", l.serverLog, err)
-		}
-		if !bytes.Contains(data, []byte(logCancelLine)) {
-			return fmt.Errorf("no %q line in %s (%d bytes); pass the log of the llama-server that served this lab run", logCancelLine, l.serverLog, len(data))
-		}
-		return nil
+		return searchServerLog(l)
 	}
 	if !l.loaded["cancel.json"] {
 		return skip("no server log given and cancel.json failed above")
@@ -76,4 +73,49 @@ func checkServerLog(l *lab) error {
 		return fmt.Errorf("cancel.json log_cancel_task is false: the lab found no %q line in the server log", logCancelLine)
 	}
 	return nil
+}
+
+func searchServerLog(l *lab) error {
+	f, err := os.Open(l.serverLog)
+	if err != nil {
+		return fmt.Errorf("cannot read server log %s: %w", l.serverLog, err)
+	}
+	defer f.Close()
+	if !l.loaded["cancel.json"] {
+		return skip("cancel.json failed above")
+	}
+	from := l.cancel.logFrom
+	if from == nil {
+		return fmt.Errorf("cancel.json has no log_from, so nothing tells which lines of %s this run wrote; "+
+			"run the lab with the server log known (ttftlab starts the server, or pass it) so the cancel step marks where its lines begin", l.serverLog)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if ino := inodeOf(st); from.inode != 0 && ino != 0 && float64(ino) != from.inode {
+		return fmt.Errorf("%s is not the log this run's evidence was taken from (%s, since replaced: a new server start keeps the old log as .log.1)", l.serverLog, from.path)
+	}
+	if float64(st.Size()) < from.offset {
+		return fmt.Errorf("%s holds %d bytes, fewer than where this run's lines began (%.0f): it is another log", l.serverLog, st.Size(), from.offset)
+	}
+	if _, err := f.Seek(int64(from.offset), io.SeekStart); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(data, []byte(logCancelLine)) {
+		return fmt.Errorf("no %q line in the %d bytes %s got after this run's cut began (offset %.0f); pass the log of the llama-server that served this lab run",
+			logCancelLine, len(data), l.serverLog, from.offset)
+	}
+	return nil
+}
+
+func inodeOf(st os.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return s.Ino
+	}
+	return 0
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,7 +49,7 @@ data: [DONE]
 		"sentence.json": `{"ttft_ms":12.5,"first_sentence_ms":40,"total_ms":90,
  "first_sentence":"We open at 8 a.m. on Saturday.","text":"We open at 8 a.m. on Saturday. Bring ID."}`,
 		"cancel.json": `{"max_tokens":400,"received_tokens":25,"closed_at_ms":50.5,"slot_idle_after_ms":4.2,
- "log_cancel_task":true,"cut_after_ms":50,"attempts":[{"max_tokens":256,"cut":true}],"done":false,"cut":true,"total_ms":51}`,
+ "log_cancel_task":true,"log_from":{"path":"server.log","offset":0,"inode":0},"cut_after_ms":50,"attempts":[{"max_tokens":256,"cut":true}],"done":false,"cut":true,"total_ms":51}`,
 		"report.json": `{"ttft_p50_ms":12,"total_p50_ms":110,"ttft_12docs_ms":215.75,"prompt_n_12docs":1200,
  "cache_ttft_ms":15,"first_sentence_ms":40,"cancel_idle_ms":4.2,
  "model":{"name":"m","path":"m.gguf","synthetic":false}}`,
@@ -286,6 +287,35 @@ func TestServerLogFromCancelJSON(t *testing.T) {
 	Run(t.TempDir(), "/nonexistent/server.log", &buf)
 	if !strings.Contains(buf.String(), "FAIL cancel task in server log: cannot read server log /nonexistent/server.log") {
 		t.Errorf("an unreadable log should fail naming it:\n%s", buf.String())
+	}
+}
+
+// TestServerLogOnlyThisRun: the cancel line must come after the offset at
+// which this run's lines began; an earlier run's line never passes.
+func TestServerLogOnlyThisRun(t *testing.T) {
+	old := "srv          stop: cancel task, id_task = 3\n"
+	cases := []struct {
+		name, log, from, want string
+	}{
+		{"line after the mark", old + "srv  run 2\nsrv          stop: cancel task, id_task = 9\n", `"offset":` + fmt.Sprint(len(old)), "PASS"},
+		{"only an earlier run's line", old + "srv  run 2: nothing cut\n", `"offset":` + fmt.Sprint(len(old)), "FAIL"},
+		{"log shorter than the mark", old, `"offset":100000`, "FAIL"},
+		{"no mark at all", old, ``, "FAIL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			files := validFiles()
+			files["server.log"] = c.log
+			from := `"log_from":{"path":"server.log",` + c.from + `,"inode":0},`
+			if c.from == "" {
+				from = ``
+			}
+			edit(t, files, "cancel.json", `"log_from":{"path":"server.log","offset":0,"inode":0},`, from)
+			got, _, _, out := runFolder(t, files, true)
+			if got["cancel task in server log"].status != c.want {
+				t.Errorf("want %s:\n%s", c.want, out)
+			}
+		})
 	}
 }
 

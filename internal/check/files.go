@@ -33,6 +33,15 @@ type sentenceFile struct {
 type cancelFile struct {
 	maxTokens, receivedTokens, closedAtMs, slotIdleAfterMs float64
 	logCancelTask, done, cut                               *bool
+	// logFrom is where this run's lines began in the server log; nil when
+	// the lab had no log.
+	logFrom *logMark
+}
+
+// logMark is a log_mark(): the log file (by inode) and its size then.
+type logMark struct {
+	path          string
+	offset, inode float64
 }
 
 // propsFile is what the checks need from /props: which model ran.
@@ -178,6 +187,9 @@ func (l *lab) loadCancel(n node) error {
 		logCancelTask:   p.optBool(n.key("log_cancel_task")),
 		done:            p.optBool(n.key("done")),
 		cut:             p.optBool(n.key("cut")),
+	}
+	if m := n.key("log_from"); m.present {
+		l.cancel.logFrom = &logMark{path: p.str(m.key("path")), offset: p.num(m.key("offset")), inode: p.num(m.key("inode"))}
 	}
 	// attempts, when present, lists every try (the lab retries when a fast
 	// server finishes before the cut); its shape is informative only.

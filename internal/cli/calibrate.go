@@ -34,10 +34,10 @@ schedules (steady 10 to 20,000 chunks/s, and bursts). --serve runs only the
 server, for other clients.`
 
 func (c *calibrateCmd) register(fs *flagSet) {
-	fs.Float64Var(&c.rate, "rate", 0, "content chunks per second of a single schedule; 0 sends as fast as the socket takes them")
-	fs.IntVar(&c.chunks, "chunks", 0, "content chunks of a single schedule (default: 3 s worth at --rate)")
+	fs.floatVar(&c.rate, "rate", 0, 0, 10e6, "content chunks per second of a single schedule; 0 sends as fast as the socket takes them")
+	fs.intVar(&c.chunks, "chunks", 0, 0, 100e6, "content chunks of a single schedule (default: 3 s worth at --rate)")
 	fs.BoolVar(&c.burst, "burst", false, "send --burst-size chunks per write, so they share a TCP segment")
-	fs.IntVar(&c.burstSize, "burst-size", 50, "chunks per write with --burst")
+	fs.intVar(&c.burstSize, "burst-size", 50, 1, 100000, "chunks per write with --burst")
 	fs.BoolVar(&c.keep, "keep-chunks", true, "stream()'s keep_chunks for ttftlab's client (false: memory stays flat)")
 	fs.StringVar(&c.out, "out", filepath.Join(envOr("TTFTLAB_OUT", "./out"), "calibrate.json"), "JSON report, written atomically")
 	fs.StringVar(&c.stamps, "stamps", "", "file the server appends its send stamps to (request, chunk, CLOCK_MONOTONIC ns)")
@@ -48,7 +48,7 @@ func (c *calibrateCmd) register(fs *flagSet) {
 	})
 	fs.BoolVar(&c.inProcess, "in-process", false, "run the server inside this process (its CPU time and allocations then count as ttftlab's)")
 	fs.StringVar(&c.serve, "serve", "", "only serve the schedule on `ADDR` (e.g. 127.0.0.1:8099) until interrupted")
-	fs.IntVar(&c.firstRequest, "first-request", 1, "with --serve: number of the first request in the stamps file")
+	fs.intVar(&c.firstRequest, "first-request", 1, 1, noLimit, "with --serve: number of the first request in the stamps file")
 }
 
 // schedules turns the flags into the schedules to run.

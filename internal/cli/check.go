@@ -22,12 +22,8 @@ func (c *checkCmd) Run(_ context.Context, args []string) error {
 		return fs.usageErrf("missing OUT_DIR")
 	}
 	dir := fs.Arg(0)
-	// Accept the flag after the folder too.
-	if err := fs.parse(fs.Args()[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fs.usageErrf("unexpected arguments %q", fs.Args())
+	if fs.NArg() > 1 {
+		return fs.usageErrf("unexpected arguments %q", fs.Args()[1:])
 	}
 	if _, failed := check.Run(dir, *serverLog, c.env.Out); failed > 0 {
 		return exitCode(exitFailure)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -19,6 +20,8 @@ type flagSet struct {
 	// synopsis is the usage's first line, e.g. "ttftlab run SCRIPT [flags]";
 	// about is text under it.
 	synopsis, about string
+	// args are the arguments that are not flags, in order.
+	args []string
 }
 
 // flags starts a command's flag set; synopsis follows "ttftlab CMD".
@@ -53,22 +56,52 @@ func (f *flagSet) usage() string {
 // errHelp is returned for -h once the usage is printed: exit 0.
 var errHelp = errors.New("help shown")
 
-// parse parses args; -h prints the usage on standard output.
+// parse parses args. ttftlab's flags may stand anywhere before "--",
+// which ends them: the arguments that are not flags, and everything after
+// "--", are Args. -h prints the usage on standard output.
 func (f *flagSet) parse(args []string) error {
-	err := f.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(f.env.Out, f.usage())
-		return errHelp
-	case err != nil:
-		return f.usageErr(err)
+	f.args = nil
+	for {
+		err := f.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			fmt.Fprint(f.env.Out, f.usage())
+			return errHelp
+		case err != nil:
+			return f.usageErr(err)
+		}
+		rest := f.FlagSet.Args()
+		if ended := len(args) - len(rest); ended > 0 && args[ended-1] == "--" {
+			f.args = append(f.args, rest...)
+			return nil
+		}
+		if len(rest) == 0 {
+			return nil
+		}
+		f.args = append(f.args, rest[0])
+		args = rest[1:]
 	}
-	return nil
 }
 
-// usageErr is a usage error of this command.
+// Args are the arguments that are not flags.
+func (f *flagSet) Args() []string { return f.args }
+
+// NArg is len(Args()).
+func (f *flagSet) NArg() int { return len(f.args) }
+
+// Arg is Args()[i], or "" past the end.
+func (f *flagSet) Arg(i int) string {
+	if i < len(f.args) {
+		return f.args[i]
+	}
+	return ""
+}
+
+// usageErr is a usage error of this command: the message, the synopsis
+// and where the flags are listed.
 func (f *flagSet) usageErr(err error) error {
-	return &usageError{cmd: f.env.cmd, usage: f.usage(), err: err}
+	usage := fmt.Sprintf("Usage: %s\nRun '%s -h' for the flags.\n", f.synopsis, label(f.env.cmd))
+	return &usageError{cmd: f.env.cmd, usage: usage, err: err}
 }
 
 // usageErrf is usageErr with a message.
@@ -95,6 +128,20 @@ func (t *targetFlags) register(f *flagSet) {
 	f.StringVar(&t.serverLog, "server-log", "", "llama-server's log `file`, searched for cancellation evidence")
 }
 
+// check refuses a --server that cannot be a server's base URL before
+// anything starts, instead of at the first request.
+func (t *targetFlags) check(f *flagSet) error {
+	u, err := url.Parse(t.server)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		return f.usageErrf("--server %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", t.server)
+	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "":
+		return f.usageErrf("--server %q: want the server's base URL without a path, e.g. %s://%s", t.server, u.Scheme, u.Host)
+	}
+	t.server = strings.TrimRight(t.server, "/")
+	return nil
+}
+
 // sources tell the Lua host which flag set which value, for its hints.
 func (t *targetFlags) sources() map[string]string {
 	return map[string]string{"SERVER": "--server", "OUT": "--out", "KB_DIR": "--kb", "SERVER_LOG": "--server-log"}
@@ -109,11 +156,11 @@ type startFlags struct {
 
 func (s *startFlags) register(f *flagSet) {
 	f.StringVar(&s.model, "model", "", "GGUF model `file` to serve")
-	f.IntVar(&s.ctx, "ctx", 4096, "context size (-c)")
-	f.IntVar(&s.slots, "slots", 1, "parallel slots (-np)")
-	f.IntVar(&s.cacheRAM, "cache-ram", 0, "host-memory prompt cache in MiB (--cache-ram; 0 keeps cache experiments clean)")
-	f.IntVar(&s.threads, "threads", 0, "llama-server threads (-t); 0: every core but one, which stays free for ttftlab's reads")
-	f.DurationVar(&s.timeout, "timeout", 120*time.Second, "how long to wait for the model to load")
+	f.intVar(&s.ctx, "ctx", 4096, 1, noLimit, "total context size in tokens (-c), split between the slots")
+	f.intVar(&s.slots, "slots", 1, 1, 1024, "parallel slots (-np)")
+	f.intVar(&s.cacheRAM, "cache-ram", 0, -1, noLimit, "host-memory prompt cache in MiB (--cache-ram; 0 keeps cache experiments clean, -1 no limit)")
+	f.intVar(&s.threads, "threads", 0, 0, 4096, "llama-server threads (-t); 0: every core but one, which stays free for ttftlab's reads")
+	f.durationVar(&s.timeout, "timeout", 120*time.Second, "how long to wait for the model to load, e.g. 90s or 5m")
 	f.StringVar(&s.llamaServer, "llama-server", "", "llama-server binary (default: $LLAMA_SERVER, PATH, then the installed copy)")
 }
 

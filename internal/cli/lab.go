@@ -30,7 +30,10 @@ func (c *labCmd) Run(ctx context.Context, args []string) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing}
+	if err := c.flags.check(fs); err != nil {
+		return err
+	}
+	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true}
 	if _, err := os.Stat(workingTreeLab); err == nil {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLab) }
 	} else {

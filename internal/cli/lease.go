@@ -50,10 +50,10 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 }
 
 // serverLog is the log to search for evidence: --server-log, else the log
-// of the server the lease started.
+// of the server ttftlab started at --server (now or with `server up`).
 func serverLog(l *llamaserver.Lease, h *hostFlags) string {
-	if h.serverLog == "" && l != nil && l.Tracked != nil {
-		return l.Tracked.LogPath
+	if h.serverLog == "" && l != nil {
+		return l.Log
 	}
 	return h.serverLog
 }
@@ -80,7 +80,14 @@ func (e *env) release(l *llamaserver.Lease, h *hostFlags) {
 func leaseHint(err error, h *hostFlags) error {
 	var none *llamaserver.NoServerError
 	var notLocal *llamaserver.NotLocalError
+	var notLLM *llamaserver.NotLLMError
 	switch {
+	case errors.As(err, &notLLM) && notLLM.Health.Loading:
+		return fmt.Errorf("%w; wait until it has loaded (`ttftlab server status` tells), or point --server at another server", err)
+	case errors.As(err, &notLLM):
+		return fmt.Errorf("%w.\n"+
+			"  Point ttftlab at the LLM server:        --server URL\n"+
+			"  or let ttftlab start one on a free port: --server http://127.0.0.1:PORT [--model FILE.gguf]", err)
 	case errors.As(err, &notLocal) && h.start.model != "":
 		return fmt.Errorf("--server %s is not on this machine's loopback; ttftlab starts llama-server only on 127.0.0.1 (use --server http://127.0.0.1:PORT with --model)", h.server)
 	case errors.As(err, &none), errors.As(err, &notLocal):

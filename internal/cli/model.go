@@ -45,7 +45,7 @@ func (c *modelSynthCmd) register(fs *flagSet) {
 		{"heads", "attention heads"}, {"kv-heads", "key/value heads"}, {"ctx", "training context length recorded in the file"},
 		{"vocab-pad", "pad the vocabulary to N tokens (0: no padding)"},
 	} {
-		c.shape[f.name] = fs.Int(f.name, 0, f.usage+" (default: the preset's)")
+		c.shape[f.name] = fs.intFlag(f.name, 0, 0, 1<<22, f.usage+" (default: the preset's)")
 	}
 }
 

@@ -22,15 +22,46 @@ func TestOutFolderCannotBeCreated(t *testing.T) {
 
 func TestOutFolderCannotBeWritten(t *testing.T) {
 	// Root ignores permission bits, so use a folder no one can create files
-	// in: /proc/self exists but takes no new files.
-	script := writeScript(t, "write_json('x.json', {a = 1})\n")
-	code, _, stderr := runCLI("run", script, "--out", "/proc/self")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
+	// in: /proc/self exists but takes no new files. It is refused before
+	// the script runs.
+	script := writeScript(t, "print('ran') write_json('x.json', {a = 1})\n")
+	code, stdout, stderr := runCLI("run", script, "--out", "/proc/self")
+	if code != 1 || strings.Contains(stdout, "ran") {
+		t.Fatalf("exit %d, stdout %q: want 1 and the script not run", code, stdout)
 	}
-	for _, want := range []string{"script.lua:1:", "write_json", "/proc/self/x.json"} {
+	for _, want := range []string{"/proc/self", "not writable", "--out"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+}
+
+// TestWriteErrorNamesTheScriptLine: a write that fails inside the script
+// names the script's line and the file.
+func TestWriteErrorNamesTheScriptLine(t *testing.T) {
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "sub"), []byte("a file"), 0o644)
+	script := writeScript(t, "write_json('sub/x.json', {a = 1})\n")
+	code, _, stderr := runCLI("run", script, "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"script.lua:1:", "write_json", filepath.Join(out, "sub")} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestNothingWrittenLeavesNoOut: a run that writes nothing leaves no
+// output folder behind.
+func TestNothingWrittenLeavesNoOut(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	script := writeScript(t, "print('hello')\n")
+	if code, _, stderr := runCLI("run", script, "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the run made %s: %v", out, err)
 	}
 }

@@ -38,10 +38,13 @@ prompts. :help lists the bindings and commands.`)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
+	if err := c.flags.check(fs); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return fs.usageErrf("unexpected argument %q (load files with -l FILE)", fs.Arg(0))
 	}
-	out, err := makeOut(c.flags.out)
+	out, err := checkOut(c.flags.out)
 	if err != nil {
 		return err
 	}
@@ -56,7 +59,7 @@ prompts. :help lists the bindings and commands.`)
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
 		Server: c.flags.server, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
-		Sources: c.flags.sources(), Stdout: c.env.Out, Stderr: c.env.Err,
+		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
 	})
 	if err != nil {
 		return err

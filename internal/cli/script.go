@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"ttftlab/runtime"
 )
@@ -17,27 +22,38 @@ type script struct {
 	args  []string
 	// stopOnFailure is lab's --keep-going=false.
 	stopOnFailure bool
-	exec          func(vm *runtime.VM) error
+	// preflight runs the script with PREFLIGHT set before any server
+	// starts, so it can refuse its inputs at once (the lab does).
+	preflight bool
+	exec      func(vm *runtime.VM) error
 }
 
-// runScript creates --out, makes sure of the server, runs the script and
+// runScript checks --out, makes sure of the server, runs the script and
 // stops a server it started.
 func (e *env) runScript(ctx context.Context, s script) error {
-	out, err := makeOut(s.flags.out)
+	out, err := checkOut(s.flags.out)
 	if err != nil {
 		return err
 	}
 	e.signals.describe("stopping the script and closing open streams")
+	if s.preflight {
+		if err := e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: s.flags.serverLog, Preflight: true}); err != nil {
+			return err
+		}
+	}
 	lease, err := e.lease(ctx, &s.flags, s.need)
 	if err != nil {
 		return err
 	}
 	defer e.release(lease, &s.flags)
-	vm, err := runtime.New(ctx, runtime.Config{
-		Server: s.flags.server, Out: out, KBDir: s.flags.kb, ServerLog: serverLog(lease, &s.flags),
-		Args: s.args, StopOnFailure: s.stopOnFailure, Sources: s.flags.sources(),
-		Stdout: e.Out, Stderr: e.Err,
-	})
+	return e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: serverLog(lease, &s.flags)})
+}
+
+// execScript runs the script once in a new VM made from the flags and cfg.
+func (e *env) execScript(ctx context.Context, s script, cfg runtime.Config) error {
+	cfg.Server, cfg.KBDir, cfg.Args, cfg.StopOnFailure = s.flags.server, s.flags.kb, s.args, s.stopOnFailure
+	cfg.Sources, cfg.Command, cfg.Stdout, cfg.Stderr = s.flags.sources(), invokedAs(), e.Out, e.Err
+	vm, err := runtime.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -45,14 +61,42 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	return s.exec(vm)
 }
 
-// makeOut creates the --out folder and returns its absolute path.
-func makeOut(dir string) (string, error) {
-	out, err := filepath.Abs(dir)
-	if err == nil {
-		err = os.MkdirAll(out, 0o755)
+// invokedAs is how the user ran ttftlab, for messages that suggest the
+// next command: "go run ." for a binary go run built, "ttftlab" when found
+// on PATH, else the path as typed (./ttftlab).
+func invokedAs() string {
+	arg0 := os.Args[0]
+	switch {
+	case strings.Contains(arg0, string(filepath.Separator)+"go-build"):
+		return "go run ."
+	case !strings.ContainsRune(arg0, filepath.Separator):
+		return "ttftlab"
 	}
+	return arg0
+}
+
+// checkOut returns --out as an absolute path once it is sure the folder
+// can be made: it is a folder, or its nearest existing parent is a folder
+// this process may write to. The folder itself is made by the first
+// write, so a run that writes nothing leaves none.
+func checkOut(dir string) (string, error) {
+	out, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("cannot create output folder %s: %w (choose another with --out)", dir, err)
 	}
-	return out, nil
+	for p := out; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && !st.IsDir():
+			return "", fmt.Errorf("cannot create output folder %s: %s is a file (choose another with --out)", dir, p)
+		case err == nil && unix.Access(p, unix.W_OK) != nil:
+			return "", fmt.Errorf("cannot create output folder %s: %s is not writable (choose another with --out)", dir, p)
+		case err == nil:
+			return out, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("cannot create output folder %s: %w (choose another with --out)", dir, err)
+		case filepath.Dir(p) == p:
+			return out, nil
+		}
+	}
 }

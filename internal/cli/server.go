@@ -27,7 +27,7 @@ act on the only tracked server, or on port 8080.
 // registry and the port: the flag when given, else the only tracked
 // server, else 8080.
 func parsePort(fs *flagSet, args []string) (*llamaserver.Registry, int, error) {
-	port := fs.Int("port", 0, "which server (default: the only one ttftlab tracks, else 8080)")
+	port := fs.intFlag("port", 0, 0, 65535, "which server (default: the only one ttftlab tracks, else 8080)")
 	if err := fs.parse(args); err != nil {
 		return nil, 0, err
 	}

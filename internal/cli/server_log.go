@@ -15,7 +15,7 @@ func newServerLog(e *env) runner { return &serverLogCmd{env: e} }
 
 func (c *serverLogCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("[--port N] [-n 50] [-f]", "Prints the last lines of a server's log; -f keeps printing new ones until Ctrl-C.")
-	n := fs.Int("n", 50, "how many lines to print")
+	n := fs.intFlag("n", 50, 0, 1000000, "how many lines to print")
 	follow := fs.Bool("f", false, "keep printing new lines until interrupted")
 	reg, p, err := parsePort(fs, args)
 	if err != nil {

@@ -23,7 +23,7 @@ func (c *serverUpCmd) Run(ctx context.Context, args []string) error {
 		"Starts llama-server in the background, waits until /health answers ok and records it.")
 	c.start.register(fs)
 	fs.StringVar(&c.host, "host", "127.0.0.1", "address llama-server listens on")
-	fs.IntVar(&c.port, "port", 8080, "port llama-server listens on")
+	fs.intVar(&c.port, "port", 8080, 1, 65535, "port llama-server listens on")
 	if err := fs.parse(args); err != nil {
 		return err
 	}

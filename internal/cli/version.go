@@ -21,6 +21,9 @@ func (c *versionCmd) Run(_ context.Context, args []string) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	fmt.Fprintln(c.env.Out, "ttftlab", buildVersion())
 	return nil
 }

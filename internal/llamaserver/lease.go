@@ -35,6 +35,9 @@ type Lease struct {
 	Answered bool
 	// Tracked is the server Ensure started, nil when it started none.
 	Tracked *Tracked
+	// Log is the log file of the server at URL when ttftlab started it
+	// (now, or earlier with `server up`); "" when unknown.
+	Log string
 }
 
 // NoServerError says nothing healthy answers at a URL and nothing was
@@ -46,6 +49,20 @@ type NoServerError struct {
 
 func (e *NoServerError) Error() string {
 	return fmt.Sprintf("no LLM server answers at %s/health (%s)", e.URL, e.Health)
+}
+
+// NotLLMError says something answered at a URL, but not as a ready LLM
+// server: another program on the port, or llama-server still loading.
+type NotLLMError struct {
+	URL    string
+	Health HealthReport
+}
+
+func (e *NotLLMError) Error() string {
+	if e.Health.Loading {
+		return fmt.Sprintf("the server at %s is still loading its model (GET /health answers 503)", e.URL)
+	}
+	return fmt.Sprintf("something answers at %s, but not as an LLM server: GET /health gave %s", e.URL, e.Health.Summary)
 }
 
 // NotLocalError says a server cannot be started for a URL that is not on
@@ -63,14 +80,22 @@ func (e *NotLocalError) Error() string {
 // want.Fallback. Without a model to serve the lease has no server, unless
 // want.Required makes that a *NoServerError.
 func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
-	health, ok := Health(ctx, want.URL)
-	if ok {
-		return &Lease{URL: want.URL, Answered: true}, nil
-	}
-	if want.Options.Model == "" && want.Fallback == nil {
-		if want.Required {
-			return nil, &NoServerError{URL: want.URL, Health: health}
+	health := CheckHealth(ctx, want.URL)
+	if health.OK {
+		l := &Lease{URL: want.URL, Answered: true}
+		if st := reg.ForURL(want.URL); st != nil && st.Alive() {
+			l.Log = st.LogPath
 		}
+		return l, nil
+	}
+	wantsServer := want.Required || want.Options.Model != "" || want.Fallback != nil
+	switch {
+	case health.Answered && wantsServer:
+		// Starting one there would only find the port taken.
+		return nil, &NotLLMError{URL: want.URL, Health: health}
+	case want.Options.Model == "" && want.Fallback == nil && want.Required:
+		return nil, &NoServerError{URL: want.URL, Health: health.Summary}
+	case want.Options.Model == "" && want.Fallback == nil:
 		return &Lease{URL: want.URL}, nil
 	}
 	host, port, err := LocalAddr(want.URL)
@@ -88,7 +113,7 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lease{URL: t.URL, Tracked: t}, nil
+	return &Lease{URL: t.URL, Tracked: t, Log: t.LogPath}, nil
 }
 
 // Release stops the server the lease started, if any.

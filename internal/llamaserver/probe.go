@@ -14,20 +14,48 @@ import (
 // policy); ok is true for 200 {"status":"ok"}. status describes what was
 // seen: "ok", "loading model", "not answering", "HTTP 404 ...".
 func Health(ctx context.Context, url string) (status string, ok bool) {
-	code, body, err := stream.Get(ctx, url+"/health")
+	r := CheckHealth(ctx, url)
+	return r.Summary, r.OK
+}
+
+// HealthReport is what one GET /health found.
+type HealthReport struct {
+	// OK is a 200 {"status":"ok"}: a ready llama-server.
+	OK bool
+	// Answered is true when any HTTP answer came, OK or not.
+	Answered bool
+	// Loading is llama-server's 503 while it loads its model.
+	Loading     bool
+	Status      int
+	ContentType string
+	// Summary is "ok", "loading model", "not answering" or
+	// "HTTP 404 (text/html): <start of the body>".
+	Summary string
+}
+
+// CheckHealth asks url/health once through stream.Get.
+func CheckHealth(ctx context.Context, url string) HealthReport {
+	code, body, header, err := stream.GetHeader(ctx, url+"/health")
 	if err != nil {
-		return "not answering", false
+		return HealthReport{Summary: "not answering"}
 	}
+	r := HealthReport{Answered: true, Status: code, ContentType: header.Get("Content-Type")}
 	var h struct {
 		Status string `json:"status"`
 	}
-	if code == http.StatusOK && json.Unmarshal(body, &h) == nil && h.Status == "ok" {
-		return "ok", true
+	switch {
+	case code == http.StatusOK && json.Unmarshal(body, &h) == nil && h.Status == "ok":
+		r.OK, r.Summary = true, "ok"
+	case code == http.StatusServiceUnavailable:
+		r.Loading, r.Summary = true, "loading model"
+	default:
+		ct := r.ContentType
+		if ct == "" {
+			ct = "no Content-Type"
+		}
+		r.Summary = fmt.Sprintf("HTTP %d (%s): %q", code, ct, bytes.TrimSpace(firstBytes(body, 120)))
 	}
-	if code == http.StatusServiceUnavailable {
-		return "loading model", false
-	}
-	return fmt.Sprintf("HTTP %d %s", code, bytes.TrimSpace(firstBytes(body, 200))), false
+	return r
 }
 
 func firstBytes(b []byte, n int) []byte {

@@ -23,6 +23,9 @@ func Tail(path string, n int) (tail string, size int64) {
 		return "", 0
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if n <= 0 {
+		return "", int64(len(data))
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -23,12 +23,19 @@ const (
 // the model loads is not an error); err is an *Error when no complete answer
 // came.
 func Get(ctx context.Context, url string) (status int, body []byte, err error) {
+	status, body, _, err = get(ctx, url, options{})
+	return status, body, err
+}
+
+// GetHeader is Get that also returns the response headers (nil when none
+// came).
+func GetHeader(ctx context.Context, url string) (status int, body []byte, header http.Header, err error) {
 	return get(ctx, url, options{})
 }
 
-func get(ctx context.Context, url string, opt options) (int, []byte, error) {
+func get(ctx context.Context, url string, opt options) (int, []byte, http.Header, error) {
 	if _, err := requestURL(url, "/"); err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	limit := GetTimeout.String()
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < GetTimeout {
@@ -38,26 +45,26 @@ func get(ctx context.Context, url string, opt options) (int, []byte, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return 0, nil, newError(KindRequest, "GET", url, err, "cannot build the request: %v", err)
+		return 0, nil, nil, newError(KindRequest, "GET", url, err, "cannot build the request: %v", err)
 	}
 	req.Header.Set("User-Agent", "ttftlab")
 	resp, err := newClient(newTransport(dialNoDelay, opt.tls)).Do(req)
 	if err != nil {
-		return 0, nil, getError(ctx, url, limit, err)
+		return 0, nil, nil, getError(ctx, url, limit, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, getBodyLimit+1))
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return resp.StatusCode, body, getError(ctx, url, limit, err)
+		return resp.StatusCode, body, resp.Header, getError(ctx, url, limit, err)
 	case err != nil:
-		return resp.StatusCode, body, newError(KindDropped, "GET", url, err,
+		return resp.StatusCode, body, resp.Header, newError(KindDropped, "GET", url, err,
 			"the connection broke after %d bytes of the body: %v", len(body), unwrapURLError(err))
 	case len(body) > getBodyLimit:
-		return resp.StatusCode, body[:getBodyLimit], newError(KindBadData, "GET", url, nil,
+		return resp.StatusCode, body[:getBodyLimit], resp.Header, newError(KindBadData, "GET", url, nil,
 			"the body is larger than %d bytes; is this the server's API?", getBodyLimit)
 	}
-	return resp.StatusCode, body, nil
+	return resp.StatusCode, body, resp.Header, nil
 }
 
 // getError tells a timeout or cancellation apart from a connection problem.

@@ -77,7 +77,7 @@ func TestGetTLS(t *testing.T) {
 	}))
 	defer srv.Close()
 	conf := srv.Client().Transport.(*http.Transport).TLSClientConfig
-	status, body, err := get(context.Background(), srv.URL, options{tls: conf})
+	status, body, _, err := get(context.Background(), srv.URL, options{tls: conf})
 	if err != nil || status != 200 || string(body) != "ok" {
 		t.Fatalf("%d %q %v", status, body, err)
 	}
