@@ -23,6 +23,9 @@ func defaultBody(L *lua.LState) *lua.LTable {
 	return b
 }
 
+// StreamOptionNames are the names stream()'s opts may hold.
+func StreamOptionNames() []string { return append([]string(nil), optionNames...) }
+
 // optionNames lists the keys opts may hold; anything else is a typo the
 // script should hear about.
 var optionNames = []string{
@@ -63,7 +66,7 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.returnErrors = optErrors(L, v)
 	case "body":
 	default:
-		L.RaiseError("stream: unknown option %q (known: %s)", name, strings.Join(optionNames, ", "))
+		L.RaiseError("stream: unknown option %q%s (known: %s)", name, didYouMean(name, optionNames), strings.Join(optionNames, ", "))
 	}
 }
 

@@ -1,6 +1,12 @@
 package runtime
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
 
 // luaError is error(message, [level]) with Lua 5.1's levels. gopher-lua's
 // own names the frame one deeper than Lua does for every level above 1
@@ -8,16 +14,58 @@ import lua "github.com/yuin/gopher-lua"
 // caller), so modules and scripts would each need a work-around. Here
 // level 1 (the default) is the line that called error, level 2 the line
 // that called the function that called error, and so on; level 0 adds no
-// position.
+// position. A position inside the embedded stdlib moves on to the first
+// line outside it, so a module's error names the user's line.
 func luaError(_ *VM, L *lua.LState) int {
 	obj := L.CheckAny(1)
 	level := L.OptInt(2, 1)
-	if level > 0 {
-		// L.Error(obj, n) names the frame n-1 above the innermost one, a
-		// Go function (this one) that it skips: n = level+1 names the
-		// frame `level` above this call, counting from the caller.
-		level++
+	if msg, ok := obj.(lua.LString); ok && level > 0 {
+		if pos := position(L, level); pos != "" {
+			obj = lua.LString(pos + " " + string(msg))
+		}
 	}
-	L.Error(obj, level)
+	L.Error(obj, 0)
 	return 0
+}
+
+// stdlibChunk is how the embedded modules are named in positions.
+const stdlibChunk = "stdlib/"
+
+// position is "chunk:line:" of the Lua function `level` frames above the
+// Go function running now (1: its caller), passing over Go frames and
+// frames of the embedded stdlib (when nothing outside the stdlib called
+// it, the stdlib's own line); "" when there is none.
+func position(L *lua.LState, level int) string {
+	fallback := ""
+	for n := level; ; n++ {
+		dbg, ok := L.GetStack(n)
+		if !ok {
+			return fallback
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.CurrentLine <= 0 {
+			continue
+		}
+		pos := fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)
+		if !strings.HasPrefix(dbg.Source, stdlibChunk) {
+			return pos
+		}
+		if fallback == "" {
+			fallback = pos
+		}
+	}
+}
+
+// stdlibPosition matches the position gopher-lua puts before the message
+// of a binding that raised while a stdlib module called it.
+var stdlibPosition = regexp.MustCompile(`^` + regexp.QuoteMeta(stdlibChunk) + `[^:]+:\d+: `)
+
+// blameCaller rewrites such a position to the user's line (see position).
+func blameCaller(L *lua.LState, ae *lua.ApiError) {
+	msg, ok := ae.Object.(lua.LString)
+	if !ok || !stdlibPosition.MatchString(string(msg)) {
+		return
+	}
+	if pos := position(L, 1); pos != "" {
+		ae.Object = lua.LString(pos + " " + stdlibPosition.ReplaceAllString(string(msg), ""))
+	}
 }

@@ -16,7 +16,8 @@ func guard(name string, f lua.LGFunction) lua.LGFunction {
 			if r == nil {
 				return
 			}
-			if _, ok := r.(*lua.ApiError); ok {
+			if ae, ok := r.(*lua.ApiError); ok {
+				blameCaller(L, ae)
 				panic(r)
 			}
 			L.RaiseError("%s: internal error: %v", name, r)

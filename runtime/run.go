@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
 )
 
 // RunFile runs the script at path. Its folder is SCRIPT_DIR, the base for
@@ -61,6 +62,17 @@ func (vm *VM) RunFileContext(ctx context.Context, path string) error {
 	return err
 }
 
+// EvalStatements runs parsed statements like Eval: an interactive prompt
+// parses what was typed itself, to keep its top-level locals for the
+// session. name is the chunk's name in messages.
+func (vm *VM) EvalStatements(ctx context.Context, stmts []ast.Stmt, name string) ([]lua.LValue, error) {
+	proto, err := lua.Compile(stmts, name)
+	if err != nil {
+		return nil, syntaxError(err, name, 0)
+	}
+	return vm.runFn(ctx, vm.L.NewFunctionFromProto(proto), name, source{dir: "."}, lua.MultRet)
+}
+
 // run compiles and runs one chunk under a context derived from parent and
 // returns up to nret of its results (lua.MultRet: all of them).
 func (vm *VM) run(parent context.Context, data []byte, name string, src source, nret int) ([]lua.LValue, error) {
@@ -68,6 +80,11 @@ func (vm *VM) run(parent context.Context, data []byte, name string, src source, 
 	if err != nil {
 		return nil, err
 	}
+	return vm.runFn(parent, fn, name, src, nret)
+}
+
+// runFn runs a compiled chunk (see run).
+func (vm *VM) runFn(parent context.Context, fn *lua.LFunction, name string, src source, nret int) ([]lua.LValue, error) {
 	// A run context of its own lets os.exit stop the script (pcall cannot
 	// swallow a cancelled context) without cancelling the caller's.
 	ctx, cancel := context.WithCancel(parent)
@@ -78,7 +95,7 @@ func (vm *VM) run(parent context.Context, data []byte, name string, src source, 
 	vm.enter(name, src)
 	base := vm.L.GetTop()
 	vm.L.Push(fn)
-	err = vm.L.PCall(0, nret, nil)
+	err := vm.L.PCall(0, nret, nil)
 	if vm.exit != nil {
 		vm.L.SetTop(base)
 		return nil, vm.exit

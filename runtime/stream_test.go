@@ -244,3 +244,13 @@ func TestStreamTimerOptionsReachTheRequest(t *testing.T) {
 		t.Fatalf("output = %q", out.String())
 	}
 }
+
+// TestStreamSuggestsAnOptionName: a near miss names the nearest option.
+func TestStreamSuggestsAnOptionName(t *testing.T) {
+	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
+	err := vm.RunString(`stream("x", {max_token = 5})`, "s.lua")
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+	mustContain(t, err.Error(), "s.lua:1:", `unknown option "max_token"`, `did you mean "max_tokens"?`)
+}

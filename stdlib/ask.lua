@@ -7,24 +7,34 @@
 --   ask(question, opts)           -> chunks, total_ms, timings, info
 --   ask.messages(question, opts)  -> the messages ask would send
 --   ask.summary(chunks, total_ms, timings, info, opts) -> string
+--   ask.flush([{server =}])       -> empties the server's prompt cache
 --
 -- ask(question, opts) sends question as the user message through stream()
 -- and returns what stream() returns. opts (all optional):
 --   system  string   the system prompt (none when nil)
 --   docs    number   append the first n knowledge-base documents (kb_docs())
 --                    to the system prompt, as prompt.build does
+--   tail    string   text after the docs, at the very end of the system
+--                    prompt: where a line that changes every call (the
+--                    time, the caller's name) costs the cache least
 --   cache   boolean  the server may reuse its prompt cache (stream's
 --                    cache_prompt; default true)
---   quiet   boolean  print nothing
+--   quiet   boolean  print nothing, at the prompt too
 --   any other field is a stream() option (max_tokens, body, server, ...);
---   an on_chunk of your own is called after ask has printed the chunk.
+--   an on_chunk of your own is called after ask has printed the chunk. A
+--   name that is neither ask's nor stream()'s is an error that suggests the
+--   nearest one.
+-- The system prompt is system, the docs, then tail, each after a blank line.
+-- llama-server keeps only the last prompt of each slot in its cache, so when
+-- comparing variants A and B, B finds A's prefix cached: call ask.flush()
+-- between them for cold numbers, or repeat each for warm ones.
 -- While the answer streams, each sentence is printed on a line of its own
 -- followed by "[t ms]": when the chunk that completed it arrived, counted
 -- from t0 like every stream time. The last, unterminated sentence is
 -- marked with the arrival of the last chunk. Then comes the summary line.
 -- info gains: text (the whole answer), sentences ({text=, t_ms=} in order),
--- first_sentence, first_sentence_ms and printed (true unless quiet: the
--- answer and summary are already on screen).
+-- first_sentence, first_sentence_ms, printed (true unless quiet: the
+-- answer and summary are already on screen) and quiet.
 --
 -- summary(chunks, total_ms, timings, info, opts): a readable account of a
 -- stream() result, one line per item:
@@ -41,11 +51,38 @@
 
 local sentence = require("sentence")
 local prompt = require("prompt")
+local options = require("options")
 
 local M = {}
 
--- Options ask handles itself; everything else goes to stream().
-local OWN = { system = true, docs = true, cache = true, quiet = true, on_chunk = true }
+-- Options ask handles itself; the others go to stream(), whose options
+-- are STREAM_OPTIONS (a test holds this list to the host's own).
+local OWN_NAMES = { "system", "docs", "tail", "cache", "quiet", "on_chunk" }
+M.STREAM_OPTIONS = { "body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
+  "keep_chunks", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server", "temperature", "timeout_ms" }
+local OWN, KNOWN, ALL = {}, {}, {}
+for _, n in ipairs(OWN_NAMES) do OWN[n] = true end
+for _, list in ipairs({ OWN_NAMES, M.STREAM_OPTIONS }) do
+  for _, n in ipairs(list) do
+    if not KNOWN[n] then KNOWN[n] = true; ALL[#ALL + 1] = n end
+  end
+end
+
+-- check_names refuses an option neither ask nor stream() knows, listing
+-- ask's own and asking "did you mean" for a near miss.
+local function check_names(opts)
+  for k in pairs(opts) do
+    if type(k) ~= "string" or not KNOWN[k] then
+      local near = type(k) == "string" and options.suggest(k, ALL) or nil
+      local own = {}
+      for i, n in ipairs(OWN_NAMES) do own[i] = n end
+      table.sort(own)
+      error(string.format("ask: unknown option %s%s; ask's own are %s, and it passes every stream() option on (:help stream)",
+        type(k) == "string" and string.format("%q", k) or tostring(k),
+        near and string.format(" (did you mean %q?)", near) or "", table.concat(own, ", ")), 4)
+    end
+  end
+end
 
 local function check_opts(opts)
   if opts == nil then
@@ -54,8 +91,12 @@ local function check_opts(opts)
   if type(opts) ~= "table" then
     error("ask: opts must be a table, got " .. type(opts), 3)
   end
+  check_names(opts)
   if opts.system ~= nil and type(opts.system) ~= "string" then
     error("ask: opts.system must be a string, got " .. type(opts.system), 3)
+  end
+  if opts.tail ~= nil and type(opts.tail) ~= "string" then
+    error("ask: opts.tail must be a string, got " .. type(opts.tail), 3)
   end
   local docs = opts.docs
   if docs ~= nil and (type(docs) ~= "number" or docs < 0 or docs ~= math.floor(docs)) then
@@ -73,11 +114,15 @@ local function check_opts(opts)
   return opts
 end
 
--- build_messages is ask.messages without the argument checks.
+-- build_messages is ask.messages without the argument checks: system,
+-- then the docs, then tail, each after a blank line.
 local function build_messages(question, opts)
   local system = opts.system
   if opts.docs ~= nil and opts.docs > 0 then
     system = prompt.build(system or "", kb_docs(), opts.docs):gsub("^%s+", "")
+  end
+  if opts.tail ~= nil and opts.tail ~= "" then
+    system = (system and system ~= "") and (system .. "\n\n" .. opts.tail) or opts.tail
   end
   local messages = {}
   if system ~= nil and system ~= "" then
@@ -209,6 +254,7 @@ local function ask(question, opts)
     info.first_sentence_ms = view.sentences[1].t_ms
   end
   info.printed = not quiet
+  info.quiet = quiet
   if not quiet then
     write(M.summary(chunks, total_ms, timings, info, { text = false }) .. "\n")
   end
@@ -216,6 +262,14 @@ local function ask(question, opts)
 end
 
 M.ask = ask
+
+-- flush empties the server's prompt cache for the next request: llama-server
+-- keeps the last prompt of each slot, so the second of two variants finds
+-- the first one's prefix cached. A tiny unrelated prompt takes its place.
+function M.flush(opts)
+  opts = options.check("ask.flush", opts, { "server" })
+  stream(".", { max_tokens = 1, cache_prompt = false, server = opts.server })
+end
 
 -- ms formats a time, "-" when there is none.
 local function ms(t)

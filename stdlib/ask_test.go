@@ -1,8 +1,11 @@
 package stdlib_test
 
 import (
+	"sort"
 	"strings"
 	"testing"
+
+	"ttftlab/runtime"
 )
 
 // askFakes replaces stream, kb_docs and io.write: stream plays SCRIPT (an
@@ -19,7 +22,7 @@ function stream(messages, opts)
   local out = {}
   for i, c in ipairs(SCRIPT) do
     out[i] = {t_ms = c[1], text = c[2]}
-    if opts.on_chunk({t_ms = c[1], text = c[2], index = i}) == false then
+    if opts.on_chunk and opts.on_chunk({t_ms = c[1], text = c[2], index = i}) == false then
       return out, c[1], nil, {ttft_ms = 5, cut = true, closed_at_ms = c[1], done = false, status = 200}
     end
     if FAIL_AT == i then error("stream: POST http://x/v1/chat/completions: the connection broke", 0) end
@@ -89,7 +92,7 @@ func TestAskQuietAndOwnOnChunk(t *testing.T) {
 			seen = seen + 1
 			if seen == 2 then return false end
 		end})
-		assert(seen == 2 and info.cut and not info.printed, "on_chunk returning false cuts")
+		assert(seen == 2 and info.cut and not info.printed and info.quiet, "on_chunk returning false cuts")
 		assert(info.text == "Hello there.", info.text)
 		assert(info.first_sentence == "Hello there." and info.first_sentence_ms == 7, tostring(info.first_sentence_ms))`)
 	if got != "" {
@@ -118,6 +121,45 @@ func TestAskErrors(t *testing.T) {
 	assertErr(t, L, `require("ask")("q", {cache = "no"})`, "ask: opts.cache must be a boolean")
 	assertErr(t, L, `require("ask")("q", {cache = true, cache_prompt = false})`, "not both")
 	assertErr(t, L, `require("ask").ask("q", 3)`, "ask: opts must be a table")
+	// A mistyped option is ask's to name, with its own list and the nearest name.
+	assertErr(t, L, `require("ask")("q", {sytem = "x"})`, `unknown option "sytem"`, `did you mean "system"?`,
+		"cache, docs, on_chunk, quiet, system, tail")
+	assertErr(t, L, `require("ask")("q", {tail = 5})`, "ask: opts.tail must be a string")
+	// An error from a module ask calls names the user's line, not ask's.
+	assertErr(t, L, `require("ask")("q", {docs = 99})`, "prompt.build: asked for 99 docs but only 2 exist")
+}
+
+// TestAskKnowsStreamsOptions holds ask's list of stream() options to the
+// host's own.
+func TestAskKnowsStreamsOptions(t *testing.T) {
+	L := newVM(t)
+	out := mustEval(t, L, `return table.concat(require("ask").STREAM_OPTIONS, ",")`)
+	want := runtime.StreamOptionNames()
+	sort.Strings(want)
+	if got := out[0].String(); got != strings.Join(want, ",") {
+		t.Errorf("ask.STREAM_OPTIONS = %s\nstream() takes %s", got, strings.Join(want, ","))
+	}
+}
+
+// TestAskTailGoesLast: tail ends the system prompt, after the docs.
+func TestAskTailGoesLast(t *testing.T) {
+	L := newVM(t)
+	mustEval(t, L, askFakes)
+	out := mustEval(t, L, `return require("ask").messages("Q?", {system = "Sys.", docs = 1, tail = "Current time: 14:05."})[1].content`)
+	if got := out[0].String(); got != "Sys.\n\nDoc A.\n\nCurrent time: 14:05." {
+		t.Errorf("system prompt %q", got)
+	}
+}
+
+// TestAskFlush sends one tiny uncached request.
+func TestAskFlush(t *testing.T) {
+	L := newVM(t)
+	mustEval(t, L, askFakes)
+	out := mustEval(t, L, `require("ask").flush() return SENT_MESSAGES, SENT_OPTS.max_tokens, SENT_OPTS.cache_prompt`)
+	if out[0].String() != "." || out[1].String() != "1" || out[2].String() != "false" {
+		t.Errorf("flush sent %v", out)
+	}
+	assertErr(t, L, `require("ask").flush({sever = "http://x"})`, `did you mean "server"?`)
 }
 
 func TestAskSummary(t *testing.T) {

@@ -72,6 +72,24 @@ func TestReplTerminal(t *testing.T) {
 		t.Errorf("a dropped line was run: %q", between)
 	}
 
+	// A top-level local lives on; an error shows its message only, and
+	// :trace its traceback.
+	s.send("local kept = 7\r")
+	s.expect("> ", 5*time.Second)
+	s.send("kept * 6\r")
+	s.expect("42\r\n> ", 5*time.Second)
+	s.send("function deep() error('down here') end\r")
+	s.expect("> ", 5*time.Second)
+	s.send("deep()\r")
+	shown := s.expect("down here", 5*time.Second)
+	after := s.expect("> ", 5*time.Second)
+	if strings.Contains(shown+after, "traceback") || strings.Contains(shown+after, "tailcall") {
+		t.Errorf("an error at the prompt shows a traceback: %q", shown+after)
+	}
+	s.send(":trace\r")
+	s.expect("in function 'deep'", 5*time.Second)
+	s.expect("> ", 5*time.Second)
+
 	// Ctrl-D leaves; the terminal is as it was.
 	s.send("\x04")
 	if code := s.wait(10 * time.Second); code != 0 {
@@ -156,7 +174,7 @@ func TestReplPiped(t *testing.T) {
 	if stdout.String() != "21\n42\n" {
 		t.Fatalf("stdout %q, stderr %q", stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "stdin:1: boom") || strings.Contains(stderr.String(), "\x1b[") {
+	if !strings.Contains(stderr.String(), "stdin:6: boom") || strings.Contains(stderr.String(), "\x1b[") {
 		t.Fatalf("stderr %q", stderr.String())
 	}
 	if cmd.ProcessState.ExitCode() != 1 {

@@ -9,7 +9,7 @@ import (
 )
 
 // commandNames are the :commands, for completion and error messages.
-var commandNames = []string{":help", ":load", ":reload", ":quit"}
+var commandNames = []string{":help", ":load", ":reload", ":trace", ":quit"}
 
 // command runs a line that starts with ':'.
 func (s *session) command(line string) {
@@ -27,6 +27,12 @@ func (s *session) command(line string) {
 		s.load(arg)
 	case ":reload", ":r":
 		s.reload()
+	case ":trace", ":t":
+		if s.lastTrace == "" {
+			s.notef("no traceback: the last statement raised no Lua error")
+			return
+		}
+		fmt.Fprintln(s.cfg.Out, s.lastTrace)
 	case ":quit", ":q", ":exit":
 		code := s.endCode()
 		s.exitCode = &code
@@ -86,6 +92,7 @@ var helpCommands = [][2]string{
 	{":help [NAME]", "list the bindings, modules and commands; with NAME, one of them in full"},
 	{":load FILE", "run a Lua file in this session and remember it for :reload"},
 	{":reload", "run the loaded files again, in order, picking up edits"},
+	{":trace", "show the stack traceback of the last error"},
 	{":quit", "leave (Ctrl-D does the same)"},
 }
 

@@ -41,12 +41,16 @@ func (s *session) openInput() (input, error) {
 // is, so its syntax error gets reported.
 func (s *session) readChunk() (string, error) {
 	var lines []string
+	s.chunkLine = s.linesRead + 1
 	for {
 		p := prompt
 		if len(lines) > 0 {
 			p = continuePrompt
 		}
 		line, err := s.input.readLine(p)
+		if err == nil {
+			s.linesRead++
+		}
 		if errors.Is(err, io.EOF) && len(lines) > 0 && !s.cfg.Terminal {
 			return strings.Join(lines, "\n"), nil
 		}

@@ -62,9 +62,11 @@ func isStreamResult(v []lua.LValue) bool {
 
 // showStream prints ask.summary of a stream result; withText includes the
 // answer's text (cut after maxText bytes; 0: the summary's default). A
-// result that ask already printed (info.printed) shows nothing more.
+// result that ask already printed (info.printed), or was told to keep
+// quiet about (info.quiet), shows nothing more.
 func (s *session) showStream(values []lua.LValue, withText bool, maxText int) {
-	if values[3].(*lua.LTable).RawGetString("printed") == lua.LTrue {
+	info := values[3].(*lua.LTable)
+	if info.RawGetString("printed") == lua.LTrue || info.RawGetString("quiet") == lua.LTrue {
 		return
 	}
 	text, err := s.summary(values, withText, maxText)

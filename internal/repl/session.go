@@ -35,6 +35,11 @@ type session struct {
 	failed bool
 	// exitCode ends the session when set (:quit, os.exit).
 	exitCode *int
+	// linesRead counts the input's lines; chunkLine is the line the chunk
+	// being read started on.
+	linesRead, chunkLine int
+	// lastTrace is the traceback of the last error, for :trace.
+	lastTrace string
 
 	mu sync.Mutex
 	// cancel stops the statement running now; nil at the prompt.
@@ -93,10 +98,20 @@ func (s *session) handle(chunk string) {
 		s.report(err)
 		return
 	}
+	first := 1
+	if !s.cfg.Terminal {
+		first = s.chunkLine // positions count from the start of the input
+	}
+	stmts, err := sessionChunk(code, first)
+	if err != nil {
+		_, err = s.vm.Eval(context.Background(), chunk, chunkName)
+		s.report(err)
+		return
+	}
 	var values []lua.LValue
 	err = s.interruptible(func(ctx context.Context) error {
 		var err error
-		values, err = s.vm.Eval(ctx, code, chunkName)
+		values, err = s.vm.EvalStatements(ctx, stmts, chunkName)
 		return err
 	})
 	if err != nil {
@@ -141,24 +156,35 @@ func (s *session) report(err error) {
 		s.showInterrupted()
 	default:
 		s.failed = true
-		s.errorf("%s", errorText(err))
+		s.errorf("%s", s.errorText(err))
 	}
 }
 
-// errorText is an error's message with the traceback kept only when it
-// says more than "in main chunk".
-func errorText(err error) string {
+// errorText is what an error prints: at a terminal its message (the
+// traceback waits for :trace), elsewhere the message and the traceback,
+// as `ttftlab run` prints them.
+func (s *session) errorText(err error) string {
 	var se *runtime.ScriptError
 	if !errors.As(err, &se) {
+		s.lastTrace = ""
 		return err.Error()
 	}
-	for _, line := range strings.Split(se.Traceback, "\n") {
+	s.lastTrace = se.Traceback
+	if s.cfg.Terminal || !saysMore(se.Traceback) {
+		return se.Message
+	}
+	return se.Error()
+}
+
+// saysMore reports whether a traceback names more than the chunk typed.
+func saysMore(trace string) bool {
+	for _, line := range strings.Split(trace, "\n") {
 		l := strings.TrimSpace(line)
-		if l == "" || l == "stack traceback:" || l == "[G]: in function 'error'" ||
+		if l == "" || l == "stack traceback:" || l == "[G]: in function 'error'" || l == "(tailcall): ?" ||
 			(strings.HasPrefix(l, chunkName+":") && strings.HasSuffix(l, "in main chunk")) {
 			continue
 		}
-		return se.Error()
+		return true
 	}
-	return se.Message
+	return false
 }
