@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -87,12 +88,41 @@ func (e *encoder) number(f float64, p *keyPath) error {
 		return failAt(p, "NaN cannot be written as JSON (use json_null or a number)")
 	case math.IsInf(f, 0):
 		return failAt(p, "infinity cannot be written as JSON (use json_null or a finite number)")
+	case isTime(p):
+		// Times are kept to the microsecond: what the clock means, without
+		// the float noise of differences (9.17602000000079).
+		f = math.Round(f*1000) / 1000
+		if f == 0 {
+			f = 0 // no -0
+		}
+		e.writeNumber(f)
+		return nil
 	case f == math.Trunc(f) && math.Abs(f) <= maxSafeInt:
 		e.buf.Write(strconv.AppendInt(e.buf.AvailableBuffer(), int64(f), 10))
 	default:
 		e.buf.Write(appendFloat(e.buf.AvailableBuffer(), f))
 	}
 	return nil
+}
+
+func (e *encoder) writeNumber(f float64) {
+	if f == math.Trunc(f) && math.Abs(f) <= maxSafeInt {
+		e.buf.Write(strconv.AppendInt(e.buf.AvailableBuffer(), int64(f), 10))
+		return
+	}
+	e.buf.Write(appendFloat(e.buf.AvailableBuffer(), f))
+}
+
+// isTime says whether a number is a time in milliseconds: its member's
+// name, or that of the array holding it, ends in "_ms" (the project's
+// convention for units in names).
+func isTime(p *keyPath) bool {
+	for q := p; q != nil; q = q.parent {
+		if q.index == 0 {
+			return strings.HasSuffix(q.key, "_ms")
+		}
+	}
+	return false
 }
 
 // appendFloat formats a finite float exactly as encoding/json does (the

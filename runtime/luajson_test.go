@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -159,5 +161,22 @@ func TestMarkRefusesForeignMetatable(t *testing.T) {
 	// re-marking between the two JSON kinds is allowed
 	if got := eval(t, vm, `getmetatable(json_object(json_array())) == getmetatable(json_object())`); got.String() != "true" {
 		t.Fatal("json_object on a json_array table should re-mark it")
+	}
+}
+
+// TestTimesRoundedToTheMicrosecond: numbers under *_ms names are written
+// to 0.001 ms, other numbers in full.
+func TestTimesRoundedToTheMicrosecond(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	err := vm.RunString(`write_json("t.json", {ttft_ms = 9.17602000000079, runs_ms = {1.0004999, -0.0001},
+		share = 0.123456789, nested = {{t_ms = 2.5000001}}})`, "t.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "t.json"))
+	for _, want := range []string{`"ttft_ms": 9.176`, "1,\n", "0\n", `"share": 0.123456789`, `"t_ms": 2.5`} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("t.json lacks %q:\n%s", want, got)
+		}
 	}
 }

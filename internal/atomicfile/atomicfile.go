@@ -32,7 +32,7 @@ func replace(path string, perm os.FileMode, fill func(f *os.File) error) (err er
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("atomicfile: cannot create a temporary file in %s to write %s: %w%s", dir, path, err, hint(err, dir))
+		return fmt.Errorf("cannot create a temporary file in %s to write %s: %w%s", dir, path, err, hint(err, dir))
 	}
 	tmp := f.Name()
 	defer func() {
@@ -45,10 +45,10 @@ func replace(path string, perm os.FileMode, fill func(f *os.File) error) (err er
 		err = finish(f, perm)
 	}
 	if err != nil {
-		return fmt.Errorf("atomicfile: writing %s (via %s): %w%s", path, tmp, err, hint(err, dir))
+		return fmt.Errorf("writing %s (via %s): %w%s", path, tmp, err, hint(err, dir))
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("atomicfile: cannot rename %s to %s: %w%s", tmp, path, err, hint(err, dir))
+		return fmt.Errorf("cannot rename %s to %s: %w%s", tmp, path, err, hint(err, dir))
 	}
 	syncDir(dir)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -110,5 +111,26 @@ func assertOnlyFiles(t *testing.T, dir string, names ...string) {
 	}
 	if strings.Join(got, ",") != strings.Join(names, ",") {
 		t.Fatalf("folder holds %v, want %v (a temporary file was left behind?)", got, names)
+	}
+}
+
+// TestAppendFailureLeavesNoPartialLine: a write that fails half-way (the
+// disk is full) is cut back, so the file still ends with a whole line.
+func TestAppendFailureLeavesNoPartialLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	if err := Append(path, []byte("{\"a\":1}\n")); err != nil {
+		t.Fatal(err)
+	}
+	defer func(w func(*os.File, []byte) (int, error)) { write = w }(write)
+	write = func(f *os.File, p []byte) (int, error) {
+		n, _ := f.Write(p[:len(p)/2])
+		return n, syscall.ENOSPC
+	}
+	err := Append(path, []byte("{\"b\":2222222}\n"))
+	if err == nil || !strings.Contains(err.Error(), "disk is full") || strings.Contains(err.Error(), "atomicfile") {
+		t.Fatalf("err = %v, want the disk-full hint without a package name", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "{\"a\":1}\n" {
+		t.Errorf("after a failed append the file holds %q", got)
 	}
 }
