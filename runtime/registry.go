@@ -146,7 +146,7 @@ var registry = []Entry{
 		Summary:   "Compile a Lua file without running it."},
 	{Name: "require", Kind: Standard, install: (*VM).installModules,
 		Signature: "require(name) -> module",
-		Summary:   "Load a module: the built-in ones (stats, sentence, prompt, ask), json, then package.path."},
+		Summary:   "Load a module: the built-in ones (stats, sentence, speech, prompt, ask), json, then package.path."},
 
 	{Name: "SERVER", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Server) },
 		Signature: "SERVER",
