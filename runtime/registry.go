@@ -72,6 +72,11 @@ var registry = []Entry{
 		Signature: "get(path) -> status, body_text",
 		Summary:   "GET a server path (or a full URL); any status is returned, not raised.",
 		Help:      `  local status, body = get("/metrics")`},
+	{Name: "post", Kind: Function, fn: (*VM).post,
+		Signature: "post(path, body) -> decoded, body_text, status",
+		Summary:   "POST a table (as JSON) or a string to a server path; any status is returned, not raised.",
+		Help: "decoded is nil when the answer is not JSON.\n" +
+			`  local r = post("/tokenize", {content = "Hello"})` + "\n  print(#r.tokens)"},
 	{Name: "health", Kind: Function, fn: (*VM).health,
 		Signature: "health() -> decoded, body_text, status",
 		Summary:   "GET /health, decoded; a 503 (model loading) is returned, not raised."},
