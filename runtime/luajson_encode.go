@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -113,17 +114,24 @@ func (e *encoder) writeNumber(f float64) {
 	e.buf.Write(appendFloat(e.buf.AvailableBuffer(), f))
 }
 
-// isTime says whether a number is a time in milliseconds: its member's
-// name, or that of the array holding it, ends in "_ms" (the project's
-// convention for units in names).
+// isTime says whether a number is a time in milliseconds, by the
+// project's convention for units in names: a member named *_ms or a
+// percentile *_pNN (ttft_p50), or anything inside a *_ms member
+// (ttft_ms = {p50 = ...}, runs_ms = {...}).
 func isTime(p *keyPath) bool {
-	for q := p; q != nil; q = q.parent {
-		if q.index == 0 {
-			return strings.HasSuffix(q.key, "_ms")
+	for q, own := p, true; q != nil; q = q.parent {
+		if q.index != 0 || q.key == "" {
+			continue
 		}
+		if strings.HasSuffix(q.key, "_ms") || (own && percentileName.MatchString(q.key)) {
+			return true
+		}
+		own = false
 	}
 	return false
 }
+
+var percentileName = regexp.MustCompile(`_p\d+$`)
 
 // appendFloat formats a finite float exactly as encoding/json does (the
 // shortest form that reads back the same; exponents only for very small

@@ -169,12 +169,12 @@ func TestMarkRefusesForeignMetatable(t *testing.T) {
 func TestTimesRoundedToTheMicrosecond(t *testing.T) {
 	vm, _ := testVM(t, Config{})
 	err := vm.RunString(`write_json("t.json", {ttft_ms = 9.17602000000079, runs_ms = {1.0004999, -0.0001},
-		share = 0.123456789, nested = {{t_ms = 2.5000001}}})`, "t.lua")
+		share = 0.123456789, nested = {{t_ms = 2.5000001}}, ttft_p50 = 9.3037461, total_ms = {p99 = 1.23456}})`, "t.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "t.json"))
-	for _, want := range []string{`"ttft_ms": 9.176`, "1,\n", "0\n", `"share": 0.123456789`, `"t_ms": 2.5`} {
+	for _, want := range []string{`"ttft_ms": 9.176`, "1,\n", "0\n", `"share": 0.123456789`, `"t_ms": 2.5`, `"ttft_p50": 9.304`, `"p99": 1.235`} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("t.json lacks %q:\n%s", want, got)
 		}

@@ -72,6 +72,11 @@ var registry = []Entry{
 		Signature: "get(path) -> status, body_text",
 		Summary:   "GET a server path (or a full URL); any status is returned, not raised.",
 		Help:      `  local status, body = get("/metrics")`},
+	{Name: "post", Kind: Function, fn: (*VM).post,
+		Signature: "post(path, body) -> decoded, body_text, status",
+		Summary:   "POST a table (as JSON) or a string to a server path; any status is returned, not raised.",
+		Help: "decoded is nil when the answer is not JSON.\n" +
+			`  local r = post("/tokenize", {content = "Hello"})` + "\n  print(#r.tokens)"},
 	{Name: "health", Kind: Function, fn: (*VM).health,
 		Signature: "health() -> decoded, body_text, status",
 		Summary:   "GET /health, decoded; a 503 (model loading) is returned, not raised."},
@@ -150,7 +155,7 @@ var registry = []Entry{
 		Summary:   "Compile a Lua file without running it."},
 	{Name: "require", Kind: Standard, install: (*VM).installModules,
 		Signature: "require(name) -> module",
-		Summary:   "Load a module: the built-in ones (stats, sentence, prompt, ask), json, then package.path."},
+		Summary:   "Load a module: the built-in ones (stats, sentence, speech, prompt, ask), json, then package.path."},
 
 	{Name: "SERVER", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Server) },
 		Signature: "SERVER",

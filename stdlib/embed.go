@@ -1,5 +1,5 @@
 // Package stdlib holds the Lua modules every script can require: statistics,
-// sentence detection and prompt building. They are embedded in the binary.
+// sentence detection, speech pacing, prompt building and ask. They are embedded in the binary.
 package stdlib
 
 import "embed"

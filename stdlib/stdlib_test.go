@@ -91,7 +91,7 @@ func num(t *testing.T, v lua.LValue) float64 {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestModulesReturnTablesAndLeakNoGlobals(t *testing.T) {
-	for _, name := range []string{"stats", "sentence", "prompt"} {
+	for _, name := range []string{"stats", "sentence", "prompt", "speech"} {
 		L := newVM(t)
 		out := mustEval(t, L, `
 			local before = {}

@@ -78,6 +78,38 @@ func TestLabOtherKB(t *testing.T) {
 	}
 }
 
+// TestLabChineseKB runs `ttftlab lab --kb scripts/kb-zh` from the module
+// root, as the docs say, against a server with a 2048-token context: every
+// step passes `ttftlab check`, and the longest prompt (all documents, in
+// the cache step) leaves room for a 120-token answer.
+func TestLabChineseKB(t *testing.T) {
+	srv := startLlama(t, "-c", "2048")
+	out := t.TempDir()
+	t.Chdir("../..")
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--kb", "scripts/kb-zh", "--out", out, "--server-log", srv.LogPath)
+	if code != 0 {
+		t.Fatalf("ttftlab lab --kb scripts/kb-zh exited %d:\n%s%s", code, stdout, stderr)
+	}
+	requireCheckPasses(t, out, srv.LogPath)
+	var props struct {
+		Settings struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+	}
+	readJSON(t, filepath.Join(out, "props.json"), &props)
+	var cache map[string]struct {
+		PromptN int `json:"prompt_n"`
+		CacheN  int `json:"cache_n"`
+	}
+	readJSON(t, filepath.Join(out, "cache.json"), &cache)
+	all := cache["first"].PromptN + cache["first"].CacheN
+	if props.Settings.NCtx != 2048 || all == 0 || all+120 > props.Settings.NCtx {
+		t.Errorf("all documents make a %d-token prompt in a %d-token context; with a 120-token answer it must fit 2048",
+			all, props.Settings.NCtx)
+	}
+	t.Logf("all of scripts/kb-zh: a %d-token prompt", all)
+}
+
 func requireCheckPasses(t *testing.T, out, serverLog string) {
 	t.Helper()
 	code, stdout, stderr := runCLI("check", out, "--server-log", serverLog)

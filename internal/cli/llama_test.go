@@ -8,8 +8,11 @@ import (
 )
 
 // startLlama starts the real llama-server with the test model on a free
-// port and stops it when the test ends (see llamatest).
-func startLlama(t *testing.T) *llamaserver.Server { return llamatest.Start(t) }
+// port, with extra arguments, and stops it when the test ends (see
+// llamatest).
+func startLlama(t *testing.T, extra ...string) *llamaserver.Server {
+	return llamatest.Start(t, extra...)
+}
 
 // needLlama returns the llama-server binary and test model, or skips.
 func needLlama(t *testing.T) (bin, model string) { return llamatest.Need(t) }

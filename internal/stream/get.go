@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,10 +10,10 @@ import (
 )
 
 const (
-	// GetTimeout bounds every Get: a GET to the server's API waits at most
-	// this long for its whole answer, or less when ctx ends sooner. One
-	// limit for all callers, so a script's health() and server_info() or
-	// `server status` never disagree about a slow server.
+	// GetTimeout bounds every Get and Post: a call to the server's API
+	// waits at most this long for its whole answer, or less when ctx ends
+	// sooner. One limit for all callers, so a script's health() and
+	// server_info() or `server status` never disagree about a slow server.
 	GetTimeout = 5 * time.Second
 	// getBodyLimit is far above any /props or /slots answer.
 	getBodyLimit = 16 << 20
@@ -33,7 +34,21 @@ func GetHeader(ctx context.Context, url string) (status int, body []byte, header
 	return get(ctx, url, options{})
 }
 
+// Post sends body as JSON to url with a POST on a fresh connection, for the
+// server's small API calls (/tokenize, /apply-template, ...), under the
+// same policy as Get: every status is an answer, GetTimeout bounds the
+// whole exchange.
+func Post(ctx context.Context, url string, body []byte) (status int, answer []byte, err error) {
+	status, answer, _, err = send(ctx, http.MethodPost, url, body, options{})
+	return status, answer, err
+}
+
 func get(ctx context.Context, url string, opt options) (int, []byte, http.Header, error) {
+	return send(ctx, http.MethodGet, url, nil, opt)
+}
+
+// send is one short request: a GET without a body, or a POST of JSON.
+func send(ctx context.Context, method, url string, payload []byte, opt options) (int, []byte, http.Header, error) {
 	if _, err := requestURL(url, "/"); err != nil {
 		return 0, nil, nil, err
 	}
@@ -43,37 +58,44 @@ func get(ctx context.Context, url string, opt options) (int, []byte, http.Header
 	}
 	ctx, cancel := context.WithTimeout(ctx, GetTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	var reqBody io.Reader
+	if payload != nil {
+		reqBody = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, reqBody)
 	if err != nil {
-		return 0, nil, nil, newError(KindRequest, "GET", url, err, "cannot build the request: %v", err)
+		return 0, nil, nil, newError(KindRequest, method, url, err, "cannot build the request: %v", err)
 	}
 	req.Header.Set("User-Agent", "ttftlab")
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := newClient(newTransport(dialNoDelay, opt.tls)).Do(req)
 	if err != nil {
-		return 0, nil, nil, getError(ctx, url, limit, err)
+		return 0, nil, nil, requestError(ctx, method, url, limit, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, getBodyLimit+1))
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return resp.StatusCode, body, resp.Header, getError(ctx, url, limit, err)
+		return resp.StatusCode, body, resp.Header, requestError(ctx, method, url, limit, err)
 	case err != nil:
-		return resp.StatusCode, body, resp.Header, newError(KindDropped, "GET", url, err,
+		return resp.StatusCode, body, resp.Header, newError(KindDropped, method, url, err,
 			"the connection broke after %d bytes of the body: %v", len(body), unwrapURLError(err))
 	case len(body) > getBodyLimit:
-		return resp.StatusCode, body[:getBodyLimit], resp.Header, newError(KindBadData, "GET", url, nil,
+		return resp.StatusCode, body[:getBodyLimit], resp.Header, newError(KindBadData, method, url, nil,
 			"the body is larger than %d bytes; is this the server's API?", getBodyLimit)
 	}
 	return resp.StatusCode, body, resp.Header, nil
 }
 
-// getError tells a timeout or cancellation apart from a connection problem.
-func getError(ctx context.Context, url, limit string, err error) error {
+// requestError tells a timeout or cancellation apart from a connection problem.
+func requestError(ctx context.Context, method, url, limit string, err error) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return newError(KindTimeout, "GET", url, ctx.Err(), "no complete answer within %s; is the server hung or busy?", limit)
+		return newError(KindTimeout, method, url, ctx.Err(), "no complete answer within %s; is the server hung or busy?", limit)
 	case ctx.Err() != nil:
-		return newError(KindCanceled, "GET", url, ctx.Err(), "canceled: %v", ctx.Err())
+		return newError(KindCanceled, method, url, ctx.Err(), "canceled: %v", ctx.Err())
 	}
-	return connectError("GET", url, err)
+	return connectError(method, url, err)
 }

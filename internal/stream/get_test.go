@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -88,5 +89,58 @@ func TestGetBadURL(t *testing.T) {
 	var se *Error
 	if !errors.As(err, &se) || se.Kind != KindRequest {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestPostSendsJSON: the body and its type arrive, any status is an
+// answer, and each call has a connection of its own.
+func TestPostSendsJSON(t *testing.T) {
+	var opened atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ := io.ReadAll(r.Body)
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+			http.Error(w, r.Method+" "+r.Header.Get("Content-Type"), http.StatusTeapot)
+			return
+		}
+		if r.URL.Path == "/missing" {
+			http.Error(w, `{"error":{"code":404}}`, http.StatusNotFound)
+			return
+		}
+		w.Write(append([]byte("echo:"), got...))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	status, body, err := Post(context.Background(), srv.URL+"/tokenize", []byte(`{"content":"hi"}`))
+	if err != nil || status != 200 || string(body) != `echo:{"content":"hi"}` {
+		t.Fatalf("tokenize: %d %q %v", status, body, err)
+	}
+	status, body, err = Post(context.Background(), srv.URL+"/missing", []byte(`{}`))
+	if err != nil || status != 404 || !strings.Contains(string(body), "404") {
+		t.Fatalf("missing: %d %q %v: a 404 is an answer, not an error", status, body, err)
+	}
+	if opened.Load() != 2 {
+		t.Fatalf("%d connections for 2 requests, want one each", opened.Load())
+	}
+}
+
+func TestPostErrorsNameTheMethod(t *testing.T) {
+	url := closedPort(t) + "/tokenize"
+	_, _, err := Post(context.Background(), url, []byte(`{}`))
+	var se *Error
+	if !errors.As(err, &se) || se.Kind != KindConnect || !strings.Contains(err.Error(), "POST "+url) {
+		t.Fatalf("err = %v, want a connect error naming POST %s", err, url)
+	}
+	url = rawServer(t, func(c net.Conn) { time.Sleep(time.Second) }) + "/tokenize"
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, _, err = Post(ctx, url, []byte(`{}`))
+	if !errors.As(err, &se) || se.Kind != KindTimeout || !strings.Contains(err.Error(), "POST "+url) {
+		t.Fatalf("err = %v, want a timeout naming POST %s", err, url)
 	}
 }

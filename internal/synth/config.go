@@ -8,8 +8,10 @@ import (
 	"ttftlab/internal/gguf"
 )
 
-// Version changes whenever the same Config would produce a different file;
-// cached models carry it in their file name, so a new version is rebuilt.
+// Version changes whenever a preset with the default script would produce a
+// different file; cached models (only those are cached) carry it in their
+// file name, so a new version is rebuilt. A --text model is written on
+// demand, never cached, so cutting CJK text into characters left it at 1.
 const Version = 1
 
 // Config is the shape of a synthetic model.

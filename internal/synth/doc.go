@@ -5,9 +5,13 @@
 //
 // How the script is carried through the network:
 //
-//   - The script is cut into pieces at spaces, one token per piece; a word
-//     that occurs twice is joined with the next word until every piece is
-//     unique, because a token can have only one successor.
+//   - The script is cut into pieces at spaces, and Chinese, Japanese and
+//     Korean text (which has no spaces to cut at) into single characters,
+//     one token per piece; a piece that occurs twice is joined with the
+//     next until every piece is unique, because a token can have only one
+//     successor. The token the answer begins with (the first piece without
+//     its space) counts as used, so a later occurrence of that character
+//     is joined onward too.
 //   - Every token the answer can pass through (the script's pieces and the
 //     first piece without its leading space) gets a one-hot embedding of
 //     its own; all other tokens (bytes, template tokens, padding) share one

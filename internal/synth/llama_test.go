@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"ttftlab/internal/gguf"
 	"ttftlab/internal/llamaserver"
@@ -213,5 +214,27 @@ func TestServedCustomText(t *testing.T) {
 	round := "The cat saw the dog. The dog saw the cat, at 9.5 p.m. on Monday. The end."
 	if want := round + " " + round + " " + round + " The"; text != want || m.Answer(n) != want {
 		t.Errorf("got %q\nwant %q", text, want)
+	}
+}
+
+// TestServedCJKScript: llama-server streams a Chinese, Korean or Japanese
+// script exactly at temperature 0, a piece of a character or two per
+// chunk, and round after round.
+func TestServedCJKScript(t *testing.T) {
+	for name, script := range map[string]string{"chinese": zhScript, "korean": koScript, "japanese": jaScript} {
+		t.Run(name, func(t *testing.T) {
+			m := buildPreset(t, "tiny", func(c *Config) { c.Text = script })
+			srv, _ := serve(t, m)
+			pieces := m.Info().ScriptTokens
+			n := 2*pieces + 1
+			res, text := ask(t, srv.URL, "你是诊所的电话助理。", "我需要带什么？", n, false)
+			if want := script + " " + script + " " + m.Answer(1); text != want || m.Answer(n) != want {
+				t.Errorf("got  %q\nwant %q", text, want)
+			}
+			if len(res.Chunks) != n || pieces < utf8.RuneCountInString(script)/2 {
+				t.Errorf("%d chunks for %d tokens, %d pieces for %d characters; want a chunk per token and a character or two per piece",
+					len(res.Chunks), n, pieces, utf8.RuneCountInString(script))
+			}
+		})
 	}
 }

@@ -69,6 +69,11 @@ func TestGreedyDecodingFollowsTheScript(t *testing.T) {
 			c.Embd, c.Heads, c.KVHeads, c.VocabPad = 32, 2, 1, 20000
 			c.Text = "the cat saw the dog and the dog saw the cat"
 		}),
+		// CJK: one piece per character or two; the second 请 must not be
+		// the token the answer begins with.
+		"chinese":  buildPreset(t, "tiny", func(c *Config) { c.Text = zhScript }),
+		"korean":   buildPreset(t, "tiny", func(c *Config) { c.Text = koScript }),
+		"japanese": buildPreset(t, "tiny", func(c *Config) { c.Text = jaScript }),
 	}
 	for name, m := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -38,12 +39,10 @@ func newScript(text string, maxPieces int) (*script, error) {
 	if len(words) == 0 {
 		return nil, fmt.Errorf("the answer text is empty")
 	}
-	for i, w := range words {
-		words[i] = space + w
-	}
-	// Join more words per piece until the pieces fit the width.
-	for per := 1; per <= len(words); per++ {
-		pieces, err := uniquePieces(group(words, per))
+	atoms := atomize(words)
+	// Join more atoms per piece until the pieces fit the width.
+	for per := 1; per <= len(atoms); per++ {
+		pieces, err := uniquePieces(group(atoms, per))
 		if err != nil {
 			return nil, err
 		}
@@ -56,6 +55,42 @@ func newScript(text string, maxPieces int) (*script, error) {
 	return nil, fmt.Errorf("the answer cannot be cut into %d pieces or fewer (the embedding width bounds them)", maxPieces)
 }
 
+// atomize cuts words into the smallest pieces the answer is made of: a
+// word of Latin script is one atom; in Chinese, Japanese and Korean every
+// character is one (CJK text has no spaces to cut at, and a real model's
+// tokens carry a character or two). The first atom of each word carries
+// the space before it.
+func atomize(words []string) []string {
+	var atoms []string
+	for _, w := range words {
+		start := len(atoms)
+		run := ""
+		for _, r := range w {
+			if !isCJK(r) {
+				run += string(r)
+				continue
+			}
+			if run != "" {
+				atoms = append(atoms, run)
+				run = ""
+			}
+			atoms = append(atoms, string(r))
+		}
+		if run != "" {
+			atoms = append(atoms, run)
+		}
+		atoms[start] = space + atoms[start]
+	}
+	return atoms
+}
+
+// isCJK reports ideographs, kana, Hangul and the full-width punctuation of
+// CJK text.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF)
+}
+
 // group joins every per consecutive words.
 func group(words []string, per int) []string {
 	var out []string
@@ -65,28 +100,36 @@ func group(words []string, per int) []string {
 	return out
 }
 
-// uniquePieces joins a piece that was seen before with the words after it
+// uniquePieces joins a piece that was seen before with the atoms after it
 // until it is new; a repeat at the very end is joined to the piece before.
-func uniquePieces(words []string) ([]string, error) {
+// The first piece without its space (how the answer begins) is reserved
+// too: in CJK text an atom without a space can equal it.
+func uniquePieces(atoms []string) ([]string, error) {
 	used := map[string]bool{}
 	var pieces []string
-	for i := 0; i < len(words); {
-		p := words[i]
+	for i := 0; i < len(atoms); {
+		p := atoms[i]
 		i++
-		for used[p] && i < len(words) {
-			p += words[i]
+		for used[p] && i < len(atoms) {
+			p += atoms[i]
 			i++
 		}
 		for used[p] && len(pieces) > 0 {
 			last := pieces[len(pieces)-1]
 			pieces = pieces[:len(pieces)-1]
 			delete(used, last)
+			if len(pieces) == 0 {
+				delete(used, strings.TrimPrefix(last, space))
+			}
 			p = last + p
 		}
 		if used[p] {
 			return nil, fmt.Errorf("the answer text cannot be cut into unique pieces")
 		}
 		used[p] = true
+		if len(pieces) == 0 {
+			used[strings.TrimPrefix(p, space)] = true
+		}
 		pieces = append(pieces, p)
 	}
 	return pieces, nil

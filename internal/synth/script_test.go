@@ -3,6 +3,7 @@ package synth
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDefaultScriptPieces(t *testing.T) {
@@ -83,5 +84,48 @@ func TestNameFromTemplate(t *testing.T) {
 	}
 	if got := NameFromTemplate("{%- for message in messages -%}<|im_start|>"); got != "" {
 		t.Errorf("an ordinary template gave %q", got)
+	}
+}
+
+// Scripts in the lab's other languages. zhScript repeats 请 (its first
+// character) and punctuation; koScript repeats syllables and words.
+const (
+	zhScript = "请坐。请带上身份证、保险卡和药物清单。前台早上七点半开门，请提前十五分钟到达。停车每小时3.5元。"
+	koScript = "신분증과 보험 카드를 가져오세요. 접수는 평일 오전 7시 30분에 시작합니다. 주차는 시간당 3.5달러입니다. 예약을 취소하시려면 하루 전에 전화해 주세요."
+	jaScript = "「こんにちは。」保険証をお持ちください。受付は午前七時半に開きます。駐車場は一時間三百円です。"
+)
+
+// TestScriptCJKPieces: CJK text, which has no spaces to cut at, is cut
+// into pieces of a character or two, each unique and none equal to the
+// token the answer begins with; the answer reads the text exactly.
+func TestScriptCJKPieces(t *testing.T) {
+	for _, text := range []string{zhScript, koScript, jaScript, "请坐。请进。请坐。", "Bring ID。请带上身份证。"} {
+		s, err := newScript(text, 250)
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		seen := map[string]bool{s.first: true}
+		for _, p := range s.pieces {
+			if seen[p] {
+				t.Errorf("%q: piece %q repeats or is the first token %q", text, p, s.first)
+			}
+			seen[p] = true
+		}
+		chars := utf8.RuneCountInString(strings.ReplaceAll(text, " ", ""))
+		if len(s.pieces) < chars/2 {
+			t.Errorf("%q: %d pieces for %d characters, want a character or two each: %q", text, len(s.pieces), chars, s.pieces)
+		}
+		if got := s.answer(len(s.pieces)); got != text {
+			t.Errorf("%q: one round reads %q", text, got)
+		}
+		if got := s.answer(2*len(s.pieces) + 1); got != text+" "+text+" "+s.first {
+			t.Errorf("%q: two rounds read %q", text, got)
+		}
+	}
+	// Fewer directions than characters: atoms are grouped, still exact.
+	s, err := newScript(zhScript, 20)
+	if err != nil || len(s.pieces) > 20 || s.answer(len(s.pieces)) != zhScript {
+		t.Errorf("grouped: %v, %d pieces, reads %q", err, len(s.pieces), s.answer(len(s.pieces)))
 	}
 }
