@@ -24,19 +24,19 @@ var cancelRules = []rule{
 			return fmt.Errorf("received_tokens %s is not below max_tokens %s: the answer ran to its end, so nothing was cancelled; cut earlier or raise max_tokens",
 				num(c.receivedTokens), num(c.maxTokens))
 		}
-		return nil
+		return l.pass("%s of %s tokens", num(c.receivedTokens), num(c.maxTokens))
 	}},
 	{"cancel closed_at_ms > 0", []string{"cancel.json"}, func(l *lab) error {
 		if !(l.cancel.closedAtMs > 0) {
 			return fmt.Errorf("closed_at_ms is %s, want > 0", num(l.cancel.closedAtMs))
 		}
-		return nil
+		return l.pass("closed at %s ms", num(l.cancel.closedAtMs))
 	}},
 	{"cancel slot idle >= 0", []string{"cancel.json"}, func(l *lab) error {
 		if !(l.cancel.slotIdleAfterMs >= 0) {
 			return fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(l.cancel.slotIdleAfterMs))
 		}
-		return nil
+		return l.pass("idle %s ms after the close", num(l.cancel.slotIdleAfterMs))
 	}},
 	{"cancel flags", []string{"cancel.json"}, func(l *lab) error {
 		c := l.cancel
@@ -49,7 +49,7 @@ var cancelRules = []rule{
 		if c.cut != nil && !*c.cut {
 			return fmt.Errorf("cut is false: the client never closed the connection")
 		}
-		return nil
+		return l.pass("cut, not done")
 	}},
 	{"cancel task in server log", nil, checkServerLog},
 }
@@ -72,7 +72,7 @@ func checkServerLog(l *lab) error {
 	if !*v {
 		return fmt.Errorf("cancel.json log_cancel_task is false: the lab found no %q line in the server log", logCancelLine)
 	}
-	return nil
+	return l.pass("cancel.json log_cancel_task true")
 }
 
 func searchServerLog(l *lab) error {
@@ -110,7 +110,7 @@ func searchServerLog(l *lab) error {
 		return fmt.Errorf("no %q line in the %d bytes %s got after this run's cut began (offset %.0f); pass the log of the llama-server that served this lab run",
 			logCancelLine, len(data), l.serverLog, from.offset)
 	}
-	return nil
+	return l.pass("found in %s after offset %.0f", l.serverLog, from.offset)
 }
 
 func inodeOf(st os.FileInfo) uint64 {

@@ -19,6 +19,8 @@ import (
 type lab struct {
 	dir       string
 	serverLog string
+	// shown is what the check running now reports when it passes.
+	shown string
 	// loaded says which files were read and well-formed.
 	loaded map[string]bool
 
@@ -95,53 +97,80 @@ func skip(format string, args ...any) error {
 	return skipError{fmt.Sprintf(format, args...)}
 }
 
-// tally counts outcomes and prints one line per check.
-type tally struct {
-	w                       io.Writer
-	passed, failed, skipped int
+// Outcome is the result of one check.
+type Outcome struct {
+	Name string
+	// Status is "PASS", "FAIL" or "SKIP".
+	Status string
+	// Detail says what was found: the values a check compared when it
+	// passed, what is wrong when it failed, why it did not apply.
+	Detail string
 }
 
-func (t *tally) report(name string, err error) {
+func outcome(name string, err error, shown string) Outcome {
 	var s skipError
 	switch {
 	case err == nil:
-		t.passed++
-		fmt.Fprintf(t.w, "PASS %s\n", name)
+		return Outcome{Name: name, Status: "PASS", Detail: shown}
 	case errors.As(err, &s):
-		t.skipped++
-		fmt.Fprintf(t.w, "SKIP %s: %s\n", name, s.why)
-	default:
-		t.failed++
-		fmt.Fprintf(t.w, "FAIL %s: %v\n", name, err)
+		return Outcome{Name: name, Status: "SKIP", Detail: s.why}
 	}
+	return Outcome{Name: name, Status: "FAIL", Detail: err.Error()}
 }
 
-// Run checks the lab output in outDir, writing one line per check and a
-// summary to w. serverLog, when not empty, is llama-server's log from the
-// lab run: it must show that the server cancelled the cut request.
-func Run(outDir, serverLog string, w io.Writer) (passed, failed int) {
-	t := &tally{w: w}
-	defer func() {
-		if t.skipped > 0 {
-			fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped)
-		} else {
-			fmt.Fprintf(w, "%d passed, %d failed\n", t.passed, t.failed)
-		}
-	}()
+// Results checks the lab output in outDir. serverLog, when not empty, is
+// llama-server's log from the lab run: it must show that the server
+// cancelled the cut request, in the lines this run wrote.
+func Results(outDir, serverLog string) []Outcome {
 	if err := checkFolder(outDir); err != nil {
-		t.report("output folder", err)
-		return t.passed, t.failed
+		return []Outcome{outcome("output folder", err, "")}
 	}
+	var out []Outcome
 	l := &lab{dir: outDir, serverLog: serverLog, loaded: map[string]bool{}}
 	for _, f := range outputFiles {
 		err := l.loadFile(f.name, f.load)
 		l.loaded[f.name] = err == nil
-		t.report("file "+f.name, err)
+		out = append(out, outcome("file "+f.name, err, ""))
 	}
 	for _, r := range rules() {
-		t.report(r.name, l.apply(r))
+		l.shown = ""
+		err := l.apply(r)
+		out = append(out, outcome(r.name, err, l.shown))
 	}
-	return t.passed, t.failed
+	return out
+}
+
+// Run is Results written to w, one line per check ("PASS name: values",
+// "FAIL name: why", "SKIP name: why"), then a summary.
+func Run(outDir, serverLog string, w io.Writer) (passed, failed int) {
+	skipped := 0
+	for _, o := range Results(outDir, serverLog) {
+		line := o.Status + " " + o.Name
+		if o.Detail != "" {
+			line += ": " + o.Detail
+		}
+		fmt.Fprintln(w, line)
+		switch o.Status {
+		case "PASS":
+			passed++
+		case "FAIL":
+			failed++
+		default:
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", passed, failed, skipped)
+	} else {
+		fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+	}
+	return passed, failed
+}
+
+// pass records what a passing check looked at and returns nil.
+func (l *lab) pass(format string, args ...any) error {
+	l.shown = fmt.Sprintf(format, args...)
+	return nil
 }
 
 func checkFolder(dir string) error {

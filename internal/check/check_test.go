@@ -57,12 +57,12 @@ data: [DONE]
 	}
 }
 
-// outcome is one printed line.
-type outcome struct{ status, msg string }
+// testOutcome is one printed line.
+type testOutcome struct{ status, msg string }
 
 // runFolder writes files into a temp folder, runs the checks and returns
 // the outcomes by check name plus the counts and the raw output.
-func runFolder(t *testing.T, files map[string]string, withLog bool) (map[string]outcome, int, int, string) {
+func runFolder(t *testing.T, files map[string]string, withLog bool) (map[string]testOutcome, int, int, string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -79,9 +79,9 @@ func runFolder(t *testing.T, files map[string]string, withLog bool) (map[string]
 	return parseOutput(t, out.String()), passed, failed, out.String()
 }
 
-func parseOutput(t *testing.T, out string) map[string]outcome {
+func parseOutput(t *testing.T, out string) map[string]testOutcome {
 	t.Helper()
-	got := map[string]outcome{}
+	got := map[string]testOutcome{}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for _, line := range lines[:len(lines)-1] {
 		status, rest, ok := strings.Cut(line, " ")
@@ -92,9 +92,25 @@ func parseOutput(t *testing.T, out string) map[string]outcome {
 		if _, dup := got[name]; dup {
 			t.Fatalf("check %q printed twice:\n%s", name, out)
 		}
-		got[name] = outcome{status, msg}
+		got[name] = testOutcome{status, msg}
 	}
 	return got
+}
+
+// TestPassLinesShowValues: a passing check says what it compared.
+func TestPassLinesShowValues(t *testing.T) {
+	got, _, _, out := runFolder(t, validFiles(), true)
+	for name, want := range map[string]string{
+		"ttft_p50 is median":    "12 ms of [",
+		"cache second faster":   "ttft 210 ms, then 15 ms",
+		"prefill ttft grows":    "with 0 docs <",
+		"cancel cut short":      "25 of 400 tokens",
+		"sentence timing order": "ttft 12.5 <= first sentence 40 <= total 90 ms",
+	} {
+		if got[name].status != "PASS" || !strings.Contains(got[name].msg, want) {
+			t.Errorf("%s = %+v, want PASS showing %q:\n%s", name, got[name], want, out)
+		}
+	}
 }
 
 func TestValidFolderPasses(t *testing.T) {

@@ -37,7 +37,7 @@ func checkReportModel(l *lab) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, "; "))
 	}
-	return nil
+	return l.pass("%s, synthetic %v", strOrNull(m.name), m.synthetic)
 }
 
 func sameStr(a, b *string) bool {
@@ -77,5 +77,5 @@ func checkReport(l *lab) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, "; "))
 	}
-	return nil
+	return l.pass("%d fields", len(sources))
 }

@@ -11,32 +11,35 @@ var streamRules = []rule{
 		if l.healthStatus != "ok" {
 			return fmt.Errorf("health.json status is %q, want \"ok\"; was the model still loading?", l.healthStatus)
 		}
-		return nil
+		return l.pass("status %q", l.healthStatus)
 	}},
 	{"sse role chunk", []string{"sse_raw.txt"}, func(l *lab) error {
 		if l.sse.roleEvents == 0 {
 			return fmt.Errorf("no event in sse_raw.txt has choices[0].delta.role; the server's first event carries the role")
 		}
-		return nil
+		return l.pass("%d events with a role", l.sse.roleEvents)
 	}},
 	{"sse content chunk", []string{"sse_raw.txt"}, func(l *lab) error {
 		if len(l.sse.contents) == 0 {
 			return fmt.Errorf("no event in sse_raw.txt has a non-empty choices[0].delta.content")
 		}
-		return nil
+		return l.pass("%d content events", len(l.sse.contents))
 	}},
 	{"sse ends with [DONE]", []string{"sse_raw.txt"}, func(l *lab) error {
 		if strings.TrimSpace(l.sse.lastLine) != "data: [DONE]" {
 			return fmt.Errorf("the last non-blank line of sse_raw.txt is %s, want \"data: [DONE]\" (a stream that stops early is incomplete)", excerpt(l.sse.lastLine, 60))
 		}
-		return nil
+		return l.pass("last line %q", strings.TrimSpace(l.sse.lastLine))
 	}},
 	{"chunks match sse", []string{"sse_raw.txt", "chunks.jsonl"}, func(l *lab) error {
 		var got strings.Builder
 		for _, c := range l.chunks {
 			got.WriteString(c.text)
 		}
-		return sameText(got.String(), strings.Join(l.sse.contents, ""))
+		if err := sameText(got.String(), strings.Join(l.sse.contents, "")); err != nil {
+			return err
+		}
+		return l.pass("%d chunks, %d bytes of text", len(l.chunks), got.Len())
 	}},
 	{"chunks t_ms non-decreasing", []string{"chunks.jsonl"}, func(l *lab) error {
 		for i := 1; i < len(l.chunks); i++ {
@@ -44,7 +47,10 @@ var streamRules = []rule{
 				return fmt.Errorf("chunk %d has t_ms %s, before chunk %d's %s", i+1, num(l.chunks[i].tMs), i, num(l.chunks[i-1].tMs))
 			}
 		}
-		return nil
+		if len(l.chunks) == 0 {
+			return l.pass("no chunks")
+		}
+		return l.pass("%s to %s ms", num(l.chunks[0].tMs), num(l.chunks[len(l.chunks)-1].tMs))
 	}},
 }
 
