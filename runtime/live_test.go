@@ -1,19 +1,19 @@
 package runtime
 
 import (
-	"os"
+	"strings"
 	"testing"
+
+	"ttftlab/internal/llamaserver/llamatest"
 )
 
-// TestLiveServer runs the bindings against a real llama-server when
-// TTFTLAB_TEST_SERVER holds its URL (and TTFTLAB_TEST_SERVER_LOG, if set,
-// the log file it writes).
+func TestMain(m *testing.M) { llamatest.Main(m) }
+
+// TestLiveServer runs the bindings against the real llama-server with the
+// test model.
 func TestLiveServer(t *testing.T) {
-	url := os.Getenv("TTFTLAB_TEST_SERVER")
-	if url == "" {
-		t.Skip("set TTFTLAB_TEST_SERVER=http://HOST:PORT to run against llama-server")
-	}
-	vm, out := testVM(t, Config{Server: url, ServerLog: os.Getenv("TTFTLAB_TEST_SERVER_LOG")})
+	srv := llamatest.Start(t)
+	vm, out := testVM(t, Config{Server: srv.URL, ServerLog: srv.LogPath})
 	err := vm.RunString(`
 		local h, _, status = health()
 		assert(status == 200 and h.status == "ok", "server not ready")
@@ -43,5 +43,8 @@ func TestLiveServer(t *testing.T) {
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "cancel seen in log\ttrue") {
+		t.Errorf("the cut did not reach the server's log:\n%s", out.String())
 	}
 }

@@ -17,7 +17,34 @@ local function model_of(p)
   return json_object({ name = name or json_null, path = path or json_null, synthetic = synthetic ~= nil })
 end
 
-local model = model_of(read_json("props.json"))
+-- The server's settings: the context and slots /props reports, and, for a
+-- server ttftlab started, its threads and host-memory cache from the
+-- command line it was started with (unknown otherwise: null).
+local function arg_after(args, names)
+  for i = 1, #args - 1 do
+    for _, n in ipairs(names) do
+      if args[i] == n then return tonumber(args[i + 1]) or args[i + 1] end
+    end
+  end
+  return json_null
+end
+
+local function server_of(p)
+  local gen = type(p.default_generation_settings) == "table" and p.default_generation_settings or {}
+  local info = server_info()
+  local args = info.tracked and info.args or nil
+  return json_object({
+    n_ctx = gen.n_ctx or json_null,
+    slots = p.total_slots or json_null,
+    threads = args and arg_after(args, { "-t", "--threads" }) or json_null,
+    cache_ram = args and arg_after(args, { "--cache-ram", "-cram" }) or json_null,
+    args = args and json_array(args) or json_null,
+    build = p.build_info or json_null,
+  })
+end
+
+local props = read_json("props.json")
+local model = model_of(props)
 local ttft = read_json("ttft.json")
 local prefill = read_json("prefill.json")
 local cache = read_json("cache.json")
@@ -34,6 +61,7 @@ local report = {
   first_sentence_ms = sent.first_sentence_ms,
   cancel_idle_ms = cancel.slot_idle_after_ms,
   model = model,
+  server = server_of(props),
 }
 write_json("report.json", report)
 

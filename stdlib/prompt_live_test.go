@@ -42,3 +42,5 @@ func TestPromptFirstDifferenceLive(t *testing.T) {
 		t.Errorf("the common text ends %q, want it to end before girl/boy", common)
 	}
 }
+
+func TestMain(m *testing.M) { llamatest.Main(m) }

@@ -129,7 +129,11 @@ func (r *runner) schedule(ctx context.Context, s Schedule) (ScheduleResult, erro
 		return ScheduleResult{}, err
 	}
 	defer stop()
-	r.progress("%s: %d chunks over %.1f s (0: unpaced)", s.Name(), s.Chunks, s.Duration().Seconds())
+	if s.Rate == 0 {
+		r.progress("%s: %d chunks, as fast as the socket takes them", s.Name(), s.Chunks)
+	} else {
+		r.progress("%s: %d chunks over %.1f s", s.Name(), s.Chunks, s.Duration().Seconds())
+	}
 	sr := ScheduleResult{Name: s.Name(), Schedule: s, Clients: make([]ClientResult, len(r.o.Clients)+1)}
 	// The order turns from one schedule to the next, so no client always
 	// runs first on a fresh server or right after the same other one.

@@ -35,6 +35,7 @@ type lab struct {
 	report       map[string]float64
 	props        propsFile
 	reportModel  reportModel
+	reportServer *reportServer
 }
 
 // outputFiles are the files the lab writes, in the order they are checked,

@@ -52,7 +52,8 @@ data: [DONE]
  "log_cancel_task":true,"log_from":{"path":"server.log","offset":0,"inode":0},"cut_after_ms":50,"attempts":[{"max_tokens":256,"cut":true}],"done":false,"cut":true,"total_ms":51}`,
 		"report.json": `{"ttft_p50_ms":12,"total_p50_ms":110,"ttft_12docs_ms":215.75,"prompt_n_12docs":1200,
  "cache_ttft_ms":15,"first_sentence_ms":40,"cancel_idle_ms":4.2,
- "model":{"name":"m","path":"m.gguf","synthetic":false}}`,
+ "model":{"name":"m","path":"m.gguf","synthetic":false},
+ "server":{"n_ctx":2048,"slots":1,"threads":1,"cache_ram":0,"args":["llama-server","-t","1"],"build":"b1"}}`,
 		"server.log": "srv  update_slots: all slots are idle\nsrv          stop: cancel task, id_task = 7\nslot      release: id  0 | task 7 | stop processing\n",
 	}
 }
@@ -210,6 +211,8 @@ func TestEachBrokenThingFailsItsCheck(t *testing.T) {
 			fail: "report copies sources", msg: []string{"prompt_n_12docs is 400 but prefill.json docs 12 prompt_n is 1200"}},
 		{name: "report model path", changes: []change{{"report.json", `"path":"m.gguf"`, `"path":"other.gguf"`}},
 			fail: "report model matches props", msg: []string{`model.path is "other.gguf" but props.json model_path is "m.gguf"`}},
+		{name: "report server disagrees", changes: []change{{"report.json", `"server":{"n_ctx":2048`, `"server":{"n_ctx":4096`}},
+			fail: "report server matches props", msg: []string{"server.n_ctx is 4096 but props.json n_ctx is 2048"}},
 		{name: "report misses synthetic", changes: []change{{"props.json", `"total_slots":1`, `"total_slots":1,"chat_template":"{#- ttftlab synthetic model ttftlab-synthetic-tiny-q4_0: scripted -#}"`}},
 			fail: "report model matches props", msg: []string{`model.synthetic is false`, `"ttftlab-synthetic-tiny-q4_0"`}},
 		{name: "report claims synthetic", changes: []change{{"report.json", `"synthetic":false`, `"synthetic":true`}},

@@ -48,6 +48,12 @@ type logMark struct {
 type propsFile struct {
 	modelPath    *string // nil when the server did not say
 	chatTemplate string
+	nCtx, slots  float64
+}
+
+// reportServer is report.json's server block (absent in older reports).
+type reportServer struct {
+	nCtx, slots *float64 // nil for null
 }
 
 // reportModel is report.json's model block.
@@ -90,9 +96,9 @@ func (l *lab) loadProps(n node) error {
 		return p.err()
 	}
 	if p.obj(n.key("default_generation_settings")) {
-		p.num(n.key("default_generation_settings").key("n_ctx"))
+		l.props.nCtx = p.num(n.key("default_generation_settings").key("n_ctx"))
 	}
-	p.num(n.key("total_slots"))
+	l.props.slots = p.num(n.key("total_slots"))
 	l.props.modelPath = p.optStr(n.key("model_path"))
 	if t := p.optStr(n.key("chat_template")); t != nil {
 		l.props.chatTemplate = *t
@@ -206,6 +212,9 @@ func (l *lab) loadReport(n node) error {
 	l.report = map[string]float64{}
 	for _, k := range reportFields {
 		l.report[k] = p.num(n.key(k))
+	}
+	if s := n.key("server"); s.present && p.obj(s) {
+		l.reportServer = &reportServer{nCtx: p.optNum(s.key("n_ctx")), slots: p.optNum(s.key("slots"))}
 	}
 	m := n.key("model")
 	if p.obj(m) {

@@ -14,6 +14,27 @@ var reportRules = []rule{
 		[]string{"report.json", "ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json"},
 		checkReport},
 	{"report model matches props", []string{"report.json", "props.json"}, checkReportModel},
+	{"report server matches props", []string{"report.json", "props.json"}, checkReportServer},
+}
+
+// checkReportServer: the report's server block states the context and
+// slots /props reported.
+func checkReportServer(l *lab) error {
+	s := l.reportServer
+	if s == nil {
+		return skip("report.json has no server block")
+	}
+	var bad []string
+	if s.nCtx != nil && *s.nCtx != l.props.nCtx {
+		bad = append(bad, fmt.Sprintf("server.n_ctx is %s but props.json n_ctx is %s", num(*s.nCtx), num(l.props.nCtx)))
+	}
+	if s.slots != nil && *s.slots != l.props.slots {
+		bad = append(bad, fmt.Sprintf("server.slots is %s but props.json total_slots is %s", num(*s.slots), num(l.props.slots)))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s", strings.Join(bad, "; "))
+	}
+	return l.pass("n_ctx %s, %s slots", num(l.props.nCtx), num(l.props.slots))
 }
 
 // checkReportModel: the report names the model /props named, and calls it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"ttftlab/runtime"
 )
@@ -50,7 +51,7 @@ func (e *env) exit(err error) int {
 		fmt.Fprintf(e.Err, "%s: %v\n\n%s", label(usage.cmd), usage.err, usage.usage)
 		return exitUsage
 	case errors.Is(err, context.Canceled) || e.signals.fired():
-		fmt.Fprintf(e.Err, "%s: interrupted: %v\n", label(e.cmd), err)
+		fmt.Fprintf(e.Err, "%s: interrupted%s\n", label(e.cmd), stoppedAt(err))
 		return exitInterrupted
 	}
 	fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), err)
@@ -63,4 +64,20 @@ func label(cmd string) string {
 		return "ttftlab"
 	}
 	return "ttftlab " + cmd
+}
+
+// scriptPosition is the "file:line" a Lua error message starts with.
+var scriptPosition = regexp.MustCompile(`^([^\s:]+:\d+):`)
+
+// stoppedAt says where an interrupted script stopped (" at file:line"),
+// "" when that is not known; the cancel's own message and traceback say
+// nothing more to the user who pressed Ctrl-C.
+func stoppedAt(err error) string {
+	var se *runtime.ScriptError
+	if errors.As(err, &se) {
+		if m := scriptPosition.FindStringSubmatch(se.Message); m != nil {
+			return " at " + m[1]
+		}
+	}
+	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"ttftlab/internal/llamaserver/llamatest"
 )
 
 // TestMain lets tests run ttftlab as a separate process: with
@@ -13,5 +15,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv("TTFTLAB_AS_MAIN") == "1" {
 		os.Exit(Main(context.Background(), os.Args[1:], OS()))
 	}
-	os.Exit(m.Run())
+	llamatest.Main(m)
 }

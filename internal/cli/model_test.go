@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/llamaserver/llamatest"
 	"ttftlab/internal/synth"
 )
 
@@ -58,13 +59,7 @@ func TestModelSynthCommand(t *testing.T) {
 // lab builds the synthetic model into the cache folder, serves it, and
 // every check passes; the report says the model was synthetic.
 func TestLabServesSyntheticModel(t *testing.T) {
-	bin, err := llamaserver.Find("")
-	if err != nil {
-		if os.Getenv("TTFTLAB_REQUIRE_LLAMA") != "" {
-			t.Fatalf("%v (TTFTLAB_REQUIRE_LLAMA is set)", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
+	bin := llamatest.Binary(t)
 	// The cache folder moves to a temporary one; llama-server's installed
 	// copy lives under the real one, so name it explicitly.
 	t.Setenv("LLAMA_SERVER", bin)

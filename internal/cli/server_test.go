@@ -209,6 +209,21 @@ func TestLabStartsItsOwnServer(t *testing.T) {
 	if cancel["log_cancel_task"] != true {
 		t.Errorf("the lab did not use the started server's log: log_cancel_task = %v", cancel["log_cancel_task"])
 	}
+	// The report records the settings of the server it measured.
+	var report struct {
+		Server struct {
+			NCtx     float64  `json:"n_ctx"`
+			Slots    float64  `json:"slots"`
+			Threads  *float64 `json:"threads"`
+			CacheRAM *float64 `json:"cache_ram"`
+			Args     []string `json:"args"`
+		} `json:"server"`
+	}
+	readJSON(t, filepath.Join(out, "report.json"), &report)
+	s := report.Server
+	if s.NCtx <= 0 || s.Slots != 1 || s.Threads == nil || *s.Threads < 1 || s.CacheRAM == nil || *s.CacheRAM != 0 || len(s.Args) == 0 {
+		t.Errorf("report.json server = %+v, want n_ctx, 1 slot, threads, cache_ram 0 and the command line", s)
+	}
 	if st, _ := testRegistry(t).Load(port); st != nil {
 		t.Errorf("state left after lab: %+v", st)
 	}

@@ -75,8 +75,15 @@ func TestCtrlCStopsBusyLoop(t *testing.T) {
 	if code := waitExit(t, cmd, 10*time.Second); code != 130 {
 		t.Errorf("exit code %d, want 130; stderr:\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr.String(), "interrupt") {
-		t.Errorf("stderr does not say it was interrupted:\n%s", stderr)
+	// One line that says it was interrupted and where, no "context
+	// canceled" and no traceback.
+	last := strings.TrimSpace(stderr.String())
+	if i := strings.LastIndex(last, "\n"); i >= 0 {
+		last = last[i+1:]
+	}
+	if !strings.HasPrefix(last, "ttftlab run: interrupted at "+script+":3") ||
+		strings.Contains(stderr.String(), "context canceled") || strings.Contains(stderr.String(), "traceback") {
+		t.Errorf("stderr should end in one line saying where it was interrupted:\n%s", stderr)
 	}
 }
 

@@ -73,3 +73,5 @@ func TestDoRealLlamaServer(t *testing.T) {
 		t.Fatalf("after the cut: err %v, info %+v", err, res.Info)
 	}
 }
+
+func TestMain(m *testing.M) { llamatest.Main(m) }

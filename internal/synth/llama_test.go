@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"ttftlab/internal/gguf"
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/llamaserver/llamatest"
 	"ttftlab/internal/stream"
 )
 
@@ -20,14 +20,7 @@ import (
 // TTFTLAB_REQUIRE_LLAMA is set, as in CI).
 func llamaBinary(tb testing.TB) string {
 	tb.Helper()
-	bin, err := llamaserver.Find("")
-	if err != nil {
-		if os.Getenv("TTFTLAB_REQUIRE_LLAMA") != "" {
-			tb.Fatalf("%v (TTFTLAB_REQUIRE_LLAMA is set)", err)
-		}
-		tb.Skipf("skipping: %v", err)
-	}
-	return bin
+	return llamatest.Binary(tb)
 }
 
 // serve writes m to a temporary file and serves it with the real

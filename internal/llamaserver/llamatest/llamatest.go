@@ -5,8 +5,11 @@ package llamatest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,18 +44,80 @@ func moduleRoot() string {
 // Need returns the llama-server binary and the test model, or skips t.
 func Need(t testing.TB) (bin, model string) {
 	t.Helper()
-	bin, err := llamaserver.Find("")
+	bin = Binary(t)
 	model = Model()
-	if err == nil {
-		err = llamaserver.CheckModel(model)
-	}
-	if err != nil {
-		if os.Getenv("TTFTLAB_REQUIRE_LLAMA") != "" {
-			t.Fatalf("%v (TTFTLAB_REQUIRE_LLAMA is set)", err)
-		}
-		t.Skipf("skipping: %v (install with scripts/install-llama-server.sh; set TTFTLAB_MODEL for another model; TTFTLAB_REQUIRE_LLAMA=1 fails instead)", err)
+	if err := llamaserver.CheckModel(model); err != nil {
+		skip(t, err, "put the test model there or name another with TTFTLAB_MODEL=FILE.gguf")
 	}
 	return bin, model
+}
+
+// Binary returns the llama-server binary, or skips t.
+func Binary(t testing.TB) string {
+	t.Helper()
+	bin, err := findBinary()
+	if err != nil {
+		skip(t, err, "")
+	}
+	return bin
+}
+
+// skip skips t, or fails it when TTFTLAB_REQUIRE_LLAMA is set (as in CI),
+// and remembers why for Report.
+func skip(t testing.TB, err error, fix string) {
+	t.Helper()
+	if os.Getenv("TTFTLAB_REQUIRE_LLAMA") != "" {
+		t.Fatalf("%v (TTFTLAB_REQUIRE_LLAMA is set)", err)
+	}
+	skipsMu.Lock()
+	why := err.Error()
+	if fix != "" {
+		why += "; " + fix
+	}
+	skips = append(skips, t.Name()+": "+why)
+	skipsMu.Unlock()
+	t.Skipf("skipping: %s (TTFTLAB_REQUIRE_LLAMA=1 fails instead)", why)
+}
+
+var (
+	skipsMu sync.Mutex
+	skips   []string
+)
+
+// Main runs a package's tests, then reports the end-to-end tests it
+// skipped (see Report). Call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	Report()
+	os.Exit(code)
+}
+
+// Report prints one line per end-to-end test skipped for want of
+// llama-server or the test model, with the fix. `go test ./...` shows a
+// passing package's output only with -v, so the lines also go to the
+// terminal the tests run on, when there is one: a skipped end-to-end test
+// must never pass unnoticed.
+func Report() {
+	text := summary()
+	if text == "" {
+		return
+	}
+	os.Stderr.WriteString(text)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		tty.WriteString(text)
+		tty.Close()
+	}
+}
+
+// summary is Report's text: a line per skipped test.
+func summary() string {
+	skipsMu.Lock()
+	defer skipsMu.Unlock()
+	var b strings.Builder
+	for _, s := range skips {
+		fmt.Fprintf(&b, "SKIPPED end-to-end test %s\n", s)
+	}
+	return b.String()
 }
 
 // Start serves the test model with the lab's reference setup (-c 4096
@@ -84,3 +149,5 @@ func Start(t testing.TB, extra ...string) *llamaserver.Server {
 	})
 	return srv
 }
+
+func findBinary() (string, error) { return llamaserver.Find("") }

@@ -1,0 +1,9 @@
+package synth
+
+import (
+	"testing"
+
+	"ttftlab/internal/llamaserver/llamatest"
+)
+
+func TestMain(m *testing.M) { llamatest.Main(m) }
