@@ -31,6 +31,8 @@ func TestHintsNameWhatTheUserSet(t *testing.T) {
 		{"a missing KB folder given to kb_docs", Config{Sources: flags},
 			`kb_docs("` + missing + `")`, []string{"does not exist", "kb_docs's dir"}, "--kb"},
 		{"no server log", Config{}, `log_contains("x")`, []string{"set SERVER_LOG"}, "--server-log"},
+		{"a bad opts.server", Config{Sources: flags},
+			`stream("hi", {server = "127.0.0.1:1"})`, []string{"stream: bad server URL", "want http://HOST:PORT", "check opts.server"}, "stream: stream:"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"check"}, 2, "missing OUT_DIR"},
 		{[]string{"server", "frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"version"}, 0, "ttftlab "},
+		{[]string{"version", "extra"}, 2, `unexpected arguments ["extra"]`},
 		{[]string{"help"}, 0, "Usage:"},
 		{[]string{"run", "-h"}, 0, "-server"},
 		{[]string{"lab", "-h"}, 0, "-keep-going"},

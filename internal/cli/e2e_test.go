@@ -50,6 +50,20 @@ func TestLabEndToEnd(t *testing.T) {
 	if cancel["log_cancel_task"] != true {
 		t.Errorf("cancel.json log_cancel_task = %v, want true (the server log must show the cut)", cancel["log_cancel_task"])
 	}
+
+	// A partial lab on a full folder rebuilds the report from what is
+	// there, so the check it suggests passes.
+	code, stdout, stderr = runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath, "--", "ttft")
+	if code != 0 || !strings.Contains(stdout, "\n2 steps passed") || !strings.Contains(stdout, "check "+out) {
+		t.Fatalf("lab -- ttft on a full folder: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var ttft, report map[string]any
+	readJSON(t, filepath.Join(out, "ttft.json"), &ttft)
+	readJSON(t, filepath.Join(out, "report.json"), &report)
+	if report["ttft_p50_ms"] != ttft["ttft_p50"] {
+		t.Errorf("report.json ttft_p50_ms %v is not the new ttft.json's %v", report["ttft_p50_ms"], ttft["ttft_p50"])
+	}
+	requireCheckPasses(t, out, srv.LogPath)
 }
 
 // TestLabOtherKB runs the lab with a KB folder of other documents: nothing
