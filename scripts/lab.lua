@@ -16,8 +16,10 @@ local STEPS = {
   { file = "05_cache.lua",    name = "cache",    artifacts = { "cache.json" }, docs = 1 },
   { file = "06_sentence.lua", name = "sentence", artifacts = { "sentence.json" } },
   { file = "07_cancel.lua",   name = "cancel",   artifacts = { "cancel.json" } },
-  { file = "08_report.lua",   name = "report",   artifacts = { "report.json" },
-    needs = { "server", "ttft", "prefill", "cache", "sentence", "cancel" } },
+  { file = "08_bargein.lua",  name = "bargein",  artifacts = { "bargein.json" }, docs = 12 },
+  { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 4 },
+  { file = "10_report.lua",   name = "report",   artifacts = { "report.json" },
+    needs = { "server", "ttft", "prefill", "cache", "sentence", "cancel", "bargein", "prefix" } },
 }
 local REPORT = STEPS[#STEPS]
 

@@ -12,6 +12,7 @@ M.Q_SATURDAY = "When is the clinic open on Saturday?"
 M.Q_FASTING = "How do I prepare for a fasting blood test?"
 M.Q_NUMBERS = "List the numbers from 1 to 300, separated by commas."
 M.CHANGED_LINE = "Current time: 14:05. "
+M.Q_BARGE_IN = "Stop. Just tell me when you open on Saturday."
 
 -- messages builds the two-message chat every step sends.
 function M.messages(system, user)

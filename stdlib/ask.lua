@@ -41,8 +41,12 @@
 --   answer: "..."                      the text, cut after opts.max_text
 --                                      bytes (default 300)
 --   first sentence at 41.2 ms: "..."
---   ttft 12.1 ms | first sentence 41.2 ms | total 456.3 ms | tokens 64 |
---   prompt_n 312 | cache_n 0 | finish stop     (all on one line)
+--   ttft 12.1 ms | first sentence 41.2 ms | total 456.3 ms |
+--   spoken without stalls | tokens 64 | prompt_n 312 | cache_n 0 |
+--   finish stop                        (all on one line; "spoken with 2
+--                                      stalls (340.0 ms)" when a speaker
+--                                      at 15 characters a second would
+--                                      have waited for text: speech.pacing)
 --   error: ...                         only when info.error is set
 -- opts.text = false leaves out the first two lines. A stream that did not
 -- finish has a first sentence only if one was complete before it ended.
@@ -52,6 +56,7 @@
 local sentence = require("sentence")
 local prompt = require("prompt")
 local options = require("options")
+local speech = require("speech")
 
 local M = {}
 
@@ -315,6 +320,20 @@ local function first_sentence_of(chunks, info)
   return sentence.first_time(chunks)
 end
 
+-- spoken says whether a speaker reading the answer at 15 characters a
+-- second would have waited for text: "spoken without stalls", "spoken with
+-- 2 stalls (340.0 ms)".
+local function spoken(chunks)
+  local ok, p = pcall(speech.pacing, chunks)
+  if not ok or p.start_ms == nil then
+    return nil
+  end
+  if p.stalls == 0 then
+    return "spoken without stalls"
+  end
+  return string.format("spoken with %d stall%s (%s)", p.stalls, p.stalls == 1 and "" or "s", ms(p.stall_ms))
+end
+
 -- metrics is the summary's one-line account of the timings.
 local function metrics(chunks, total_ms, timings, info, first_ms)
   local parts = {
@@ -322,6 +341,7 @@ local function metrics(chunks, total_ms, timings, info, first_ms)
     "first sentence " .. ms(first_ms),
     "total " .. ms(total_ms),
   }
+  parts[#parts + 1] = spoken(chunks)
   if type(timings) == "table" then
     parts[#parts + 1] = "tokens " .. tostring(timings.predicted_n or "-")
     parts[#parts + 1] = "prompt_n " .. tostring(timings.prompt_n or "-")

@@ -51,7 +51,7 @@ func TestAskPrintsSentencesWithTimes(t *testing.T) {
 		assert(#info.sentences == 3 and info.sentences[2].text == "How are you?" and info.sentences[2].t_ms == 15)
 		assert(info.first_sentence == "Hello there." and info.first_sentence_ms == 9 and info.printed)`)
 	want := "Hello there.  [9.0 ms]\nHow are you?  [15.0 ms]\nBye  [15.0 ms]\n" +
-		"ttft 5.0 ms | first sentence 9.0 ms | total 100.0 ms | tokens 5 | prompt_n 12 | cache_n 3 | finish stop\n"
+		"ttft 5.0 ms | first sentence 9.0 ms | total 100.0 ms | spoken without stalls | tokens 5 | prompt_n 12 | cache_n 3 | finish stop\n"
 	if got != want {
 		t.Fatalf("printed\n%s\nwant\n%s", got, want)
 	}
@@ -162,6 +162,19 @@ func TestAskFlush(t *testing.T) {
 	assertErr(t, L, `require("ask").flush({sever = "http://x"})`, `did you mean "server"?`)
 }
 
+// TestAskSummaryShowsStalls: a second sentence that comes after the first
+// was spoken makes the speaker wait, and the summary says how long.
+func TestAskSummaryShowsStalls(t *testing.T) {
+	L := newVM(t)
+	out := mustEval(t, L, `return require("ask").summary({{t_ms = 10, text = "Hi there. "}, {t_ms = 1000, text = "Bye."}}, 1001, nil,
+		{ttft_ms = 10, done = true}, {text = false})`)
+	// "Hi there." is spoken from 10 ms for 9/15 s, until 610 ms; "Bye." is
+	// ready at 1000 ms.
+	if got := out[0].String(); !strings.Contains(got, "spoken with 1 stall (390.0 ms)") {
+		t.Errorf("summary %q", got)
+	}
+}
+
 func TestAskSummary(t *testing.T) {
 	L := newVM(t)
 	out := mustEval(t, L, `
@@ -176,11 +189,11 @@ func TestAskSummary(t *testing.T) {
 		return full, cut, long`)
 	wantFull := `answer: " Once upon a time. The end"` + "\n" +
 		`first sentence at 9.0 ms: "Once upon a time."` + "\n" +
-		`ttft 4.0 ms | first sentence 9.0 ms | total 20.0 ms | tokens 3 | prompt_n 9 | cache_n 0 | finish length`
+		`ttft 4.0 ms | first sentence 9.0 ms | total 20.0 ms | spoken without stalls | tokens 3 | prompt_n 9 | cache_n 0 | finish length`
 	if got := out[0].String(); got != wantFull {
 		t.Errorf("summary\n%s\nwant\n%s", got, wantFull)
 	}
-	wantCut := "ttft 4.0 ms | first sentence 9.0 ms | total 9.5 ms | chunks 3 | cut at 9.5 ms\nerror: POST u: canceled"
+	wantCut := "ttft 4.0 ms | first sentence 9.0 ms | total 9.5 ms | spoken without stalls | chunks 3 | cut at 9.5 ms\nerror: POST u: canceled"
 	if got := out[1].String(); got != wantCut {
 		t.Errorf("cut summary\n%s\nwant\n%s", got, wantCut)
 	}

@@ -32,6 +32,8 @@ type lab struct {
 	cache        cacheFile
 	sentence     sentenceFile
 	cancel       cancelFile
+	bargein      bargeinFile
+	prefix       []prefixRow
 	report       map[string]float64
 	props        propsFile
 	reportModel  reportModel
@@ -53,6 +55,8 @@ var outputFiles = []struct {
 	{"cache.json", jsonLoader((*lab).loadCache)},
 	{"sentence.json", jsonLoader((*lab).loadSentence)},
 	{"cancel.json", jsonLoader((*lab).loadCancel)},
+	{"bargein.json", jsonLoader((*lab).loadBargein)},
+	{"prefix.json", jsonLoader((*lab).loadPrefix)},
 	{"report.json", jsonLoader((*lab).loadReport)},
 }
 
@@ -213,7 +217,7 @@ func (l *lab) apply(r rule) error {
 // rules lists every check after the file checks, in output order.
 func rules() []rule {
 	var all []rule
-	for _, group := range [][]rule{streamRules, timingRules, cancelRules, reportRules} {
+	for _, group := range [][]rule{streamRules, timingRules, cancelRules, voiceRules, reportRules} {
 		all = append(all, group...)
 	}
 	return all

@@ -28,6 +28,7 @@ type cacheFile struct{ first, second, changedPrefix cacheRun }
 type sentenceFile struct {
 	ttftMs, firstSentenceMs, totalMs float64
 	firstSentence, text              string
+	pacing                           *pacingFile
 }
 
 type cancelFile struct {
@@ -66,6 +67,8 @@ type reportModel struct {
 var reportFields = []string{
 	"ttft_p50_ms", "total_p50_ms", "ttft_12docs_ms", "prompt_n_12docs",
 	"cache_ttft_ms", "first_sentence_ms", "cancel_idle_ms",
+	"speech_stall_ms", "bargein_resumed_ttft_ms", "bargein_cold_ttft_ms",
+	"prefix_front_prompt_n", "prefix_last_prompt_n",
 }
 
 // decodeJSON parses one JSON value, saying where the syntax breaks.
@@ -176,6 +179,7 @@ func (l *lab) loadSentence(n node) error {
 		totalMs:         p.num(n.key("total_ms")),
 		firstSentence:   p.str(n.key("first_sentence")),
 		text:            p.str(n.key("text")),
+		pacing:          p.pacing(n.key("pacing")),
 	}
 	return p.err()
 }

@@ -11,7 +11,7 @@ import (
 // unchanged (exact float64 equality: a copy must not be rounded).
 var reportRules = []rule{
 	{"report copies sources",
-		[]string{"report.json", "ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json"},
+		[]string{"report.json", "ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json"},
 		checkReport},
 	{"report model matches props", []string{"report.json", "props.json"}, checkReportModel},
 	{"report server matches props", []string{"report.json", "props.json"}, checkReportServer},
@@ -88,6 +88,16 @@ func checkReport(l *lab) error {
 		{"cache_ttft_ms", "cache.json second.ttft_ms", l.cache.second.ttftMs},
 		{"first_sentence_ms", "sentence.json first_sentence_ms", l.sentence.firstSentenceMs},
 		{"cancel_idle_ms", "cancel.json slot_idle_after_ms", l.cancel.slotIdleAfterMs},
+		{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", l.bargein.resumed.ttftMs},
+		{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", l.bargein.cold.ttftMs},
+		{"prefix_front_prompt_n", "prefix.json positions[1].prompt_n", l.prefix[0].cost.promptN},
+		{"prefix_last_prompt_n", "prefix.json's last position's prompt_n", l.prefix[len(l.prefix)-1].cost.promptN},
+	}
+	if p := l.sentence.pacing; p != nil {
+		sources = append(sources, struct {
+			field, from string
+			want        float64
+		}{"speech_stall_ms", "sentence.json pacing.stall_ms", p.stallMs})
 	}
 	var bad []string
 	for _, s := range sources {

@@ -30,7 +30,7 @@ func TestLabEndToEnd(t *testing.T) {
 		t.Fatalf("ttftlab lab exited %d", code)
 	}
 	for _, f := range []string{"health.json", "props.json", "sse_raw.txt", "chunks.jsonl", "ttft.json",
-		"prefill.json", "cache.json", "sentence.json", "cancel.json", "report.json"} {
+		"prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json", "report.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("artifact missing: %v", err)
 		}
@@ -38,7 +38,7 @@ func TestLabEndToEnd(t *testing.T) {
 	requireCheckPasses(t, out, srv.LogPath)
 
 	// Steps also run alone, reading earlier artifacts where they need them.
-	for _, step := range []string{"../../scripts/04_prefill.lua", "../../scripts/08_report.lua"} {
+	for _, step := range []string{"../../scripts/04_prefill.lua", "../../scripts/10_report.lua"} {
 		if code, stdout, stderr := runCLI("run", step, "--server", srv.URL, "--out", out); code != 0 {
 			t.Fatalf("%s alone exited %d:\n%s%s", step, code, stdout, stderr)
 		}

@@ -206,7 +206,7 @@ func TestReplComparesPromptVariants(t *testing.T) {
 		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
 	t.Logf("session:\n%s", stdout.String())
-	summaries := regexp.MustCompile(`ttft ([\d.]+) ms \| first sentence \S+( ms)? \| total [\d.]+ ms \| tokens \d+ \| prompt_n (\d+) \| cache_n (\d+)`).
+	summaries := regexp.MustCompile(`ttft ([\d.]+) ms \| first sentence \S+( ms)? \| total [\d.]+ ms \| spoken [^|]+ \| tokens \d+ \| prompt_n (\d+) \| cache_n (\d+)`).
 		FindAllStringSubmatch(stdout.String(), -1)
 	if len(summaries) != 3 {
 		t.Fatalf("want 3 summary lines, got %d", len(summaries))

@@ -1,4 +1,4 @@
--- Step 8: the headline numbers, copied from the artifacts of steps 3-7.
+-- Step 10: the headline numbers, copied from the artifacts of steps 3-9.
 local function find_docs(rows, n)
   for _, r in ipairs(rows) do
     if r.docs == n then return r end
@@ -50,6 +50,8 @@ local prefill = read_json("prefill.json")
 local cache = read_json("cache.json")
 local sent = read_json("sentence.json")
 local cancel = read_json("cancel.json")
+local bargein = read_json("bargein.json")
+local prefix = read_json("prefix.json")
 local row12 = find_docs(prefill, 12)
 
 local report = {
@@ -60,6 +62,11 @@ local report = {
   cache_ttft_ms = cache.second.ttft_ms,
   first_sentence_ms = sent.first_sentence_ms,
   cancel_idle_ms = cancel.slot_idle_after_ms,
+  speech_stall_ms = sent.pacing.stall_ms,
+  bargein_resumed_ttft_ms = bargein.resumed.ttft_ms,
+  bargein_cold_ttft_ms = bargein.cold.ttft_ms,
+  prefix_front_prompt_n = prefix.positions[1].prompt_n,
+  prefix_last_prompt_n = prefix.positions[#prefix.positions].prompt_n,
   model = model,
   server = server_of(props),
 }
