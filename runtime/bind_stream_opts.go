@@ -70,21 +70,43 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 	}
 }
 
-// streamArgs checks stream()'s arguments and builds the request. The body
-// is one Lua table, encoded to JSON once with write_json's rules.
+// streamArgs checks stream()'s arguments and builds the request.
 func (vm *VM) streamArgs(L *lua.LState) streamCall {
-	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions"}, body: defaultBody(L),
-		serverFrom: vm.source("SERVER")}
-	c.body.RawSetString("messages", vm.messages(L, L.Get(1)))
-	switch v := L.Get(2).(type) {
+	if n, ok := L.Get(2).(lua.LNumber); ok {
+		c := vm.newCall(L, L.Get(1))
+		vm.applySeedForm(L, n, &c)
+		return vm.encodeCall(L, c)
+	}
+	if v := L.Get(2); v != lua.LNil {
+		if _, ok := v.(*lua.LTable); !ok {
+			L.ArgError(2, "options table or max_tokens number expected, got "+v.Type().String())
+		}
+	}
+	return vm.buildCall(L, L.Get(1), L.Get(2))
+}
+
+// buildCall builds the request of messages and an opts table (or nil).
+// The body is one Lua table, encoded to JSON once with write_json's rules.
+func (vm *VM) buildCall(L *lua.LState, messages, opts lua.LValue) streamCall {
+	c := vm.newCall(L, messages)
+	switch v := opts.(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
 		vm.applyOptions(L, v, &c)
-	case lua.LNumber:
-		vm.applySeedForm(L, v, &c)
 	default:
-		L.ArgError(2, "options table or max_tokens number expected, got "+v.Type().String())
+		L.RaiseError("stream: opts must be a table, got %s", opts.Type())
 	}
+	return vm.encodeCall(L, c)
+}
+
+func (vm *VM) newCall(L *lua.LState, messages lua.LValue) streamCall {
+	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions"}, body: defaultBody(L),
+		serverFrom: vm.source("SERVER")}
+	c.body.RawSetString("messages", vm.messages(L, messages))
+	return c
+}
+
+func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
 	body, err := vm.json.encodeJSON(c.body, false)
 	if err != nil {
 		L.RaiseError("stream: the request body cannot be sent as JSON: %v", err)

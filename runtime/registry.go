@@ -68,6 +68,20 @@ var registry = []Entry{
 		Signature: "stream(messages, opts) -> chunks, total_ms, timings, info",
 		Summary:   "One streamed chat completion on a fresh connection, every content chunk timed.",
 		Help:      streamHelp},
+	{Name: "stream_many", Kind: Function, fn: (*VM).streamMany,
+		Signature: "stream_many(requests, opts) -> results, summary",
+		Summary:   "Many streamed requests at once (opts.concurrency or opts.rate), each timed as stream() times it; a failure is a result.",
+		Help: `requests: an array of {messages, opts} pairs, or a function (i) -> messages, opts
+(nil ends the list, false waits until a running request ends). A request's
+opts take every stream() option, plus start_at_ms and tags.
+opts: concurrency, rate, arrival ("constant" or "poisson"), seed,
+duration_ms, warmup, on_result(result) (false stops new starts), progress,
+record = {jsonl =, csv =, tags =, columns =}, watch = {file =, every_ms =, tags =}.
+results[i]: index, start_ms, scheduled_ms, queue_ms, chunks, total_ms,
+timings, info, first_sentence_ms, stall_ms, error, error_kind, warmup, tags.
+summary: requests, ok, errors, cut, warmup, duration_ms, requests_per_s,
+tokens_per_s, and {n, p50, p90, p95, p99, mean, max} of ttft_ms,
+first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 	{Name: "get", Kind: Function, fn: (*VM).get,
 		Signature: "get(path) -> status, body_text",
 		Summary:   "GET a server path (or a full URL); any status is returned, not raised.",

@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/load"
+	"ttftlab/internal/stream"
+)
+
+// finishedRequest is one result: its Lua table and the numbers the
+// summary and the record need (NaN where there is none).
+type finishedRequest struct {
+	index                            int
+	table                            *lua.LTable
+	warmup, ok, cut                  bool
+	kind, message                    string
+	startMs, scheduledMs, queueMs    float64
+	ttftMs, firstSentenceMs, totalMs float64
+	stallMs                          float64
+	chunks                           int
+	promptN, cacheN, predictedN      float64
+	gapsMs                           []float64
+	tags                             *lua.LTable
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// describe builds results[index]: index, start_ms, scheduled_ms,
+// queue_ms, chunks, total_ms, timings, info (exactly stream()'s),
+// first_sentence_ms, stall_ms, error, error_kind, warmup, tags.
+func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishedRequest {
+	L := m.L
+	var err error = r.Err
+	if err != nil && mc != nil {
+		err = hinted{err, streamHint(err, mc.call.serverFrom)}
+	}
+	vals := m.vm.streamValues(L, res, err)
+	f := finishedRequest{index: r.Index, table: L.CreateTable(0, 16), warmup: r.Index <= m.opts.warmup,
+		startMs: msOf(r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
+		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
+		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),
+		predictedN: timing(res, "predicted_n"), cut: res.Info.Cut, ok: r.Err == nil}
+	if mc != nil {
+		f.tags = mc.tags
+	}
+	if res.Info.HasTTFT {
+		f.ttftMs = res.Info.TTFTMs
+	}
+	if r.Err != nil {
+		f.kind, f.message = errorKind(r.Err), err.Error()
+	}
+	for i := 1; i < len(res.Chunks); i++ {
+		f.gapsMs = append(f.gapsMs, res.Chunks[i].TMs-res.Chunks[i-1].TMs)
+	}
+	f.firstSentenceMs, f.stallMs = m.spoken(vals[0], res.Info.Done)
+	m.fill(&f, vals)
+	return f
+}
+
+func timing(res *stream.Result, key string) float64 {
+	if v, ok := res.Timings[key].(float64); ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// errorKind is the stream package's kind of a failure ("http", "dropped",
+// "timeout", ...), "other" for anything else.
+func errorKind(err error) string {
+	var se *stream.Error
+	if errors.As(err, &se) {
+		return string(se.Kind)
+	}
+	return "other"
+}
+
+// spoken asks the stdlib when the first sentence was complete and how
+// long a speaker would have waited for text (speech.pacing), as a script
+// would: one rule for sentences everywhere. A stream that did not finish
+// has a first sentence only when one was complete before it ended.
+func (m *many) spoken(chunks lua.LValue, done bool) (firstMs, stallMs float64) {
+	firstMs, stallMs = math.NaN(), math.NaN()
+	out, err := callModule(m.L, "sentence", "first_time", chunks)
+	if err == nil && len(out) >= 2 {
+		if t, ok := out[1].(lua.LNumber); ok && (done || m.completeBeforeEnd(chunks)) {
+			firstMs = float64(t)
+		}
+	}
+	out, err = callModule(m.L, "speech", "pacing", chunks)
+	if err == nil && len(out) >= 1 {
+		if t, ok := out[0].(*lua.LTable); ok {
+			if s, ok := t.RawGetString("stall_ms").(lua.LNumber); ok {
+				stallMs = float64(s)
+			}
+		}
+	}
+	return firstMs, stallMs
+}
+
+// completeBeforeEnd: sentence.first(text, false) found a sentence.
+func (m *many) completeBeforeEnd(chunks lua.LValue) bool {
+	t, ok := chunks.(*lua.LTable)
+	if !ok {
+		return false
+	}
+	var text []byte
+	for i := 1; i <= t.Len(); i++ {
+		if c, ok := t.RawGetInt(i).(*lua.LTable); ok {
+			text = append(text, lua.LVAsString(c.RawGetString("text"))...)
+		}
+	}
+	out, err := callModule(m.L, "sentence", "first", lua.LString(text), lua.LFalse)
+	return err == nil && len(out) > 0 && out[0] != lua.LNil
+}
+
+// fill sets the result table's fields.
+func (m *many) fill(f *finishedRequest, vals []lua.LValue) {
+	t := f.table
+	set := func(k string, v lua.LValue) { t.RawSetString(k, v) }
+	num := func(k string, x float64) {
+		if !math.IsNaN(x) {
+			set(k, lua.LNumber(x))
+		}
+	}
+	set("index", lua.LNumber(f.index))
+	num("start_ms", f.startMs)
+	num("scheduled_ms", f.scheduledMs)
+	num("queue_ms", f.queueMs)
+	set("chunks", vals[0])
+	set("total_ms", vals[1])
+	set("timings", vals[2])
+	set("info", vals[3])
+	num("first_sentence_ms", f.firstSentenceMs)
+	num("stall_ms", f.stallMs)
+	set("warmup", lua.LBool(f.warmup))
+	if f.kind != "" {
+		set("error", lua.LString(f.message))
+		set("error_kind", lua.LString(f.kind))
+	}
+	if f.tags != nil {
+		set("tags", f.tags)
+	}
+}
+
+// callModule calls require(module)[fn](args...) on L and returns its
+// results.
+func callModule(L *lua.LState, module, fn string, args ...lua.LValue) ([]lua.LValue, error) {
+	top := L.GetTop()
+	defer L.SetTop(top)
+	L.Push(L.GetGlobal("require"))
+	L.Push(lua.LString(module))
+	if err := L.PCall(1, 1, nil); err != nil {
+		return nil, err
+	}
+	mod, ok := L.Get(-1).(*lua.LTable)
+	if !ok {
+		return nil, errors.New(module + " is not a module table")
+	}
+	L.Push(L.GetField(mod, fn))
+	for _, a := range args {
+		L.Push(a)
+	}
+	if err := L.PCall(len(args), lua.MultRet, nil); err != nil {
+		return nil, err
+	}
+	var out []lua.LValue
+	for i := top + 2; i <= L.GetTop(); i++ {
+		out = append(out, L.Get(i))
+	}
+	return out, nil
+}
