@@ -49,7 +49,9 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 	label := "stream_many: opts." + name
 	switch name {
 	case "concurrency":
-		o.plan.Concurrency = wholeNumber(L, label, v, 0)
+		if o.plan.Concurrency = wholeNumber(L, label, v, 0); o.plan.Concurrency == 0 {
+			o.plan.Concurrency = load.NoLimit
+		}
 	case "rate":
 		o.plan.Rate = optNum(L, "opts.rate", v)
 		if o.plan.Rate < 0 || math.IsInf(o.plan.Rate, 0) || math.IsNaN(o.plan.Rate) {

@@ -195,6 +195,14 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 	{Name: "PREFLIGHT", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LBool(vm.cfg.Preflight) },
 		Signature: "PREFLIGHT",
 		Summary:   "true when the script should only check its inputs and stop (the lab, before a server starts)."},
+	{Name: "PARAMS", Kind: Global, value: func(vm *VM) lua.LValue {
+		if vm.cfg.Params == nil {
+			return vm.L.NewTable()
+		}
+		return vm.json.toLua(vm.L, vm.cfg.Params)
+	},
+		Signature: "PARAMS",
+		Summary:   "The settings of the command that runs the script (ttftlab load: levels, SLOs, ...); an empty table for run."},
 	{Name: "TTFTLAB", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Command) },
 		Signature: "TTFTLAB",
 		Summary:   "How to run ttftlab from here, for messages: ./ttftlab, ttftlab or go run ."},

@@ -29,6 +29,10 @@ type Config struct {
 	Preflight bool
 	// Command is TTFTLAB, how the user runs ttftlab ("ttftlab" when empty).
 	Command string
+	// Params become PARAMS: a command's experiment settings (ttftlab
+	// load's levels, SLOs, ...), as JSON-like values (numbers, strings,
+	// booleans, []any, map[string]any).
+	Params map[string]any
 	// Sources say where the user set a value, for the hints in errors:
 	// e.g. Sources["SERVER"] = "--server". A value not listed is named by
 	// its global.

@@ -152,6 +152,9 @@ type startFlags struct {
 	model, llamaServer            string
 	ctx, slots, cacheRAM, threads int
 	timeout                       time.Duration
+	// extra are more llama-server arguments a command needs (load asks
+	// for --metrics).
+	extra []string
 }
 
 func (s *startFlags) register(f *flagSet) {
@@ -168,7 +171,7 @@ func (s *startFlags) register(f *flagSet) {
 // caller's).
 func (s *startFlags) options() llamaserver.Options {
 	return llamaserver.Options{Binary: s.llamaServer, Model: s.model, Ctx: s.ctx, Slots: s.slots, CacheRAM: s.cacheRAM,
-		Threads: s.threads, Timeout: s.timeout}
+		Threads: s.threads, Timeout: s.timeout, Extra: s.extra}
 }
 
 // hostFlags are the flags of the commands that run Lua (run, lab, repl):

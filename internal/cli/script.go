@@ -25,7 +25,9 @@ type script struct {
 	// preflight runs the script with PREFLIGHT set before any server
 	// starts, so it can refuse its inputs at once (the lab does).
 	preflight bool
-	exec      func(vm *runtime.VM) error
+	// params are PARAMS (load's settings).
+	params map[string]any
+	exec   func(vm *runtime.VM) error
 }
 
 // runScript checks --out, makes sure of the server, runs the script and
@@ -53,6 +55,7 @@ func (e *env) runScript(ctx context.Context, s script) error {
 func (e *env) execScript(ctx context.Context, s script, cfg runtime.Config) error {
 	cfg.Server, cfg.KBDir, cfg.Args, cfg.StopOnFailure = s.flags.server, s.flags.kb, s.args, s.stopOnFailure
 	cfg.Sources, cfg.Command, cfg.Stdout, cfg.Stderr = s.flags.sources(), invokedAs(), e.Out, e.Err
+	cfg.Params = s.params
 	vm, err := runtime.New(ctx, cfg)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func TestCtrlCStopsBusyLoop(t *testing.T) {
 	if i := strings.LastIndex(last, "\n"); i >= 0 {
 		last = last[i+1:]
 	}
-	if !strings.HasPrefix(last, "ttftlab run: interrupted at "+script+":3") ||
+	if !strings.HasPrefix(last, "ttftlab run: interrupted at "+script+":") ||
 		strings.Contains(stderr.String(), "context canceled") || strings.Contains(stderr.String(), "traceback") {
 		t.Errorf("stderr should end in one line saying where it was interrupted:\n%s", stderr)
 	}

@@ -11,9 +11,9 @@ import (
 
 // Plan says how requests start.
 type Plan struct {
-	// Concurrency caps the requests in flight; 0 means no cap (an open
-	// loop). Without Rate it is a closed loop: a request starts as soon as
-	// another one ends (default 1).
+	// Concurrency caps the requests in flight: 0 is the default (1 for a
+	// closed loop, no cap for an open one), NoLimit none. Without Rate it
+	// is a closed loop: a request starts as soon as another one ends.
 	Concurrency int
 	// Rate is starts per second of an open loop; 0 for a closed loop.
 	Rate    float64
@@ -24,6 +24,9 @@ type Plan struct {
 	// TickEvery calls Hooks.Tick this often (0: never).
 	TickEvery time.Duration
 }
+
+// NoLimit is a Plan.Concurrency without a cap.
+const NoLimit = -1
 
 // Job is one request to start.
 type Job struct {
@@ -85,10 +88,13 @@ func New(plan Plan) (*Loop, error) {
 	switch {
 	case plan.Rate < 0:
 		return nil, fmt.Errorf("the rate must not be negative, got %g", plan.Rate)
-	case plan.Concurrency < 0:
+	case plan.Concurrency < NoLimit:
 		return nil, fmt.Errorf("the concurrency must not be negative, got %d", plan.Concurrency)
 	}
-	if plan.Rate == 0 && plan.Concurrency == 0 {
+	switch {
+	case plan.Concurrency == NoLimit:
+		plan.Concurrency = 0
+	case plan.Rate == 0 && plan.Concurrency == 0:
 		plan.Concurrency = 1
 	}
 	if plan.Arrival == "" {

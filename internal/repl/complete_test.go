@@ -40,7 +40,7 @@ func TestCompleteFieldsOfTables(t *testing.T) {
 		"print(km.":    {"print(km.", nil},
 		"t[1].x":       {"t[1].x", nil},
 		":lo":          {"", []string{":load"}},
-		":help str":    {":help ", []string{"stream"}},
+		":help str":    {":help ", []string{"stream", "stream_many"}},
 	} {
 		head, items, _ := complete(line)
 		if head != want.head || !reflect.DeepEqual(items, want.items) {

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"ttftlab/internal/load"
+	"ttftlab/runtime"
+	"ttftlab/scripts"
+)
+
+// loadCmd is `ttftlab load [flags]`: many calls on one server, a level at
+// a time, and the highest level whose SLOs hold: the server's capacity.
+type loadCmd struct {
+	env   *env
+	flags hostFlags
+
+	concurrency, rate, arrival string
+	seed, requests, turns      int
+	duration, think            time.Duration
+	docs, maxTokens, warmup    int
+	slos                       []string
+}
+
+func newLoad(e *env) runner { return &loadCmd{env: e} }
+
+// workingTreeLoad is run instead of the built-in load script when it
+// exists.
+const workingTreeLoad = "scripts/load.lua"
+
+const loadAbout = `Runs scripts/load.lua (from the working tree when it exists, else the copy built
+into ttftlab): at each level of --concurrency (calls at once) or --rate (calls per
+second), --requests calls (or as many as --duration allows), each of --turns turns with
+--think between them; per level the p50/p95/p99 of ttft and first sentence, tokens/s,
+errors and the share of requests meeting the SLOs (goodput); at the end the capacity,
+the highest level whose SLOs hold. A server it starts gets as many slots as the largest
+level and --ctx per slot. Artifacts in --out: load.json, requests.jsonl, requests.csv,
+server.jsonl.`
+
+func (c *loadCmd) register(fs *flagSet) {
+	c.flags.register(fs)
+	c.flags.registerSynth(fs)
+	fs.StringVar(&c.concurrency, "concurrency", "", "calls at once, a closed loop; a list (1,2,4,8) is a sweep (default 1,2,4 without --rate)")
+	fs.StringVar(&c.rate, "rate", "", "calls arriving per second, an open loop; a list is a sweep")
+	fs.StringVar(&c.arrival, "arrival", "constant", "with --rate: constant or poisson")
+	fs.intVar(&c.seed, "seed", 7, 0, noLimit, "seed of Poisson arrivals and think times")
+	fs.intVar(&c.requests, "requests", 20, 1, 1000000, "calls per level")
+	fs.durationVar(&c.duration, "duration", 0, "per level: start no new call after this long (e.g. 60s); --requests still caps")
+	fs.intVar(&c.turns, "turns", 1, 1, 1000, "user turns per call (voice calls: history, answer, next line)")
+	fs.durationVar(&c.think, "think", 2*time.Second, "with --turns > 1: the caller's pause before each next turn")
+	fs.intVar(&c.docs, "docs", 4, 0, 1000, "KB documents in the system prompt")
+	fs.intVar(&c.maxTokens, "max-tokens", 64, 1, 1000000, "answer length limit")
+	fs.intVar(&c.warmup, "warmup", 0, 0, 1000000, "requests per level left out of the summaries")
+	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; default first_sentence_ms<=800@p95)", func(s string) error {
+		if _, err := parseSLO(s); err != nil {
+			return err
+		}
+		c.slos = append(c.slos, s)
+		return nil
+	})
+}
+
+func (c *loadCmd) Run(ctx context.Context, args []string) error {
+	fs := c.env.flags("[flags]", loadAbout)
+	c.register(fs)
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := c.flags.check(fs); err != nil {
+		return err
+	}
+	params, levels, err := c.params()
+	if err != nil {
+		return fs.usageErr(err)
+	}
+	c.sizeServer(fs, levels)
+	s := script{flags: c.flags, need: serverOrSynth, preflight: true, params: params}
+	if _, err := os.Stat(workingTreeLoad); err == nil {
+		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLoad) }
+	} else {
+		s.exec = func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "load.lua") }
+	}
+	return c.env.runScript(ctx, s)
+}
+
+// params checks the level and SLO flags and turns them into PARAMS.
+func (c *loadCmd) params() (map[string]any, []float64, error) {
+	mode, list := "concurrency", c.concurrency
+	switch {
+	case c.rate != "" && c.concurrency != "":
+		return nil, nil, fmt.Errorf("give --concurrency (calls at once) or --rate (calls per second), not both")
+	case c.rate != "":
+		mode, list = "rate", c.rate
+	case list == "":
+		list = "1,2,4"
+	}
+	levels, err := parseLevels(list, mode == "concurrency")
+	if err != nil {
+		return nil, nil, fmt.Errorf("--%s: %w", mode, err)
+	}
+	if _, err := load.ParseArrival(c.arrival); err != nil {
+		return nil, nil, fmt.Errorf("--arrival: %w", err)
+	}
+	slos := c.slos
+	if len(slos) == 0 {
+		slos = []string{"first_sentence_ms<=800@p95"}
+	}
+	var sloList []any
+	for _, s := range slos {
+		slo, _ := parseSLO(s)
+		sloList = append(sloList, slo)
+	}
+	lv := make([]any, len(levels))
+	for i, l := range levels {
+		lv[i] = l
+	}
+	return map[string]any{
+		"mode": mode, "levels": lv, "arrival": c.arrival, "seed": float64(c.seed),
+		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
+		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
+		"warmup": float64(c.warmup), "slo": sloList,
+	}, levels, nil
+}
+
+func msFlag(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// sizeServer gives a server that load starts as many slots as the largest
+// level of concurrency (unless --slots was given) and --ctx per slot.
+func (c *loadCmd) sizeServer(fs *flagSet, levels []float64) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.rate == "" && !set["slots"] {
+		most := 1.0
+		for _, l := range levels {
+			most = max(most, l)
+		}
+		c.flags.start.slots = int(most)
+	}
+	c.flags.start.ctx *= c.flags.start.slots
+	c.flags.start.extra = []string{"--metrics"} // requests deferred, tokens per second in server.jsonl
+}
+
+func parseLevels(s string, whole bool) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%q is not a number (want a list such as 1,2,4,8)", part)
+		case v <= 0 || (whole && v != float64(int(v))):
+			return nil, fmt.Errorf("%q: want %s above zero", part, map[bool]string{true: "whole numbers", false: "numbers"}[whole])
+		case len(out) > 0 && v <= out[len(out)-1]:
+			return nil, fmt.Errorf("the levels must grow (%s)", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// sloPattern is METRIC<=MS@pNN.
+var sloPattern = regexp.MustCompile(`^(ttft_ms|first_sentence_ms|total_ms)\s*<=\s*([0-9.]+)\s*(?:ms)?\s*@\s*p(\d{1,2}(?:\.\d+)?)$`)
+
+// parseSLO reads one --slo.
+func parseSLO(s string) (map[string]any, error) {
+	m := sloPattern.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return nil, fmt.Errorf("%q: want METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms)", s)
+	}
+	limit, err1 := strconv.ParseFloat(m[2], 64)
+	p, err2 := strconv.ParseFloat(m[3], 64)
+	if err1 != nil || err2 != nil || limit <= 0 || p <= 0 || p >= 100 {
+		return nil, fmt.Errorf("%q: want a limit above 0 ms and a percentile between 0 and 100", s)
+	}
+	return map[string]any{"metric": m[1], "limit_ms": limit, "percentile": p, "text": strings.TrimSpace(s)}, nil
+}

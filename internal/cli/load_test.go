@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"ttftlab/internal/llamaserver"
+)
+
+// TestLoadEndToEnd runs `ttftlab load` against the real llama-server it
+// starts itself: two levels, every artifact parses and accounts for every
+// request, and a capacity is printed.
+func TestLoadEndToEnd(t *testing.T) {
+	_, model := needLlama(t)
+	port := serverTestEnv(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+		"--concurrency", "1,2", "--requests", "6", "--out", out, "--slo", "ttft_ms<=60000@p95")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "capacity: 2 calls at once") {
+		t.Fatalf("exit %d", code)
+	}
+	var res struct {
+		Settings struct{ Levels []float64 } `json:"settings"`
+		Server   struct{ Slots float64 }    `json:"server"`
+		Levels   []struct {
+			Level   float64 `json:"level"`
+			SLOMet  bool    `json:"slo_met"`
+			Goodput float64 `json:"goodput"`
+			Summary struct {
+				Requests, OK float64
+				TTFT         struct{ N, P50 float64 } `json:"ttft_ms"`
+			} `json:"summary"`
+		} `json:"levels"`
+		Capacity struct{ Level float64 } `json:"capacity"`
+	}
+	readJSON(t, filepath.Join(out, "load.json"), &res)
+	if len(res.Levels) != 2 || res.Capacity.Level != 2 || res.Server.Slots != 2 {
+		t.Fatalf("load.json: %+v", res)
+	}
+	for _, l := range res.Levels {
+		if l.Summary.Requests != 6 || l.Summary.OK != 6 || l.Goodput != 1 || !l.SLOMet {
+			t.Errorf("level %g: %+v", l.Level, l)
+		}
+	}
+	rows := jsonlRows(t, filepath.Join(out, "requests.jsonl"))
+	f, _ := os.Open(filepath.Join(out, "requests.csv"))
+	records, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 12 || len(records) != 13 {
+		t.Errorf("requests.jsonl has %d rows, requests.csv %d lines (%v); want 12 and a header", len(rows), len(records), err)
+	}
+	for _, r := range rows {
+		if r["ttft_ms"].(float64) > r["total_ms"].(float64) || r["queue_ms"].(float64) < 0 {
+			t.Errorf("row %v", r)
+		}
+	}
+	if s := jsonlRows(t, filepath.Join(out, "server.jsonl")); len(s) == 0 || s[0]["slots_total"] != 2.0 {
+		t.Errorf("server.jsonl: %v", s)
+	}
+}
+
+// TestLoadCtrlC: an interrupted load exits 130, stops the server it
+// started, and leaves artifacts that parse with every request that ended.
+func TestLoadCtrlC(t *testing.T) {
+	_, model := needLlama(t)
+	port := serverTestEnv(t)
+	out := t.TempDir()
+	cmd, stderr := startTTFTLab(t, "calls    ttft", "load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+		"--concurrency", "2", "--requests", "100000", "--max-tokens", "200", "--out", out)
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, cmd, 20*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130:\n%s", code, stderr)
+	}
+	rows := jsonlRows(t, filepath.Join(out, "requests.jsonl"))
+	if len(rows) == 0 {
+		t.Errorf("no request recorded before the interruption")
+	}
+	if st, _ := testRegistry(t).Load(port); st != nil {
+		t.Errorf("the server was left recorded: %+v", st)
+	}
+	if err := llamaserver.PortFree("127.0.0.1", port); err != nil {
+		t.Errorf("the server still listens: %v", err)
+	}
+}
+
+func jsonlRows(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v in %q", path, err, sc.Text())
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}

@@ -1,0 +1,64 @@
+package stdlib_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"ttftlab/internal/stream/streamtest"
+	"ttftlab/runtime"
+)
+
+// TestCallsRunMultiTurn: every call runs its turns in order, each turn
+// sending the history with the agent's earlier answers, after the think
+// time.
+func TestCallsRunMultiTurn(t *testing.T) {
+	f := &streamtest.FakeLlama{Pieces: []string{"Yes.", " We", " open."}, Delay: time.Millisecond}
+	url := f.Start(t)
+	var out strings.Builder
+	vm, err := runtime.New(t.Context(), runtime.Config{Server: url, Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	err = vm.RunString(`
+		local calls = require("calls")
+		local turns, summary = calls.run({calls = 3, turns = 2, concurrency = 2, think_ms = 40, lines = {"one", "two"}})
+		assert(#turns == 6 and summary.ok == 6 and summary.calls == 3, #turns .. " turns")
+		local by = {}
+		for _, r in ipairs(turns) do
+			by[r.tags.call] = by[r.tags.call] or {}
+			by[r.tags.call][r.tags.turn] = r
+		end
+		for call = 1, 3 do
+			local a, b = by[call][1], by[call][2]
+			assert(b.start_ms >= a.start_ms + a.total_ms + 40, "turn 2 of call " .. call .. " came before the think time")
+			assert(b.scheduled_ms >= a.start_ms + a.total_ms + 40)
+		end
+		assert(summary.by_turn[1].n == 3 and summary.by_turn[2].n == 3)
+		print("ok")`, "c.lua")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// The second turn sends: system, user one, assistant answer, user two.
+	second := 0
+	for _, b := range f.Bodies() {
+		if strings.Contains(b, `"content":"two"`) {
+			second++
+			if !strings.Contains(b, `"content":"one"`) || !strings.Contains(b, `"role":"assistant","content":"Yes. We open."`) &&
+				!strings.Contains(b, `"content":"Yes. We open.","role":"assistant"`) {
+				t.Errorf("a second turn without the history: %s", b)
+			}
+		}
+	}
+	if second != 3 {
+		t.Errorf("%d second turns sent, want 3", second)
+	}
+}
+
+func TestCallsCheckOptions(t *testing.T) {
+	L := newVM(t)
+	assertErr(t, L, `require("calls").run({cals = 3})`, `did you mean "calls"?`)
+	assertErr(t, L, `require("calls").run({concurrency = 2, rate = 1})`, "not both")
+	assertErr(t, L, `require("calls").run({think_ms = {5, 1}})`, "opts.think_ms must be")
+}
