@@ -11,8 +11,12 @@ if first == nil then
   error("sentence: the answer is empty or only white space; no sentence to time")
 end
 
-local text = {}
-for i, c in ipairs(chunks) do text[i] = c.text end
+-- Every chunk with its arrival, so a report can draw the answer as it came.
+local text, timed = {}, {}
+for i, c in ipairs(chunks) do
+  text[i] = c.text
+  timed[i] = { t_ms = c.t_ms, text = c.text }
+end
 
 write_json("sentence.json", {
   ttft_ms = ttft,
@@ -20,6 +24,7 @@ write_json("sentence.json", {
   total_ms = total_ms,
   first_sentence = first,
   text = table.concat(text),
+  chunks = timed,
   discarded = #discarded > 0 and discarded or nil,
 })
 

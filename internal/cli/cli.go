@@ -25,6 +25,7 @@ var commands = &group{
 		{"run", "SCRIPT [flags] [-- args]", "run a Lua script", newRun},
 		{"lab", "[flags] [-- STEP...]", "run the whole lab (scripts/lab.lua)", newLab},
 		{"check", "OUT_DIR [--server-log FILE]", "verify a lab output folder", newCheck},
+		{"report", "DIR [DIR_B] [--out FILE]", "draw a run's HTML report, or compare two runs", newReport},
 		{"server", "up|status|log|down|install", "manage a local llama-server", func(e *env) runner { return serverCommands.runner(e) }},
 		{"model", "synth --out FILE [flags]", "write a synthetic GGUF model", func(e *env) runner { return modelCommands.runner(e) }},
 		{"repl", "[flags] [-l SCRIPT]...", "interactive Lua prompt (also: ttftlab on a terminal)", newRepl},
