@@ -92,3 +92,28 @@ func label(v, step float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
+
+// RatioTicks label a logarithmic axis of ratios at 1, 2 and 5 times the
+// powers of ten ("0.5×", "1×", "2×").
+type RatioTicks struct{}
+
+func (RatioTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v >= lo*0.999 && v <= hi*1.001 {
+				out = append(out, plot.Tick{Value: v, Label: label(v, v) + "×"})
+			}
+		}
+	}
+	return out
+}
+
+// RatioAxis makes the X axis a logarithmic scale of ratios around 1, wide
+// enough for lo and hi.
+func RatioAxis(p *plot.Plot, lo, hi float64) {
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = RatioTicks{}
+	p.X.Min, p.X.Max = math.Min(lo, 1)/1.25, math.Max(hi, 1)*1.25
+}

@@ -49,7 +49,8 @@ func LinePoints(p *plot.Plot, name string, xys plotter.XYs, c color.Color) error
 	return Points(p, name, xys, c)
 }
 
-// Span is an interval [From, To] on the row Row of a timeline.
+// Span is an interval between From and To (either may be the larger) on
+// the row Row of a timeline.
 type Span struct{ Row, From, To float64 }
 
 // Spans are horizontal bars, one per interval, e.g. a request from its
@@ -60,8 +61,12 @@ type Spans struct {
 	Thickness vg.Length
 }
 
-// AddSpans adds bars of thickness t (in points) to p, named in the legend.
+// AddSpans adds bars of thickness t (in points) to p, named in the legend;
+// no items, no legend entry.
 func AddSpans(p *plot.Plot, name string, items []Span, c color.Color, t vg.Length) {
+	if len(items) == 0 {
+		return
+	}
 	s := &Spans{Items: items, Color: c, Thickness: t}
 	p.Add(s)
 	if name != "" {
@@ -73,7 +78,7 @@ func (s *Spans) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	h := s.Thickness / 2
 	for _, it := range s.Items {
-		x0, x1, y := trX(it.From), trX(it.To), trY(it.Row)
+		x0, x1, y := trX(min(it.From, it.To)), trX(max(it.From, it.To)), trY(it.Row)
 		if x1-x0 < 1 {
 			x1 = x0 + 1
 		}
@@ -86,7 +91,7 @@ func (s *Spans) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, ymin = math.Inf(1), math.Inf(1)
 	xmax, ymax = math.Inf(-1), math.Inf(-1)
 	for _, it := range s.Items {
-		xmin, xmax = math.Min(xmin, it.From), math.Max(xmax, it.To)
+		xmin, xmax = math.Min(xmin, math.Min(it.From, it.To)), math.Max(xmax, math.Max(it.From, it.To))
 		ymin, ymax = math.Min(ymin, it.Row), math.Max(ymax, it.Row)
 	}
 	return xmin, xmax, ymin - 0.5, ymax + 0.5
@@ -109,8 +114,12 @@ type Ticks struct {
 	Width  vg.Length
 }
 
-// AddTicks adds strokes of length l (in points) to p, named in the legend.
+// AddTicks adds strokes of length l (in points) to p, named in the legend;
+// no items, no legend entry.
 func AddTicks(p *plot.Plot, name string, items []Tick, c color.Color, l, w vg.Length) {
+	if len(items) == 0 {
+		return
+	}
 	t := &Ticks{Items: items, Color: c, Length: l, Width: w}
 	p.Add(t)
 	if name != "" {
@@ -150,8 +159,10 @@ type Rule struct {
 	X      bool
 	Color  color.Color
 	Dashed bool
-	// Label is written beside a vertical rule, at the top of the plot.
-	Label string
+	// Label is written beside a vertical rule: at LabelY (in data units)
+	// when set, else at the top of the plot.
+	Label  string
+	LabelY *float64
 }
 
 // AddRule adds a vertical (x true) or horizontal rule at v, named in the
@@ -181,7 +192,11 @@ func (r *Rule) Plot(c draw.Canvas, p *plot.Plot) {
 		if r.Label != "" {
 			sty := p.Legend.TextStyle
 			sty.Color = r.Color
-			c.FillText(sty, vg.Point{X: x + 3, Y: c.Max.Y - sty.Font.Size}, r.Label)
+			y := c.Max.Y - sty.Font.Size
+			if r.LabelY != nil {
+				y = trY(*r.LabelY) - sty.Font.Size/3
+			}
+			c.FillText(sty, vg.Point{X: x + 3, Y: y}, r.Label)
 		}
 		return
 	}
@@ -206,4 +221,23 @@ func (r *Rule) Thumbnail(c *draw.Canvas) {
 	}
 	y := (c.Min.Y + c.Max.Y) / 2
 	c.StrokeLine2(r.style(), c.Min.X, y, c.Max.X, y)
+}
+
+// Steps is a series that holds each value until the next sample, as a
+// count sampled over time does.
+func Steps(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dashed bool) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.StepStyle = plotter.PostStep
+	l.LineStyle = draw.LineStyle{Color: c, Width: 1.5}
+	if dashed {
+		l.LineStyle.Dashes = []vg.Length{5, 3}
+	}
+	p.Add(l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
+	return nil
 }

@@ -28,12 +28,18 @@ func numP(f *float64) string {
 	return num(*f)
 }
 
-// ratio shows b/a to two decimals ("1.23×"), or a dash when a is zero.
+// ratio shows b/a with two decimals, more for a small ratio so it keeps
+// two digits ("1.23×", "0.034×"), or a dash when a is zero.
 func ratio(a, b float64) string {
-	if a == 0 || math.IsNaN(a) || math.IsNaN(b) {
+	r := b / a
+	if a == 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 		return "–"
 	}
-	return strconv.FormatFloat(b/a, 'f', 2, 64) + "×"
+	digits := 2
+	if r > 0 && r < 0.1 {
+		digits = 1 - int(math.Floor(math.Log10(r)))
+	}
+	return strconv.FormatFloat(r, 'f', digits, 64) + "×"
 }
 
 // unitOf names the unit of a field from its name, the artifacts' naming

@@ -54,8 +54,12 @@ func prefixSection(x *rundir.Prefix) section {
 		return section{ID: "prefix", Title: "Where a changing line costs the cache", Intro: intro + " prefix.json has no positions."}
 	}
 	return sectionOf("prefix", "Where a changing line costs the cache", intro,
-		func() (figure, error) { return prefixFigure(x, "cache_n", "Changing line: tokens reused by position", "reused (tokens, cache_n)") },
-		func() (figure, error) { return prefixFigure(x, "ttft_ms", "Changing line: TTFT by position", "time to first token (ms)") })
+		func() (figure, error) {
+			return prefixFigure(x, "cache_n", "Changing line: tokens reused by position", "reused (tokens, cache_n)")
+		},
+		func() (figure, error) {
+			return prefixFigure(x, "ttft_ms", "Changing line: TTFT by position", "time to first token (ms)")
+		})
 }
 
 func quoteOr(s string) string {

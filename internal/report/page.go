@@ -36,6 +36,8 @@ type section struct {
 
 // figure is a chart and the numbers it draws.
 type figure struct {
+	// Label names the run on a comparison page ("A", "B").
+	Label string
 	Title string
 	SVG   template.HTML
 	Table table

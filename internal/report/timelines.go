@@ -66,10 +66,12 @@ func sentenceFigure(s *rundir.Sentence) (figure, error) {
 	if len(s.Chunks) > 0 {
 		rows = append(rows, "chunks")
 	}
+	textRow := float64(len(rows))
+	rows = append(rows, "first sentence")
 	if s.Pacing != nil {
 		rows = append(rows, "spoken")
 	}
-	legend := 4 + len(rows) - 1
+	legend := 4 + len(rows) - 2
 	if s.Pacing != nil {
 		legend++
 	}
@@ -87,7 +89,8 @@ func sentenceFigure(s *rundir.Sentence) (figure, error) {
 		addPacing(p, float64(len(rows)-1), s.Pacing, &tab)
 	}
 	chart.AddRule(p, "ttft", s.TTFTMs, true, chart.TTFT, true)
-	chart.AddRule(p, "first sentence", s.FirstSentenceMs, true, chart.FirstSentence, false).Label = excerpt(s.FirstSentence, 60)
+	r := chart.AddRule(p, "first sentence", s.FirstSentenceMs, true, chart.FirstSentence, false)
+	r.Label, r.LabelY = excerpt(s.FirstSentence, 60), &textRow
 	chart.AddRule(p, "end", s.TotalMs, true, chart.Total, true)
 	f, err := draw(p, h, *tab.numericFrom(1))
 	if len(s.Chunks) > 0 {
