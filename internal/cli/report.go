@@ -31,6 +31,6 @@ func (c *reportCmd) Run(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(c.env.Out, "report:", path)
+	fmt.Fprintln(c.env.Out, path)
 	return nil
 }

@@ -25,7 +25,7 @@ func present(rs ...namedTokens) []namedTokens {
 // tokensFigure draws each request's prompt as tokens reused from the
 // cache (cache_n) then tokens evaluated (prompt_n), one row each.
 func tokensFigure(title string, rs []namedTokens) (figure, error) {
-	p := chart.New(title, "prompt (tokens): reused from the cache, then evaluated", "")
+	p := chart.New(title, "prompt: reused from the cache, then evaluated (tokens)", "")
 	var cached, evaluated []chart.Span
 	names := make([]string, len(rs))
 	tab := table{Head: []string{"request", "cache_n", "prompt_n", "ttft_ms"}}

@@ -73,7 +73,7 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 	p := chart.New(title, "position of the changing line (front to end)", yLabel)
 	var xys plotter.XYs
 	var ticks []plot.Tick
-	tab := table{Head: []string{"position", "at_char", "prompt_n", "cache_n", "ttft_ms", "first_difference"}}
+	tab := table{Head: []string{"position", "at_char", "first_difference", field}}
 	for i, pos := range x.Positions {
 		v := pos.CacheN
 		if field == "ttft_ms" {
@@ -81,7 +81,7 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 		}
 		xys = append(xys, plotter.XY{X: float64(i), Y: v})
 		ticks = append(ticks, plot.Tick{Value: float64(i), Label: pos.Position})
-		tab.add(pos.Position, num(pos.AtChar), num(pos.PromptN), num(pos.CacheN), num(pos.TTFTMs), numP(pos.FirstDifference))
+		tab.add(pos.Position, num(pos.AtChar), numP(pos.FirstDifference), num(v))
 	}
 	c := chart.Cached
 	if field == "ttft_ms" {
@@ -96,7 +96,7 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 			v = x.Primed.TTFTMs
 		}
 		chart.AddRule(p, "primed (the unchanged prompt)", v, false, chart.Chunk, true)
-		tab.add("primed", "", num(x.Primed.PromptN), num(x.Primed.CacheN), num(x.Primed.TTFTMs), "")
+		tab.add("primed (unchanged)", "", "", num(v))
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7
