@@ -8,8 +8,8 @@ import (
 
 // labSections are a lab run's sections in the lab's order; a step whose
 // file is missing has no section.
-func labSections(l *rundir.Lab) []section {
-	out := []section{labSummary(l)}
+func labSections(l *rundir.Lab, version string) []section {
+	out := []section{labSummary(l, version)}
 	if l.TTFT != nil && len(l.TTFT.Runs) > 0 {
 		out = append(out, sectionOf("ttft", "TTFT and total",
 			"Five runs of the same question with the prompt cache off: time to the first content chunk, and to the end of the answer.",

@@ -26,8 +26,8 @@ func loadModel(l *rundir.Load) string {
 // loadSections are a load run's sections: the summary, the percentiles
 // by level against the SLOs, the requests' timelines and the server's
 // series.
-func loadSections(l *rundir.Load) []section {
-	out := []section{loadSummary(l)}
+func loadSections(l *rundir.Load, version string) []section {
+	out := []section{loadSummary(l, version)}
 	if len(l.Levels) > 0 {
 		out = append(out, percentileSection(l))
 	}
@@ -42,10 +42,11 @@ func loadSections(l *rundir.Load) []section {
 	return out
 }
 
-func loadSummary(l *rundir.Load) section {
+func loadSummary(l *rundir.Load, version string) section {
 	s := section{ID: "summary", Title: "Summary"}
 	s.Intro = capacityText(l)
-	s.Tables = append(s.Tables, levelsTable(l), fieldTable("load.json (settings, model, server, capacity)", l.Fields))
+	s.Tables = append(s.Tables, levelsTable(l), runTable(l.Dir, l.Finished, version),
+		fieldTable("load.json (settings, model, server, capacity)", l.Fields))
 	if len(l.Problems) > 0 {
 		s.Tables = append(s.Tables, problemsTable(l.Problems))
 	}

@@ -81,6 +81,8 @@ type run struct {
 	kind rundir.Kind
 	lab  *rundir.Lab
 	load *rundir.Load
+	// version is the ttftlab drawing the page, for the summary.
+	version string
 }
 
 func readRun(dir string, meta Meta) (run, error) {
@@ -89,9 +91,9 @@ func readRun(dir string, meta Meta) (run, error) {
 		return run{}, err
 	}
 	if kind == rundir.KindLoad {
-		return run{kind: kind, load: rundir.ReadLoad(dir)}, nil
+		return run{kind: kind, load: rundir.ReadLoad(dir), version: meta.Version}, nil
 	}
-	return run{kind: kind, lab: rundir.ReadLab(dir, meta.ServerLog)}, nil
+	return run{kind: kind, lab: rundir.ReadLab(dir, meta.ServerLog), version: meta.Version}, nil
 }
 
 func (r run) dir() string {
@@ -110,9 +112,9 @@ func (r run) model() string {
 
 func (r run) sections() []section {
 	if r.lab != nil {
-		return labSections(r.lab)
+		return labSections(r.lab, r.version)
 	}
-	return loadSections(r.load)
+	return loadSections(r.load, r.version)
 }
 
 // page is the run's own page.

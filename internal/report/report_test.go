@@ -185,7 +185,7 @@ func TestLabPageShowsReportJSON(t *testing.T) {
 		}
 	}
 	for _, want := range []string{">9.224</td>", ">ms</td>", ">1239</td>", ">tokens</td>", ">-c 2048 -np 1 --cache-ram 0</td>",
-		">2048 tokens</td>", ">b11669-Debian</td>", " passed, 0 failed, 0 skipped</caption>", "future.json", ">1790.5</td>"} {
+		">2048 tokens</td>", ">b11669-Debian</td>", " passed, 0 failed, 0 skipped</caption>", "future.json", ">1790.5</td>", ">ttftlab test</td>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -270,7 +270,7 @@ func TestLoadPageHoldsEveryChart(t *testing.T) {
 		t.Errorf("server chart lacks slots busy or requests deferred")
 	}
 	for _, want := range []string{"Capacity: concurrency 4, the highest level that met every objective", ">http_503: 1</td>",
-		">401.778</td>", ">0.667</td>", ">-c 4096 -np 4 --cache-ram 0</td>"} {
+		">401.778</td>", ">0.667</td>", ">-c 4096 -np 4 --cache-ram 0</td>", ">ttftlab test</td>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("load page lacks %q", want)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"ttftlab/internal/check"
 	"ttftlab/internal/rundir"
@@ -11,15 +12,26 @@ import (
 
 // labSummary is the top of a lab page: every value of report.json, the
 // model and server, and check's verdict on each rule.
-func labSummary(l *rundir.Lab) section {
+func labSummary(l *rundir.Lab, version string) section {
 	s := section{ID: "summary", Title: "Summary"}
 	s.Tables = append(s.Tables, fieldTable("report.json", l.Report))
-	s.Tables = append(s.Tables, serverTable(l))
+	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version), serverTable(l))
 	s.Tables = append(s.Tables, checksTable(l.Checks))
 	if len(l.Problems) > 0 {
 		s.Tables = append(s.Tables, problemsTable(l.Problems))
 	}
 	return s
+}
+
+// runTable says which run this is and what drew the page. The run's
+// files do not record the ttftlab that made them; the version is the one
+// drawing the page.
+func runTable(dir string, finished time.Time, version string) table {
+	t := table{Caption: "run", Head: []string{"", "value"}}
+	t.add("folder", absDir(dir))
+	t.add("finished (its newest file)", stamp(finished))
+	t.add("page drawn by", "ttftlab "+version)
+	return t
 }
 
 // fieldTable lists fields with their units; a file the run did not write
