@@ -12,8 +12,12 @@ if first == nil then
   error("sentence: the answer is empty or only white space; no sentence to time")
 end
 
-local text = {}
-for i, c in ipairs(chunks) do text[i] = c.text end
+-- Every chunk with its arrival, so a report can draw the answer as it came.
+local text, timed = {}, {}
+for i, c in ipairs(chunks) do
+  text[i] = c.text
+  timed[i] = { t_ms = c.t_ms, text = c.text }
+end
 
 -- Played back as a speaker would at 15 characters a second: does the text
 -- keep ahead of the voice?
@@ -30,6 +34,7 @@ write_json("sentence.json", {
   total_ms = total_ms,
   first_sentence = first,
   text = table.concat(text),
+  chunks = timed,
   discarded = #discarded > 0 and discarded or nil,
   pacing = {
     chars_per_s = CHARS_PER_S, tts_ms = 0,

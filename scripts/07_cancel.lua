@@ -60,9 +60,12 @@ for attempt = 1, MAX_ATTEMPTS do
 
   if really_cut then
     local idle_at = wait_idle(closed_at)
+    -- The arrival of every chunk up to the cut, for a report's timeline.
+    local chunk_ms = {}
+    for i, c in ipairs(chunks) do chunk_ms[i] = c.t_ms end
     result = { max_tokens = max_tokens, cut_after_ms = cut_after_ms, received_tokens = #chunks,
       closed_at_ms = info.closed_at_ms, slot_idle_after_ms = math.max(0, idle_at - closed_at),
-      done = info.done, cut = info.cut, ignore_eos = body ~= nil }
+      done = info.done, cut = info.cut, ignore_eos = body ~= nil, chunk_ms = chunk_ms }
     break
   end
 

@@ -26,6 +26,7 @@ var commands = &group{
 		{"lab", "[flags] [-- STEP...]", "run the whole lab (scripts/lab.lua)", newLab},
 		{"load", "[flags]", "many calls at once, a level at a time: the server's voice capacity", newLoad},
 		{"check", "OUT_DIR [--server-log FILE]", "verify a lab output folder", newCheck},
+		{"report", "DIR [DIR_B] [--out FILE]", "draw a run's HTML report, or compare two runs", newReport},
 		{"server", "up|status|log|down|install", "manage a local llama-server", func(e *env) runner { return serverCommands.runner(e) }},
 		{"model", "synth --out FILE [flags]", "write a synthetic GGUF model", func(e *env) runner { return modelCommands.runner(e) }},
 		{"repl", "[flags] [-l SCRIPT]...", "interactive Lua prompt (also: ttftlab on a terminal)", newRepl},

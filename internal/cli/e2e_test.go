@@ -36,6 +36,12 @@ func TestLabEndToEnd(t *testing.T) {
 		}
 	}
 	requireCheckPasses(t, out, srv.LogPath)
+	if page := filepath.Join(out, "report.html"); !strings.Contains(stdout, "HTML report: "+page+"\n") {
+		t.Errorf("lab did not print its report's path %s", page)
+	} else if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), " passed, 0 failed, 0 skipped") ||
+		!strings.Contains(string(html), "found in "+srv.LogPath) {
+		t.Errorf("the lab's report lacks check's verdict with the server log (%v)", err)
+	}
 
 	// Steps also run alone, reading earlier artifacts where they need them.
 	for _, step := range []string{"../../scripts/04_prefill.lua", "../../scripts/10_report.lua"} {

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 
+	"ttftlab/internal/report"
+	"ttftlab/internal/rundir"
 	"ttftlab/runtime"
 	"ttftlab/scripts"
 )
@@ -27,6 +30,7 @@ func (c *labCmd) Run(ctx context.Context, args []string) error {
 	c.flags.register(fs)
 	c.flags.registerSynth(fs)
 	keepGoing := fs.Bool("keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
+	noReport := fs.Bool("no-report", false, "do not draw OUT/"+report.FileName+" at the end")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -34,10 +38,30 @@ func (c *labCmd) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true}
+	if !*noReport {
+		s.finish = c.env.writeReport
+	}
 	if _, err := os.Stat(workingTreeLab); err == nil {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLab) }
 	} else {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "lab.lua") }
 	}
 	return c.env.runScript(ctx, s)
+}
+
+// writeReport draws the report of the run in out, unless the run was
+// interrupted or wrote nothing, and prints its path.
+func (e *env) writeReport(ctx context.Context, out, serverLog string) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if _, err := rundir.Detect(out); err != nil {
+		return nil
+	}
+	path, err := report.Write("", report.Meta{Version: buildVersion(), ServerLog: serverLog}, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Out, "HTML report: %s\n", path)
+	return nil
 }

@@ -26,6 +26,7 @@ type loadCmd struct {
 	duration, think            time.Duration
 	docs, maxTokens, warmup    int
 	slos                       []string
+	noReport                   bool
 }
 
 func newLoad(e *env) runner { return &loadCmd{env: e} }
@@ -57,6 +58,7 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.intVar(&c.docs, "docs", 4, 0, 1000, "KB documents in the system prompt")
 	fs.intVar(&c.maxTokens, "max-tokens", 64, 1, 1000000, "answer length limit")
 	fs.intVar(&c.warmup, "warmup", 0, 0, 1000000, "requests per level left out of the summaries")
+	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
 	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; default first_sentence_ms<=800@p95)", func(s string) error {
 		if _, err := parseSLO(s); err != nil {
 			return err
@@ -84,6 +86,9 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	c.sizeServer(fs, levels)
 	s := script{flags: c.flags, need: serverOrSynth, preflight: true, params: params}
+	if !c.noReport {
+		s.finish = c.env.writeReport
+	}
 	if _, err := os.Stat(workingTreeLoad); err == nil {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLoad) }
 	} else {

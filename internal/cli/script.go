@@ -28,6 +28,10 @@ type script struct {
 	// params are PARAMS (load's settings).
 	params map[string]any
 	exec   func(vm *runtime.VM) error
+	// finish, when set, runs after the script and before a server it
+	// started stops (lab's report, which reads the server's log). Its
+	// error is the command's when the script's is nil.
+	finish func(ctx context.Context, out, serverLog string) error
 }
 
 // runScript checks --out, makes sure of the server, runs the script and
@@ -48,7 +52,19 @@ func (e *env) runScript(ctx context.Context, s script) error {
 		return err
 	}
 	defer e.release(lease, &s.flags)
-	return e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: serverLog(lease, &s.flags)})
+	log := serverLog(lease, &s.flags)
+	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log})
+	if s.finish == nil {
+		return err
+	}
+	if ferr := s.finish(ctx, out, log); ferr != nil {
+		if err == nil {
+			return ferr
+		}
+		// The script's own failure decides the exit code; say this one here.
+		fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), ferr)
+	}
+	return err
 }
 
 // execScript runs the script once in a new VM made from the flags and cfg.

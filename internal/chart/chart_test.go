@@ -1,0 +1,50 @@
+package chart
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/plotter"
+)
+
+func TestSVGIsAnInlineElement(t *testing.T) {
+	p := New("A & B <title>", "x (ms)", "y (tokens)")
+	if err := Points(p, "pts", plotter.XYs{{X: 1, Y: 2}, {X: 2, Y: 3}}, TTFT); err != nil {
+		t.Fatal(err)
+	}
+	AddRule(p, "limit", 2.5, false, Limit, true)
+	svg, err := SVG(p, Width, Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(svg, `<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 540 259.2" role="img" aria-label="A &amp; B &lt;title&gt;"><title>A &amp; B &lt;title&gt;</title>`) {
+		t.Errorf("SVG starts %q", svg[:min(len(svg), 200)])
+	}
+	for _, bad := range []string{"<?xml", "<!--", `width="`} {
+		if strings.Contains(svg, bad) {
+			t.Errorf("SVG holds %q", bad)
+		}
+	}
+	if !strings.HasSuffix(svg, "</svg>") || !strings.Contains(svg, ">x (ms)<") {
+		t.Errorf("SVG is cut or lacks its axis label")
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (NiceTicks{}).Ticks(0.1, 0.9) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0.2 0.4 0.6 0.8" {
+		t.Errorf("ticks of 0.1..0.9: %s", got)
+	}
+	labels = nil
+	for _, tk := range (RatioTicks{}).Ticks(0.03, 3) {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, " "); got != "0.05× 0.1× 0.2× 0.5× 1× 2×" {
+		t.Errorf("ratio ticks of 0.03..3: %s", got)
+	}
+}

@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/chromedp"
+)
+
+// needBrowser returns Chromium's path, or skips the test: Debian's
+// chromium package, or $TTFTLAB_CHROMIUM. With TTFTLAB_REQUIRE_BROWSER
+// set (as in CI) a missing browser fails instead.
+func needBrowser(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("TTFTLAB_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("TTFTLAB_REQUIRE_BROWSER") != "" {
+		t.Fatal("Chromium is not installed (TTFTLAB_REQUIRE_BROWSER is set); install it with apt-get install -y chromium")
+	}
+	t.Skip("skipping: Chromium is not installed (apt-get install -y chromium, or set TTFTLAB_CHROMIUM; TTFTLAB_REQUIRE_BROWSER=1 fails instead)")
+	return ""
+}
+
+// shown is what the browser made of a page.
+type shown struct {
+	problems []string // console errors, exceptions, browser log errors
+	boxes    [][2]float64
+	loaded   int    // resources the page loaded besides itself
+	bg       string // the body's computed background colour
+	png      []byte
+}
+
+// TestReportInBrowser renders the report of a real lab run in headless
+// Chromium, in light and in dark mode, from file:// with no network: no
+// console error, no resource loaded, every chart with a box, and a
+// screenshot that is not blank.
+func TestReportInBrowser(t *testing.T) {
+	browser := needBrowser(t)
+	srv := startLlama(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath)
+	if code != 0 {
+		t.Fatalf("ttftlab lab exited %d:\n%s%s", code, stdout, stderr)
+	}
+	page := filepath.Join(out, "report.html")
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts := strings.Count(string(html), `<svg class="chart"`)
+	if charts < 8 {
+		t.Fatalf("the lab's report has %d charts, want at least 8", charts)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		s := showPage(t, browser, page, scheme)
+		for _, p := range s.problems {
+			t.Errorf("%s: browser reported: %s", scheme, p)
+		}
+		if len(s.boxes) != charts {
+			t.Errorf("%s: the browser laid out %d charts of %d", scheme, len(s.boxes), charts)
+		}
+		for i, b := range s.boxes {
+			if b[0] < 100 || b[1] < 50 {
+				t.Errorf("%s: chart %d has a %gx%g box", scheme, i+1, b[0], b[1])
+			}
+		}
+		if s.loaded != 0 {
+			t.Errorf("%s: the page loaded %d resources; it must need none", scheme, s.loaded)
+		}
+		if dark := s.bg != "rgb(255, 255, 255)"; dark != (scheme == "dark") {
+			t.Errorf("%s: body background %s", scheme, s.bg)
+		}
+		checkScreenshot(t, scheme, s.png)
+	}
+}
+
+// showPage opens page in a fresh headless Chromium with the given
+// prefers-color-scheme and stops the browser before it returns.
+func showPage(t *testing.T, browser, page, scheme string) shown {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer stopAlloc()
+	ctx, stopBrowser := chromedp.NewContext(alloc)
+	defer stopBrowser()
+
+	var s shown
+	var mu sync.Mutex
+	listen, stopListen := context.WithCancel(ctx)
+	done := make(chan struct{})
+	messages := chromedp.Console(listen)
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				mu.Lock()
+				s.problems = append(s.problems, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+	timed, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	err := chromedp.Do(timed,
+		call(log.Enable, cdp.Empty{}),
+		call(emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}),
+		chromedp.Navigate("file://"+page),
+	)
+	if err == nil {
+		s.boxes, err = chromedp.Run(timed, chromedp.Evaluate[[][2]float64](
+			`[...document.querySelectorAll("svg.chart")].map(e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; })`))
+	}
+	if err == nil {
+		s.loaded, err = chromedp.Run(timed, chromedp.Evaluate[int](`performance.getEntriesByType("resource").length`))
+	}
+	if err == nil {
+		s.bg, err = chromedp.Run(timed, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
+	}
+	if err == nil {
+		s.png, err = chromedp.Run(timed, chromedp.FullScreenshot(100))
+	}
+	if err != nil {
+		t.Fatalf("rendering %s in Chromium (%s): %v", page, scheme, err)
+	}
+	stopListen()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	return s
+}
+
+// call is an action that sends one protocol command and ignores its
+// answer.
+func call[P, R any](c cdp.Command[P, R], params P) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, t, c, params)
+		return chromedp.Void{}, err
+	}
+}
+
+// checkScreenshot saves the screenshot in the test's folder (and in
+// $TTFTLAB_SCREENSHOTS when set, to look at) and fails on a blank one: a
+// page of charts has many colours and much ink.
+func checkScreenshot(t *testing.T, scheme string, data []byte) {
+	t.Helper()
+	name := "report-" + scheme + ".png"
+	for _, dir := range []string{t.TempDir(), os.Getenv("TTFTLAB_SCREENSHOTS")} {
+		if dir != "" {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s screenshot: %v", scheme, err)
+	}
+	colours, ink := inkOf(img)
+	b := img.Bounds()
+	t.Logf("%s screenshot: %dx%d, %d colours, %.1f%% ink", scheme, b.Dx(), b.Dy(), colours, 100*ink)
+	if b.Dy() < 2000 || colours < 64 || ink < 0.02 {
+		t.Errorf("%s screenshot looks blank: %dx%d, %d colours, %.1f%% of pixels unlike the background", scheme, b.Dx(), b.Dy(), colours, 100*ink)
+	}
+}
+
+// inkOf counts the distinct colours of img and the share of pixels that
+// differ from its top-left pixel (the page's background).
+func inkOf(img image.Image) (colours int, ink float64) {
+	seen := map[uint32]bool{}
+	b := img.Bounds()
+	bg := img.At(b.Min.X, b.Min.Y)
+	br, bgG, bb, _ := bg.RGBA()
+	differ := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[(r>>8)<<16|(g>>8)<<8|bl>>8] = true
+			if r != br || g != bgG || bl != bb {
+				differ++
+			}
+		}
+	}
+	return len(seen), float64(differ) / float64(b.Dx()*b.Dy())
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"gonum.org/v1/plot/plotter"
+
+	"ttftlab/internal/chart"
+	"ttftlab/internal/rundir"
+)
+
+// ttftFigure: TTFT and total of each run, with their medians.
+func ttftFigure(t *rundir.TTFT) (figure, error) {
+	p := chart.New("TTFT and total time of each run (cache off)", "run", "time since the request (ms)")
+	var ttft, total plotter.XYs
+	tab := table{Head: []string{"run", "ttft_ms", "total_ms", "tokens"}}
+	for i, r := range t.Runs {
+		x := float64(i + 1)
+		ttft = append(ttft, plotter.XY{X: x, Y: r.TTFTMs})
+		total = append(total, plotter.XY{X: x, Y: r.TotalMs})
+		tab.add(strconv.Itoa(i+1), num(r.TTFTMs), num(r.TotalMs), num(r.Tokens))
+	}
+	tab.add("median", num(t.TTFTP50), num(t.TotalP50), "")
+	if len(t.Discarded) > 0 {
+		tab.add(fmt.Sprintf("%d set aside (whole answer in one read)", len(t.Discarded)), "", "", "")
+	}
+	if err := chart.Points(p, "ttft", ttft, chart.TTFT); err != nil {
+		return figure{}, err
+	}
+	if err := chart.Points(p, "total", total, chart.Total); err != nil {
+		return figure{}, err
+	}
+	chart.AddRule(p, "median ttft", t.TTFTP50, false, chart.TTFT, true)
+	chart.AddRule(p, "median total", t.TotalP50, false, chart.Total, true)
+	p.X.Min, p.X.Max = 0.5, float64(len(t.Runs))+0.5
+	p.X.Tick.Marker = chart.IntegerTicks{}
+	chart.FromZero(p)
+	chart.Headroom(p, 0.45)
+	return draw(p, chart.Height, *tab.numericFrom(1))
+}
+
+// fit is the least-squares line y = a + b·x.
+func fit(xs, ys []float64) (a, b float64, ok bool) {
+	n := float64(len(xs))
+	if len(xs) < 2 {
+		return 0, 0, false
+	}
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
+	}
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0, 0, false
+	}
+	b = (n*sxy - sx*sy) / d
+	return (sy - b*sx) / n, b, true
+}
+
+// prefillFigure: TTFT and the server's prompt_ms against the prompt's
+// length, each with its fitted cost per token.
+func prefillFigure(rows []rundir.PrefillRow) (figure, error) {
+	p := chart.New("Prefill: time against prompt length", "prompt evaluated (tokens, prompt_n)", "time (ms)")
+	tab := table{Head: []string{"docs", "prompt_n", "prompt_ms", "ttft_ms", "ttft − prompt_ms"}}
+	var xs, ttft, prompt []float64
+	for _, r := range rows {
+		xs, ttft, prompt = append(xs, r.PromptN), append(ttft, r.TTFTMs), append(prompt, r.PromptMs)
+		tab.add(num(r.Docs), num(r.PromptN), num(r.PromptMs), num(r.TTFTMs), num(r.TTFTMs-r.PromptMs))
+	}
+	if err := chart.Points(p, "ttft_ms", xy(xs, ttft), chart.TTFT); err != nil {
+		return figure{}, err
+	}
+	if err := chart.Points(p, "prompt_ms (server)", xy(xs, prompt), chart.Prompt); err != nil {
+		return figure{}, err
+	}
+	slope, icept := map[string]string{}, map[string]string{}
+	for _, s := range []struct {
+		name string
+		ys   []float64
+	}{{"ttft_ms", ttft}, {"prompt_ms", prompt}} {
+		a, b, ok := fit(xs, s.ys)
+		if !ok {
+			continue
+		}
+		c := chart.TTFT
+		if s.name == "prompt_ms" {
+			c = chart.Prompt
+		}
+		lo, hi := minMax(xs)
+		line := plotter.XYs{{X: lo, Y: a + b*lo}, {X: hi, Y: a + b*hi}}
+		if err := chart.Line(p, fmt.Sprintf("fit of %s: %s ms/token", s.name, num(b)), line, c, true); err != nil {
+			return figure{}, err
+		}
+		slope[s.name], icept[s.name] = num(b), num(a)
+	}
+	tab.add("fit: ms per token", "", slope["prompt_ms"], slope["ttft_ms"], "")
+	tab.add("fit: ms at 0 tokens", "", icept["prompt_ms"], icept["ttft_ms"], "")
+	chart.FromZero(p)
+	p.X.Min = 0
+	chart.Headroom(p, 0.45)
+	return draw(p, chart.Height, *tab.numericFrom(0))
+}
+
+func xy(xs, ys []float64) plotter.XYs {
+	out := make(plotter.XYs, len(xs))
+	for i := range xs {
+		out[i] = plotter.XY{X: xs[i], Y: ys[i]}
+	}
+	return out
+}
+
+func minMax(xs []float64) (lo, hi float64) {
+	lo, hi = xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+
+	"ttftlab/internal/chart"
+	"ttftlab/internal/rundir"
+)
+
+// percentileMetrics are drawn by level, in this order, when the run has
+// them.
+var percentileMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "queue_ms"}
+
+var metricTitle = map[string]string{
+	"ttft_ms": "TTFT", "first_sentence_ms": "First sentence", "total_ms": "Total time", "queue_ms": "Queue wait",
+}
+
+// percentileLines are the percentiles drawn, with their colours.
+var percentileLines = []struct {
+	name  string
+	color color.Color
+}{{"p50", chart.P50}, {"p95", chart.P95}, {"p99", chart.P99}}
+
+func percentileSection(l *rundir.Load) section {
+	var builders []func() (figure, error)
+	for _, m := range percentileMetrics {
+		if hasMetric(l, m) {
+			builders = append(builders, func() (figure, error) { return percentileFigure(l, m) })
+		}
+	}
+	return sectionOf("percentiles", "Percentiles by level",
+		"p50, p95 and p99 of each level against the SLO limit; the capacity is the highest level that met every SLO.",
+		builders...)
+}
+
+func hasMetric(l *rundir.Load, m string) bool {
+	for _, lv := range l.Levels {
+		if lv.Summary.Dists[m] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// axisTitle names the X axis of a by-level chart.
+func axisTitle(l *rundir.Load) string {
+	if l.Settings.Mode == "rate" {
+		return "request rate (requests/s)"
+	}
+	return "concurrency (calls at once)"
+}
+
+// levelAxis labels the X axis with the levels, evenly spaced: 1, 2, 4, 8
+// read better so than on a linear scale.
+func levelAxis(p *plot.Plot, l *rundir.Load) {
+	ticks := make([]plot.Tick, len(l.Levels))
+	for i, lv := range l.Levels {
+		ticks[i] = plot.Tick{Value: float64(i), Label: num(lv.Level)}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7
+}
+
+// addCapacity marks the capacity level with a vertical rule.
+func addCapacity(p *plot.Plot, l *rundir.Load) {
+	if l.Capacity == nil {
+		return
+	}
+	for i, lv := range l.Levels {
+		if lv.Level == l.Capacity.Level {
+			chart.AddRule(p, "capacity: "+num(lv.Level), float64(i), true, chart.Capacity, false)
+		}
+	}
+}
+
+func dash(v float64, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	return num(v)
+}
+
+func percentileFigure(l *rundir.Load, metric string) (figure, error) {
+	title := metricTitle[metric]
+	if title == "" {
+		title = metric
+	}
+	p := chart.New(title+" by level: p50, p95, p99", axisTitle(l), metric+" (ms)")
+	levelAxis(p, l)
+	tab := table{Head: []string{"level", "p50", "p90", "p95", "p99", "max"}}
+	lines := map[string]plotter.XYs{}
+	for i, lv := range l.Levels {
+		d := lv.Summary.Dists[metric]
+		cells := []string{num(lv.Level)}
+		for _, q := range []string{"p50", "p90", "p95", "p99", "max"} {
+			v, ok := d[q]
+			cells = append(cells, dash(v, ok))
+			if ok {
+				lines[q] = append(lines[q], plotter.XY{X: float64(i), Y: v})
+			}
+		}
+		tab.add(cells...)
+	}
+	for _, q := range percentileLines {
+		if len(lines[q.name]) > 0 {
+			if err := chart.LinePoints(p, q.name, lines[q.name], q.color); err != nil {
+				return figure{}, err
+			}
+		}
+	}
+	for _, o := range l.Settings.SLO {
+		if o.Metric == metric {
+			chart.AddRule(p, fmt.Sprintf("SLO: p%s ≤ %s ms", num(o.Percentile), num(o.LimitMs)), o.LimitMs, false, chart.Limit, true)
+			tab.add(fmt.Sprintf("SLO: p%s ≤", num(o.Percentile)), "", "", num(o.LimitMs), "", "")
+		}
+	}
+	addCapacity(p, l)
+	chart.FromZero(p)
+	chart.Headroom(p, 0.4)
+	return draw(p, chart.Height, *tab.numericFrom(1))
+}

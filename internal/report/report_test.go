@@ -1,0 +1,388 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"image/color"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/chart"
+	"ttftlab/internal/rundir"
+)
+
+// The fixtures: testdata/lab is a real lab run of the test model, with
+// the files of steps being added (pacing, bargein.json, prefix.json) and
+// one file no section knows (future.json); testdata/load is a load run
+// in the schema ttftlab load writes.
+const (
+	labFixture  = "testdata/lab"
+	loadFixture = "testdata/load"
+)
+
+func render(t *testing.T, dirs ...string) string {
+	t.Helper()
+	html, err := Render(Meta{Version: "test"}, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(html)
+}
+
+var svgRe = regexp.MustCompile(`(?s)<svg class="chart"[^>]*aria-label="([^"]*)"[^>]*>(.*?)</svg>`)
+
+// charts maps each chart's title to its SVG body.
+func charts(t *testing.T, page string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, m := range svgRe.FindAllStringSubmatch(page, -1) {
+		if _, dup := out[html.UnescapeString(m[1])]; dup {
+			t.Errorf("two charts are titled %q", m[1])
+		}
+		out[html.UnescapeString(m[1])] = m[2]
+	}
+	return out
+}
+
+func hex(c color.RGBA) string { return fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B) }
+
+// marks counts the SVG shapes filled (prop "fill") or stroked ("stroke")
+// in colour c. Each legend entry draws one more, its thumbnail.
+func marks(svg, prop string, c color.RGBA) int {
+	return len(regexp.MustCompile(`<path [^>]*style="[^"]*\b`+prop+`:`+hex(c)+`\b`).FindAllString(svg, -1))
+}
+
+func chartOf(t *testing.T, all map[string]string, title string) string {
+	t.Helper()
+	svg, ok := all[title]
+	if !ok {
+		t.Fatalf("no chart titled %q; charts: %v", title, keys(all))
+	}
+	return svg
+}
+
+func keys(m map[string]string) []string { return sortedKeys(m) }
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestLabPageHoldsEveryChart(t *testing.T) {
+	html := render(t, labFixture)
+	all := charts(t, html)
+	want := []string{
+		"TTFT and total time of each run (cache off)", "Prefill: time against prompt length",
+		"Prompt cache: tokens reused and evaluated", "Prompt cache: TTFT of each request",
+		"First sentence: the answer as it streamed", "Stream step: one tick per chunk",
+		"Cancellation: each attempt until it finished or was cut", "Cancellation: the close and the slot going idle",
+		"Barge-in: the answer until the cut, the slot going idle", "Barge-in: TTFT of the next turn", "Barge-in: the next turn's prompt",
+		"Changing line: tokens reused by position", "Changing line: TTFT by position",
+	}
+	if len(all) != len(want) {
+		t.Errorf("%d charts, want %d: %v", len(all), len(want), keys(all))
+	}
+	for _, title := range want {
+		chartOf(t, all, title)
+	}
+	if n := strings.Count(html, "<figure>"); n != len(want) {
+		t.Errorf("%d figures for %d charts: every chart has its own figure and table", n, len(want))
+	}
+}
+
+func TestLabChartsDrawEveryValue(t *testing.T) {
+	all := charts(t, render(t, labFixture))
+	var ttft rundir.TTFT
+	readJSON(t, filepath.Join(labFixture, "ttft.json"), &ttft)
+	svg := chartOf(t, all, "TTFT and total time of each run (cache off)")
+	if got, want := marks(svg, "fill", chart.TTFT), len(ttft.Runs)+1; got != want {
+		t.Errorf("TTFT chart: %d blue points with the legend's, want %d (one per run)", got, want)
+	}
+	if got, want := marks(svg, "fill", chart.Total), len(ttft.Runs)+1; got != want {
+		t.Errorf("TTFT chart: %d orange points with the legend's, want %d (one per run)", got, want)
+	}
+
+	var prefill []rundir.PrefillRow
+	readJSON(t, filepath.Join(labFixture, "prefill.json"), &prefill)
+	svg = chartOf(t, all, "Prefill: time against prompt length")
+	if got, want := marks(svg, "fill", chart.Prompt), len(prefill)+1; got != want {
+		t.Errorf("prefill chart: %d prompt_ms points, want %d", got, want)
+	}
+
+	var s rundir.Sentence
+	readJSON(t, filepath.Join(labFixture, "sentence.json"), &s)
+	svg = chartOf(t, all, "First sentence: the answer as it streamed")
+	if got, want := marks(svg, "stroke", chart.Chunk), len(s.Chunks)+1; got != want {
+		t.Errorf("sentence timeline: %d chunk ticks, want %d (one per chunk of sentence.json)", got, want)
+	}
+	if got, want := marks(svg, "fill", chart.Spoken), len(s.Pacing.Sentences)+1; got != want {
+		t.Errorf("sentence timeline: %d spoken bars, want %d (one per sentence of pacing)", got, want)
+	}
+	if marks(svg, "fill", chart.Stall) != 2 || !strings.Contains(svg, ">&#34;Here,&#34; Annabyed.<") {
+		t.Errorf("sentence timeline lacks the one stall or the first sentence's text")
+	}
+
+	chunks := strings.Count(readFile(t, filepath.Join(labFixture, "chunks.jsonl")), "\n")
+	svg = chartOf(t, all, "Stream step: one tick per chunk")
+	if got := marks(svg, "stroke", chart.Chunk); got != chunks+1 {
+		t.Errorf("stream timeline: %d ticks, want %d (one per line of chunks.jsonl)", got, chunks+1)
+	}
+
+	var c rundir.Cancel
+	readJSON(t, filepath.Join(labFixture, "cancel.json"), &c)
+	svg = chartOf(t, all, "Cancellation: each attempt until it finished or was cut")
+	if got := marks(svg, "fill", chart.Total) + marks(svg, "fill", chart.Cached); got != len(c.Attempts)+2 {
+		t.Errorf("cancel chart: %d bars with the legend's, want %d (one per attempt)", got, len(c.Attempts)+2)
+	}
+	svg = chartOf(t, all, "Cancellation: the close and the slot going idle")
+	if marks(svg, "stroke", chart.Idle) != 2 || marks(svg, "fill", chart.Idle) != 2 || marks(svg, "stroke", chart.Cut) != 2 {
+		t.Errorf("cancel close chart lacks the close, the idle rule or the busy slot")
+	}
+
+	var x rundir.Prefix
+	readJSON(t, filepath.Join(labFixture, "prefix.json"), &x)
+	svg = chartOf(t, all, "Changing line: TTFT by position")
+	if got := marks(svg, "fill", chart.TTFT); got != len(x.Positions)+1 {
+		t.Errorf("prefix chart: %d points, want %d (one per position)", got, len(x.Positions)+1)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestLabPageShowsReportJSON: every value of report.json is on the page
+// as text in the summary, new fields (server) included.
+func TestLabPageShowsReportJSON(t *testing.T) {
+	html := render(t, labFixture)
+	fields, err := rundir.Flatten([]byte(readFile(t, filepath.Join(labFixture, "report.json"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fields) < 10 {
+		t.Fatalf("report.json fixture has only %d fields", len(fields))
+	}
+	for _, f := range fields {
+		cell := ">" + value(f.Value) + "</td>"
+		row := ">" + f.Path + "</td>"
+		if !strings.Contains(html, row) || !strings.Contains(html, cell) {
+			t.Errorf("report.json %s = %v is not shown as a row of the summary", f.Path, f.Value)
+		}
+	}
+	for _, want := range []string{">9.224</td>", ">ms</td>", ">1239</td>", ">tokens</td>", ">-c 2048 -np 1 --cache-ram 0</td>",
+		">2048 tokens</td>", ">b11669-Debian</td>", " passed, 0 failed, 0 skipped</caption>", "future.json", ">1790.5</td>", ">ttftlab test</td>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+var refRe = regexp.MustCompile(`(?i)(?:\b(?:src|href)\s*=\s*["']?([^"'\s>]*))|(?:url\(\s*["']?([^"')]*))`)
+
+// TestPagesAreSelfContained: no script, and nothing the page would load:
+// no src, href or url() that leaves the file.
+func TestPagesAreSelfContained(t *testing.T) {
+	for _, dirs := range [][]string{{labFixture}, {loadFixture}, {labFixture, labFixture}, {loadFixture, loadFixture}} {
+		html := render(t, dirs...)
+		if strings.Contains(strings.ToLower(html), "<script") {
+			t.Errorf("%v: the page has a script", dirs)
+		}
+		refs := refRe.FindAllStringSubmatch(html, -1)
+		local := 0
+		for _, m := range refs {
+			ref := strings.ToLower(m[1] + m[2])
+			if strings.Contains(ref, "http:") || strings.Contains(ref, "https:") || strings.HasPrefix(ref, "//") || !strings.HasPrefix(ref, "#") {
+				t.Errorf("%v: external reference %q", dirs, m[0])
+			}
+			local++
+		}
+		if local == 0 {
+			t.Errorf("%v: no in-page link found; the reference check saw nothing", dirs)
+		}
+		for _, want := range []string{"prefers-color-scheme: dark", "@media print", `<meta charset="utf-8">`} {
+			if !strings.Contains(html, want) {
+				t.Errorf("%v: page lacks %q", dirs, want)
+			}
+		}
+	}
+}
+
+// TestChartsHaveTitlesAndUnits: each chart names itself and labels its
+// axes, a unit in parentheses on the value axis.
+func TestChartsHaveTitlesAndUnits(t *testing.T) {
+	for _, dir := range []string{labFixture, loadFixture} {
+		for title, svg := range charts(t, render(t, dir)) {
+			if !strings.Contains(svg, "<title>"+html.EscapeString(title)+"</title>") {
+				t.Errorf("%s: chart %q has no <title>", dir, title)
+			}
+			if !regexp.MustCompile(`>[^<]*\((ms|tokens[^)]*|count|calls at once|requests/s)\)<`).MatchString(svg) &&
+				!strings.Contains(svg, ">B/A") {
+				t.Errorf("%s: chart %q has no axis label with a unit", dir, title)
+			}
+		}
+	}
+}
+
+func TestLoadPageHoldsEveryChart(t *testing.T) {
+	html := render(t, loadFixture)
+	all := charts(t, html)
+	l := rundir.ReadLoad(loadFixture)
+	want := 4 + len(l.Levels) + 1 // percentiles of 4 metrics, requests per level, the server
+	if len(all) != want {
+		t.Errorf("%d charts, want %d: %v", len(all), want, keys(all))
+	}
+	for _, metric := range []string{"TTFT", "First sentence"} {
+		svg := chartOf(t, all, metric+" by level: p50, p95, p99")
+		if got := marks(svg, "fill", chart.P95); got != len(l.Levels)+1 {
+			t.Errorf("%s: %d p95 points, want %d (one per level)", metric, got, len(l.Levels)+1)
+		}
+		if marks(svg, "stroke", chart.Limit) != 2 || marks(svg, "stroke", chart.Capacity) != 2 {
+			t.Errorf("%s: the SLO line or the capacity marker is missing", metric)
+		}
+	}
+	for _, lv := range l.Levels {
+		svg := chartOf(t, all, "Requests at "+l.LevelName(lv.Level))
+		ok, _ := lv.Summary.Scalar("ok")
+		if got := marks(svg, "stroke", chart.TTFT); got != int(ok)+1 {
+			t.Errorf("level %g: %d first-token marks, want %d (one per request that answered)", lv.Level, got, int(ok)+1)
+		}
+		if got := marks(svg, "stroke", chart.FirstSentence); got != int(ok)+1 {
+			t.Errorf("level %g: %d first-sentence marks, want %d", lv.Level, got, int(ok)+1)
+		}
+	}
+	svg := chartOf(t, all, "The server: slots busy and requests deferred")
+	if marks(svg, "stroke", chart.TTFT) != 2 || marks(svg, "stroke", chart.Cut) != 2 {
+		t.Errorf("server chart lacks slots busy or requests deferred")
+	}
+	for _, want := range []string{"Capacity: concurrency 4, the highest level that met every objective", ">http_503: 1</td>",
+		">401.778</td>", ">0.667</td>", ">-c 4096 -np 4 --cache-ram 0</td>", ">ttftlab test</td>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("load page lacks %q", want)
+		}
+	}
+}
+
+// TestCompareShowsRatios: B is A with every time doubled; B/A is 2 for
+// each of them, and both runs' charts are on the page.
+func TestCompareShowsRatios(t *testing.T) {
+	b := t.TempDir()
+	fields, err := rundir.Flatten([]byte(readFile(t, filepath.Join(labFixture, "report.json"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report map[string]any
+	readJSON(t, filepath.Join(labFixture, "report.json"), &report)
+	for k, v := range report {
+		if f, ok := v.(float64); ok && strings.HasSuffix(k, "_ms") {
+			report[k] = f * 2
+		}
+	}
+	data, _ := json.Marshal(report)
+	if err := os.WriteFile(filepath.Join(b, "report.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := render(t, labFixture, b)
+	n := 0
+	for _, f := range fields {
+		if v, ok := f.Number(); ok && strings.HasSuffix(f.Path, "_ms") {
+			row := fmt.Sprintf("<td>report.json %s</td><td>ms</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">2.00×</td>",
+				f.Path, num(v), num(2*v))
+			if !strings.Contains(html, row) {
+				t.Errorf("comparison lacks the row %s", row)
+			}
+			n++
+		}
+	}
+	if n < 7 {
+		t.Fatalf("only %d times compared", n)
+	}
+	all := charts(t, html)
+	if _, ok := all["B/A of the headline figures"]; !ok {
+		t.Errorf("no ratio chart")
+	}
+	if strings.Count(html, `<div class="side">A</div>`) < 10 || strings.Count(html, `<div class="side">B</div>`) < 3 {
+		t.Errorf("the two runs are not side by side")
+	}
+}
+
+func TestCompareLoadRuns(t *testing.T) {
+	html := render(t, loadFixture, loadFixture)
+	if !strings.Contains(html, "<td>level 8 first_sentence_ms p95</td><td>ms</td><td class=\"num\">764.903</td><td class=\"num\">764.903</td><td class=\"num\">1.00×</td>") {
+		t.Errorf("load comparison lacks level 8's first-sentence p95 and its ratio")
+	}
+}
+
+func TestFoldersThatAreNoRun(t *testing.T) {
+	empty := t.TempDir()
+	for _, c := range []struct {
+		dirs []string
+		want string
+	}{
+		{[]string{empty}, "holds neither a lab run"},
+		{[]string{filepath.Join(empty, "missing")}, "cannot open run folder"},
+		{[]string{labFixture, loadFixture}, "cannot compare a lab run"},
+		{[]string{labFixture, labFixture, labFixture}, "one run or compares two"},
+	} {
+		_, err := Render(Meta{}, c.dirs...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Render(%v) = %v, want an error with %q", c.dirs, err, c.want)
+		}
+	}
+}
+
+// TestBrokenAndMissingFiles: a lab folder with one step only and a broken
+// file still gets a page, which names the broken file.
+func TestBrokenAndMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"ttft.json":     readFile(t, filepath.Join(labFixture, "ttft.json")),
+		"sentence.json": `{"ttft_ms": 12, "first_sentence_ms": `,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html := render(t, dir)
+	if n := len(charts(t, html)); n != 1 {
+		t.Errorf("%d charts for one step's file, want 1", n)
+	}
+	if !strings.Contains(html, "sentence.json: unexpected end of JSON input") || !strings.Contains(html, "(not written by this run)") {
+		t.Errorf("the page does not name the broken file or the missing report.json")
+	}
+}
+
+func TestWriteDefaultsAndAtomic(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"ttft.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(readFile(t, filepath.Join(labFixture, name))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, err := Write("", Meta{}, dir)
+	if err != nil || path != filepath.Join(dir, FileName) {
+		t.Fatalf("Write = %q, %v; want %s", path, err, filepath.Join(dir, FileName))
+	}
+	if _, err := Write(filepath.Join(dir, "no", "such", "folder", "r.html"), Meta{}, dir); err == nil ||
+		!strings.Contains(err.Error(), "writing the report") {
+		t.Errorf("Write into a missing folder: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("folder holds %d entries after writing, want ttft.json and %s", len(entries), FileName)
+	}
+}

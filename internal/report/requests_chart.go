@@ -1,0 +1,177 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"ttftlab/internal/chart"
+	"ttftlab/internal/rundir"
+)
+
+func requestsSection(l *rundir.Load) section {
+	var builders []func() (figure, error)
+	for _, lv := range requestLevels(l) {
+		builders = append(builders, func() (figure, error) { return requestsFigure(l, lv) })
+	}
+	return sectionOf("requests", "Requests",
+		"One bar per request from when it was sent to its end, with the wait for a free call before it, its first token and its first sentence marked.",
+		builders...)
+}
+
+// requestLevels are the levels that have requests, in order.
+func requestLevels(l *rundir.Load) []float64 {
+	seen := map[float64]bool{}
+	var out []float64
+	for _, r := range l.Requests {
+		if !seen[r.Level] {
+			seen[r.Level] = true
+			out = append(out, r.Level)
+		}
+	}
+	sort.Float64s(out)
+	return out
+}
+
+// at is a request's own time t on the level's clock.
+func at(r rundir.Request, t *float64) (float64, bool) {
+	if t == nil {
+		return 0, false
+	}
+	return r.StartMs + *t, true
+}
+
+func requestsFigure(l *rundir.Load, level float64) (figure, error) {
+	var rs []rundir.Request
+	for _, r := range l.Requests {
+		if r.Level == level && !r.Warmup {
+			rs = append(rs, r)
+		}
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].StartMs < rs[j].StartMs })
+	names := make([]string, len(rs))
+	every := max(1, len(rs)/20)
+	for i, r := range rs {
+		if i%every == 0 {
+			names[i] = fmt.Sprintf("#%s", num(r.Index))
+		}
+	}
+	p := chart.New(fmt.Sprintf("Requests at %s", l.LevelName(level)), "time since the level began (ms)", "request")
+	rowH := min(18, max(3, 420/float64(len(rs))))
+	legend := 6*float64(chart.LegendLine) + 8
+	chart.Rows(p, names, legend/rowH)
+	p.X.Min = 0
+	var queued, sent, failed []chart.Span
+	var ttft, sentence []chart.Tick
+	tab := table{Head: []string{"request", "start_ms", "queue_ms", "ttft_ms", "first_sentence_ms", "total_ms", "error"}}
+	for i, r := range rs {
+		row := float64(i)
+		if r.QueueMs != nil && *r.QueueMs > 0 {
+			queued = append(queued, chart.Span{Row: row, From: r.StartMs - *r.QueueMs, To: r.StartMs})
+		}
+		end, ok := at(r, r.TotalMs)
+		if !ok {
+			end = r.StartMs
+		}
+		if r.Error != nil {
+			failed = append(failed, chart.Span{Row: row, From: r.StartMs, To: end})
+		} else {
+			sent = append(sent, chart.Span{Row: row, From: r.StartMs, To: end})
+		}
+		if t, ok := at(r, r.TTFTMs); ok {
+			ttft = append(ttft, chart.Tick{Row: row, At: t})
+		}
+		if t, ok := at(r, r.FirstSentenceMs); ok {
+			sentence = append(sentence, chart.Tick{Row: row, At: t})
+		}
+		tab.add(num(r.Index), num(r.StartMs), numP(r.QueueMs), numP(r.TTFTMs), numP(r.FirstSentenceMs), numP(r.TotalMs), errText(r))
+	}
+	thick := vg.Length(rowH * 0.7)
+	chart.AddSpans(p, "queued (waiting for a call)", queued, chart.Queue, thick)
+	chart.AddSpans(p, "sent until its end", sent, chart.Cached, thick)
+	chart.AddSpans(p, "failed", failed, chart.Cut, thick)
+	chart.AddTicks(p, "first token", ttft, chart.TTFT, thick+2, 1.5)
+	chart.AddTicks(p, "first sentence", sentence, chart.FirstSentence, thick+2, 1.5)
+	f, err := draw(p, vg.Length(75+legend+rowH*float64(len(rs))), summaryOf(tab))
+	f.More = &tab
+	f.More.Caption = fmt.Sprintf("all %d requests", len(rs))
+	f.More.numericFrom(0)
+	delete(f.More.Numeric, 6)
+	return f, err
+}
+
+func errText(r rundir.Request) string {
+	switch {
+	case r.ErrorKind != nil && r.Error != nil:
+		return *r.ErrorKind + ": " + *r.Error
+	case r.Error != nil:
+		return *r.Error
+	}
+	return ""
+}
+
+// summaryOf is the count of a request table, beside its chart; the rows
+// are behind the disclosure.
+func summaryOf(t table) table {
+	s := table{Head: []string{"", "value"}}
+	failed := 0
+	for _, r := range t.Rows {
+		if r.Cells[len(r.Cells)-1] != "" {
+			failed++
+		}
+	}
+	s.add("requests", strconv.Itoa(len(t.Rows)))
+	s.add("failed", strconv.Itoa(failed))
+	return *s.numericFrom(1)
+}
+
+// serverFigure: slots busy and requests deferred over the run, the
+// levels marked where they begin.
+func serverFigure(l *rundir.Load) (figure, error) {
+	p := chart.New("The server: slots busy and requests deferred", "time since the run began (ms)", "count")
+	var busy, deferred, total plotter.XYs
+	tab := table{Head: []string{"level", "samples", "max slots busy", "slots", "max deferred"}}
+	stats := map[float64]*[4]float64{}
+	var order []float64
+	labelY := 0.0
+	for _, s := range l.Server {
+		labelY = max(labelY, s.SlotsTotal, s.SlotsProcessing, s.RequestsDeferred)
+	}
+	labelY *= 1.12
+	for i, s := range l.Server {
+		busy = append(busy, plotter.XY{X: s.TMs, Y: s.SlotsProcessing})
+		deferred = append(deferred, plotter.XY{X: s.TMs, Y: s.RequestsDeferred})
+		total = append(total, plotter.XY{X: s.TMs, Y: s.SlotsTotal})
+		if i == 0 || s.Level != l.Server[i-1].Level {
+			r := chart.AddRule(p, "", s.TMs, true, chart.Chunk, true)
+			r.Label, r.LabelY = "level "+num(s.Level), &labelY
+		}
+		st := stats[s.Level]
+		if st == nil {
+			st = &[4]float64{}
+			stats[s.Level] = st
+			order = append(order, s.Level)
+		}
+		st[0]++
+		st[1], st[2], st[3] = max(st[1], s.SlotsProcessing), max(st[2], s.SlotsTotal), max(st[3], s.RequestsDeferred)
+	}
+	for _, lv := range order {
+		st := stats[lv]
+		tab.add(num(lv), num(st[0]), num(st[1]), num(st[2]), num(st[3]))
+	}
+	if err := chart.Steps(p, "slots busy", busy, chart.TTFT, false); err != nil {
+		return figure{}, err
+	}
+	if err := chart.Steps(p, "requests deferred", deferred, chart.Cut, false); err != nil {
+		return figure{}, err
+	}
+	if err := chart.Steps(p, "slots in all", total, chart.Idle, true); err != nil {
+		return figure{}, err
+	}
+	chart.FromZero(p)
+	chart.Headroom(p, 0.5)
+	return draw(p, chart.Height, *tab.numericFrom(1))
+}

@@ -1,0 +1,142 @@
+// Package rundir reads the folder of a lab run or a load run into typed
+// data for the report. It is tolerant: a file that is missing is left
+// out, a file that cannot be read is named in Problems, and fields it
+// does not know are kept as Fields, so a page can show what newer steps
+// write without a change here.
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Kind is what made a folder.
+type Kind string
+
+const (
+	KindLab  Kind = "lab"
+	KindLoad Kind = "load"
+)
+
+// labMarkers are files only a lab run writes; loadMarker is the one file
+// of a load run.
+var (
+	labMarkers = []string{"report.json", "ttft.json", "props.json", "sentence.json", "prefill.json", "cache.json", "cancel.json"}
+	loadMarker = "load.json"
+)
+
+// Detect says whether dir holds a lab run or a load run, or why neither.
+func Detect(dir string) (Kind, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("cannot open run folder %s: %w (pass the folder that ttftlab lab or ttftlab load wrote with --out)", dir, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s is a file, not a run folder (pass the folder that ttftlab lab or ttftlab load wrote with --out)", dir)
+	}
+	if exists(dir, loadMarker) {
+		return KindLoad, nil
+	}
+	for _, f := range labMarkers {
+		if exists(dir, f) {
+			return KindLab, nil
+		}
+	}
+	return "", fmt.Errorf("%s holds neither a lab run (%s) nor a load run (%s); pass the folder that ttftlab lab or ttftlab load wrote with --out",
+		dir, strings.Join(labMarkers[:3], ", "), loadMarker)
+}
+
+func exists(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+// problems collects what could not be read, for the page to show.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// readJSON decodes dir/name into v. It returns false when the file is
+// missing (nothing to say) or broken (said in p).
+func readJSON(dir, name string, v any, p *problems) bool {
+	data, ok := readFile(dir, name, p)
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		p.add("%s: %v", name, err)
+		return false
+	}
+	return true
+}
+
+func readFile(dir, name string, p *problems) ([]byte, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	if err != nil {
+		p.add("%s: %v", name, err)
+		return nil, false
+	}
+	return data, true
+}
+
+// readFields flattens dir/name, or returns nil.
+func readFields(dir, name string, p *problems) []Field {
+	data, ok := readFile(dir, name, p)
+	if !ok {
+		return nil
+	}
+	f, err := Flatten(data)
+	if err != nil {
+		p.add("%s: %v", name, err)
+		return nil
+	}
+	return f
+}
+
+// readLines decodes each non-empty line of dir/name with add; a bad line
+// is named in p and skipped.
+func readLines(dir, name string, p *problems, add func(line []byte) error) bool {
+	data, ok := readFile(dir, name, p)
+	if !ok {
+		return false
+	}
+	bad := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := add([]byte(line)); err != nil {
+			if bad == 0 {
+				p.add("%s line %d: %v", name, i+1, err)
+			}
+			bad++
+		}
+	}
+	if bad > 1 {
+		p.add("%s: %d bad lines in all, skipped", name, bad)
+	}
+	return true
+}
+
+// finished is when the run wrote its last file: the modification time of
+// the newest regular file in dir.
+func finished(dir string) time.Time {
+	var t time.Time
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().After(t) &&
+			!strings.HasSuffix(e.Name(), ".html") {
+			t = info.ModTime()
+		}
+	}
+	return t
+}

@@ -1,0 +1,108 @@
+package rundir
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestFlattenKeepsFileOrder(t *testing.T) {
+	got, err := Flatten([]byte(`{"z": 1, "a": {"y": "s", "b": [1, 2]}, "list": [{"k": true}, {"k": null}], "e": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Field{{"z", 1.0}, {"a.y", "s"}, {"a.b", "1 2"}, {"list[0].k", true}, {"list[1].k", nil}, {"e", ""}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Flatten = %v, want %v", got, want)
+	}
+	for _, bad := range []string{`{"a": 1`, `{"a": 1} {}`, ``} {
+		if _, err := Flatten([]byte(bad)); err == nil {
+			t.Errorf("Flatten(%q) gave no error", bad)
+		}
+	}
+}
+
+func write(t *testing.T, dir, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	lab, load, none := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, lab, "ttft.json", `{}`)
+	write(t, load, "load.json", `{}`)
+	write(t, none, "notes.txt", "")
+	for dir, want := range map[string]Kind{lab: KindLab, load: KindLoad} {
+		if k, err := Detect(dir); k != want || err != nil {
+			t.Errorf("Detect(%s) = %q, %v; want %q", dir, k, err, want)
+		}
+	}
+	for dir, want := range map[string]string{none: "holds neither", filepath.Join(none, "notes.txt"): "is a file",
+		filepath.Join(none, "x"): "cannot open"} {
+		if _, err := Detect(dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Detect(%s) = %v, want %q", dir, err, want)
+		}
+	}
+}
+
+// TestReadLoadTolerant: unknown fields are kept, bad lines are named and
+// skipped, missing files are no problem.
+func TestReadLoadTolerant(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "load.json", `{"settings": {"mode": "rate", "slo": [{"metric": "ttft_ms", "percentile": 95, "limit_ms": 300}]},
+	  "new_field": 3, "levels": [{"level": 2, "rate": 2, "summary": {"requests": 5, "errors": {"timeout": 1},
+	  "ttft_ms": {"p50": 10, "p95": 20}, "stall_ms": {"p50": 0}}}, {"level": 1, "summary": {}}], "capacity": null}`)
+	write(t, dir, "requests.jsonl", "{\"level\": 2, \"index\": 0, \"ttft_ms\": 10, \"total_ms\": null}\nnot json\n\n")
+	l := ReadLoad(dir)
+	if len(l.Levels) != 2 || l.Levels[0].Level != 1 {
+		t.Fatalf("levels %+v, want two sorted by level", l.Levels)
+	}
+	s := l.Levels[1].Summary
+	if v, _ := s.Scalar("requests"); v != 5 || s.Errors["timeout"] != 1 || s.Dists["ttft_ms"]["p95"] != 20 ||
+		!reflect.DeepEqual(s.Metrics, []string{"ttft_ms", "stall_ms"}) {
+		t.Errorf("summary %+v", s)
+	}
+	if l.Capacity != nil || l.LevelName(2) != "rate 2 req/s" {
+		t.Errorf("capacity %v, level name %q", l.Capacity, l.LevelName(2))
+	}
+	if len(l.Requests) != 1 || l.Requests[0].TotalMs != nil || *l.Requests[0].TTFTMs != 10 {
+		t.Errorf("requests %+v", l.Requests)
+	}
+	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0], "requests.jsonl line 2") {
+		t.Errorf("problems %q, want the bad line named", l.Problems)
+	}
+	found := false
+	for _, f := range l.Fields {
+		found = found || f.Path == "new_field"
+		if strings.HasPrefix(f.Path, "levels") {
+			t.Errorf("Fields hold %s; levels have their own table", f.Path)
+		}
+	}
+	if !found {
+		t.Errorf("the unknown field new_field is not kept")
+	}
+}
+
+func TestReadLabExtraFiles(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ttft.json", `{"runs": [{"ttft_ms": 1, "total_ms": 2, "tokens": 3}], "ttft_p50": 1, "total_p50": 2}`)
+	write(t, dir, "newstep.json", `{"b": 1, "a": 2}`)
+	write(t, dir, "cache.json", `[1, 2]`)
+	l := ReadLab(dir, "")
+	if l.TTFT == nil || len(l.TTFT.Runs) != 1 || l.Cache != nil {
+		t.Errorf("ttft %+v, cache %+v", l.TTFT, l.Cache)
+	}
+	if got := l.Extra["newstep.json"]; len(got) != 2 || got[0].Path != "b" {
+		t.Errorf("newstep.json fields %v, want b then a", got)
+	}
+	if len(l.Problems) != 1 || !strings.Contains(l.Problems[0], "cache.json") {
+		t.Errorf("problems %q, want cache.json named", l.Problems)
+	}
+	if len(l.Checks) == 0 {
+		t.Errorf("no check outcomes")
+	}
+}
