@@ -48,6 +48,19 @@ type rawConn struct {
 
 	start atomic.Int64 // t0 since clk.base; valid once wrote is set
 	wrote atomic.Bool
+
+	prevAt time.Duration // the last read's arrival time; reader only
+}
+
+// order keeps arrival times from going backwards: TCP delivers the bytes
+// of a later read after those of an earlier one, but two reads of one
+// segment carry the same kernel time, placed on the monotonic clock with
+// a few nanoseconds of jitter each.
+func (c *rawConn) order(st *stamp) {
+	if st.at < c.prevAt {
+		st.at = c.prevAt
+	}
+	c.prevAt = st.at
 }
 
 // dialRaw connects with net's dialer (name resolution, timeouts and errors
@@ -166,6 +179,7 @@ func (c *rawConn) readReady(p *poller) {
 		if e == unix.EAGAIN || e == unix.EINTR {
 			break
 		}
+		c.order(&st)
 		c.last.Store(int64(st.read))
 		msg := readMsg{data: c.a.took(n), st: st, err: c.endErr(n, e)}
 		var full bool
@@ -218,6 +232,7 @@ func (c *rawConn) threadLoop() {
 		if e == unix.EINTR {
 			continue
 		}
+		c.order(&st)
 		c.last.Store(int64(st.read))
 		msg := readMsg{data: c.a.took(n), st: st, err: c.endErr(n, e)}
 		_, full := c.h.push(msg)

@@ -1,0 +1,188 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// pacedServer sends n content events, the i-th at start+i*gap, on a raw
+// socket (HTTP/1.1, body delimited by the close), and records when each
+// write began on this process's clock.
+type pacedServer struct {
+	n     int
+	gap   time.Duration
+	burst int // events per write (1: one each)
+
+	mu    sync.Mutex
+	sends []time.Time // by event index from 0, for the last request
+	done  time.Time   // when the last content write returned
+}
+
+func (p *pacedServer) serve(t *testing.T) string {
+	return rawServer(t, func(c net.Conn) {
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + roleEvent()))
+		sends := make([]time.Time, p.n)
+		start := time.Now()
+		burst := max(p.burst, 1)
+		for i := 0; i < p.n; i += burst {
+			time.Sleep(time.Until(start.Add(time.Duration(i/burst+1) * p.gap)))
+			var b []byte
+			for k := i; k < min(i+burst, p.n); k++ {
+				b = append(b, contentEvent(fmt.Sprintf(" t%d", k))...)
+			}
+			at := time.Now()
+			if _, err := c.Write(b); err != nil {
+				return
+			}
+			for k := i; k < min(i+burst, p.n); k++ {
+				sends[k] = at
+			}
+		}
+		p.mu.Lock()
+		p.sends, p.done = sends, time.Now()
+		p.mu.Unlock()
+		c.Write([]byte(finalEvent("stop") + doneEvent))
+	})
+}
+
+func (p *pacedServer) record() ([]time.Time, time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sends, p.done
+}
+
+// A callback far slower than the server must not shift any stamp: each
+// chunk's arrival stays within one gap of when the server wrote it, while
+// the callbacks fall further and further behind.
+func TestStampsFollowTheServerDespiteASlowCallback(t *testing.T) {
+	eachWire(t, func(t *testing.T, w Wire) {
+		p := &pacedServer{n: 100, gap: 4 * time.Millisecond}
+		url := p.serve(t)
+		var lastCallback time.Time
+		res, err := Do(context.Background(), Request{URL: url, Body: chatBody(), Wire: w,
+			OnChunk: func(Chunk) (bool, error) {
+				time.Sleep(2 * p.gap)
+				lastCallback = time.Now()
+				return true, nil
+			}})
+		if err != nil || len(res.Chunks) != p.n {
+			t.Fatalf("err %v, %d chunks", err, len(res.Chunks))
+		}
+		sends, done := p.record()
+		if behind := lastCallback.Sub(done); behind < time.Duration(p.n/2)*p.gap {
+			t.Fatalf("the callbacks ended only %v after the server: not slow enough to test anything", behind)
+		}
+		for i, c := range res.Chunks {
+			arrival := res.Info.T0.Add(time.Duration(c.TMs * float64(time.Millisecond)))
+			if e := arrival.Sub(sends[i]); e < -maxClockSkew || e >= p.gap {
+				t.Fatalf("chunk %d (%s) arrived %v after it was sent, not within the %v gap", i+1, c.Source, e, p.gap)
+			}
+		}
+	})
+}
+
+// Arrival stamps never go backwards within a stream, a kernel stamp is
+// never later than the read that returned it, and on Linux the raw-socket
+// wires get kernel stamps.
+func TestStampsOrderedAndKernelBeforeRead(t *testing.T) {
+	eachWire(t, func(t *testing.T, w Wire) {
+		p := &pacedServer{n: 600, gap: 200 * time.Microsecond, burst: 3}
+		res, err := Do(context.Background(), Request{URL: p.serve(t), Body: chatBody(), Wire: w})
+		if err != nil || len(res.Chunks) != p.n {
+			t.Fatalf("err %v, %d chunks", err, len(res.Chunks))
+		}
+		kernel := 0
+		for i, c := range res.Chunks {
+			if c.TMs > c.ReadMs {
+				t.Fatalf("chunk %d: arrival %.6f ms after its read returned (%.6f ms)", i+1, c.TMs, c.ReadMs)
+			}
+			if c.Source == SourceKernel {
+				kernel++
+			}
+			if i > 0 && (c.TMs < res.Chunks[i-1].TMs || c.ReadMs < res.Chunks[i-1].ReadMs) {
+				t.Fatalf("chunk %d at %.6f ms (read %.6f) before chunk %d at %.6f ms (read %.6f)",
+					i+1, c.TMs, c.ReadMs, i, res.Chunks[i-1].TMs, res.Chunks[i-1].ReadMs)
+			}
+		}
+		info := res.Info
+		if w.choose(mustURL(t, "http://x"), options{}) != WireNetHTTP {
+			if kernel != p.n || info.StampSource != SourceKernel || info.KernelStamps != info.Reads {
+				t.Errorf("%d of %d chunks kernel-stamped, source %s, %d of %d reads: the kernel stamps every read on loopback",
+					kernel, p.n, info.StampSource, info.KernelStamps, info.Reads)
+			}
+		} else if kernel != 0 || info.StampSource != SourceNetpoll {
+			t.Errorf("net/http: %d kernel stamps, source %s", kernel, info.StampSource)
+		}
+		if info.Reads < p.n/p.burst/2 {
+			t.Errorf("%d reads for %d writes", info.Reads, p.n/p.burst)
+		}
+	})
+}
+
+// The reader's hand-off never waits for the caller: far more reads than
+// any fixed queue would hold go in while nobody takes them.
+func TestHandoffNeverBlocksTheReader(t *testing.T) {
+	h := newHandoff()
+	data := make([]byte, 100)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 100000; i++ {
+			if _, full := h.push(readMsg{data: data}); full {
+				t.Errorf("full after %d reads of %d bytes, below the %d-byte backlog", i, len(data), maxBacklog)
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("push blocked with nobody taking")
+	}
+	if got := h.take(nil); len(got) != 100000 {
+		t.Fatalf("took %d reads", len(got))
+	}
+}
+
+// Many streams at once share the poller: each gets its own chunks, in
+// order, with its own stamps.
+func TestConcurrentStreamsShareThePoller(t *testing.T) {
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f := sseHeaders(w)
+		id := r.Header.Get("X-Stream")
+		for i := 0; i < 20; i++ {
+			w.Write([]byte(contentEvent(id + "/" + strconv.Itoa(i))))
+			f.Flush()
+			time.Sleep(time.Millisecond)
+		}
+		w.Write([]byte(doneEvent))
+	}))
+	const n = 64
+	errs := make(chan error, n)
+	for k := 0; k < n; k++ {
+		go func() {
+			id := strconv.Itoa(k)
+			res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Header: map[string]string{"X-Stream": id}})
+			if err == nil && len(res.Chunks) != 20 {
+				err = fmt.Errorf("stream %s: %d chunks", id, len(res.Chunks))
+			}
+			for i, c := range res.Chunks {
+				if err == nil && (c.Text != id+"/"+strconv.Itoa(i) || (i > 0 && c.TMs < res.Chunks[i-1].TMs)) {
+					err = fmt.Errorf("stream %s: chunk %d is %q at %.3f ms", id, i, c.Text, c.TMs)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for k := 0; k < n; k++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
