@@ -27,7 +27,7 @@ func defaultBody(L *lua.LState) *lua.LTable {
 // script should hear about.
 var optionNames = []string{
 	"body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
-	"keep_chunks", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
+	"keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
 	"temperature", "timeout_ms",
 }
 
@@ -50,6 +50,8 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.req.IdleTimeout = time.Duration(optNum(L, label, v) * float64(time.Millisecond))
 	case "keep_chunks":
 		c.req.DiscardChunks = !optBool(L, label, v)
+	case "keep_reads":
+		c.req.KeepReads = optBool(L, label, v)
 	case "path":
 		c.req.Path = optStr(L, label, v)
 	case "server":
@@ -70,8 +72,8 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 // streamArgs checks stream()'s arguments and builds the request. The body
 // is one Lua table, encoded to JSON once with write_json's rules.
 func (vm *VM) streamArgs(L *lua.LState) streamCall {
-	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions"}, body: defaultBody(L),
-		serverFrom: vm.source("SERVER")}
+	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions",
+		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER")}
 	c.body.RawSetString("messages", vm.messages(L, L.Get(1)))
 	switch v := L.Get(2).(type) {
 	case *lua.LNilType:

@@ -138,18 +138,20 @@ func (c *luaClient) cost() *Cost {
 	first, last := c.samples[0], c.samples[len(c.samples)-1]
 	n := float64(c.checks[len(c.checks)-1] - c.checks[0])
 	cost := &Cost{
-		Chunks:         int(n),
-		CPUUsPerChunk:  float64(last.cpuNs-first.cpuNs) / 1e3 / n,
-		AllocsPerChunk: float64(last.allocs-first.allocs) / n,
-		BytesPerChunk:  float64(last.allocBytes-first.allocBytes) / n,
-		HeapLiveStart:  first.heapLive,
-		HeapLiveEnd:    last.heapLive,
-		PeakRSSBytes:   peakRSSBytes(),
+		Chunks:           int(n),
+		CPUUsPerChunk:    float64(last.cpuNs-first.cpuNs) / 1e3 / n,
+		ReaderUsPerChunk: float64(last.readerNs-first.readerNs) / 1e3 / n,
+		AllocsPerChunk:   float64(last.allocs-first.allocs) / n,
+		BytesPerChunk:    float64(last.allocBytes-first.allocBytes) / n,
+		HeapLiveStart:    first.heapLive,
+		HeapLiveEnd:      last.heapLive,
+		PeakRSSBytes:     peakRSSBytes(),
 	}
 	for _, s := range c.samples {
 		cost.PeakHeapBytes = max(cost.PeakHeapBytes, s.heapInUse)
 	}
 	cost.HeapGrowthPerChunk = (float64(last.heapLive) - float64(first.heapLive)) / n
+	cost.CallerUsPerChunk = cost.CPUUsPerChunk - cost.ReaderUsPerChunk
 	return cost
 }
 
@@ -162,6 +164,12 @@ type Cost struct {
 	// CPUUsPerChunk is process CPU time (user + system) per chunk; with
 	// the server in its own process nothing else runs here.
 	CPUUsPerChunk float64 `json:"cpu_us_per_chunk"`
+	// ReaderUsPerChunk is the part the reading thread used (the stream
+	// package's poller: wake-ups, recvmsg, stamping; 0 when another wire
+	// reads), CallerUsPerChunk the rest: the caller's side of the hand-off
+	// (parsing, decoding, the Lua callback) and Go's own threads.
+	ReaderUsPerChunk float64 `json:"reader_cpu_us_per_chunk"`
+	CallerUsPerChunk float64 `json:"caller_cpu_us_per_chunk"`
 	// AllocsPerChunk and BytesPerChunk are heap allocations per chunk.
 	AllocsPerChunk float64 `json:"allocs_per_chunk"`
 	BytesPerChunk  float64 `json:"alloc_bytes_per_chunk"`

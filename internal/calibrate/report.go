@@ -20,10 +20,10 @@ func (rep *Report) WriteTable(w io.Writer) {
 	fmt.Fprintf(w, "%d CPUs, GOMAXPROCS %d, %s, load %s -> %s, keep_chunks=%v\n\n",
 		m.CPUs, m.GOMAXPROCS, m.Go, m.LoadBefore, m.LoadAfter, rep.KeepChunks)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "schedule\tclient\tchunks\tp50\tp90\tp99\tmax\tCPU µs/chunk\tallocs/chunk\theap growth B/chunk\tpeak heap\t")
+	fmt.Fprintln(tw, "schedule\tclient\tchunks\tp50\tp90\tp99\tmax\tCPU µs/chunk\treader\tcaller\tallocs/chunk\theap growth B/chunk\tpeak heap\t")
 	for _, s := range rep.Schedules {
 		l := s.SendLateness
-		fmt.Fprintf(tw, "%s\t(server late)\t\t%s\t%s\t%s\t%s\t\t\t\t\t\n", s.Name, num(l.P50, l.N), num(l.P90, l.N), num(l.P99, l.N), num(l.Max, l.N))
+		fmt.Fprintf(tw, "%s\t(server late)\t\t%s\t%s\t%s\t%s\t\t\t\t\t\t\t\n", s.Name, num(l.P50, l.N), num(l.P90, l.N), num(l.P99, l.N), num(l.Max, l.N))
 		for _, c := range s.Clients {
 			e := c.StampError
 			fmt.Fprintf(tw, "\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Client, c.Received, c.Expected,
@@ -61,9 +61,10 @@ func costCells(r ClientResult) string {
 		if r.CPUMsTotal > 0 && r.Received > 0 {
 			cpu = fmt.Sprintf("%.2f*", r.CPUMsTotal*1e3/float64(r.Received))
 		}
-		return cpu + "\t-\t-\t-"
+		return cpu + "\t-\t-\t-\t-\t-"
 	}
-	return fmt.Sprintf("%.2f\t%.1f\t%.1f\t%s", c.CPUUsPerChunk, c.AllocsPerChunk, c.HeapGrowthPerChunk, bytesLabel(c.PeakHeapBytes))
+	return fmt.Sprintf("%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%s", c.CPUUsPerChunk, c.ReaderUsPerChunk, c.CallerUsPerChunk,
+		c.AllocsPerChunk, c.HeapGrowthPerChunk, bytesLabel(c.PeakHeapBytes))
 }
 
 func bytesLabel(b uint64) string {

@@ -35,12 +35,24 @@ func (r *run) nextMsg() readMsg {
 			continue
 		}
 		if len(m.data) > 0 {
-			r.res.Info.Reads++
-			if m.st.src == SourceKernel {
-				r.res.Info.KernelStamps++
-			}
+			r.countRead(m)
 		}
 		return m
+	}
+}
+
+// countRead tallies a read that brought data, keeping it when asked. Its
+// time counts from t0, known by the time the answer's first byte is read.
+func (r *run) countRead(m readMsg) {
+	r.res.Info.Reads++
+	if m.st.src == SourceKernel {
+		r.res.Info.KernelStamps++
+	}
+	if r.req.KeepReads {
+		if r.t0 == 0 {
+			r.setT0()
+		}
+		r.res.Reads = append(r.res.Reads, Read{TMs: ms(m.st.at - r.t0), ReadMs: ms(m.st.read - r.t0), Source: m.st.src, Bytes: len(m.data)})
 	}
 }
 

@@ -70,7 +70,7 @@ func (r *run) badData(data []byte, at time.Duration, err error) error {
 // chunk records one content chunk and runs the callback.
 func (r *run) chunk(text string, st stamp) (stop bool, err error) {
 	r.chunks++
-	c := Chunk{TMs: ms(st.at - r.t0), ReadMs: ms(st.read - r.t0), Source: st.src, Text: text, Index: r.chunks}
+	c := Chunk{TMs: ms(st.at - r.t0), Text: text, Index: r.chunks}
 	info := &r.res.Info
 	if !info.HasTTFT {
 		info.TTFTMs, info.HasTTFT = c.TMs, true

@@ -81,46 +81,52 @@ func TestStampsFollowTheServerDespiteASlowCallback(t *testing.T) {
 		for i, c := range res.Chunks {
 			arrival := res.Info.T0.Add(time.Duration(c.TMs * float64(time.Millisecond)))
 			if e := arrival.Sub(sends[i]); e < -maxClockSkew || e >= p.gap {
-				t.Fatalf("chunk %d (%s) arrived %v after it was sent, not within the %v gap", i+1, c.Source, e, p.gap)
+				t.Fatalf("chunk %d (%s) arrived %v after it was sent, not within the %v gap", i+1, res.Info.StampSource, e, p.gap)
 			}
 		}
 	})
 }
 
 // Arrival stamps never go backwards within a stream, a kernel stamp is
-// never later than the read that returned it, and on Linux the raw-socket
-// wires get kernel stamps.
+// never later than the read that returned it, every chunk carries the
+// stamp of a read, and on Linux the raw-socket wires get kernel stamps.
 func TestStampsOrderedAndKernelBeforeRead(t *testing.T) {
 	eachWire(t, func(t *testing.T, w Wire) {
 		p := &pacedServer{n: 600, gap: 200 * time.Microsecond, burst: 3}
-		res, err := Do(context.Background(), Request{URL: p.serve(t), Body: chatBody(), Wire: w})
+		res, err := Do(context.Background(), Request{URL: p.serve(t), Body: chatBody(), Wire: w, KeepReads: true})
 		if err != nil || len(res.Chunks) != p.n {
 			t.Fatalf("err %v, %d chunks", err, len(res.Chunks))
 		}
+		info := res.Info
+		stamps := map[float64]bool{}
 		kernel := 0
-		for i, c := range res.Chunks {
-			if c.TMs > c.ReadMs {
-				t.Fatalf("chunk %d: arrival %.6f ms after its read returned (%.6f ms)", i+1, c.TMs, c.ReadMs)
+		for i, rd := range res.Reads {
+			stamps[rd.TMs] = true
+			if rd.TMs > rd.ReadMs {
+				t.Fatalf("read %d: arrival %.6f ms after the read returned (%.6f ms)", i, rd.TMs, rd.ReadMs)
 			}
-			if c.Source == SourceKernel {
+			if i > 0 && (rd.TMs < res.Reads[i-1].TMs || rd.ReadMs < res.Reads[i-1].ReadMs) {
+				t.Fatalf("read %d at %.6f ms (returned %.6f) before read %d at %.6f ms (returned %.6f)",
+					i, rd.TMs, rd.ReadMs, i-1, res.Reads[i-1].TMs, res.Reads[i-1].ReadMs)
+			}
+			if rd.Source == SourceKernel {
 				kernel++
 			}
-			if i > 0 && (c.TMs < res.Chunks[i-1].TMs || c.ReadMs < res.Chunks[i-1].ReadMs) {
-				t.Fatalf("chunk %d at %.6f ms (read %.6f) before chunk %d at %.6f ms (read %.6f)",
-					i+1, c.TMs, c.ReadMs, i, res.Chunks[i-1].TMs, res.Chunks[i-1].ReadMs)
+		}
+		for i, c := range res.Chunks {
+			if !stamps[c.TMs] || (i > 0 && c.TMs < res.Chunks[i-1].TMs) {
+				t.Fatalf("chunk %d at %.6f ms: not a read's stamp, or before chunk %d", i+1, c.TMs, i)
 			}
 		}
-		info := res.Info
+		if len(res.Reads) != info.Reads || kernel != info.KernelStamps || info.Reads < p.n/p.burst/2 {
+			t.Errorf("%d reads kept, %d kernel-stamped; info says %d and %d, for %d writes", len(res.Reads), kernel, info.Reads, info.KernelStamps, p.n/p.burst)
+		}
 		if w.choose(mustURL(t, "http://x"), options{}) != WireNetHTTP {
-			if kernel != p.n || info.StampSource != SourceKernel || info.KernelStamps != info.Reads {
-				t.Errorf("%d of %d chunks kernel-stamped, source %s, %d of %d reads: the kernel stamps every read on loopback",
-					kernel, p.n, info.StampSource, info.KernelStamps, info.Reads)
+			if kernel != len(res.Reads) || info.StampSource != SourceKernel {
+				t.Errorf("%d of %d reads kernel-stamped, source %s: the kernel stamps every read on loopback", kernel, len(res.Reads), info.StampSource)
 			}
 		} else if kernel != 0 || info.StampSource != SourceNetpoll {
 			t.Errorf("net/http: %d kernel stamps, source %s", kernel, info.StampSource)
-		}
-		if info.Reads < p.n/p.burst/2 {
-			t.Errorf("%d reads for %d writes", info.Reads, p.n/p.burst)
 		}
 	})
 }

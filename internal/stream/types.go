@@ -64,6 +64,22 @@ type Request struct {
 	// NoKernelStamps turns the kernel's receive timestamps off, so every
 	// read keeps the time its reader took (to measure what they add).
 	NoKernelStamps bool
+	// KeepReads fills Result.Reads with every read's stamps.
+	KeepReads bool
+}
+
+// Read is one socket read that brought data, as the reader stamped it.
+type Read struct {
+	// TMs is the arrival time in milliseconds since t0 that the chunks the
+	// read completed carry.
+	TMs float64
+	// ReadMs is when the read returned (ReadMs >= TMs): the difference is
+	// how long the bytes waited in the socket for the reader.
+	ReadMs float64
+	// Source is how TMs was taken.
+	Source StampSource
+	// Bytes is what the read returned, HTTP framing included.
+	Bytes int
 }
 
 // Chunk is one content chunk: a data event whose choices[0].delta.content is
@@ -71,14 +87,10 @@ type Request struct {
 type Chunk struct {
 	// TMs is the arrival time in milliseconds since t0 of the read that
 	// completed the chunk's (last) data line: the kernel's receive time of
-	// that read's last segment when Source is SourceKernel, else when the
-	// read returned.
+	// that read's last segment when the read carried one, else when the
+	// read returned (Info.StampSource says which; Result.Reads has each
+	// read's).
 	TMs float64
-	// ReadMs is when that read returned (ReadMs >= TMs): the difference is
-	// how long the bytes waited in the socket for the reader.
-	ReadMs float64
-	// Source is how TMs was taken.
-	Source StampSource
 	// Text is the delta content.
 	Text string
 	// Index counts content chunks from 1.
@@ -134,6 +146,9 @@ type Info struct {
 // an error, holding everything that arrived before the failure.
 type Result struct {
 	Chunks []Chunk
+	// Reads holds every read that brought data when Request.KeepReads is
+	// set; nil otherwise.
+	Reads []Read
 	// TotalMs is when the stream ended: the stamp of data: [DONE], of the
 	// read that hit EOF or failed, of the event that ended it with an error,
 	// or the close time of a cut or timeout.
