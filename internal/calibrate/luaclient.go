@@ -26,39 +26,57 @@ const warmupShare = 10
 // to follow the heap along the stream.
 const checkpoints = 16
 
-// luaClient runs client.lua in a fresh VM and keeps what it records.
-type luaClient struct {
-	chunks int
-	tms    []float64 // t_ms by chunk index; NaN until recorded
-	t0Ms   float64
-	done   bool
-	failed string
-
+// sampler samples ttftlab's costs at chosen chunk indexes.
+type sampler struct {
 	usage   *usageReader
 	checks  []int // chunk indexes at which to sample, ascending
 	next    int   // position in checks
 	samples []usage
 }
 
+func newSampler(chunks int) *sampler {
+	s := &sampler{usage: newUsageReader()}
+	first := max(chunks/warmupShare, 1)
+	s.checks = append(s.checks, first)
+	for k := 1; k <= checkpoints; k++ {
+		if at := first + (chunks-first)*k/checkpoints; at > s.checks[len(s.checks)-1] {
+			s.checks = append(s.checks, at)
+		}
+	}
+	s.samples = make([]usage, 0, len(s.checks))
+	return s
+}
+
+// at samples when chunk i is a checkpoint.
+func (s *sampler) at(i int) {
+	if s.next < len(s.checks) && i == s.checks[s.next] {
+		s.checkpoint()
+	}
+}
+
+// luaClient runs client.lua in a fresh VM and keeps what it records.
+type luaClient struct {
+	*sampler
+	chunks int
+	tms    []float64 // t_ms by chunk index; NaN until recorded
+	t0Ms   float64
+	done   bool
+	failed string
+	source string // info.stamp_source
+}
+
 func newLuaClient(chunks int) *luaClient {
-	c := &luaClient{chunks: chunks, tms: make([]float64, chunks+1), usage: newUsageReader()}
+	c := &luaClient{sampler: newSampler(chunks), chunks: chunks, tms: make([]float64, chunks+1)}
 	for i := range c.tms {
 		c.tms[i] = math.NaN()
 	}
-	first := max(chunks/warmupShare, 1)
-	c.checks = append(c.checks, first)
-	for k := 1; k <= checkpoints; k++ {
-		if at := first + (chunks-first)*k/checkpoints; at > c.checks[len(c.checks)-1] {
-			c.checks = append(c.checks, at)
-		}
-	}
-	c.samples = make([]usage, 0, len(c.checks))
 	return c
 }
 
 // run streams from url through the runtime's stream() binding.
-func (c *luaClient) run(ctx context.Context, url string, keepChunks bool) error {
-	vm, err := runtime.New(ctx, runtime.Config{Server: url, Stdout: io.Discard, Stderr: io.Discard})
+func (c *luaClient) run(ctx context.Context, url string, o Options) error {
+	vm, err := runtime.New(ctx, runtime.Config{Server: url, Stdout: io.Discard, Stderr: io.Discard,
+		Wire: o.Wire, NoKernelStamps: o.NoKernelStamps})
 	if err != nil {
 		return err
 	}
@@ -66,7 +84,7 @@ func (c *luaClient) run(ctx context.Context, url string, keepChunks bool) error 
 	L := vm.State()
 	t := L.NewTable()
 	t.RawSetString("chunks", lua.LNumber(c.chunks))
-	t.RawSetString("keep_chunks", lua.LBool(keepChunks))
+	t.RawSetString("keep_chunks", lua.LBool(o.KeepChunks))
 	t.RawSetString("record", L.NewFunction(c.record))
 	t.RawSetString("finish", L.NewFunction(c.finish))
 	L.SetGlobal("calibrate", t)
@@ -79,9 +97,7 @@ func (c *luaClient) record(L *lua.LState) int {
 	if i >= 1 && i <= c.chunks {
 		c.tms[i] = float64(L.CheckNumber(2))
 	}
-	if c.next < len(c.checks) && i == c.checks[c.next] {
-		c.checkpoint()
-	}
+	c.at(i)
 	return 0
 }
 
@@ -89,7 +105,7 @@ func (c *luaClient) record(L *lua.LState) int {
 // a GC (outside the measured span: before the first sample, after the
 // last) so the live heap they report is current, not whatever the last
 // automatic GC happened to see.
-func (c *luaClient) checkpoint() {
+func (c *sampler) checkpoint() {
 	first, last := c.next == 0, c.next == len(c.checks)-1
 	if first {
 		goruntime.GC()
@@ -103,13 +119,14 @@ func (c *luaClient) checkpoint() {
 	c.next++
 }
 
-// finish is calibrate.finish(t0_ms, done, error).
+// finish is calibrate.finish(t0_ms, done, error, stamp_source).
 func (c *luaClient) finish(L *lua.LState) int {
 	c.t0Ms = float64(L.OptNumber(1, lua.LNumber(math.NaN())))
 	c.done = L.ToBool(2)
 	if L.Get(3) != lua.LNil {
 		c.failed = L.ToStringMeta(L.Get(3)).String()
 	}
+	c.source = L.OptString(4, "")
 	return 0
 }
 
@@ -131,7 +148,7 @@ func (c *luaClient) arrivals(m monoclock.Mapping) []int64 {
 
 // cost turns the samples into per-chunk figures; nil when the stream did
 // not reach its last chunk.
-func (c *luaClient) cost() *Cost {
+func (c *sampler) cost() *Cost {
 	if len(c.samples) < 2 || c.next < len(c.checks) {
 		return nil
 	}

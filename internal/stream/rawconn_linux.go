@@ -86,8 +86,9 @@ func dialRaw(ctx context.Context, addr string, clk clock, kernel bool) (*rawConn
 	}
 	c := &rawConn{sock: sock{fd: fd, clk: clk, local: conn.LocalAddr(), remote: conn.RemoteAddr()}, h: newHandoff()}
 	// Best effort: without kernel stamps every read keeps its own stamp.
-	if kernel && unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil {
-		c.sock.kernel = true
+	if kernel {
+		primeKernelStamps()
+		c.sock.kernel = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil
 	}
 	return c, nil
 }
