@@ -80,7 +80,7 @@ func connectError(method, url string, err error) *Error {
 		return newError(KindConnect, method, url, err, "cannot resolve host %q (%v)", dnsErr.Name, dnsErr.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return newError(KindConnect, method, url, err, "nothing is listening there (connection refused)")
-	case errors.Is(err, errPlainHTTP):
+	case errors.Is(err, ErrPlainHTTP):
 		return newError(KindConnect, method, url, err, "the server answered plain HTTP; use http://")
 	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
 		return newError(KindConnect, method, url, err, "TLS certificate not accepted: %v", err)

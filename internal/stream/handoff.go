@@ -20,8 +20,10 @@ const (
 	maxBacklog = 16 << 20
 	// freeArenas bounds the recycled buffers kept between requests.
 	freeArenas = 64
-	// DefaultHandOff applies when Request.HandOff is 0.
-	DefaultHandOff = 500 * time.Microsecond
+	// DefaultHandOff applies when Request.HandOff is 0 and OnChunk is
+	// set; DefaultHandOffNoCallback when no callback waits for chunks.
+	DefaultHandOff           = 500 * time.Microsecond
+	DefaultHandOffNoCallback = 2 * time.Millisecond
 )
 
 // arenas recycles read buffers across requests, so a stream costs no

@@ -40,10 +40,13 @@ var pollers struct {
 	mu    sync.Mutex
 	cur   *poller
 	users int
-	// cpuNs is the CPU time of poller threads that have ended.
+	// cpuNs is the CPU time of reader threads (pollers, WireThread
+	// readers) that have ended.
 	cpuNs atomic.Int64
-	// running points at the live poller, for PollerCPU.
+	// running points at the live poller, for ReaderCPU.
 	running atomic.Pointer[poller]
+	// threads holds the thread ids of running WireThread readers.
+	threads sync.Map
 }
 
 // attach registers c with the process's poller, starting it if needed.
@@ -93,14 +96,30 @@ func detach(c *rawConn) {
 	}
 }
 
-// PollerCPU is the CPU time the poller threads have used so far, the
-// running one included: the readers' share of ttftlab's cost.
-func PollerCPU() time.Duration {
+// ReaderCPU is the CPU time the raw-socket readers' threads (the poller,
+// and WireThread readers) have used so far, the running ones included: the
+// readers' share of ttftlab's cost.
+func ReaderCPU() time.Duration {
 	ns := pollers.cpuNs.Load()
 	if p := pollers.running.Load(); p != nil {
 		ns += threadCPU(p.tid)
 	}
+	pollers.threads.Range(func(tid, _ any) bool {
+		ns += threadCPU(tid.(int))
+		return true
+	})
 	return time.Duration(ns)
+}
+
+// readerThread counts the calling locked thread as a reader until the
+// returned function is called on it, as its last act.
+func readerThread() (done func()) {
+	tid := unix.Gettid()
+	pollers.threads.Store(tid, struct{}{})
+	return func() {
+		pollers.cpuNs.Add(threadCPU(tid))
+		pollers.threads.Delete(tid)
+	}
 }
 
 func startPoller() (*poller, error) {
@@ -194,13 +213,14 @@ func (p *poller) exit() {
 }
 
 // wake applies the hand-off policy to a stream whose caller's goroutine
-// is parked: wake it now if it was last woken at least handOff ago, else
-// when that much time has passed. A stream read every few microseconds
-// then costs its caller one wake-up per handOff, not one per read, while
-// a stream slower than that is handed every read at once.
-func (p *poller) wake(c *rawConn) {
+// is parked: wake it now if it was last woken at least handOff ago, or if
+// the stream ended (nothing more will come to batch with), else when that
+// much time has passed. A stream read every few microseconds then costs
+// its caller one wake-up per handOff, not one per read, while a stream
+// slower than that is handed every read at once.
+func (p *poller) wake(c *rawConn, ended bool) {
 	now := p.clk.now()
-	if c.handOff < 0 || now-c.lastWake >= c.handOff {
+	if ended || c.handOff < 0 || now-c.lastWake >= c.handOff {
 		if c.h.signal() {
 			c.lastWake = now
 		}

@@ -72,10 +72,13 @@ func (r *run) respond(resp *http.Response) error {
 
 // handOff is the request's hand-off bound (see Request.HandOff).
 func (r *run) handOff() time.Duration {
-	if r.req.HandOff == 0 {
+	switch {
+	case r.req.HandOff != 0:
+		return r.req.HandOff
+	case r.req.OnChunk != nil:
 		return DefaultHandOff
 	}
-	return r.req.HandOff
+	return DefaultHandOffNoCallback
 }
 
 // readHead reads until the response head is complete, skipping interim

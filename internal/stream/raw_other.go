@@ -16,5 +16,5 @@ func (r *run) executeRaw(context.Context, *url.URL, []byte, Wire) error {
 	panic("stream: the raw-socket client is Linux-only")
 }
 
-// PollerCPU is 0: there is no poller thread off Linux.
-func PollerCPU() time.Duration { return 0 }
+// ReaderCPU is 0: there are no reader threads off Linux.
+func ReaderCPU() time.Duration { return 0 }

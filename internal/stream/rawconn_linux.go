@@ -173,7 +173,7 @@ func (c *rawConn) readReady(p *poller) {
 		c.mu.Unlock()
 		return
 	}
-	parked := false
+	parked, ended := false, false
 	for range maxReadsPerWake {
 		buf := c.a.space(c.h)
 		n, st, e := c.sock.recv(buf, false, SourceEpoll)
@@ -186,7 +186,7 @@ func (c *rawConn) readReady(p *poller) {
 		var full bool
 		parked, full = c.h.push(msg)
 		if msg.err != nil {
-			c.ended = true
+			c.ended, ended = true, true
 			c.unwatch()
 			c.a.release(c.h)
 			break
@@ -201,7 +201,7 @@ func (c *rawConn) readReady(p *poller) {
 	}
 	c.mu.Unlock()
 	if parked {
-		p.wake(c)
+		p.wake(c, ended)
 	}
 }
 
@@ -226,6 +226,7 @@ func (c *rawConn) endErr(n int, e syscall.Errno) error {
 func (c *rawConn) threadLoop() {
 	runtime.LockOSThread()
 	defer close(c.threadDone)
+	defer readerThread()()
 	defer c.a.release(c.h)
 	for {
 		buf := c.a.space(c.h)

@@ -23,11 +23,6 @@ type sock struct {
 	oob    [64]byte // room for one SCM_TIMESTAMPNS message
 }
 
-// maxClockSkew is how far a kernel stamp may seem to lie after the read
-// that returned it before it is refused: the wall and monotonic readings
-// of one time.Now are a few nanoseconds apart.
-const maxClockSkew = time.Microsecond
-
 // recv reads once into p. The clock is read right after recvmsg returns,
 // before anything else. With blocking false the call does not wait (the
 // poller knows the socket is readable) and holds on to its P, since a

@@ -54,3 +54,8 @@ type stamp struct {
 func readStamp(read time.Duration, src StampSource) stamp {
 	return stamp{at: read, read: read, src: src}
 }
+
+// maxClockSkew is how far a kernel stamp may seem to lie after the read
+// that returned it before it is refused: the wall and monotonic readings
+// of one time.Now are a few nanoseconds apart.
+const maxClockSkew = time.Microsecond

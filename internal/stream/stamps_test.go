@@ -118,8 +118,8 @@ func TestStampsOrderedAndKernelBeforeRead(t *testing.T) {
 				t.Fatalf("chunk %d at %.6f ms: not a read's stamp, or before chunk %d", i+1, c.TMs, i)
 			}
 		}
-		if len(res.Reads) != info.Reads || kernel != info.KernelStamps || info.Reads < p.n/p.burst/2 {
-			t.Errorf("%d reads kept, %d kernel-stamped; info says %d and %d, for %d writes", len(res.Reads), kernel, info.Reads, info.KernelStamps, p.n/p.burst)
+		if len(res.Reads) != info.Reads || kernel != info.KernelStamps {
+			t.Errorf("%d reads kept, %d kernel-stamped; info says %d and %d", len(res.Reads), kernel, info.Reads, info.KernelStamps)
 		}
 		if w.choose(mustURL(t, "http://x"), options{}) != WireNetHTTP {
 			if kernel != len(res.Reads) || info.StampSource != SourceKernel {

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// errPlainHTTP says an https:// URL points at a server that speaks plain
-// HTTP.
-var errPlainHTTP = errors.New("the server answered plain HTTP")
+// ErrPlainHTTP says an https:// URL points at a server that speaks plain
+// HTTP; the *Error of such a request wraps it.
+var ErrPlainHTTP = errors.New("the server answered plain HTTP")
 
 // plainProbeAfter is how long a TLS handshake may go unanswered before
 // the address is asked in plain HTTP whether it is a plain server.
@@ -25,7 +25,7 @@ type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // tlsDial does the TLS handshake itself (HTTP/1.1 only), so a server that
 // answers the ClientHello with plain HTTP, or that answers a plain HEAD
-// while the handshake hangs, fails at once with errPlainHTTP instead of
+// while the handshake hangs, fails at once with ErrPlainHTTP instead of
 // after the handshake timeout.
 func tlsDial(dial dialFunc, conf *tls.Config) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -59,7 +59,7 @@ func tlsDial(dial dialFunc, conf *tls.Config) dialFunc {
 		switch {
 		case plain.Load() || looksLikePlainHTTP(err):
 			raw.Close()
-			return nil, errPlainHTTP
+			return nil, ErrPlainHTTP
 		case err != nil:
 			raw.Close()
 			return nil, err

@@ -51,12 +51,13 @@ type Request struct {
 	// HandOff bounds how long data that has arrived may wait before the
 	// caller's goroutine is woken to parse it and run OnChunk, once that
 	// goroutine has been woken within the last HandOff (0:
-	// DefaultHandOff, 500 µs; negative: wake it for every read). Stamps
-	// never wait: they are taken when the bytes are read. A stream slower
-	// than one read per HandOff is handed every read at once; a faster one
+	// DefaultHandOff, 500 µs, with OnChunk, DefaultHandOffNoCallback,
+	// 2 ms, without; negative: wake it for every read). Stamps never
+	// wait: they are taken when the bytes are read. A stream slower than
+	// one read per HandOff is handed every read at once; a faster one
 	// costs its caller one wake-up per HandOff instead of one per read.
-	// The poller (WireEpoll) honours it; the other wires wake the caller
-	// for every read.
+	// The end of the stream is handed over at once. The poller (WireEpoll)
+	// honours it; the other wires wake the caller for every read.
 	HandOff time.Duration
 	// Wire chooses how the answer is read; the zero value takes the most
 	// exact way there is.
