@@ -20,6 +20,7 @@ write_json("sentence.json", {
   total_ms = total_ms,
   first_sentence = first,
   text = table.concat(text),
+  stamp_source = info.stamp_source,
   discarded = #discarded > 0 and discarded or nil,
 })
 

@@ -112,8 +112,16 @@ type handoff struct {
 	paused  bool // the reader stopped at maxBacklog until take empties the queue
 	pauses  int
 	wake    chan struct{}
+	// ev, when set, replaces wake: see eventWake.
+	ev waker
 	// resume restarts a paused reader; called by take outside the lock.
 	resume func()
+}
+
+// waker wakes a goroutine parked in take from a reader's thread.
+type waker interface {
+	wake()
+	wait()
 }
 
 func newHandoff() *handoff { return &handoff{wake: make(chan struct{}, 1)} }
@@ -143,6 +151,10 @@ func (h *handoff) signal() bool {
 	}
 	h.waiting = false
 	h.mu.Unlock()
+	if h.ev != nil {
+		h.ev.wake()
+		return true
+	}
 	select {
 	case h.wake <- struct{}{}:
 	default:
@@ -158,7 +170,11 @@ func (h *handoff) take(dst []readMsg) []readMsg {
 	for len(h.q) == 0 {
 		h.waiting = true
 		h.mu.Unlock()
-		<-h.wake
+		if h.ev != nil {
+			h.ev.wait()
+		} else {
+			<-h.wake
+		}
 		h.mu.Lock()
 	}
 	got := h.q

@@ -33,6 +33,15 @@ type poller struct {
 	pending []*rawConn // streams with a deferred wake-up; loop only
 }
 
+// yieldEvery is how often the poller passes through Go's scheduler. A
+// goroutine that only ever blocks in system calls keeps its P's schedule
+// tick unchanged, so after 10 ms Go's sysmon retakes the P at every one of
+// its system calls and, having retaken one, polls every 20 µs: thousands of
+// wake-ups a second, more CPU than a slow stream's reading. A yield
+// before sleeping, now and then, avoids that for the price of one
+// scheduling round.
+const yieldEvery = 5 * time.Millisecond
+
 // wakeID is the epoll data of the poller's eventfd; streams count from 1.
 const wakeID = 0
 
@@ -187,7 +196,12 @@ func (p *poller) loop(started chan<- struct{}) {
 	close(started)
 	defer p.exit()
 	events := make([]unix.EpollEvent, 256)
+	var yielded time.Duration
 	for !p.stop.Load() {
+		if now := p.clk.now(); now-yielded >= yieldEvery {
+			runtime.Gosched()
+			yielded = now
+		}
 		n, err := epollWait(p.epfd, events, p.timeout())
 		if err != nil && err != unix.EINTR {
 			panic("stream: epoll_wait failed: " + err.Error())

@@ -45,6 +45,7 @@ type rawConn struct {
 	// paused at maxBacklog.
 	threadDone chan struct{}
 	room       chan struct{}
+	ev         *eventWake
 
 	start atomic.Int64 // t0 since clk.base; valid once wrote is set
 	wrote atomic.Bool
@@ -85,6 +86,12 @@ func dialRaw(ctx context.Context, addr string, clk clock, kernel bool) (*rawConn
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: conn.RemoteAddr(), Err: derr}
 	}
 	c := &rawConn{sock: sock{fd: fd, clk: clk, local: conn.LocalAddr(), remote: conn.RemoteAddr()}, h: newHandoff()}
+	ev, err := newEventWake()
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	c.ev, c.h.ev = ev, ev
 	// Best effort: without kernel stamps every read keeps its own stamp.
 	if kernel {
 		primeKernelStamps()
@@ -144,6 +151,7 @@ func (c *rawConn) release() {
 		detach(c)
 	}
 	unix.Close(c.sock.fd)
+	c.ev.close()
 	c.h.drain()
 }
 
