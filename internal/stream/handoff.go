@@ -10,16 +10,20 @@ const (
 	// a new one is taken when less than minRead is left.
 	arenaSize = 64 << 10
 	minRead   = 16 << 10
-	// maxBacklog is how many bytes may wait for the caller's goroutine
-	// before the reader stops reading that stream until it catches up. It
+	// maxBacklog is how many bytes may wait for (or be in the hands of)
+	// the caller's goroutine before the reader stops reading that stream
+	// until it catches up. It
 	// only bounds memory when a server outruns the caller for a long time
 	// (an unpaced stream; a callback far slower than the server over tens
 	// of thousands of chunks): a slow on_chunk never makes the reader wait
 	// before that, so it cannot push back into the stamps. Info.ReadPauses
 	// counts the pauses.
-	maxBacklog = 16 << 20
-	// freeArenas bounds the recycled buffers kept between requests.
-	freeArenas = 64
+	maxBacklog = 8 << 20
+	// freeArenas bounds the recycled buffers: enough for a whole backlog,
+	// so a reader kept busy allocates none; keptArenas is what stays once
+	// no stream reads any more (trimArenas).
+	freeArenas = maxBacklog/arenaSize + 8
+	keptArenas = 16
 	// DefaultHandOff applies when Request.HandOff is 0 and OnChunk is
 	// set; DefaultHandOffNoCallback when no callback waits for chunks.
 	DefaultHandOff           = 500 * time.Microsecond
@@ -52,6 +56,16 @@ func putArena(b *[]byte) {
 	arenas.mu.Lock()
 	if len(arenas.free) < freeArenas {
 		arenas.free = append(arenas.free, b)
+	}
+	arenas.mu.Unlock()
+}
+
+// trimArenas lets go of recycled buffers beyond keptArenas.
+func trimArenas() {
+	arenas.mu.Lock()
+	if len(arenas.free) > keptArenas {
+		clear(arenas.free[keptArenas:])
+		arenas.free = arenas.free[:keptArenas]
 	}
 	arenas.mu.Unlock()
 }
@@ -105,9 +119,12 @@ type readMsg struct {
 // and waking the caller is the reader's decision, so a reader serving many
 // streams can batch wake-ups while every read keeps its own stamp.
 type handoff struct {
-	mu      sync.Mutex
-	q       []readMsg
-	bytes   int
+	mu sync.Mutex
+	q  []readMsg
+	// queued is the data in q, taken the data of the batch the caller's
+	// goroutine works through: together what the reader may not outrun
+	// by more than maxBacklog.
+	queued, taken int
 	waiting bool // the caller's goroutine is parked in take
 	paused  bool // the reader stopped at maxBacklog until take empties the queue
 	pauses  int
@@ -131,8 +148,8 @@ func newHandoff() *handoff { return &handoff{wake: make(chan struct{}, 1)} }
 func (h *handoff) push(m readMsg) (parked, full bool) {
 	h.mu.Lock()
 	h.q = append(h.q, m)
-	h.bytes += len(m.data)
-	if h.bytes >= maxBacklog && !h.paused {
+	h.queued += len(m.data)
+	if h.queued+h.taken >= maxBacklog && !h.paused {
 		h.paused, full = true, true
 		h.pauses++
 	}
@@ -164,9 +181,19 @@ func (h *handoff) signal() bool {
 
 // take waits until something is queued and returns all of it, handing dst
 // (emptied) to the reader as its next queue, so steady streaming allocates
-// nothing.
+// nothing. The caller is done with the previous batch: a reader paused at
+// maxBacklog resumes once less than half of it is left.
 func (h *handoff) take(dst []readMsg) []readMsg {
 	h.mu.Lock()
+	h.taken = 0
+	if h.paused && h.queued < maxBacklog/2 {
+		h.paused = false
+		if h.resume != nil {
+			h.mu.Unlock()
+			h.resume()
+			h.mu.Lock()
+		}
+	}
 	for len(h.q) == 0 {
 		h.waiting = true
 		h.mu.Unlock()
@@ -178,13 +205,8 @@ func (h *handoff) take(dst []readMsg) []readMsg {
 		h.mu.Lock()
 	}
 	got := h.q
-	h.q, h.bytes = dst[:0], 0
-	resume := h.paused
-	h.paused = false
+	h.q, h.taken, h.queued = dst[:0], h.queued, 0
 	h.mu.Unlock()
-	if resume && h.resume != nil {
-		h.resume()
-	}
 	return got
 }
 
@@ -193,7 +215,7 @@ func (h *handoff) take(dst []readMsg) []readMsg {
 func (h *handoff) drain() {
 	h.mu.Lock()
 	q := h.q
-	h.q, h.bytes = nil, 0
+	h.q, h.queued, h.taken = nil, 0, 0
 	h.mu.Unlock()
 	for _, m := range q {
 		if m.free != nil {

@@ -102,6 +102,7 @@ func detach(c *rawConn) {
 	if pollers.users--; pollers.users == 0 {
 		pollers.cur.shutdown()
 		pollers.cur = nil
+		trimArenas()
 	}
 }
 

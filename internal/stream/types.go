@@ -137,7 +137,7 @@ type Info struct {
 	// of them that carried the kernel's receive timestamp.
 	Reads, KernelStamps int
 	// ReadPauses counts how often the reader stopped reading because
-	// 16 MiB waited for the caller's goroutine (an unpaced server, or a
+	// 8 MiB waited for the caller's goroutine (an unpaced server, or a
 	// callback far slower than the server for very long). Stamps of the
 	// reads after a pause measure that backlog, not the wire.
 	ReadPauses int
