@@ -132,26 +132,32 @@ func TestStampsOrderedAndKernelBeforeRead(t *testing.T) {
 }
 
 // The reader's hand-off never waits for the caller: far more reads than
-// any fixed queue would hold go in while nobody takes them.
+// any fixed queue would hold go in while nobody takes them, and only the
+// backlog bound (reached exactly there) asks the reader to pause.
 func TestHandoffNeverBlocksTheReader(t *testing.T) {
 	h := newHandoff()
 	data := make([]byte, 100)
-	done := make(chan struct{})
+	below := maxBacklog/len(data) - 1
+	done := make(chan bool)
 	go func() {
-		defer close(done)
-		for i := 0; i < 100000; i++ {
+		for i := 0; i < below; i++ {
 			if _, full := h.push(readMsg{data: data}); full {
 				t.Errorf("full after %d reads of %d bytes, below the %d-byte backlog", i, len(data), maxBacklog)
-				return
+				break
 			}
 		}
+		_, full := h.push(readMsg{data: data})
+		done <- full
 	}()
 	select {
-	case <-done:
+	case full := <-done:
+		if !full {
+			t.Errorf("not full at the %d-byte backlog", maxBacklog)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("push blocked with nobody taking")
 	}
-	if got := h.take(nil); len(got) != 100000 {
+	if got := h.take(nil); len(got) != below+1 {
 		t.Fatalf("took %d reads", len(got))
 	}
 }
