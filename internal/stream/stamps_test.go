@@ -137,7 +137,7 @@ func TestStampsOrderedAndKernelBeforeRead(t *testing.T) {
 func TestHandoffNeverBlocksTheReader(t *testing.T) {
 	h := newHandoff()
 	data := make([]byte, 100)
-	below := maxBacklog/len(data) - 1
+	below := (maxBacklog+len(data)-1)/len(data) - 1 // reads that stay below the bound
 	done := make(chan bool)
 	go func() {
 		for i := 0; i < below; i++ {
