@@ -8,6 +8,10 @@
 #
 #   internal/bench/compare.sh [OUT_DIR]        (default /tmp/ttftlab-bench)
 #
+# With TTFTLAB_BEFORE=/path/to/an/older/ttftlab it also runs the quiet
+# calibration with that binary, so a change is compared in the same
+# machine state.
+#
 # Run it on a quiet machine: the load average is printed before and after
 # each part, and other work shifts every figure.
 set -eu
@@ -32,6 +36,20 @@ echo "== calibrate: every schedule, five clients, contended by one spinning proc
 "$out/ttftlab" calibrate --contend 1 --go-client --out "$out/calibrate-contended.json" --stamps "$out/send-stamps-contended.tsv" \
 	--client "$python" --client "$naive" --client "$floor" | tee "$out/calibrate-contended.txt"
 echo "== load after the calibration: $(cat /proc/loadavg)"
+
+echo "== the ways of reading, contended by one spinning process, 20,000 chunks/s"
+for opts in "--wire auto" "--wire auto --kernel-stamps=false" "--wire thread" "--wire thread --kernel-stamps=false" "--wire go-netpoll"; do
+	name=$(echo "$opts" | tr -d ' -' | tr '=' '-')
+	echo "-- $opts, load $(cat /proc/loadavg)"
+	# shellcheck disable=SC2086
+	"$out/ttftlab" calibrate --contend 1 --go-client $opts --rate 20000 --chunks 40000 \
+		--out "$out/wire-$name.json" --client "$floor" | tee "$out/wire-$name.txt"
+done
+
+if [ -n "${TTFTLAB_BEFORE:-}" ]; then
+	echo "== before: $TTFTLAB_BEFORE, every schedule, quiet, load $(cat /proc/loadavg)"
+	"$TTFTLAB_BEFORE" calibrate --out "$out/before.json" --client "$floor" | tee "$out/before.txt"
+fi
 
 echo "== memory: 1,000,000 chunks, keep_chunks=false, then true"
 "$out/ttftlab" calibrate --rate 0 --chunks 1000000 --keep-chunks=false --out "$out/memory-nokeep.json" | tee "$out/memory-nokeep.txt"
