@@ -125,10 +125,10 @@ type handoff struct {
 	// goroutine works through: together what the reader may not outrun
 	// by more than maxBacklog.
 	queued, taken int
-	waiting bool // the caller's goroutine is parked in take
-	paused  bool // the reader stopped at maxBacklog until take empties the queue
-	pauses  int
-	wake    chan struct{}
+	waiting       bool // the caller's goroutine is parked in take
+	paused        bool // the reader stopped at maxBacklog until take finds room again
+	pauses        int
+	wake          chan struct{}
 	// ev, when set, replaces wake: see eventWake.
 	ev waker
 	// resume restarts a paused reader; called by take outside the lock.

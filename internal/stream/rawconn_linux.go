@@ -2,16 +2,11 @@ package stream
 
 import (
 	"context"
-	"errors"
-	"io"
 	"math"
 	"net"
-	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,17 +46,6 @@ type rawConn struct {
 	wrote atomic.Bool
 
 	prevAt time.Duration // the last read's arrival time; reader only
-}
-
-// order keeps arrival times from going backwards: TCP delivers the bytes
-// of a later read after those of an earlier one, but two reads of one
-// segment carry the same kernel time, placed on the monotonic clock with
-// a few nanoseconds of jitter each.
-func (c *rawConn) order(st *stamp) {
-	if st.at < c.prevAt {
-		st.at = c.prevAt
-	}
-	c.prevAt = st.at
 }
 
 // dialRaw connects with net's dialer (name resolution, timeouts and errors
@@ -172,92 +156,6 @@ func (c *rawConn) resumeWatch() {
 	}
 }
 
-// readReady reads what the socket has, on the poller thread: every read
-// is stamped and queued at once, and the caller's goroutine is woken as
-// the hand-off policy says.
-func (c *rawConn) readReady(p *poller) {
-	c.mu.Lock()
-	if c.closed || c.ended || !c.watching {
-		c.mu.Unlock()
-		return
-	}
-	parked, ended := false, false
-	for range maxReadsPerWake {
-		buf := c.a.space(c.h)
-		n, st, e := c.sock.recv(buf, false, SourceEpoll)
-		if e == unix.EAGAIN || e == unix.EINTR {
-			break
-		}
-		c.order(&st)
-		c.last.Store(int64(st.read))
-		msg := readMsg{data: c.a.took(n), st: st, err: c.endErr(n, e)}
-		var full bool
-		parked, full = c.h.push(msg)
-		if msg.err != nil {
-			c.ended, ended = true, true
-			c.unwatch()
-			c.a.release(c.h)
-			break
-		}
-		if full {
-			p.pause(c)
-			break
-		}
-		if n < len(buf) {
-			break
-		}
-	}
-	c.mu.Unlock()
-	if parked {
-		p.wake(c, ended)
-	}
-}
-
-// maxReadsPerWake bounds the reads of one socket per poller wake-up, so
-// one fast stream cannot hold back the others' reads.
-const maxReadsPerWake = 16
-
-// endErr is a read's error: io.EOF for 0 bytes, the read error, or nil.
-func (c *rawConn) endErr(n int, e syscall.Errno) error {
-	switch {
-	case e != 0:
-		return c.sock.readError(e)
-	case n == 0:
-		return io.EOF
-	}
-	return nil
-}
-
-// threadLoop is the reader of WireThread: a locked OS thread blocking in
-// recvmsg, woken by the kernel itself. The goroutine exits without
-// unlocking, so its thread ends with it.
-func (c *rawConn) threadLoop() {
-	runtime.LockOSThread()
-	defer close(c.threadDone)
-	defer readerThread()()
-	defer c.a.release(c.h)
-	for {
-		buf := c.a.space(c.h)
-		n, st, e := c.sock.recv(buf, true, SourceThread)
-		if e == unix.EINTR {
-			continue
-		}
-		c.order(&st)
-		c.last.Store(int64(st.read))
-		msg := readMsg{data: c.a.took(n), st: st, err: c.endErr(n, e)}
-		_, full := c.h.push(msg)
-		c.h.signal()
-		if msg.err != nil {
-			return
-		}
-		if full {
-			if _, ok := <-c.roomChan(); !ok {
-				return
-			}
-		}
-	}
-}
-
 // roomChan is where a paused reader thread waits; release closes it.
 func (c *rawConn) roomChan() chan struct{} {
 	c.mu.Lock()
@@ -273,94 +171,5 @@ func (c *rawConn) resumeThread() {
 	select {
 	case c.roomChan() <- struct{}{}:
 	default:
-	}
-}
-
-// writeAll writes the request, reading the clock for t0 right before the
-// first byte goes to the socket and calling afterT0 once that first write
-// has returned.
-func (c *rawConn) writeAll(head, body []byte, afterT0 func()) error {
-	bufs := [][]byte{head, body}
-	first := true
-	for len(bufs) > 0 {
-		if first {
-			c.start.Store(int64(c.sock.clk.now()))
-			c.wrote.Store(true)
-		}
-		n, e := c.sendmsg(bufs)
-		if first {
-			first = false
-			if afterT0 != nil {
-				afterT0()
-			}
-		}
-		switch {
-		case e == unix.EAGAIN:
-			if err := c.waitWritable(); err != nil {
-				return err
-			}
-			continue
-		case e == unix.EINTR:
-			continue
-		case e != 0:
-			return c.sock.writeError(e)
-		}
-		bufs = advance(bufs, n)
-	}
-	return nil
-}
-
-// advance drops n written bytes from the front of bufs.
-func advance(bufs [][]byte, n int) [][]byte {
-	for len(bufs) > 0 && n >= len(bufs[0]) {
-		n -= len(bufs[0])
-		bufs = bufs[1:]
-	}
-	if len(bufs) > 0 {
-		bufs[0] = bufs[0][n:]
-	}
-	return bufs
-}
-
-// sendmsg writes bufs in one system call, without SIGPIPE.
-func (c *rawConn) sendmsg(bufs [][]byte) (int, syscall.Errno) {
-	var iov [2]unix.Iovec
-	k := 0
-	for _, b := range bufs {
-		if len(b) > 0 && k < len(iov) {
-			iov[k].Base = &b[0]
-			iov[k].SetLen(len(b))
-			k++
-		}
-	}
-	if k == 0 {
-		return 0, 0
-	}
-	var hdr unix.Msghdr
-	hdr.Iov = &iov[0]
-	hdr.SetIovlen(k)
-	n, _, e := unix.Syscall(unix.SYS_SENDMSG, uintptr(c.sock.fd), uintptr(unsafe.Pointer(&hdr)), unix.MSG_NOSIGNAL)
-	return int(n), e
-}
-
-// errWriteClosed says the request could not be written because the
-// connection was shut down meanwhile.
-var errWriteClosed = errors.New("the connection was closed while the request was written")
-
-// waitWritable waits until the socket takes more bytes (or fails).
-func (c *rawConn) waitWritable() error {
-	fds := []unix.PollFd{{Fd: int32(c.sock.fd), Events: unix.POLLOUT}}
-	for {
-		_, err := unix.Poll(fds, -1)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 && fds[0].Revents&unix.POLLOUT == 0 {
-			return errWriteClosed
-		}
-		return nil
 	}
 }
