@@ -3,7 +3,6 @@ package stream
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/textproto"
@@ -138,6 +137,3 @@ func parseHead(head []byte) (*http.Response, error) {
 func interim(resp *http.Response) bool {
 	return resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols
 }
-
-// errBodyEnd says the body's framing is complete.
-var errBodyEnd = errors.New("end of the response body")
