@@ -30,7 +30,7 @@ func StreamOptionNames() []string { return append([]string(nil), optionNames...)
 // script should hear about.
 var optionNames = []string{
 	"body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
-	"keep_chunks", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
+	"keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
 	"temperature", "timeout_ms",
 }
 
@@ -53,6 +53,8 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.req.IdleTimeout = time.Duration(optNum(L, label, v) * float64(time.Millisecond))
 	case "keep_chunks":
 		c.req.DiscardChunks = !optBool(L, label, v)
+	case "keep_reads":
+		c.req.KeepReads = optBool(L, label, v)
 	case "path":
 		c.req.Path = optStr(L, label, v)
 	case "server":
@@ -100,8 +102,8 @@ func (vm *VM) buildCall(L *lua.LState, messages, opts lua.LValue) streamCall {
 }
 
 func (vm *VM) newCall(L *lua.LState, messages lua.LValue) streamCall {
-	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions"}, body: defaultBody(L),
-		serverFrom: vm.source("SERVER")}
+	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions",
+		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER")}
 	c.body.RawSetString("messages", vm.messages(L, messages))
 	return c
 }

@@ -30,6 +30,9 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 		timings = vm.json.toLua(L, res.Timings)
 	}
 	info := vm.streamInfo(L, res.Info)
+	if res.Reads != nil {
+		info.RawSetString("read_stamps", readStamps(L, res.Reads))
+	}
 	if err != nil {
 		info.RawSetString("error", lua.LString(err.Error()))
 	}
@@ -39,7 +42,7 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 // streamInfo mirrors stream.Info; absent values are nil, not zero, so a
 // script cannot mistake "no first token" for "first token at 0 ms".
 func (vm *VM) streamInfo(L *lua.LState, in stream.Info) *lua.LTable {
-	info := L.CreateTable(0, 10)
+	info := L.CreateTable(0, 14)
 	if in.HasTTFT {
 		info.RawSetString("ttft_ms", lua.LNumber(in.TTFTMs))
 	}
@@ -62,5 +65,26 @@ func (vm *VM) streamInfo(L *lua.LState, in stream.Info) *lua.LTable {
 	if in.Usage != nil {
 		info.RawSetString("usage", vm.json.toLua(L, in.Usage))
 	}
+	if in.StampSource != stream.SourceNone {
+		info.RawSetString("stamp_source", lua.LString(in.StampSource.String()))
+	}
+	info.RawSetString("reads", lua.LNumber(in.Reads))
+	info.RawSetString("kernel_stamps", lua.LNumber(in.KernelStamps))
+	info.RawSetString("read_pauses", lua.LNumber(in.ReadPauses))
 	return info
+}
+
+// readStamps is info.read_stamps: {t_ms=, read_ms=, source=, bytes=} per
+// read that brought data.
+func readStamps(L *lua.LState, reads []stream.Read) *lua.LTable {
+	t := L.CreateTable(len(reads), 0)
+	for _, r := range reads {
+		e := L.CreateTable(0, 4)
+		e.RawSetString("t_ms", lua.LNumber(r.TMs))
+		e.RawSetString("read_ms", lua.LNumber(r.ReadMs))
+		e.RawSetString("source", lua.LString(r.Source.String()))
+		e.RawSetString("bytes", lua.LNumber(r.Bytes))
+		t.Append(e)
+	}
+	return t
 }

@@ -19,6 +19,9 @@ func streamHint(err error, serverFrom string) string {
 	if !errors.As(err, &se) {
 		return ""
 	}
+	if errors.Is(err, stream.ErrPlainHTTP) {
+		return "; check " + serverFrom
+	}
 	switch se.Kind {
 	case stream.KindConnect:
 		return "; check " + serverFrom + ", or start llama-server there"

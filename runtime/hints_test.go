@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -9,6 +12,9 @@ import (
 // terms; the host adds the flag, global or option the user set.
 func TestHintsNameWhatTheUserSet(t *testing.T) {
 	closed := closedURL(t)
+	plainSrv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(plainSrv.Close)
+	plain := plainSrv.URL
 	flags := map[string]string{"SERVER": "--server", "KB_DIR": "--kb", "SERVER_LOG": "--server-log"}
 	missing := filepath.Join(t.TempDir(), "nope")
 	cases := []struct {
@@ -22,6 +28,8 @@ func TestHintsNameWhatTheUserSet(t *testing.T) {
 			`stream("hi")`, []string{"connection refused", "check --server, or start llama-server there"}, "opts.server"},
 		{"stream to a closed port, from opts.server", Config{Server: "http://127.0.0.1:9", Sources: flags},
 			`stream("hi", {server = "` + closed + `"})`, []string{"connection refused", "check opts.server"}, "--server"},
+		{"https to a plain server", Config{Server: strings.Replace(plain, "http://", "https://", 1), Sources: flags},
+			`stream("hi")`, []string{"answered plain HTTP; use http://; check --server"}, "start llama-server"},
 		{"stream without a flag", Config{Server: closed},
 			`stream("hi")`, []string{"check SERVER"}, "--server"},
 		{"health to a closed port", Config{Server: closed, Sources: flags},

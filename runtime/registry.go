@@ -226,6 +226,7 @@ opts (all optional):
   idle_timeout_ms fail when nothing arrives for this long (default 30 s)
   timeout_ms      fail when the whole request takes longer
   keep_chunks     false: leave chunks empty (on_chunk still sees them)
+  keep_reads      true: info.read_stamps lists every read's stamps
   errors          "raise" (default) or "return": failures set info.error
   path, server, headers   where and how to send it
 Also stream(messages, max_tokens, cache_prompt, raw_out).
@@ -233,8 +234,10 @@ Also stream(messages, max_tokens, cache_prompt, raw_out).
 Returns chunks ({t_ms=, text=} per content chunk), total_ms, timings (the
 server's: prompt_n, cache_n, prompt_ms, predicted_n, ...; nil if none) and
 info (ttft_ms, t0_ms, headers_ms, done, cut, closed_at_ms, finish_reason,
-status, lines, usage, error). Times count from t0, when the request's
-first byte was written.
+status, lines, usage, stamp_source, reads, kernel_stamps, read_pauses,
+error). Times count from t0, when the request's first byte was written;
+stamp_source says how arrival times were taken ("kernel": the kernel's
+receive time; "epoll-thread", "go-netpoll": when the read returned).
 
 At the prompt, a statement whose values are exactly these four prints as a
 summary (answer, first sentence, ttft, total, tokens, prompt_n, cache_n).

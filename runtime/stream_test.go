@@ -7,10 +7,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"ttftlab/internal/stream"
 	"ttftlab/internal/stream/streamtest"
 )
 
@@ -180,6 +182,46 @@ func TestStreamKeepChunksFalse(t *testing.T) {
 	}
 	if out.String() != "0\t4\ttrue\n" {
 		t.Fatalf("output = %q", out.String())
+	}
+}
+
+// info says how the stamps were taken, and keep_reads lists every read:
+// each chunk's t_ms is one of them, no read's t_ms comes after the read
+// returned, and the counts agree.
+func TestStreamStampSourceAndReads(t *testing.T) {
+	f := &streamtest.FakeLlama{Pieces: []string{"a", "b", "c", "d"}, Delay: 2 * time.Millisecond}
+	url := f.Start(t)
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Server: url}, "kernel"},
+		{Config{Server: url, NoKernelStamps: true}, "epoll-thread"},
+		{Config{Server: url, Wire: stream.WireNetHTTP}, "go-netpoll"},
+	} {
+		if goruntime.GOOS != "linux" {
+			c.want = "go-netpoll"
+		}
+		vm, out := testVM(t, c.cfg)
+		err := vm.RunString(`
+			local chunks, _, _, info = stream("x", {keep_reads = true})
+			local at, ok = {}, info.reads == #info.read_stamps and info.read_pauses == 0
+			local kernel = 0
+			for _, r in ipairs(info.read_stamps) do
+				at[r.t_ms] = true
+				ok = ok and r.t_ms <= r.read_ms and r.bytes > 0 and r.source == info.stamp_source
+				if r.source == "kernel" then kernel = kernel + 1 end
+			end
+			for _, c in ipairs(chunks) do ok = ok and at[c.t_ms] end
+			print(info.stamp_source, ok, kernel == info.kernel_stamps, #chunks)
+			local _, _, _, plain = stream("x")
+			print(plain.read_stamps == nil, plain.reads > 0)`, "r.lua")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := c.want + "\ttrue\ttrue\t4\ntrue\ttrue\n"; out.String() != want {
+			t.Errorf("%+v: output %q, want %q", c.cfg, out.String(), want)
+		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/stream"
 )
 
 // Config is what a script run needs from the command line.
@@ -37,6 +39,12 @@ type Config struct {
 	// e.g. Sources["SERVER"] = "--server". A value not listed is named by
 	// its global.
 	Sources map[string]string
+	// Wire and NoKernelStamps choose how stream() reads answers (see
+	// stream.Request); the zero values take the most exact way there is.
+	// They are for measuring the ways against each other (ttftlab
+	// calibrate), not for scripts.
+	Wire           stream.Wire
+	NoKernelStamps bool
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.

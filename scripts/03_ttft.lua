@@ -9,7 +9,8 @@ local runs, ttfts, totals, discarded = {}, {}, {}, {}
 for i = 1, 5 do
   local chunks, total_ms, timings, info, set_aside = conf.timed_stream(
     conf.messages(conf.SYSTEM_ONE, conf.Q_NEW_PATIENT), { cache_prompt = false }, "ttft run " .. i)
-  runs[i] = { ttft_ms = info.ttft_ms, total_ms = total_ms, tokens = timings and timings.predicted_n or #chunks }
+  runs[i] = { ttft_ms = info.ttft_ms, total_ms = total_ms, tokens = timings and timings.predicted_n or #chunks,
+    stamp_source = info.stamp_source }
   ttfts[i], totals[i] = info.ttft_ms, total_ms
   for _, d in ipairs(set_aside) do discarded[#discarded + 1] = d end
 end

@@ -35,6 +35,7 @@ write_json("sentence.json", {
   first_sentence = first,
   text = table.concat(text),
   chunks = timed,
+  stamp_source = info.stamp_source,
   discarded = #discarded > 0 and discarded or nil,
   pacing = {
     chars_per_s = CHARS_PER_S, tts_ms = 0,

@@ -26,39 +26,57 @@ const warmupShare = 10
 // to follow the heap along the stream.
 const checkpoints = 16
 
-// luaClient runs client.lua in a fresh VM and keeps what it records.
-type luaClient struct {
-	chunks int
-	tms    []float64 // t_ms by chunk index; NaN until recorded
-	t0Ms   float64
-	done   bool
-	failed string
-
+// sampler samples ttftlab's costs at chosen chunk indexes.
+type sampler struct {
 	usage   *usageReader
 	checks  []int // chunk indexes at which to sample, ascending
 	next    int   // position in checks
 	samples []usage
 }
 
+func newSampler(chunks int) *sampler {
+	s := &sampler{usage: newUsageReader()}
+	first := max(chunks/warmupShare, 1)
+	s.checks = append(s.checks, first)
+	for k := 1; k <= checkpoints; k++ {
+		if at := first + (chunks-first)*k/checkpoints; at > s.checks[len(s.checks)-1] {
+			s.checks = append(s.checks, at)
+		}
+	}
+	s.samples = make([]usage, 0, len(s.checks))
+	return s
+}
+
+// at samples when chunk i is a checkpoint.
+func (s *sampler) at(i int) {
+	if s.next < len(s.checks) && i == s.checks[s.next] {
+		s.checkpoint()
+	}
+}
+
+// luaClient runs client.lua in a fresh VM and keeps what it records.
+type luaClient struct {
+	*sampler
+	chunks int
+	tms    []float64 // t_ms by chunk index; NaN until recorded
+	t0Ms   float64
+	done   bool
+	failed string
+	source string // info.stamp_source
+}
+
 func newLuaClient(chunks int) *luaClient {
-	c := &luaClient{chunks: chunks, tms: make([]float64, chunks+1), usage: newUsageReader()}
+	c := &luaClient{sampler: newSampler(chunks), chunks: chunks, tms: make([]float64, chunks+1)}
 	for i := range c.tms {
 		c.tms[i] = math.NaN()
 	}
-	first := max(chunks/warmupShare, 1)
-	c.checks = append(c.checks, first)
-	for k := 1; k <= checkpoints; k++ {
-		if at := first + (chunks-first)*k/checkpoints; at > c.checks[len(c.checks)-1] {
-			c.checks = append(c.checks, at)
-		}
-	}
-	c.samples = make([]usage, 0, len(c.checks))
 	return c
 }
 
 // run streams from url through the runtime's stream() binding.
-func (c *luaClient) run(ctx context.Context, url string, keepChunks bool) error {
-	vm, err := runtime.New(ctx, runtime.Config{Server: url, Stdout: io.Discard, Stderr: io.Discard})
+func (c *luaClient) run(ctx context.Context, url string, o Options) error {
+	vm, err := runtime.New(ctx, runtime.Config{Server: url, Stdout: io.Discard, Stderr: io.Discard,
+		Wire: o.Wire, NoKernelStamps: o.NoKernelStamps})
 	if err != nil {
 		return err
 	}
@@ -66,7 +84,7 @@ func (c *luaClient) run(ctx context.Context, url string, keepChunks bool) error 
 	L := vm.State()
 	t := L.NewTable()
 	t.RawSetString("chunks", lua.LNumber(c.chunks))
-	t.RawSetString("keep_chunks", lua.LBool(keepChunks))
+	t.RawSetString("keep_chunks", lua.LBool(o.KeepChunks))
 	t.RawSetString("record", L.NewFunction(c.record))
 	t.RawSetString("finish", L.NewFunction(c.finish))
 	L.SetGlobal("calibrate", t)
@@ -79,9 +97,7 @@ func (c *luaClient) record(L *lua.LState) int {
 	if i >= 1 && i <= c.chunks {
 		c.tms[i] = float64(L.CheckNumber(2))
 	}
-	if c.next < len(c.checks) && i == c.checks[c.next] {
-		c.checkpoint()
-	}
+	c.at(i)
 	return 0
 }
 
@@ -89,7 +105,7 @@ func (c *luaClient) record(L *lua.LState) int {
 // a GC (outside the measured span: before the first sample, after the
 // last) so the live heap they report is current, not whatever the last
 // automatic GC happened to see.
-func (c *luaClient) checkpoint() {
+func (c *sampler) checkpoint() {
 	first, last := c.next == 0, c.next == len(c.checks)-1
 	if first {
 		goruntime.GC()
@@ -103,13 +119,14 @@ func (c *luaClient) checkpoint() {
 	c.next++
 }
 
-// finish is calibrate.finish(t0_ms, done, error).
+// finish is calibrate.finish(t0_ms, done, error, stamp_source).
 func (c *luaClient) finish(L *lua.LState) int {
 	c.t0Ms = float64(L.OptNumber(1, lua.LNumber(math.NaN())))
 	c.done = L.ToBool(2)
 	if L.Get(3) != lua.LNil {
 		c.failed = L.ToStringMeta(L.Get(3)).String()
 	}
+	c.source = L.OptString(4, "")
 	return 0
 }
 
@@ -131,25 +148,27 @@ func (c *luaClient) arrivals(m monoclock.Mapping) []int64 {
 
 // cost turns the samples into per-chunk figures; nil when the stream did
 // not reach its last chunk.
-func (c *luaClient) cost() *Cost {
+func (c *sampler) cost() *Cost {
 	if len(c.samples) < 2 || c.next < len(c.checks) {
 		return nil
 	}
 	first, last := c.samples[0], c.samples[len(c.samples)-1]
 	n := float64(c.checks[len(c.checks)-1] - c.checks[0])
 	cost := &Cost{
-		Chunks:         int(n),
-		CPUUsPerChunk:  float64(last.cpuNs-first.cpuNs) / 1e3 / n,
-		AllocsPerChunk: float64(last.allocs-first.allocs) / n,
-		BytesPerChunk:  float64(last.allocBytes-first.allocBytes) / n,
-		HeapLiveStart:  first.heapLive,
-		HeapLiveEnd:    last.heapLive,
-		PeakRSSBytes:   peakRSSBytes(),
+		Chunks:           int(n),
+		CPUUsPerChunk:    float64(last.cpuNs-first.cpuNs) / 1e3 / n,
+		ReaderUsPerChunk: float64(last.readerNs-first.readerNs) / 1e3 / n,
+		AllocsPerChunk:   float64(last.allocs-first.allocs) / n,
+		BytesPerChunk:    float64(last.allocBytes-first.allocBytes) / n,
+		HeapLiveStart:    first.heapLive,
+		HeapLiveEnd:      last.heapLive,
+		PeakRSSBytes:     peakRSSBytes(),
 	}
 	for _, s := range c.samples {
 		cost.PeakHeapBytes = max(cost.PeakHeapBytes, s.heapInUse)
 	}
 	cost.HeapGrowthPerChunk = (float64(last.heapLive) - float64(first.heapLive)) / n
+	cost.CallerUsPerChunk = cost.CPUUsPerChunk - cost.ReaderUsPerChunk
 	return cost
 }
 
@@ -162,6 +181,12 @@ type Cost struct {
 	// CPUUsPerChunk is process CPU time (user + system) per chunk; with
 	// the server in its own process nothing else runs here.
 	CPUUsPerChunk float64 `json:"cpu_us_per_chunk"`
+	// ReaderUsPerChunk is the part the reading thread used (the stream
+	// package's poller: wake-ups, recvmsg, stamping; 0 when another wire
+	// reads), CallerUsPerChunk the rest: the caller's side of the hand-off
+	// (parsing, decoding, the Lua callback) and Go's own threads.
+	ReaderUsPerChunk float64 `json:"reader_cpu_us_per_chunk"`
+	CallerUsPerChunk float64 `json:"caller_cpu_us_per_chunk"`
 	// AllocsPerChunk and BytesPerChunk are heap allocations per chunk.
 	AllocsPerChunk float64 `json:"allocs_per_chunk"`
 	BytesPerChunk  float64 `json:"alloc_bytes_per_chunk"`

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"ttftlab/internal/atomicfile"
@@ -17,13 +18,18 @@ func (rep *Report) WriteTable(w io.Writer) {
 	m := rep.Machine
 	fmt.Fprintf(w, "stamp error = arrival stamp - send stamp on CLOCK_MONOTONIC, in µs (ttftlab's mapped within ±%.2f µs)\n",
 		float64(rep.ClockMapErrorNs)/1e3)
-	fmt.Fprintf(w, "%d CPUs, GOMAXPROCS %d, %s, load %s -> %s, keep_chunks=%v\n\n",
-		m.CPUs, m.GOMAXPROCS, m.Go, m.LoadBefore, m.LoadAfter, rep.KeepChunks)
+	fmt.Fprintf(w, "%d CPUs, GOMAXPROCS %d, %s, load %s -> %s, keep_chunks=%v, wire %s, kernel stamps %v\n",
+		m.CPUs, m.GOMAXPROCS, m.Go, m.LoadBefore, m.LoadAfter, rep.KeepChunks, rep.Wire, onOff(rep.KernelStamps))
+	if rep.ContendedBy > 0 {
+		fmt.Fprintf(w, "contended by %d spinning processes (%s) during every schedule\n\n", rep.ContendedBy, strings.Join(rep.SpinCommand, " "))
+	} else {
+		fmt.Fprintf(w, "no contention added (--contend 0): other work on the machine is all there was\n\n")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "schedule\tclient\tchunks\tp50\tp90\tp99\tmax\tCPU µs/chunk\tallocs/chunk\theap growth B/chunk\tpeak heap\t")
+	fmt.Fprintln(tw, "schedule\tclient\tchunks\tp50\tp90\tp99\tmax\tCPU µs/chunk\treader\tcaller\tallocs/chunk\theap growth B/chunk\tpeak heap\t")
 	for _, s := range rep.Schedules {
 		l := s.SendLateness
-		fmt.Fprintf(tw, "%s\t(server late)\t\t%s\t%s\t%s\t%s\t\t\t\t\t\n", s.Name, num(l.P50, l.N), num(l.P90, l.N), num(l.P99, l.N), num(l.Max, l.N))
+		fmt.Fprintf(tw, "%s\t(server late)\t\t%s\t%s\t%s\t%s\t\t\t\t\t\t\t\n", s.Name, num(l.P50, l.N), num(l.P90, l.N), num(l.P99, l.N), num(l.Max, l.N))
 		for _, c := range s.Clients {
 			e := c.StampError
 			fmt.Fprintf(tw, "\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Client, c.Received, c.Expected,
@@ -31,6 +37,9 @@ func (rep *Report) WriteTable(w io.Writer) {
 		}
 	}
 	tw.Flush()
+	if src := rep.stampSources(); src != "" {
+		fmt.Fprintf(w, "ttftlab's stamps: %s\n", src)
+	}
 	if rep.hasExternal() {
 		fmt.Fprintln(w, "* another client's whole-process CPU time per chunk, start-up included")
 	}
@@ -61,9 +70,10 @@ func costCells(r ClientResult) string {
 		if r.CPUMsTotal > 0 && r.Received > 0 {
 			cpu = fmt.Sprintf("%.2f*", r.CPUMsTotal*1e3/float64(r.Received))
 		}
-		return cpu + "\t-\t-\t-"
+		return cpu + "\t-\t-\t-\t-\t-"
 	}
-	return fmt.Sprintf("%.2f\t%.1f\t%.1f\t%s", c.CPUUsPerChunk, c.AllocsPerChunk, c.HeapGrowthPerChunk, bytesLabel(c.PeakHeapBytes))
+	return fmt.Sprintf("%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%s", c.CPUUsPerChunk, c.ReaderUsPerChunk, c.CallerUsPerChunk,
+		c.AllocsPerChunk, c.HeapGrowthPerChunk, bytesLabel(c.PeakHeapBytes))
 }
 
 func bytesLabel(b uint64) string {
@@ -83,6 +93,28 @@ func (rep *Report) WriteJSON(path string) error {
 		return fmt.Errorf("cannot create the folder for %s: %w", path, err)
 	}
 	return atomicfile.Write(path, append(data, '\n'), 0o644)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// stampSources lists the sources ttftlab's clients reported, once each.
+func (rep *Report) stampSources() string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range rep.Schedules {
+		for _, c := range s.Clients {
+			if c.StampSource != "" && !seen[c.StampSource] {
+				seen[c.StampSource] = true
+				out = append(out, c.StampSource)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func (rep *Report) hasExternal() bool {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ttftlab/internal/monoclock"
+	"ttftlab/internal/stream"
 )
 
 // Options configure a calibration run.
@@ -27,6 +28,18 @@ type Options struct {
 	StampsPath string
 	// Progress receives a line per client run; nil for none.
 	Progress io.Writer
+	// Contend is how many spinning processes compete for the CPU during
+	// the schedules (see Contention); 0 for none.
+	Contend int
+	// Wire and NoKernelStamps choose how ttftlab reads (see
+	// stream.Request); the zero values are its default.
+	Wire           stream.Wire
+	NoKernelStamps bool
+	// GoClient also measures TTFTLabGo on every schedule.
+	GoClient bool
+	// Spinning, when set, is called once the contending processes run
+	// (e.g. to kill them on a hard exit).
+	Spinning func(*Contention)
 }
 
 // Report is a calibration run's result.
@@ -34,11 +47,17 @@ type Report struct {
 	Machine Machine `json:"machine"`
 	// ClockMapErrorNs bounds the error of placing ttftlab's stamps on
 	// CLOCK_MONOTONIC (see monoclock.Mapping).
-	ClockMapErrorNs int64            `json:"clock_map_error_ns"`
-	KeepChunks      bool             `json:"keep_chunks"`
-	StampsFile      string           `json:"stamps_file,omitempty"`
-	Schedules       []ScheduleResult `json:"schedules"`
-	ElapsedS        float64          `json:"elapsed_s"`
+	ClockMapErrorNs int64 `json:"clock_map_error_ns"`
+	KeepChunks      bool  `json:"keep_chunks"`
+	// ContendedBy is how many spinning processes competed for the CPU
+	// (Options.Contend), with their command; 0 on a machine left quiet.
+	ContendedBy  int              `json:"contended_by_spinners"`
+	SpinCommand  []string         `json:"spin_command,omitempty"`
+	Wire         string           `json:"wire"`
+	KernelStamps bool             `json:"kernel_stamps"`
+	StampsFile   string           `json:"stamps_file,omitempty"`
+	Schedules    []ScheduleResult `json:"schedules"`
+	ElapsedS     float64          `json:"elapsed_s"`
 }
 
 // ScheduleResult holds every client's figures on one schedule.
@@ -67,7 +86,9 @@ type ClientResult struct {
 	// CPUMsTotal is an external client's whole CPU time, start-up
 	// included.
 	CPUMsTotal float64 `json:"cpu_ms_total,omitempty"`
-	Failure    string  `json:"failure,omitempty"`
+	// StampSource is how ttftlab's stamps were taken (info.stamp_source).
+	StampSource string `json:"stamp_source,omitempty"`
+	Failure     string `json:"failure,omitempty"`
 }
 
 // TTFTLab names ttftlab's own client in results.
@@ -93,7 +114,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		stamps = filepath.Join(dir, "send-stamps.tsv")
 	}
 	start := time.Now()
-	rep := &Report{Machine: describeMachine(), KeepChunks: o.KeepChunks, StampsFile: o.StampsPath}
+	rep := &Report{Machine: describeMachine(), KeepChunks: o.KeepChunks, StampsFile: o.StampsPath,
+		Wire: o.Wire.String(), KernelStamps: !o.NoKernelStamps}
+	spin, err := StartContention(o.Contend)
+	if err != nil {
+		return nil, err
+	}
+	defer spin.Stop()
+	if spin.N() > 0 {
+		rep.ContendedBy, rep.SpinCommand = spin.N(), SpinCommand
+		if o.Spinning != nil {
+			o.Spinning(spin)
+		}
+		progress(o.Progress, "contended by %d spinning processes (%s), pids %v", spin.N(), strings.Join(SpinCommand, " "), spin.Pids())
+	}
 	m := monoclock.NewMapping()
 	rep.ClockMapErrorNs = m.ErrNs
 	r := &runner{o: o, m: m, dir: dir, stamps: stamps}
@@ -134,7 +168,11 @@ func (r *runner) schedule(ctx context.Context, s Schedule) (ScheduleResult, erro
 	} else {
 		r.progress("%s: %d chunks over %.1f s", s.Name(), s.Chunks, s.Duration().Seconds())
 	}
-	sr := ScheduleResult{Name: s.Name(), Schedule: s, Clients: make([]ClientResult, len(r.o.Clients)+1)}
+	own := 1
+	if r.o.GoClient {
+		own = 2
+	}
+	sr := ScheduleResult{Name: s.Name(), Schedule: s, Clients: make([]ClientResult, len(r.o.Clients)+own)}
 	// The order turns from one schedule to the next, so no client always
 	// runs first on a fresh server or right after the same other one.
 	n := len(sr.Clients)
@@ -143,11 +181,14 @@ func (r *runner) schedule(ctx context.Context, s Schedule) (ScheduleResult, erro
 			return sr, ctx.Err()
 		}
 		i := (k + r.turn) % n
-		if i == 0 {
+		switch {
+		case i == 0:
 			res, send := r.ttftlab(ctx, url, s)
 			sr.Clients[0], sr.SendLateness = res, summarize(lateness(send, s))
-		} else {
-			sr.Clients[i] = r.external(ctx, r.o.Clients[i-1], url, s)
+		case i < own:
+			sr.Clients[i] = r.ttftlabGo(ctx, url, s)
+		default:
+			sr.Clients[i] = r.external(ctx, r.o.Clients[i-own], url, s)
 		}
 	}
 	r.turn++
@@ -158,13 +199,22 @@ func (r *runner) schedule(ctx context.Context, s Schedule) (ScheduleResult, erro
 func (r *runner) ttftlab(ctx context.Context, url string, s Schedule) (ClientResult, []int64) {
 	res := ClientResult{Client: TTFTLab, Expected: s.Chunks}
 	lc := newLuaClient(s.Chunks)
-	err := lc.run(ctx, url, r.o.KeepChunks)
+	err := lc.run(ctx, url, r.o)
 	if err == nil {
 		err = lc.describe()
 	}
 	send := r.finish(&res, s, lc.arrivals(r.m), err)
-	res.Cost = lc.cost()
+	res.Cost, res.StampSource = lc.cost(), lc.source
 	return res, send
+}
+
+// ttftlabGo measures the stream package without Lua (TTFTLabGo).
+func (r *runner) ttftlabGo(ctx context.Context, url string, s Schedule) ClientResult {
+	res := ClientResult{Client: TTFTLabGo, Expected: s.Chunks}
+	arrive, cost, source, err := runGoClient(ctx, url, s.Chunks, r.o, r.m)
+	r.finish(&res, s, arrive, err)
+	res.Cost, res.StampSource = cost, source
+	return res
 }
 
 // external measures another client program.
@@ -219,8 +269,10 @@ func (r *runner) sendStamps(clientOK bool, s Schedule) ([]int64, error) {
 	}
 }
 
-func (r *runner) progress(format string, args ...any) {
-	if r.o.Progress != nil {
-		fmt.Fprintf(r.o.Progress, format+"\n", args...)
+func (r *runner) progress(format string, args ...any) { progress(r.o.Progress, format, args...) }
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
 	}
 }

@@ -3,6 +3,8 @@ package calibrate
 import (
 	"runtime/metrics"
 	"syscall"
+
+	"ttftlab/internal/stream"
 )
 
 // usage is a snapshot of the process's costs. runtime/metrics is read
@@ -10,6 +12,7 @@ import (
 // the very reader goroutine being measured.
 type usage struct {
 	cpuNs      int64  // user + system CPU time of the process
+	readerNs   int64  // of which the stream package's reader threads
 	allocs     uint64 // heap allocations so far, tiny ones included
 	allocBytes uint64
 	heapLive   uint64 // live heap as marked by the last GC
@@ -43,7 +46,7 @@ func (r *usageReader) read() usage {
 		}
 		return r.samples[i].Value.Uint64()
 	}
-	return usage{cpuNs: processCPUNs(), allocs: v(0) + v(1), allocBytes: v(2), heapLive: v(3), heapInUse: v(4)}
+	return usage{cpuNs: processCPUNs(), readerNs: int64(stream.ReaderCPU()), allocs: v(0) + v(1), allocBytes: v(2), heapLive: v(3), heapInUse: v(4)}
 }
 
 // processCPUNs is the process's user plus system CPU time.

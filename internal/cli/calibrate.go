@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"ttftlab/internal/calibrate"
+	"ttftlab/internal/stream"
 )
 
 // calibrateCmd is `ttftlab calibrate [flags]`.
@@ -20,6 +21,9 @@ type calibrateCmd struct {
 	out, stamps, serve     string
 	firstRequest           int
 	clients                []calibrate.Client
+	contend                int
+	wire                   string
+	kernelStamps, goClient bool
 }
 
 func newCalibrate(e *env) runner { return &calibrateCmd{env: e} }
@@ -31,7 +35,9 @@ server sends llama-server-shaped chunks on a known schedule, stamping each
 write with CLOCK_MONOTONIC, and ttftlab reads them through stream() with a
 Lua on_chunk callback. Without --rate and --chunks it runs the standard
 schedules (steady 10 to 20,000 chunks/s, and bursts). --serve runs only the
-server, for other clients.`
+server, for other clients. --contend N keeps N processes spinning on the
+CPU during the schedules, as a busy inference server does; calibrate starts
+and stops them.`
 
 func (c *calibrateCmd) register(fs *flagSet) {
 	fs.floatVar(&c.rate, "rate", 0, 0, 10e6, "content chunks per second of a single schedule; 0 sends as fast as the socket takes them")
@@ -49,6 +55,10 @@ func (c *calibrateCmd) register(fs *flagSet) {
 	fs.BoolVar(&c.inProcess, "in-process", false, "run the server inside this process (its CPU time and allocations then count as ttftlab's)")
 	fs.StringVar(&c.serve, "serve", "", "only serve the schedule on `ADDR` (e.g. 127.0.0.1:8099) until interrupted")
 	fs.intVar(&c.firstRequest, "first-request", 1, 1, noLimit, "with --serve: number of the first request in the stamps file")
+	fs.intVar(&c.contend, "contend", 0, 0, 64, "keep `N` processes spinning on the CPU (sh -c 'while :; do :; done') during the schedules")
+	fs.StringVar(&c.wire, "wire", "auto", "how ttftlab reads: auto, epoll (one poller thread), thread (a blocking reader thread per stream) or go-netpoll (net/http)")
+	fs.BoolVar(&c.kernelStamps, "kernel-stamps", true, "use the kernel's receive timestamps where the wire has them")
+	fs.BoolVar(&c.goClient, "go-client", false, "also measure ttftlab-go: the stream path from Go, chunks kept, no Lua callback")
 }
 
 // schedules turns the flags into the schedules to run.
@@ -89,13 +99,20 @@ func (c *calibrateCmd) Run(ctx context.Context, args []string) error {
 			return fs.usageErr(err)
 		}
 	}
+	if c.contend < 0 {
+		return fs.usageErr(fmt.Errorf("--contend needs 0 or more processes, got %d", c.contend))
+	}
+	wire, err := stream.ParseWire(c.wire)
+	if err != nil {
+		return fs.usageErr(fmt.Errorf("--wire: %v", err))
+	}
 	if c.serve != "" {
 		return c.serveOnly(ctx, schedules[0])
 	}
-	return c.measure(ctx, schedules)
+	return c.measure(ctx, schedules, wire)
 }
 
-func (c *calibrateCmd) measure(ctx context.Context, schedules []calibrate.Schedule) error {
+func (c *calibrateCmd) measure(ctx context.Context, schedules []calibrate.Schedule, wire stream.Wire) error {
 	launch := calibrate.InProcess
 	if !c.inProcess {
 		exe, err := os.Executable()
@@ -108,7 +125,9 @@ func (c *calibrateCmd) measure(ctx context.Context, schedules []calibrate.Schedu
 		os.Remove(c.stamps) // the file numbers requests from 1 again
 	}
 	rep, err := calibrate.Run(ctx, calibrate.Options{Schedules: schedules, Clients: c.clients, KeepChunks: c.keep,
-		Launch: launch, StampsPath: c.stamps, Progress: c.env.Err})
+		Launch: launch, StampsPath: c.stamps, Progress: c.env.Err, Contend: c.contend, Wire: wire,
+		NoKernelStamps: !c.kernelStamps, GoClient: c.goClient,
+		Spinning: func(s *calibrate.Contention) { c.env.signals.onHardExit(s.Kill) }})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -1,11 +1,19 @@
 package cli
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"ttftlab/internal/llamaserver"
 )
 
 type calibrateJSON struct {
@@ -88,4 +96,87 @@ func calibrateOutputHas(t *testing.T, s string, wants ...string) {
 			t.Errorf("output lacks %q:\n%s", w, s)
 		}
 	}
+}
+
+// startContended runs `ttftlab calibrate --contend 2` as a child process
+// and returns it with the spinners' pids, read from its progress output.
+func startContended(t *testing.T) (*exec.Cmd, []int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "calibrate", "--contend", "2", "--in-process", "--rate", "100", "--chunks", "3000",
+		"--out", filepath.Join(t.TempDir(), "cal.json"))
+	cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		if _, rest, ok := strings.Cut(lines.Text(), "pids ["); ok {
+			go io.Copy(io.Discard, stderr)
+			var pids []int
+			for _, f := range strings.Fields(strings.TrimSuffix(rest, "]")) {
+				pid, err := strconv.Atoi(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pids = append(pids, pid)
+			}
+			t.Cleanup(func() {
+				for _, pid := range pids {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			return cmd, pids
+		}
+	}
+	t.Fatal("calibrate never named its spinners")
+	return nil, nil
+}
+
+// spinnersGone waits a moment for the spinners to be gone.
+func spinnersGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for llamaserver.ProcessRuns(pid, "sh") {
+			if time.Now().After(deadline) {
+				t.Fatalf("spinner %d still runs", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// Ctrl-C stops calibrate --contend, and its spinners with it.
+func TestCalibrateContendCtrlC(t *testing.T) {
+	cmd, pids := startContended(t)
+	if len(pids) != 2 {
+		t.Fatalf("pids %v", pids)
+	}
+	for _, pid := range pids {
+		if !llamaserver.ProcessRuns(pid, "sh") {
+			t.Fatalf("spinner %d does not run", pid)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, cmd, 10*time.Second); code != 130 {
+		t.Errorf("exit code %d, want 130", code)
+	}
+	spinnersGone(t, pids)
+}
+
+// Even a calibrate killed outright leaves no spinner behind (Linux: the
+// kernel's parent-death signal).
+func TestCalibrateContendKilled(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has a parent-death signal")
+	}
+	cmd, pids := startContended(t)
+	cmd.Process.Kill()
+	cmd.Wait()
+	spinnersGone(t, pids)
 }

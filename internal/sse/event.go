@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Event is one dispatched server-sent event.
-type Event struct {
+// EventOf is one dispatched server-sent event; S is the stamp type fed to
+// the parser.
+type EventOf[S any] struct {
 	// Type is the value of the event's last "event" field, "" when it had
 	// none (browsers call that type "message").
 	Type string
@@ -23,7 +24,7 @@ type Event struct {
 	// Stamp is the stamp of the event's LAST data line, not of the blank
 	// line that dispatched it: the data is what the reader waits for, and
 	// the blank line may come in a later read.
-	Stamp time.Duration
+	Stamp S
 }
 
 // Counts tallies the complete lines a parser has seen.
@@ -47,18 +48,18 @@ type Tail struct {
 // Truncated reports whether the stream stopped inside a line or an event.
 func (t Tail) Truncated() bool { return t.PartialBytes > 0 || t.Fields > 0 }
 
-// Parser turns a byte stream into events (WHATWG "event stream
+// ParserOf turns a byte stream into events (WHATWG "event stream
 // interpretation"). Use it like Splitter: Feed one read, then call Next
 // until it reports false. The zero value is ready to use.
-type Parser struct {
+type ParserOf[S any] struct {
 	// MaxLine bounds both one line and one event's data in bytes
 	// (0: DefaultMaxLine). Set it before the first Feed.
 	MaxLine int
 
-	split     Splitter
+	split     SplitterOf[S]
 	data      []byte
 	dataLines int
-	dataStamp time.Duration
+	dataStamp S
 	dataEmit  bool // data was handed out in an Event and must be emptied on the next call
 	typ       string
 	lastTyp   string // the previous type, reused to avoid a string allocation per event
@@ -71,7 +72,7 @@ type Parser struct {
 }
 
 // Feed hands the parser the bytes of one read and the stamp they carry.
-func (p *Parser) Feed(b []byte, stamp time.Duration) {
+func (p *ParserOf[S]) Feed(b []byte, stamp S) {
 	p.split.MaxLine = p.MaxLine
 	p.split.Feed(b, stamp)
 }
@@ -79,24 +80,24 @@ func (p *Parser) Feed(b []byte, stamp time.Duration) {
 // Next returns the next event completed by the current feed. It reports
 // false when the feed holds no further event or when parsing failed; Err
 // tells which.
-func (p *Parser) Next() (Event, bool) {
+func (p *ParserOf[S]) Next() (EventOf[S], bool) {
 	if p.dataEmit {
 		p.data, p.dataLines, p.dataEmit = p.data[:0], 0, false
 	}
 	for p.err == nil {
 		line, ok := p.split.Next()
 		if !ok {
-			return Event{}, false
+			return EventOf[S]{}, false
 		}
 		if ev, ok := p.line(line); ok {
 			return ev, true
 		}
 	}
-	return Event{}, false
+	return EventOf[S]{}, false
 }
 
 // line applies one complete line; ok is true when it dispatched an event.
-func (p *Parser) line(l Line) (Event, bool) {
+func (p *ParserOf[S]) line(l LineOf[S]) (EventOf[S], bool) {
 	p.counts.Lines++
 	t := l.Text
 	if len(t) == 0 {
@@ -105,7 +106,7 @@ func (p *Parser) line(l Line) (Event, bool) {
 	}
 	if t[0] == ':' {
 		p.counts.Comments++
-		return Event{}, false
+		return EventOf[S]{}, false
 	}
 	p.counts.Fields++
 	p.pending++
@@ -117,11 +118,11 @@ func (p *Parser) line(l Line) (Event, bool) {
 		}
 	}
 	p.field(name, value, l.Stamp)
-	return Event{}, false
+	return EventOf[S]{}, false
 }
 
 // field applies one field; unknown fields are ignored as WHATWG says.
-func (p *Parser) field(name, value []byte, stamp time.Duration) {
+func (p *ParserOf[S]) field(name, value []byte, stamp S) {
 	switch string(name) {
 	case "data":
 		p.addData(value, stamp)
@@ -142,7 +143,7 @@ func (p *Parser) field(name, value []byte, stamp time.Duration) {
 	}
 }
 
-func (p *Parser) addData(value []byte, stamp time.Duration) {
+func (p *ParserOf[S]) addData(value []byte, stamp S) {
 	limit := p.split.limit()
 	n := len(p.data) + len(value)
 	if p.dataLines > 0 {
@@ -163,16 +164,16 @@ func (p *Parser) addData(value []byte, stamp time.Duration) {
 
 // dispatch ends the current event at a blank line. An event without data
 // lines is not dispatched (WHATWG), but its type is still reset.
-func (p *Parser) dispatch() (Event, bool) {
+func (p *ParserOf[S]) dispatch() (EventOf[S], bool) {
 	p.pending = 0
 	typ := p.typ
 	p.typ = ""
 	if p.dataLines == 0 {
-		return Event{}, false
+		return EventOf[S]{}, false
 	}
 	p.dataEmit = true
 	p.counts.Events++
-	return Event{Type: typ, Data: p.data, DataLines: p.dataLines, ID: p.id, Stamp: p.dataStamp}, true
+	return EventOf[S]{Type: typ, Data: p.data, DataLines: p.dataLines, ID: p.id, Stamp: p.dataStamp}, true
 }
 
 // parseDigits parses a retry value: ASCII digits only, as WHATWG requires.
@@ -192,7 +193,7 @@ func parseDigits(b []byte) (int64, bool) {
 }
 
 // Err returns the error that stopped the parser, if any.
-func (p *Parser) Err() error {
+func (p *ParserOf[S]) Err() error {
 	if p.err != nil {
 		return p.err
 	}
@@ -200,15 +201,15 @@ func (p *Parser) Err() error {
 }
 
 // Counts returns the line tallies so far.
-func (p *Parser) Counts() Counts { return p.counts }
+func (p *ParserOf[S]) Counts() Counts { return p.counts }
 
 // Tail describes what is left over; call it when the stream has ended. An
 // event not terminated by a blank line is never dispatched, so a truncated
 // Tail is how a caller learns that a stream was cut.
-func (p *Parser) Tail() Tail {
+func (p *ParserOf[S]) Tail() Tail {
 	return Tail{PartialBytes: p.split.Pending(), Fields: p.pending}
 }
 
 // Retry returns the reconnection time from the last valid "retry" field
 // (a count of milliseconds), if there was one.
-func (p *Parser) Retry() (time.Duration, bool) { return p.retry, p.hasRetry }
+func (p *ParserOf[S]) Retry() (time.Duration, bool) { return p.retry, p.hasRetry }

@@ -24,11 +24,11 @@ func benchStream(n, flushEvery int) http.HandlerFunc {
 	}
 }
 
-func benchDo(b *testing.B, flushEvery int, discard bool) {
+func benchDo(b *testing.B, flushEvery int, discard bool, w Wire) {
 	srv := newServerB(b, benchStream(1000, flushEvery))
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := Do(context.Background(), Request{URL: srv, Body: chatBody(), DiscardChunks: discard,
+		res, err := Do(context.Background(), Request{URL: srv, Body: chatBody(), DiscardChunks: discard, Wire: w,
 			OnChunk: func(Chunk) (bool, error) { return true, nil }})
 		if err != nil || !res.Info.Done {
 			b.Fatalf("err %v, info %+v", err, res.Info)
@@ -36,9 +36,20 @@ func benchDo(b *testing.B, flushEvery int, discard bool) {
 	}
 }
 
-func BenchmarkDo1000ChunksFlush4K(b *testing.B)       { benchDo(b, 4096, false) }
-func BenchmarkDo1000ChunksFlushPerEvent(b *testing.B) { benchDo(b, len(contentEvent(" token")), false) }
-func BenchmarkDo1000ChunksDiscardChunks(b *testing.B) { benchDo(b, 4096, true) }
+// The in-process server shares the CPU with the client, so these measure
+// the whole exchange's time on this machine, wire against wire; ttftlab
+// calibrate measures the client alone.
+func BenchmarkDo1000ChunksFlush4K(b *testing.B) { benchDo(b, 4096, false, WireAuto) }
+func BenchmarkDo1000ChunksFlushPerEvent(b *testing.B) {
+	benchDo(b, len(contentEvent(" token")), false, WireAuto)
+}
+func BenchmarkDo1000ChunksDiscardChunks(b *testing.B) { benchDo(b, 4096, true, WireAuto) }
+func BenchmarkDo1000ChunksFlush4KNetHTTP(b *testing.B) {
+	benchDo(b, 4096, false, WireNetHTTP)
+}
+func BenchmarkDo1000ChunksFlushPerEventNetHTTP(b *testing.B) {
+	benchDo(b, len(contentEvent(" token")), false, WireNetHTTP)
+}
 
 func newServerB(b *testing.B, h http.Handler) string {
 	srv := httptest.NewServer(h)

@@ -7,45 +7,146 @@ import (
 )
 
 // stream reads the event stream until [DONE], an error or a close. The
-// reader goroutine only reads and stamps; everything else, callbacks
-// included, happens here on the caller's goroutine.
-func (r *run) stream(body io.Reader) error {
-	rd := startReader(body, r.clk, r.idle, r.idleD)
-	defer func() {
-		r.cl.close(closedEnd)
-		rd.stop()
-	}()
+// reader only reads and stamps; everything else, callbacks included,
+// happens here on the caller's goroutine.
+func (r *run) stream() error {
 	for {
-		m := <-rd.out
-		if m.free != nil {
-			arenas.Put(m.free)
-			continue
-		}
-		at := m.at - r.t0
-		if stop, err := r.consume(m.data, at); stop || err != nil {
+		pieces, st, err := r.nextRead()
+		if stop, err := r.consume(pieces, st); stop || err != nil {
 			return err
 		}
-		if m.err != nil {
-			return r.ended(m.err, at)
+		if err != nil {
+			return r.ended(err, st.at-r.t0)
 		}
 	}
 }
 
-// consume handles the bytes of one read: raw copy, lines, events.
-func (r *run) consume(data []byte, at time.Duration) (stop bool, err error) {
-	if len(data) == 0 {
-		return false, nil
+// nextMsg returns the reader's next read, recycling used-up buffers on the
+// way and counting the reads and their stamps' sources.
+func (r *run) nextMsg() readMsg {
+	for {
+		if r.bi == len(r.batch) {
+			r.batch, r.bi = r.h.take(r.batch), 0
+		}
+		m := r.batch[r.bi]
+		r.bi++
+		if m.free != nil {
+			putArena(m.free)
+			continue
+		}
+		if len(m.data) > 0 {
+			r.countRead(m)
+		}
+		return m
 	}
-	r.bytes += int64(len(data))
-	r.lastAt = at
-	if r.req.RawOut != nil {
-		if _, err := r.req.RawOut.Write(data); err != nil {
-			r.res.TotalMs = ms(at)
-			return true, r.fail(KindRawOut, err, "writing the raw output failed after %s: %v", r.progress(), err)
+}
+
+// countRead tallies a read that brought data, keeping it when asked. Its
+// time counts from t0, known by the time the answer's first byte is read.
+func (r *run) countRead(m readMsg) {
+	r.res.Info.Reads++
+	if m.st.src == SourceKernel {
+		r.res.Info.KernelStamps++
+	}
+	if r.req.KeepReads {
+		if r.t0 == 0 {
+			r.setT0()
+		}
+		r.res.Reads = append(r.res.Reads, Read{TMs: ms(m.st.at - r.t0), ReadMs: ms(m.st.read - r.t0), Source: m.st.src, Bytes: len(m.data)})
+	}
+}
+
+// nextRead returns the body bytes of the next read, its stamp and its
+// error (set on the last one). For the raw-socket client the body is cut
+// out of the socket's bytes by its framing, and io.EOF comes where the
+// framing says the body ends.
+func (r *run) nextRead() (pieces [][]byte, st stamp, err error) {
+	pieces = r.pieces[:0]
+	if r.frame == nil {
+		m := r.nextMsg()
+		if len(m.data) > 0 {
+			pieces = append(pieces, m.data)
+		}
+		r.pieces = pieces
+		return pieces, m.st, m.err
+	}
+	var data []byte
+	var sockErr error
+	if r.hasStart {
+		data, st, r.hasStart = r.start, r.startSt, false
+	} else {
+		m := r.nextMsg()
+		data, st, sockErr = m.data, m.st, m.err
+	}
+	pieces, err = r.frame.body(data, pieces)
+	r.pieces = pieces
+	switch {
+	case err != nil:
+		return pieces, st, err
+	case errors.Is(sockErr, io.EOF):
+		return pieces, st, r.frame.end()
+	}
+	return pieces, st, sockErr
+}
+
+// recycle returns the buffers still held once the reader has stopped.
+func (r *run) recycle() {
+	for _, m := range r.batch[r.bi:] {
+		if m.free != nil {
+			putArena(m.free)
 		}
 	}
-	r.parser.Feed(data, at)
+	r.batch, r.bi = nil, 0
+	r.h.drain()
+	r.res.Info.ReadPauses = r.h.readPauses()
+}
+
+// consume handles the body bytes of one read: raw copy, lines, events.
+func (r *run) consume(pieces [][]byte, st stamp) (stop bool, err error) {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	at := st.at - r.t0
+	r.bytes += int64(n)
+	r.lastAt = at
+	if err := r.writeRaw(pieces); err != nil {
+		r.res.TotalMs = ms(at)
+		return true, r.fail(KindRawOut, err, "writing the raw output failed after %s: %v", r.progress(), err)
+	}
 	defer r.countLines()
+	for _, p := range pieces {
+		if stop, err := r.parse(p, st); stop || err != nil {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// writeRaw copies one read's body bytes to RawOut in one write.
+func (r *run) writeRaw(pieces [][]byte) error {
+	if r.req.RawOut == nil {
+		return nil
+	}
+	data := pieces[0]
+	if len(pieces) > 1 {
+		r.rawBuf = r.rawBuf[:0]
+		for _, p := range pieces {
+			r.rawBuf = append(r.rawBuf, p...)
+		}
+		data = r.rawBuf
+	}
+	_, err := r.req.RawOut.Write(data)
+	return err
+}
+
+// parse feeds body bytes to the event parser and handles the events they
+// complete.
+func (r *run) parse(p []byte, st stamp) (stop bool, err error) {
+	r.parser.Feed(p, st)
 	for {
 		ev, ok := r.parser.Next()
 		if !ok {
@@ -56,7 +157,7 @@ func (r *run) consume(data []byte, at time.Duration) (stop bool, err error) {
 		}
 	}
 	if err := r.parser.Err(); err != nil {
-		r.res.TotalMs = ms(at)
+		r.res.TotalMs = ms(st.at - r.t0)
 		return true, r.fail(KindBadData, err, "the answer is not a readable event stream after %s: %v", r.progress(), err)
 	}
 	return false, nil

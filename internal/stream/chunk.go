@@ -12,8 +12,8 @@ import (
 var doneData = []byte("[DONE]")
 
 // event handles one data event; stop is true when the stream is over.
-func (r *run) event(ev sse.Event) (stop bool, err error) {
-	at := ev.Stamp
+func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
+	at := ev.Stamp.at - r.t0
 	if bytes.Equal(bytes.TrimSpace(ev.Data), doneData) {
 		r.res.Info.Done = true
 		r.res.TotalMs = ms(at)
@@ -22,7 +22,7 @@ func (r *run) event(ev sse.Event) (stop bool, err error) {
 	c, err := decodeChunk(ev.Data)
 	if err != nil {
 		r.res.TotalMs = ms(at)
-		return true, r.badData(ev, err)
+		return true, r.badData(ev.Data, at, err)
 	}
 	if se, ok := parseServerError(c.errRaw); ok {
 		r.res.TotalMs = ms(at)
@@ -40,7 +40,7 @@ func (r *run) event(ev sse.Event) (stop bool, err error) {
 	if !c.hasContent || c.content == "" {
 		return false, nil // the role-only first chunk, the final chunk, ...
 	}
-	return r.chunk(c.content, at)
+	return r.chunk(c.content, ev.Stamp)
 }
 
 // apply records the members that are not content.
@@ -57,24 +57,25 @@ func (r *run) apply(c *chunkFields) {
 }
 
 // badData explains a data payload that does not decode as a chunk.
-func (r *run) badData(ev sse.Event, err error) error {
+func (r *run) badData(data []byte, at time.Duration, err error) error {
 	var typeErr *json.UnmarshalTypeError
 	what := "is not valid JSON"
 	if errors.As(err, &typeErr) {
 		what = "is not a chat-completion chunk"
 	}
 	return r.fail(KindBadData, err, "the data event at %.1f ms %s (%v): %s",
-		ms(ev.Stamp), what, err, quote(ev.Data, 200))
+		ms(at), what, err, quote(data, 200))
 }
 
 // chunk records one content chunk and runs the callback.
-func (r *run) chunk(text string, at time.Duration) (stop bool, err error) {
+func (r *run) chunk(text string, st stamp) (stop bool, err error) {
 	r.chunks++
-	c := Chunk{TMs: ms(at), Text: text, Index: r.chunks}
+	c := Chunk{TMs: ms(st.at - r.t0), Text: text, Index: r.chunks}
 	info := &r.res.Info
 	if !info.HasTTFT {
 		info.TTFTMs, info.HasTTFT = c.TMs, true
 	}
+	r.sources |= 1 << st.src
 	if !r.req.DiscardChunks {
 		r.res.Chunks = append(r.res.Chunks, c)
 	}

@@ -42,17 +42,25 @@ const (
 // before a connection existed.
 var errClosedEarly = errors.New("request closed before the connection was made")
 
+// wireConn is the one connection of a request: net/http's (timedConn) or
+// the raw-socket client's.
+type wireConn interface {
+	Close() error
+	// t0 returns when the request's first byte was written, if it was.
+	t0() (time.Duration, bool)
+}
+
 // closer owns the one connection of a request and closes it for whoever
 // asks first: timers, the caller's context, the callback or the end of the
 // stream. Closing the TCP connection itself (not only the response body)
 // is what tells the server to stop generating.
 type closer struct {
 	clk     clock
-	cancel  context.CancelFunc // cancels the HTTP request, for closes before a connection exists
-	afterT0 func()             // runs on the transport's write goroutine once t0 is taken
+	cancel  context.CancelFunc // cancels dialing and the HTTP request, for closes before a connection exists
+	afterT0 func()             // runs right after the first request write returns
 
 	mu     sync.Mutex
-	conn   *timedConn
+	conn   wireConn
 	reason closeReason
 	at     time.Duration
 }
@@ -88,14 +96,23 @@ func (c *closer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 		return nil, err
 	}
 	tc := &timedConn{Conn: conn, clk: c.clk, afterT0: c.afterT0}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.reason != notClosed {
+	if !c.attach(tc) {
 		conn.Close()
 		return nil, errClosedEarly
 	}
-	c.conn = tc
 	return tc, nil
+}
+
+// attach makes conn the request's connection; false when the request was
+// closed already (the caller then closes conn itself).
+func (c *closer) attach(conn wireConn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason != notClosed {
+		return false
+	}
+	c.conn = conn
+	return true
 }
 
 // t0 returns when the request's first byte was written, if it was.
@@ -115,8 +132,8 @@ func (c *closer) t0() (time.Duration, bool) {
 func (c *closer) armT0() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.conn != nil {
-		c.conn.armed.Store(true)
+	if tc, ok := c.conn.(*timedConn); ok {
+		tc.armed.Store(true)
 	}
 }
 
@@ -170,7 +187,8 @@ func (c *timedConn) t0() (time.Duration, bool) {
 // newTransport builds a transport for exactly one request: no keep-alive (a
 // fresh connection each time), no environment proxy (measurements must hit
 // the server itself), no transparent gzip (raw bytes stay raw), HTTP/1.1
-// only (so closing the connection cuts this one request).
+// only (so closing the connection cuts this one request), and a TLS
+// handshake that notices a plain-HTTP server (tlsDial).
 func newTransport(dial func(context.Context, string, string) (net.Conn, error), tlsConf *tls.Config) *http.Transport {
 	return &http.Transport{
 		Proxy:               nil,
@@ -178,7 +196,7 @@ func newTransport(dial func(context.Context, string, string) (net.Conn, error), 
 		DisableKeepAlives:   true,
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
-		TLSClientConfig:     tlsConf,
+		DialTLSContext:      tlsDial(dial, tlsConf),
 		TLSHandshakeTimeout: dialTimeout,
 		ReadBufferSize:      ioBufferSize,
 		WriteBufferSize:     ioBufferSize,

@@ -31,11 +31,12 @@ type options struct {
 
 // Do sends req on a fresh connection and reads the streamed answer.
 //
-// t0 is read in the connection's Write right before the request's first
-// byte goes to the socket (after any TLS handshake, so with TLS it is read
-// after the first record is encrypted). Every time in the Result counts from
-// t0. Body bytes that arrived in the same socket read as the headers are
-// stamped when the reader first reads them, microseconds after HeadersMs.
+// t0 is read right before the request's first byte goes to the socket
+// (after any TLS handshake, so with TLS it is read after the first record
+// is encrypted). Every time in the Result counts from t0. Body bytes that
+// arrived in the same socket read as the headers carry that read's stamp
+// (net/http: the stamp of the reader's first read, microseconds after
+// HeadersMs).
 //
 // A cut (CutAfter, OnChunk returning false) is not an error: Do returns the
 // partial Result and nil. Every other failure returns the Result so far and
@@ -55,7 +56,22 @@ func do(ctx context.Context, req Request, opt options) (*Result, error) {
 	if len(req.Body) == 0 {
 		return r.res, newError(KindRequest, "POST", target, nil, "the request body is empty")
 	}
-	return r.res, r.execute(req.Body, opt)
+	err = r.execute(req.Body, opt)
+	r.res.Info.StampSource = sourceOf(r.sources)
+	return r.res, err
+}
+
+// sourceOf names a set of stamp sources (bit i: StampSource i).
+func sourceOf(set uint8) StampSource {
+	for s := SourceKernel; s < SourceMixed; s++ {
+		if set == 1<<s {
+			return s
+		}
+	}
+	if set == 0 {
+		return SourceNone
+	}
+	return SourceMixed
 }
 
 // requestURL joins the server's base URL and the path, rejecting what
@@ -100,30 +116,55 @@ type run struct {
 	t0       time.Duration // since clk.base; 0 until known
 	idle     *time.Timer
 	idleD    time.Duration
+	lastRead atomic.Int64               // the last read's time since clk.base, set by the reader
 	stops    []func() bool              // timers and context hooks to stop at the end
-	cutTimer atomic.Pointer[time.Timer] // armed on the transport's write goroutine
+	cutTimer atomic.Pointer[time.Timer] // armed right after the first request write
 
-	parser sse.Parser
-	chunks int
-	bytes  int64
-	lastAt time.Duration // stamp of the last read, since t0
+	// The hand-off from the reader: the batch being worked through, and
+	// for the raw-socket client the body's framing and the body bytes that
+	// came in the read that completed the head.
+	h        *handoff
+	batch    []readMsg
+	bi       int
+	frame    *framing
+	start    []byte
+	startSt  stamp
+	hasStart bool
+	pieces   [][]byte
+	rawBuf   []byte // one read's body pieces joined for RawOut
+
+	parser  sse.ParserOf[stamp]
+	chunks  int
+	bytes   int64
+	lastAt  time.Duration // stamp of the last read, since t0
+	sources uint8         // bit set of the content chunks' stamp sources
 }
 
 func (r *run) execute(body []byte, opt options) error {
 	if r.ctx.Err() != nil {
 		return r.canceledErr()
 	}
+	u, _ := url.Parse(r.url) // checked by requestURL
 	r.clk = newClock()
 	// The request's own context only ever ends through the closer, so the
 	// reason for every close is known.
 	reqCtx, cancel := context.WithCancel(context.WithoutCancel(r.ctx))
 	r.cl = &closer{clk: r.clk, cancel: cancel, afterT0: r.armCut}
 	defer r.cleanup()
+	r.startTimers()
+	if w := r.req.Wire.choose(u, opt); w != WireNetHTTP {
+		return r.executeRaw(reqCtx, u, body, w)
+	}
+	return r.executeHTTP(reqCtx, body, opt)
+}
+
+// executeHTTP sends the request with net/http (https, and every platform
+// without the raw-socket client).
+func (r *run) executeHTTP(reqCtx context.Context, body []byte, opt options) error {
 	hreq, err := r.newHTTPRequest(reqCtx, body)
 	if err != nil {
 		return newError(KindRequest, "POST", r.url, err, "cannot build the request: %v", err)
 	}
-	r.startTimers()
 	resp, err := newClient(newTransport(r.cl.dial, opt.tls)).Do(hreq)
 	headersAt := r.clk.now()
 	if err != nil {
@@ -133,11 +174,18 @@ func (r *run) execute(body []byte, opt options) error {
 	r.setT0()
 	r.res.Info.Status = resp.StatusCode
 	r.res.Info.HeadersMs = ms(headersAt - r.t0)
-	r.resetIdle()
+	r.lastRead.Store(int64(headersAt))
 	if err := r.checkResponse(resp); err != nil {
 		return err
 	}
-	return r.stream(resp.Body)
+	r.h = newHandoff()
+	rd := startNetReader(resp.Body, r.clk, r.h, &r.lastRead)
+	defer func() {
+		r.cl.close(closedEnd)
+		rd.stop()
+		r.recycle()
+	}()
+	return r.stream()
 }
 
 // setT0 records t0 once the connection has taken it.

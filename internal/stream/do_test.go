@@ -15,7 +15,9 @@ import (
 	"time"
 )
 
-func TestDoLlamaShapedStream(t *testing.T) {
+func TestDoLlamaShapedStream(t *testing.T) { eachWire(t, testLlamaShapedStream) }
+
+func testLlamaShapedStream(t *testing.T, w Wire) {
 	script := &scripted{pause: 5 * time.Millisecond, parts: []string{
 		roleEvent(),
 		": ping\n",
@@ -73,37 +75,51 @@ func TestDoLlamaShapedStream(t *testing.T) {
 	}
 }
 
+// Every wire sends the same request: method, path, headers, body.
 func TestDoSendsTheRequest(t *testing.T) {
-	var got struct {
-		method, path, ctype, accept, auth, conn string
-		body                                    []byte
-	}
-	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got.method, got.path = r.Method, r.URL.Path
-		got.ctype, got.accept = r.Header.Get("Content-Type"), r.Header.Get("Accept")
-		got.auth, got.conn = r.Header.Get("Authorization"), r.Header.Get("Connection")
-		got.body, _ = io.ReadAll(r.Body)
-		sseHeaders(w)
-		w.Write([]byte(doneEvent))
-	}))
-	_, err := Do(context.Background(), Request{URL: srv.URL + "/", Body: chatBody(), Header: map[string]string{"Authorization": "Bearer k"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.method != "POST" || got.path != DefaultPath || got.ctype != "application/json" ||
-		got.accept != "text/event-stream" || got.auth != "Bearer k" || got.conn != "close" {
-		t.Fatalf("request = %+v", got)
-	}
-	if !bytes.Contains(got.body, []byte(`"Tell a story <3 & more"`)) {
-		t.Fatalf("body %s: prompt text must go out unescaped", got.body)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(got.body, &back); err != nil || back["stream"] != true {
-		t.Fatalf("body %s does not decode back (%v)", got.body, err)
+	for _, w := range wires {
+		t.Run(w.String(), func(t *testing.T) { testSendsTheRequest(t, w) })
 	}
 }
 
-func TestDoEventsSplitAcrossWrites(t *testing.T) {
+func testSendsTheRequest(t *testing.T, w Wire) {
+	type request struct {
+		method, path, ctype, accept, auth, conn, agent, host string
+		length                                               int64
+		body                                                 []byte
+	}
+	got := make(chan request, 1)
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g := request{method: r.Method, path: r.URL.Path, ctype: r.Header.Get("Content-Type"), accept: r.Header.Get("Accept"),
+			auth: r.Header.Get("Authorization"), conn: r.Header.Get("Connection"), agent: r.UserAgent(), host: r.Host, length: r.ContentLength}
+		g.body, _ = io.ReadAll(r.Body)
+		got <- g
+		sseHeaders(w)
+		w.Write([]byte(doneEvent))
+	}))
+	_, err := Do(context.Background(), Request{URL: srv.URL + "/", Body: chatBody(), Wire: w,
+		Header: map[string]string{"authorization": "Bearer k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := <-got
+	if g.method != "POST" || g.path != DefaultPath || g.ctype != "application/json" || g.accept != "text/event-stream" ||
+		g.auth != "Bearer k" || g.conn != "close" || g.agent != "ttftlab" || g.host != srv.Listener.Addr().String() ||
+		g.length != int64(len(chatBody())) {
+		t.Fatalf("request = %+v", g)
+	}
+	if !bytes.Contains(g.body, []byte(`"Tell a story <3 & more"`)) {
+		t.Fatalf("body %s: prompt text must go out unescaped", g.body)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(g.body, &back); err != nil || back["stream"] != true {
+		t.Fatalf("body %s does not decode back (%v)", g.body, err)
+	}
+}
+
+func TestDoEventsSplitAcrossWrites(t *testing.T) { eachWire(t, testEventsSplitAcrossWrites) }
+
+func testEventsSplitAcrossWrites(t *testing.T, w Wire) {
 	whole := roleEvent() + contentEvent("h\u00e9llo \u20ac") + contentEvent("\U0001F600!") + doneEvent
 	// Cut every 7 bytes: through JSON, through the multi-byte characters
 	// and between the two LFs of each event.
@@ -114,7 +130,7 @@ func TestDoEventsSplitAcrossWrites(t *testing.T) {
 	}
 	srv := newServer(t, &scripted{parts: parts, pause: time.Millisecond})
 	var raw bytes.Buffer
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), RawOut: &raw})
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w, RawOut: &raw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +142,9 @@ func TestDoEventsSplitAcrossWrites(t *testing.T) {
 	}
 }
 
-func TestDoCRLFAndComments(t *testing.T) {
+func TestDoCRLFAndComments(t *testing.T) { eachWire(t, testCRLFAndComments) }
+
+func testCRLFAndComments(t *testing.T, w Wire) {
 	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 	srv := newServer(t, &scripted{parts: []string{
 		": keep-alive\r\n",
@@ -136,7 +154,7 @@ func TestDoCRLFAndComments(t *testing.T) {
 		strings.ReplaceAll(contentEvent("b"), "\n", "\r"),
 		crlf(doneEvent),
 	}})
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody()})
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +166,9 @@ func TestDoCRLFAndComments(t *testing.T) {
 	}
 }
 
-func TestDoUsageAndLastTimings(t *testing.T) {
+func TestDoUsageAndLastTimings(t *testing.T) { eachWire(t, testUsageAndLastTimings) }
+
+func testUsageAndLastTimings(t *testing.T, w Wire) {
 	srv := newServer(t, &scripted{parts: []string{
 		roleEvent(),
 		`data: {"choices":[{"delta":{"content":"x"},"finish_reason":null}],"timings":{"prompt_n":1}}` + "\n\n",
@@ -157,7 +177,7 @@ func TestDoUsageAndLastTimings(t *testing.T) {
 		`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}` + "\n\n",
 		doneEvent,
 	}})
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), DiscardChunks: true})
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w, DiscardChunks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,19 +189,23 @@ func TestDoUsageAndLastTimings(t *testing.T) {
 	}
 }
 
-func TestDoNoContentNoTTFT(t *testing.T) {
+func TestDoNoContentNoTTFT(t *testing.T) { eachWire(t, testNoContentNoTTFT) }
+
+func testNoContentNoTTFT(t *testing.T, w Wire) {
 	srv := newServer(t, &scripted{parts: []string{roleEvent(), finalEvent("stop"), doneEvent}})
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody()})
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w})
 	if err != nil || res.Info.HasTTFT || len(res.Chunks) != 0 || !res.Info.Done {
 		t.Fatalf("res %+v err %v: want done without TTFT", res, err)
 	}
 }
 
-func TestDoCutAfter(t *testing.T) {
+func TestDoCutAfter(t *testing.T) { eachWire(t, testCutAfter) }
+
+func testCutAfter(t *testing.T, w Wire) {
 	e := newEndless(10 * time.Millisecond)
 	srv := newServer(t, e)
 	cutAfter := 150 * time.Millisecond
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), CutAfter: cutAfter})
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w, CutAfter: cutAfter})
 	if err != nil {
 		t.Fatalf("a cut is not an error, got %v", err)
 	}
@@ -198,10 +222,12 @@ func TestDoCutAfter(t *testing.T) {
 	e.waitGone(t)
 }
 
-func TestDoOnChunkFalseCuts(t *testing.T) {
+func TestDoOnChunkFalseCuts(t *testing.T) { eachWire(t, testOnChunkFalseCuts) }
+
+func testOnChunkFalseCuts(t *testing.T, w Wire) {
 	e := newEndless(2 * time.Millisecond)
 	srv := newServer(t, e)
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(),
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w,
 		OnChunk: func(c Chunk) (bool, error) { return c.Index < 3, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -215,11 +241,13 @@ func TestDoOnChunkFalseCuts(t *testing.T) {
 	e.waitGone(t)
 }
 
-func TestDoOnChunkError(t *testing.T) {
+func TestDoOnChunkError(t *testing.T) { eachWire(t, testOnChunkError) }
+
+func testOnChunkError(t *testing.T, w Wire) {
 	e := newEndless(2 * time.Millisecond)
 	srv := newServer(t, e)
 	boom := errors.New("lab.lua:12: boom")
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(),
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w,
 		OnChunk: func(c Chunk) (bool, error) {
 			if c.Index == 2 {
 				return true, boom
@@ -239,12 +267,14 @@ func TestDoOnChunkError(t *testing.T) {
 	e.waitGone(t)
 }
 
-func TestDoContextCancel(t *testing.T) {
+func TestDoContextCancel(t *testing.T) { eachWire(t, testContextCancel) }
+
+func testContextCancel(t *testing.T, w Wire) {
 	e := newEndless(5 * time.Millisecond)
 	srv := newServer(t, e)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := Do(ctx, Request{URL: srv.URL, Body: chatBody(),
+	res, err := Do(ctx, Request{URL: srv.URL, Body: chatBody(), Wire: w,
 		OnChunk: func(c Chunk) (bool, error) {
 			if c.Index == 2 {
 				cancel()
@@ -318,11 +348,15 @@ func TestDoTLS(t *testing.T) {
 // A slow callback must not shift later stamps: the reader goroutine keeps
 // reading and stamping while the caller's goroutine is busy.
 func TestDoStampsAreReadTimesNotCallbackTimes(t *testing.T) {
+	eachWire(t, testStampsAreReadTimesNotCallbackTimes)
+}
+
+func testStampsAreReadTimesNotCallbackTimes(t *testing.T, w Wire) {
 	srv := newServer(t, &scripted{pause: 10 * time.Millisecond, parts: []string{
 		contentEvent("a"), contentEvent("b"), doneEvent,
 	}})
 	var slept time.Duration
-	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(),
+	res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w,
 		OnChunk: func(c Chunk) (bool, error) {
 			if c.Index == 1 {
 				start := time.Now()

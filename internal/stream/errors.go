@@ -30,6 +30,7 @@ const (
 	KindCanceled  Kind = "canceled"     // the caller's context was cancelled
 	KindCallback  Kind = "callback"     // OnChunk returned an error
 	KindRawOut    Kind = "raw_out"      // writing RawOut failed
+	KindEncoded   Kind = "encoded"      // the body came compressed (Content-Encoding) although none was asked for
 )
 
 // Error is what Do and Get return. Its message names the URL and, where
@@ -79,6 +80,8 @@ func connectError(method, url string, err error) *Error {
 		return newError(KindConnect, method, url, err, "cannot resolve host %q (%v)", dnsErr.Name, dnsErr.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return newError(KindConnect, method, url, err, "nothing is listening there (connection refused)")
+	case errors.Is(err, ErrPlainHTTP):
+		return newError(KindConnect, method, url, err, "the server answered plain HTTP; use http://")
 	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
 		return newError(KindConnect, method, url, err, "TLS certificate not accepted: %v", err)
 	case isDial(err):

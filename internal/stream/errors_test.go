@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -111,6 +112,17 @@ var errorCases = []errorCase{
 		want:   []string{"did not stream", `"application/json"`, `"stream": true`, "proxy", "all at once"},
 	},
 	{
+		name: "compressed although no encoding was asked for",
+		server: handlerURL(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"))
+		}),
+		kind:   KindEncoded,
+		status: 200,
+		want:   []string{"compressed", "Content-Encoding: gzip", "uncompressed", `"\x1f\x8b`},
+	},
+	{
 		name:   "data is not JSON",
 		server: scriptURL(roleEvent(), "data: {not json\n\n"),
 		kind:   KindBadData,
@@ -203,12 +215,14 @@ var errorCases = []errorCase{
 	},
 }
 
-func TestDoErrors(t *testing.T) {
+func TestDoErrors(t *testing.T) { eachWire(t, testErrors) }
+
+func testErrors(t *testing.T, w Wire) {
 	for _, c := range errorCases {
 		t.Run(c.name, func(t *testing.T) {
 			base := c.server(t)
 			req := c.req
-			req.URL, req.Body = base, chatBody()
+			req.URL, req.Body, req.Wire = base, chatBody(), w
 			res, err := Do(context.Background(), req)
 			if res == nil {
 				t.Fatal("Do returned no Result")
@@ -303,3 +317,57 @@ var errDiskFull = errors.New("disk full")
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
+
+// An https:// URL that points at a plain-HTTP server fails at once with
+// what to change, both when the server answers the ClientHello with an
+// HTTP error (Go's server) and when it stays silent, as llama-server does,
+// waiting for a request line that never comes: then a plain HEAD on a
+// second connection tells. Either way well before the handshake timeout.
+func TestDoHTTPSToPlainServer(t *testing.T) {
+	answering := newServer(t, http.NotFoundHandler()).Listener.Addr().String()
+	silent := strings.TrimPrefix(rawPlainServer(t), "http://")
+	for name, addr := range map[string]string{"answers the hello": answering, "silent to the hello": silent} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Do(context.Background(), Request{URL: "https://" + addr, Body: chatBody()})
+			took := time.Since(start)
+			var se *Error
+			if !errors.As(err, &se) || se.Kind != KindConnect || !strings.Contains(err.Error(), "answered plain HTTP; use http://") {
+				t.Fatalf("err = %v, want a connect error naming plain HTTP", err)
+			}
+			if took >= dialTimeout/2 {
+				t.Fatalf("took %v, not well below the %v handshake timeout", took, dialTimeout)
+			}
+		})
+	}
+}
+
+// rawPlainServer answers plain HTTP requests and says nothing to anything
+// else (a TLS ClientHello) until the client leaves, like llama-server.
+func rawPlainServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				n, _ := c.Read(buf)
+				if bytes.HasPrefix(buf[:n], []byte("HEAD ")) || bytes.HasPrefix(buf[:n], []byte("GET ")) {
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+					return
+				}
+				io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}

@@ -54,12 +54,12 @@ type outcome struct {
 	kind         Kind
 }
 
-func (s *pieceServer) do(t *testing.T, url string, body []byte, seed int64) (outcome, []byte) {
+func (s *pieceServer) do(t *testing.T, url string, body []byte, seed int64, w Wire) (outcome, []byte) {
 	id := strconv.FormatInt(s.next.Add(1), 10)
 	s.bodies.Store(id, fuzzBody{data: body, seed: seed})
 	defer s.bodies.Delete(id)
 	var raw bytes.Buffer
-	res, err := Do(context.Background(), Request{URL: url, Body: chatBody(), RawOut: &raw,
+	res, err := Do(context.Background(), Request{URL: url, Body: chatBody(), RawOut: &raw, Wire: w,
 		Header: map[string]string{"X-Fuzz-ID": id}})
 	var o outcome
 	for _, c := range res.Chunks {
@@ -77,8 +77,9 @@ func (s *pieceServer) do(t *testing.T, url string, body []byte, seed int64) (out
 
 // FuzzStream checks that Do never panics, that raw_out holds exactly the
 // bytes the server sent (all of them when the stream ran to its end, a
-// prefix when Do stopped early), and that chunks and outcome do not depend
-// on how the bytes were cut into reads.
+// prefix when Do stopped early), and that chunks and outcome depend neither
+// on how the bytes were cut into reads nor on the wire (the raw-socket
+// client's own HTTP framing against net/http's).
 func FuzzStream(f *testing.F) {
 	capture, err := os.ReadFile("testdata/llama_capture.sse")
 	if err != nil {
@@ -102,12 +103,16 @@ func FuzzStream(f *testing.F) {
 		if seed == 0 {
 			seed = 1
 		}
-		whole, rawWhole := s.do(t, srv.URL, body, 0)
-		pieces, rawPieces := s.do(t, srv.URL, body, seed)
+		whole, rawWhole := s.do(t, srv.URL, body, 0, WireAuto)
+		pieces, rawPieces := s.do(t, srv.URL, body, seed, WireAuto)
 		if whole != pieces {
 			t.Fatalf("outcome depends on read sizes:\n one write: %+v\n    pieces: %+v", whole, pieces)
 		}
-		for _, raw := range [][]byte{rawWhole, rawPieces} {
+		netHTTP, rawNetHTTP := s.do(t, srv.URL, body, seed, WireNetHTTP)
+		if netHTTP != pieces {
+			t.Fatalf("outcome depends on the wire:\n    auto: %+v\nnet/http: %+v", pieces, netHTTP)
+		}
+		for _, raw := range [][]byte{rawWhole, rawPieces, rawNetHTTP} {
 			if !bytes.HasPrefix(body, raw) {
 				t.Fatalf("raw_out is not what the server sent:\n got %q\nsent %q", raw, body)
 			}

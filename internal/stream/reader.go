@@ -2,94 +2,65 @@ package stream
 
 import (
 	"io"
-	"sync"
-	"time"
+	"sync/atomic"
 )
 
-const (
-	// arenaSize is the buffer that successive reads fill one after another;
-	// a new one is taken when less than minRead is left.
-	arenaSize = 64 << 10
-	minRead   = 16 << 10
-	// queueLen is how many reads may wait for the caller's goroutine before
-	// the reader blocks. The reader must keep reading while callbacks run,
-	// or the stamps would measure the callbacks instead of the server.
-	queueLen = 256
-)
-
-// arenas recycles read buffers across requests, so a stream costs no
-// allocation per read.
-var arenas = sync.Pool{New: func() any {
-	b := make([]byte, arenaSize)
-	return &b
-}}
-
-// readMsg is one read handed from the reader goroutine to the caller's.
-type readMsg struct {
-	data []byte        // what the read returned; valid until free of its arena arrives
-	at   time.Duration // clock right after Read returned
-	err  error         // the read's error; the last message carries one
-	free *[]byte       // an arena all earlier messages used up, to recycle
+// netReader moves a net/http response body to a handoff, stamping each
+// read: the path for https and for platforms without the raw-socket
+// client. Its reads wait in Go's netpoller, so their stamps are
+// SourceNetpoll.
+type netReader struct {
+	body io.Reader
+	clk  clock
+	h    *handoff
+	last *atomic.Int64 // the last read's time, for the idle limit
+	room chan struct{} // a paused reader waits here for take to catch up
+	quit chan struct{} // closed by the caller when it stops listening
+	done chan struct{} // closed when the goroutine has returned
 }
 
-// reader moves a response body from the socket to a channel, stamping each
-// read.
-type reader struct {
-	body  io.Reader
-	clk   clock
-	idle  *time.Timer // reset after every read; nil when there is no idle limit
-	idleD time.Duration
-	out   chan readMsg
-	quit  chan struct{} // closed by the caller when it stops listening
-	done  chan struct{} // closed when the goroutine has returned
-}
-
-func startReader(body io.Reader, clk clock, idle *time.Timer, idleD time.Duration) *reader {
-	r := &reader{body: body, clk: clk, idle: idle, idleD: idleD,
-		out: make(chan readMsg, queueLen), quit: make(chan struct{}), done: make(chan struct{})}
+func startNetReader(body io.Reader, clk clock, h *handoff, last *atomic.Int64) *netReader {
+	r := &netReader{body: body, clk: clk, h: h, last: last,
+		room: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	h.resume = func() {
+		select {
+		case r.room <- struct{}{}:
+		default:
+		}
+	}
 	go r.loop()
 	return r
 }
 
 // loop reads until an error. Nothing happens between Read returning and the
 // clock being read.
-func (r *reader) loop() {
+func (r *netReader) loop() {
 	defer close(r.done)
-	arena := arenas.Get().(*[]byte)
-	buf, off := *arena, 0
+	var a arena
+	defer a.release(r.h)
 	for {
-		if len(buf)-off < minRead {
-			if !r.send(readMsg{free: arena}) {
-				return
-			}
-			arena = arenas.Get().(*[]byte)
-			buf, off = *arena, 0
-		}
-		n, err := r.body.Read(buf[off:])
+		buf := a.space(r.h)
+		n, err := r.body.Read(buf)
 		at := r.clk.now()
-		if r.idle != nil {
-			r.idle.Reset(r.idleD)
-		}
-		msg := readMsg{data: buf[off : off+n : off+n], at: at, err: err}
-		off += n
-		if !r.send(msg) || err != nil {
+		r.last.Store(int64(at))
+		_, full := r.h.push(readMsg{data: a.took(n), st: readStamp(at, SourceNetpoll), err: err})
+		r.h.signal()
+		if err != nil {
 			return
 		}
+		if full {
+			select {
+			case <-r.room:
+			case <-r.quit:
+				return
+			}
+		}
 	}
 }
 
-func (r *reader) send(m readMsg) bool {
-	select {
-	case r.out <- m:
-		return true
-	case <-r.quit:
-		return false
-	}
-}
-
-// stop tells the goroutine nobody listens any more and waits for it. The
-// connection must already be closed, so a pending Read returns.
-func (r *reader) stop() {
+// stop waits for the goroutine. The connection must already be closed, so
+// a pending Read returns.
+func (r *netReader) stop() {
 	close(r.quit)
 	<-r.done
 }

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,12 @@ func (r *run) newHTTPRequest(ctx context.Context, body []byte) (*http.Request, e
 func (r *run) checkResponse(resp *http.Response) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return httpError("POST", r.url, resp, r.readStart(resp.Body, errorBodyLimit))
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		body := r.readStart(resp.Body, peekLimit)
+		return r.fail(KindEncoded, nil,
+			"the server sent the stream compressed (Content-Encoding: %s) although the request accepts no encoding; only uncompressed event streams can be read (a proxy in between may be compressing); the body starts %s",
+			ce, quote(body, 40))
 	}
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {

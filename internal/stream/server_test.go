@@ -175,3 +175,14 @@ func newServer(t testing.TB, h http.Handler) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// wires are the ways Do can read an answer; tests of the wire run on each
+// (off Linux the raw-socket ones fall back to net/http).
+var wires = []Wire{WireEpoll, WireThread, WireNetHTTP}
+
+// eachWire runs test on every wire.
+func eachWire(t *testing.T, test func(t *testing.T, w Wire)) {
+	for _, w := range wires {
+		t.Run(w.String(), func(t *testing.T) { test(t, w) })
+	}
+}

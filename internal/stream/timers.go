@@ -15,7 +15,9 @@ func (r *run) startTimers() {
 		if r.idleD == 0 {
 			r.idleD = DefaultIdleTimeout
 		}
-		r.idle = time.AfterFunc(r.idleD, func() { r.cl.close(closedIdle) })
+		// Created stopped, then started, so checkIdle never sees it nil.
+		r.idle = time.AfterFunc(time.Hour, r.checkIdle)
+		r.idle.Reset(r.idleD)
 		r.stops = append(r.stops, r.idle.Stop)
 	}
 	if r.req.Timeout > 0 {
@@ -26,17 +28,22 @@ func (r *run) startTimers() {
 	r.stops = append(r.stops, stop)
 }
 
-// resetIdle restarts the idle limit: something arrived.
-func (r *run) resetIdle() {
-	if r.idle != nil {
-		r.idle.Reset(r.idleD)
+// checkIdle runs when the idle limit may have passed. Readers only note
+// the time of every read (one atomic store, no timer work on the read
+// path); the timer is moved on here when something arrived meanwhile.
+func (r *run) checkIdle() {
+	quiet := r.clk.now() - time.Duration(r.lastRead.Load())
+	if quiet < r.idleD {
+		r.idle.Reset(r.idleD - quiet)
+		return
 	}
+	r.cl.close(closedIdle)
 }
 
 // armCut starts the CutAfter timer, aimed at t0+CutAfter, once the first
 // write of the request has returned (httptrace's WroteRequest comes before
 // the buffered request reaches the socket, so it cannot serve). It runs on
-// the transport's write goroutine.
+// the goroutine that writes the request.
 func (r *run) armCut() {
 	if r.req.CutAfter <= 0 {
 		return

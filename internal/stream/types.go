@@ -1,9 +1,15 @@
 // Package stream sends one streaming chat-completion request over a fresh
 // connection and records when every line of the answer came off the socket.
 //
-// Timing follows net/http/httptrace's spirit: t0 is read immediately before
-// the request is written, and each line is stamped as soon as the read that
-// completed it returns, before JSON decoding, callbacks or disk writes.
+// t0 is read immediately before the request's first byte is written, and
+// each line is stamped with the read that completed it, before JSON
+// decoding, callbacks or disk writes. On Linux, for http:// servers, a
+// request has a raw socket of its own that one locked OS thread of the
+// process (the poller) reads as soon as the kernel wakes it, with the
+// kernel's own receive timestamp when it gives one (see Wire and
+// StampSource); elsewhere net/http and a reader goroutine do the reading.
+// Do is safe to call from many goroutines at once: all raw-path streams
+// share the poller.
 package stream
 
 import (
@@ -42,13 +48,49 @@ type Request struct {
 	// DiscardChunks keeps Result.Chunks empty (OnChunk still sees every
 	// chunk): memory stays flat on very long streams.
 	DiscardChunks bool
+	// HandOff bounds how long data that has arrived may wait before the
+	// caller's goroutine is woken to parse it and run OnChunk, once that
+	// goroutine has been woken within the last HandOff (0:
+	// DefaultHandOff, 500 µs, with OnChunk, DefaultHandOffNoCallback,
+	// 2 ms, without; negative: wake it for every read). Stamps never
+	// wait: they are taken when the bytes are read. A stream slower than
+	// one read per HandOff is handed every read at once; a faster one
+	// costs its caller one wake-up per HandOff instead of one per read.
+	// The end of the stream is handed over at once. The poller (WireEpoll)
+	// honours it; the other wires wake the caller for every read.
+	HandOff time.Duration
+	// Wire chooses how the answer is read; the zero value takes the most
+	// exact way there is.
+	Wire Wire
+	// NoKernelStamps turns the kernel's receive timestamps off, so every
+	// read keeps the time its reader took (to measure what they add).
+	NoKernelStamps bool
+	// KeepReads fills Result.Reads with every read's stamps.
+	KeepReads bool
+}
+
+// Read is one socket read that brought data, as the reader stamped it.
+type Read struct {
+	// TMs is the arrival time in milliseconds since t0 that the chunks the
+	// read completed carry.
+	TMs float64
+	// ReadMs is when the read returned (ReadMs >= TMs): the difference is
+	// how long the bytes waited in the socket for the reader.
+	ReadMs float64
+	// Source is how TMs was taken.
+	Source StampSource
+	// Bytes is what the read returned, HTTP framing included.
+	Bytes int
 }
 
 // Chunk is one content chunk: a data event whose choices[0].delta.content is
 // a non-empty string.
 type Chunk struct {
-	// TMs is the arrival time in milliseconds since t0: when the socket
-	// read that completed the chunk's (last) data line returned.
+	// TMs is the arrival time in milliseconds since t0 of the read that
+	// completed the chunk's (last) data line: the kernel's receive time of
+	// that read's last segment when the read carried one, else when the
+	// read returned (Info.StampSource says which; Result.Reads has each
+	// read's).
 	TMs float64
 	// Text is the delta content.
 	Text string
@@ -66,7 +108,9 @@ type Info struct {
 	// place the stream's times on their own clock; zero when the request was
 	// never written.
 	T0 time.Time
-	// HeadersMs is when the HTTP round trip returned the response headers.
+	// HeadersMs is when the response headers had arrived: the stamp of the
+	// read that completed them (net/http: when its round trip returned
+	// them).
 	HeadersMs float64
 	// Done is true when data: [DONE] was seen.
 	Done bool
@@ -85,12 +129,27 @@ type Info struct {
 	Lines int
 	// Usage is the usage object when the server sent one.
 	Usage map[string]any
+	// StampSource is how the content chunks' stamps were taken: the one
+	// source they share, SourceMixed when they differ, SourceNone without
+	// content.
+	StampSource StampSource
+	// Reads counts the socket reads that brought data; KernelStamps those
+	// of them that carried the kernel's receive timestamp.
+	Reads, KernelStamps int
+	// ReadPauses counts how often the reader stopped reading because
+	// 8 MiB waited for the caller's goroutine (an unpaced server, or a
+	// callback far slower than the server for very long). Stamps of the
+	// reads after a pause measure that backlog, not the wire.
+	ReadPauses int
 }
 
 // Result is what a streamed request produced. Do returns a Result also with
 // an error, holding everything that arrived before the failure.
 type Result struct {
 	Chunks []Chunk
+	// Reads holds every read that brought data when Request.KeepReads is
+	// set; nil otherwise.
+	Reads []Read
 	// TotalMs is when the stream ended: the stamp of data: [DONE], of the
 	// read that hit EOF or failed, of the event that ended it with an error,
 	// or the close time of a cut or timeout.

@@ -1,0 +1,295 @@
+package stream
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// poller is the process's reader for raw-path streams: one goroutine
+// locked to its OS thread, blocking in epoll_wait over every open stream's
+// socket. The kernel wakes that thread itself when data arrives, so a
+// stream's reads do not wait for Go's scheduler to poll the network; a
+// busy caller's goroutine or a slow callback cannot delay them either. One
+// wake-up can serve many ready sockets, which is what lets hundreds of
+// concurrent streams share the thread. It starts with the first stream and
+// stops when the last one is released, taking its thread with it.
+type poller struct {
+	epfd int
+	evfd int   // an eventfd in the set, to wake the loop for stopping
+	clk  clock // the poller's own clock, for hand-off deadlines
+	stop atomic.Bool
+	done chan struct{}
+	tid  int
+
+	mu    sync.Mutex
+	conns map[uint32]*rawConn
+	next  uint32
+
+	pending []*rawConn // streams with a deferred wake-up; loop only
+}
+
+// yieldEvery is how often the poller passes through Go's scheduler. A
+// goroutine that only ever blocks in system calls keeps its P's schedule
+// tick unchanged, so after 10 ms Go's sysmon retakes the P at every one of
+// its system calls and, having retaken one, polls every 20 µs: thousands of
+// wake-ups a second, more CPU than a slow stream's reading. A yield
+// before sleeping, now and then, avoids that for the price of one
+// scheduling round.
+const yieldEvery = 5 * time.Millisecond
+
+// wakeID is the epoll data of the poller's eventfd; streams count from 1.
+const wakeID = 0
+
+var pollers struct {
+	mu    sync.Mutex
+	cur   *poller
+	users int
+	// cpuNs is the CPU time of reader threads (pollers, WireThread
+	// readers) that have ended.
+	cpuNs atomic.Int64
+	// running points at the live poller, for ReaderCPU.
+	running atomic.Pointer[poller]
+	// threads holds the thread ids of running WireThread readers.
+	threads sync.Map
+}
+
+// attach registers c with the process's poller, starting it if needed.
+func attach(c *rawConn) error {
+	pollers.mu.Lock()
+	defer pollers.mu.Unlock()
+	if pollers.cur == nil {
+		p, err := startPoller()
+		if err != nil {
+			return err
+		}
+		pollers.cur = p
+	}
+	p := pollers.cur
+	p.mu.Lock()
+	p.next++
+	if p.next == wakeID {
+		p.next++
+	}
+	c.p, c.id = p, p.next
+	p.conns[c.id] = c
+	p.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := p.watch(c, unix.EPOLL_CTL_ADD); err != nil {
+		p.forget(c)
+		return err
+	}
+	c.watching = true
+	pollers.users++
+	return nil
+}
+
+// detach unregisters c, stopping the poller after its last stream. When
+// it returns, the poller thread no longer touches c's socket.
+func detach(c *rawConn) {
+	c.mu.Lock()
+	c.unwatch()
+	c.detached.Store(true)
+	c.mu.Unlock()
+	c.p.forget(c)
+	pollers.mu.Lock()
+	defer pollers.mu.Unlock()
+	if pollers.users--; pollers.users == 0 {
+		pollers.cur.shutdown()
+		pollers.cur = nil
+		trimArenas()
+	}
+}
+
+// ReaderCPU is the CPU time the raw-socket readers' threads (the poller,
+// and WireThread readers) have used so far, the running ones included: the
+// readers' share of ttftlab's cost.
+func ReaderCPU() time.Duration {
+	ns := pollers.cpuNs.Load()
+	if p := pollers.running.Load(); p != nil {
+		ns += threadCPU(p.tid)
+	}
+	pollers.threads.Range(func(tid, _ any) bool {
+		ns += threadCPU(tid.(int))
+		return true
+	})
+	return time.Duration(ns)
+}
+
+// readerThread counts the calling locked thread as a reader until the
+// returned function is called on it, as its last act.
+func readerThread() (done func()) {
+	tid := unix.Gettid()
+	pollers.threads.Store(tid, struct{}{})
+	return func() {
+		pollers.cpuNs.Add(threadCPU(tid))
+		pollers.threads.Delete(tid)
+	}
+}
+
+func startPoller() (*poller, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeID}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, evfd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(evfd)
+		return nil, err
+	}
+	p := &poller{epfd: epfd, evfd: evfd, clk: newClock(), done: make(chan struct{}), conns: map[uint32]*rawConn{}}
+	started := make(chan struct{})
+	go p.loop(started)
+	<-started
+	return p, nil
+}
+
+// watch adds or re-arms c's socket in the set (level-triggered: data left
+// unread is reported again).
+func (p *poller) watch(c *rawConn, op int) error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.id)}
+	return unix.EpollCtl(p.epfd, op, c.sock.fd, &ev)
+}
+
+// pause stops reporting c's socket until resumeWatch; c.mu is held.
+func (p *poller) pause(c *rawConn) {
+	ev := unix.EpollEvent{Fd: int32(c.id)}
+	unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, c.sock.fd, &ev)
+}
+
+func (p *poller) forget(c *rawConn) {
+	p.mu.Lock()
+	delete(p.conns, c.id)
+	p.mu.Unlock()
+}
+
+func (p *poller) lookup(id uint32) *rawConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conns[id]
+}
+
+// shutdown ends the loop and waits for its thread to go.
+func (p *poller) shutdown() {
+	p.stop.Store(true)
+	one := uint64(1)
+	unix.Write(p.evfd, (*[8]byte)(unsafe.Pointer(&one))[:])
+	<-p.done
+}
+
+// loop waits for readable sockets and reads them. The goroutine never
+// unlocks its thread, so the thread ends with the loop.
+func (p *poller) loop(started chan<- struct{}) {
+	runtime.LockOSThread()
+	p.tid = unix.Gettid()
+	pollers.running.Store(p)
+	close(started)
+	defer p.exit()
+	events := make([]unix.EpollEvent, 256)
+	var yielded time.Duration
+	for !p.stop.Load() {
+		if now := p.clk.now(); now-yielded >= yieldEvery {
+			runtime.Gosched()
+			yielded = now
+		}
+		n, err := epollWait(p.epfd, events, p.timeout())
+		if err != nil && err != unix.EINTR {
+			panic("stream: epoll_wait failed: " + err.Error())
+		}
+		for _, ev := range events[:max(n, 0)] {
+			if ev.Fd == wakeID {
+				continue // only ever written to stop the loop
+			}
+			if c := p.lookup(uint32(ev.Fd)); c != nil {
+				c.readReady(p)
+			}
+		}
+		p.firePending()
+	}
+}
+
+func (p *poller) exit() {
+	pollers.cpuNs.Add(threadCPU(p.tid))
+	pollers.running.CompareAndSwap(p, nil)
+	unix.Close(p.epfd)
+	unix.Close(p.evfd)
+	close(p.done)
+}
+
+// wake applies the hand-off policy to a stream whose caller's goroutine
+// is parked: wake it now if it was last woken at least handOff ago, or if
+// the stream ended (nothing more will come to batch with), else when that
+// much time has passed. A stream read every few microseconds then costs
+// its caller one wake-up per handOff, not one per read, while a stream
+// slower than that is handed every read at once.
+func (p *poller) wake(c *rawConn, ended bool) {
+	now := p.clk.now()
+	if ended || c.handOff < 0 || now-c.lastWake >= c.handOff {
+		if c.h.signal() {
+			c.lastWake = now
+		}
+		return
+	}
+	if c.wakeAt == 0 {
+		c.wakeAt = c.lastWake + c.handOff
+		p.pending = append(p.pending, c)
+	}
+}
+
+// firePending delivers the deferred wake-ups that are due.
+func (p *poller) firePending() {
+	if len(p.pending) == 0 {
+		return
+	}
+	now := p.clk.now()
+	keep := p.pending[:0]
+	for _, c := range p.pending {
+		if c.wakeAt > now {
+			keep = append(keep, c)
+			continue
+		}
+		c.wakeAt = 0
+		if !c.detached.Load() && c.h.signal() {
+			c.lastWake = now
+		}
+	}
+	clear(p.pending[len(keep):])
+	p.pending = keep
+}
+
+// timeout is how long epoll_wait may sleep: until the next deferred
+// wake-up, or for ever (-1).
+func (p *poller) timeout() time.Duration {
+	if len(p.pending) == 0 {
+		return -1
+	}
+	next := p.pending[0].wakeAt
+	for _, c := range p.pending[1:] {
+		next = min(next, c.wakeAt)
+	}
+	return max(next-p.clk.now(), 0)
+}
+
+// threadCPU is the CPU time of thread tid of this process, in ns.
+func threadCPU(tid int) int64 {
+	// The per-thread CPU clock of a thread id (what
+	// pthread_getcpuclockid returns): CPUCLOCK_SCHED with the per-thread
+	// bit.
+	clock := int32(^uint32(tid)<<3 | 6)
+	var ts unix.Timespec
+	if unix.ClockGettime(clock, &ts) != nil {
+		return 0
+	}
+	return ts.Nano()
+}

@@ -1,0 +1,150 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// rawSupported: on Linux, http:// requests use the raw-socket client.
+const rawSupported = true
+
+// executeRaw sends the request with ttftlab's own HTTP/1.1 client: its
+// socket is read by the poller thread (WireEpoll) or a thread of its own
+// (WireThread), never by Go's netpoller, and every read carries its
+// stamp to this goroutine through a handoff.
+func (r *run) executeRaw(reqCtx context.Context, u *url.URL, body []byte, w Wire) error {
+	head, err := requestHead(u, r.req.Header, len(body))
+	if err != nil {
+		return newError(KindRequest, "POST", r.url, err, "cannot build the request: %v", err)
+	}
+	c, err := dialRaw(reqCtx, hostPort(u), r.clk, !r.req.NoKernelStamps)
+	if err != nil {
+		return r.failedBeforeHeaders(err)
+	}
+	c.last = &r.lastRead
+	r.h = c.h
+	if !r.cl.attach(c) {
+		c.Close()
+		c.release()
+		return r.failedBeforeHeaders(errClosedEarly)
+	}
+	if err := c.startReading(w, r.handOff()); err != nil {
+		c.Close()
+		c.release()
+		return r.failedBeforeHeaders(err)
+	}
+	defer func() {
+		r.cl.close(closedEnd)
+		c.release()
+		r.recycle()
+	}()
+	// A failed write still lets a response that came first be read (a
+	// server may refuse a request before reading all of it), as net/http
+	// does; without one, the write error is what went wrong.
+	werr := c.writeAll(head, body, r.cl.afterT0)
+	resp, err := r.readHead()
+	if err != nil {
+		if werr != nil && !errors.Is(werr, errWriteClosed) {
+			err = werr
+		}
+		return r.failedBeforeHeaders(err)
+	}
+	return r.respond(resp)
+}
+
+// respond checks the response head and streams its body.
+func (r *run) respond(resp *http.Response) error {
+	r.setT0()
+	r.res.Info.Status = resp.StatusCode
+	r.res.Info.HeadersMs = ms(r.startSt.at - r.t0)
+	r.frame = newFraming(resp)
+	resp.Body = &bodyReader{r: r}
+	if err := r.checkResponse(resp); err != nil {
+		return err
+	}
+	return r.stream()
+}
+
+// handOff is the request's hand-off bound (see Request.HandOff).
+func (r *run) handOff() time.Duration {
+	switch {
+	case r.req.HandOff != 0:
+		return r.req.HandOff
+	case r.req.OnChunk != nil:
+		return DefaultHandOff
+	}
+	return DefaultHandOffNoCallback
+}
+
+// readHead reads until the response head is complete, skipping interim
+// 1xx answers as net/http does. The bytes after the head are the body's
+// start; they keep the stamp of the read that brought them.
+func (r *run) readHead() (*http.Response, error) {
+	var hr headReader
+	for {
+		m := r.nextMsg()
+		for data := m.data; len(data) > 0; {
+			head, rest, done, err := hr.feed(data)
+			if err != nil || !done {
+				if err != nil {
+					return nil, err
+				}
+				break
+			}
+			resp, err := parseHead(head)
+			if err != nil {
+				return nil, err
+			}
+			if !interim(resp) {
+				r.start, r.startSt, r.hasStart = rest, m.st, true
+				return resp, nil
+			}
+			hr, data = headReader{}, rest
+		}
+		if m.err != nil {
+			if errors.Is(m.err, io.EOF) && hr.partial() {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, m.err
+		}
+	}
+}
+
+// hostPort is the address to dial for u (port 80 when it names none).
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
+}
+
+// bodyReader reads the body for the messages of non-stream answers.
+type bodyReader struct {
+	r   *run
+	cur []byte
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	for len(b.cur) == 0 && b.err == nil {
+		pieces, _, err := b.r.nextRead()
+		for _, pc := range pieces {
+			b.cur = append(b.cur, pc...)
+		}
+		b.err = err
+	}
+	n := copy(p, b.cur)
+	b.cur = b.cur[n:]
+	if n > 0 {
+		return n, nil
+	}
+	return 0, b.err
+}
+
+// Close does nothing: the connection belongs to the closer.
+func (b *bodyReader) Close() error { return nil }

@@ -1,0 +1,175 @@
+package stream
+
+import (
+	"context"
+	"math"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// rawConn is the connection of one raw-path request: a socket of its own
+// (outside Go's netpoller), read by the poller thread or by a thread of
+// its own, whose reads go through a handoff to the caller's goroutine.
+type rawConn struct {
+	sock sock
+	h    *handoff
+	last *atomic.Int64 // the last read's time, for the idle limit
+
+	// mu is held by whoever reads or shuts down the socket, so nothing
+	// reads it once it is closed; the descriptor itself is closed only by
+	// release, when no reader is left.
+	mu       sync.Mutex
+	closed   bool // shut down by the closer
+	ended    bool // the reader saw EOF or an error
+	watching bool // registered with the poller's epoll set
+	a        arena
+
+	// Poller mode.
+	p        *poller
+	id       uint32
+	detached atomic.Bool
+	handOff  time.Duration // see Request.HandOff; negative: wake at once
+	// lastWake and wakeAt belong to the poller thread.
+	lastWake, wakeAt time.Duration
+
+	// Thread mode: the reader thread's end, and where it waits when
+	// paused at maxBacklog.
+	threadDone chan struct{}
+	room       chan struct{}
+	ev         *eventWake
+
+	start atomic.Int64 // t0 since clk.base; valid once wrote is set
+	wrote atomic.Bool
+
+	prevAt time.Duration // the last read's arrival time; reader only
+}
+
+// dialRaw connects with net's dialer (name resolution, timeouts and errors
+// as on the net/http path), then takes the socket out of Go's netpoller:
+// it duplicates the descriptor and closes net's copy, so readiness wakes
+// only the reader chosen here.
+func dialRaw(ctx context.Context, addr string, clk clock, kernel bool) (*rawConn, error) {
+	conn, err := dialNoDelay(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	sc, err := conn.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd, derr := -1, error(nil)
+	if err := sc.Control(func(f uintptr) { fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: conn.RemoteAddr(), Err: derr}
+	}
+	c := &rawConn{sock: sock{fd: fd, clk: clk, local: conn.LocalAddr(), remote: conn.RemoteAddr()}, h: newHandoff()}
+	ev, err := newEventWake()
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	c.ev, c.h.ev = ev, ev
+	// Best effort: without kernel stamps every read keeps its own stamp.
+	if kernel {
+		primeKernelStamps()
+		c.sock.kernel = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil
+	}
+	return c, nil
+}
+
+// Close shuts the connection down for the closer: the server sees the
+// close (and an RST for whatever it sends after it), the reader stops
+// reading, and the caller's goroutine is woken with the news.
+func (c *rawConn) Close() error {
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		c.unwatch()
+		unix.Shutdown(c.sock.fd, unix.SHUT_RDWR)
+	}
+	c.mu.Unlock()
+	c.h.push(readMsg{st: readStamp(c.sock.clk.now(), SourceNone), err: net.ErrClosed})
+	c.h.signal()
+	return nil
+}
+
+// t0 returns when the request's first byte was written, if it was.
+func (c *rawConn) t0() (time.Duration, bool) {
+	if !c.wrote.Load() {
+		return 0, false
+	}
+	return time.Duration(c.start.Load()), true
+}
+
+// startReading starts the reader of the chosen wire.
+func (c *rawConn) startReading(w Wire, handOff time.Duration) error {
+	c.handOff = handOff
+	c.lastWake = math.MinInt64 / 2 // the first read is handed over at once
+	if w == WireThread {
+		if err := unix.SetNonblock(c.sock.fd, false); err != nil {
+			return err
+		}
+		c.threadDone = make(chan struct{})
+		c.h.resume = c.resumeThread
+		go c.threadLoop()
+		return nil
+	}
+	c.h.resume = c.resumeWatch
+	return attach(c)
+}
+
+// release stops the reader and closes the descriptor; the closer must
+// already have shut the socket down.
+func (c *rawConn) release() {
+	if c.threadDone != nil {
+		close(c.roomChan())
+		<-c.threadDone
+	} else if c.p != nil {
+		detach(c)
+	}
+	unix.Close(c.sock.fd)
+	c.ev.close()
+	c.h.drain()
+}
+
+// unwatch removes the socket from the poller's set; c.mu is held.
+func (c *rawConn) unwatch() {
+	if c.watching {
+		c.watching = false
+		unix.EpollCtl(c.p.epfd, unix.EPOLL_CTL_DEL, c.sock.fd, nil)
+	}
+}
+
+// resumeWatch watches the socket again after a pause at maxBacklog.
+func (c *rawConn) resumeWatch() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed && !c.ended && c.watching {
+		c.p.watch(c, unix.EPOLL_CTL_MOD)
+	}
+}
+
+// roomChan is where a paused reader thread waits; release closes it.
+func (c *rawConn) roomChan() chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.room == nil {
+		c.room = make(chan struct{}, 1)
+	}
+	return c.room
+}
+
+// resumeThread lets a paused reader thread go on.
+func (c *rawConn) resumeThread() {
+	select {
+	case c.roomChan() <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,98 @@
+package stream
+
+import (
+	"errors"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// writeAll writes the request, reading the clock for t0 right before the
+// first byte goes to the socket and calling afterT0 once that first write
+// has returned.
+func (c *rawConn) writeAll(head, body []byte, afterT0 func()) error {
+	bufs := [][]byte{head, body}
+	first := true
+	for len(bufs) > 0 {
+		if first {
+			c.start.Store(int64(c.sock.clk.now()))
+			c.wrote.Store(true)
+		}
+		n, e := c.sendmsg(bufs)
+		if first {
+			first = false
+			if afterT0 != nil {
+				afterT0()
+			}
+		}
+		switch {
+		case e == unix.EAGAIN:
+			if err := c.waitWritable(); err != nil {
+				return err
+			}
+			continue
+		case e == unix.EINTR:
+			continue
+		case e != 0:
+			return c.sock.writeError(e)
+		}
+		bufs = advance(bufs, n)
+	}
+	return nil
+}
+
+// advance drops n written bytes from the front of bufs.
+func advance(bufs [][]byte, n int) [][]byte {
+	for len(bufs) > 0 && n >= len(bufs[0]) {
+		n -= len(bufs[0])
+		bufs = bufs[1:]
+	}
+	if len(bufs) > 0 {
+		bufs[0] = bufs[0][n:]
+	}
+	return bufs
+}
+
+// sendmsg writes bufs in one system call, without SIGPIPE.
+func (c *rawConn) sendmsg(bufs [][]byte) (int, syscall.Errno) {
+	var iov [2]unix.Iovec
+	k := 0
+	for _, b := range bufs {
+		if len(b) > 0 && k < len(iov) {
+			iov[k].Base = &b[0]
+			iov[k].SetLen(len(b))
+			k++
+		}
+	}
+	if k == 0 {
+		return 0, 0
+	}
+	var hdr unix.Msghdr
+	hdr.Iov = &iov[0]
+	hdr.SetIovlen(k)
+	n, _, e := unix.Syscall(unix.SYS_SENDMSG, uintptr(c.sock.fd), uintptr(unsafe.Pointer(&hdr)), unix.MSG_NOSIGNAL)
+	return int(n), e
+}
+
+// errWriteClosed says the request could not be written because the
+// connection was shut down meanwhile.
+var errWriteClosed = errors.New("the connection was closed while the request was written")
+
+// waitWritable waits until the socket takes more bytes (or fails).
+func (c *rawConn) waitWritable() error {
+	fds := []unix.PollFd{{Fd: int32(c.sock.fd), Events: unix.POLLOUT}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 && fds[0].Revents&unix.POLLOUT == 0 {
+			return errWriteClosed
+		}
+		return nil
+	}
+}
