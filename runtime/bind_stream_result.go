@@ -52,6 +52,25 @@ func (vm *VM) streamInfo(L *lua.LState, in stream.Info) *lua.LTable {
 		info.RawSetString("t0_ms", lua.LNumber(msSinceStart(in.T0)))
 	}
 	info.RawSetString("headers_ms", lua.LNumber(in.HeadersMs))
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"first_event_ms", in.FirstEventMs}, {"first_progress_ms", in.FirstProgressMs}, {"first_reasoning_ms", in.FirstReasoningMs},
+		{"first_tool_call_ms", in.FirstToolCallMs}, {"first_output_ms", in.FirstOutputMs}} {
+		if f.v != nil {
+			info.RawSetString(f.name, lua.LNumber(*f.v))
+		}
+	}
+	if len(in.Reasoning) > 0 {
+		list := L.CreateTable(len(in.Reasoning), 0)
+		for _, r := range in.Reasoning {
+			t := L.CreateTable(0, 2)
+			t.RawSetString("t_ms", lua.LNumber(r.TMs))
+			t.RawSetString("text", lua.LString(r.Text))
+			list.Append(t)
+		}
+		info.RawSetString("reasoning", list)
+	}
 	info.RawSetString("done", lua.LBool(in.Done))
 	info.RawSetString("cut", lua.LBool(in.Cut))
 	if in.Cut {

@@ -296,3 +296,18 @@ func TestStreamSuggestsAnOptionName(t *testing.T) {
 	}
 	mustContain(t, err.Error(), "s.lua:1:", `unknown option "max_token"`, `did you mean "max_tokens"?`)
 }
+
+// TestStreamInfoFirsts: the other first moments and the reasoning text
+// reach the script.
+func TestStreamInfoFirsts(t *testing.T) {
+	f := &streamtest.FakeLlama{Pieces: []string{"Yes."}}
+	url := f.Start(t)
+	vm, out := testVM(t, Config{Server: url})
+	if err := vm.RunString(`local _, _, _, info = stream("q")
+print(info.first_event_ms <= info.first_output_ms, info.first_output_ms == info.ttft_ms, info.first_reasoning_ms, info.reasoning)`, "f.lua"); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "true\ttrue\tnil\tnil\n" {
+		t.Errorf("printed %q", got)
+	}
+}

@@ -14,6 +14,7 @@ var doneData = []byte("[DONE]")
 // event handles one data event; stop is true when the stream is over.
 func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 	at := ev.Stamp.at - r.t0
+	first(&r.res.Info.FirstEventMs, ms(at))
 	if bytes.Equal(bytes.TrimSpace(ev.Data), doneData) {
 		r.res.Info.Done = true
 		r.res.TotalMs = ms(at)
@@ -37,10 +38,37 @@ func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 			"the data event at %.1f ms has no \"choices\" and is neither an error nor a usage chunk: %s", ms(at), quote(ev.Data, 200))
 	}
 	r.apply(&c)
+	r.firsts(&c, ms(at))
 	if !c.hasContent || c.content == "" {
 		return false, nil // the role-only first chunk, the final chunk, ...
 	}
+	first(&r.res.Info.FirstOutputMs, ms(at))
 	return r.chunk(c.content, ev.Stamp)
+}
+
+// firsts records the first progress, reasoning and tool-call events, and
+// keeps the reasoning text apart from the content.
+func (r *run) firsts(c *chunkFields, atMs float64) {
+	info := &r.res.Info
+	if c.progress {
+		first(&info.FirstProgressMs, atMs)
+	}
+	if c.reasoning != "" {
+		first(&info.FirstReasoningMs, atMs)
+		first(&info.FirstOutputMs, atMs)
+		info.Reasoning = append(info.Reasoning, Chunk{TMs: atMs, Text: c.reasoning, Index: len(info.Reasoning) + 1})
+	}
+	if c.toolCalls {
+		first(&info.FirstToolCallMs, atMs)
+		first(&info.FirstOutputMs, atMs)
+	}
+}
+
+// first sets *p to t unless it is set already.
+func first(p **float64, t float64) {
+	if *p == nil {
+		*p = &t
+	}
 }
 
 // apply records the members that are not content.

@@ -21,6 +21,13 @@ type chunkFields struct {
 	timings   map[string]any
 	usage     map[string]any
 	errRaw    json.RawMessage
+	// reasoning is choices[0].delta's reasoning_content (llama-server) or
+	// else reasoning (vLLM, Ollama); toolCalls is true when its tool_calls
+	// is a non-empty array; progress when the chunk is a prompt_progress
+	// one.
+	reasoning string
+	toolCalls bool
+	progress  bool
 }
 
 // wireChunk is how encoding/json sees a chunk.
@@ -28,13 +35,17 @@ type wireChunk struct {
 	// Choices is nil when the member is missing or null, empty for [].
 	Choices []struct {
 		Delta struct {
-			Content *string `json:"content"`
+			Content          *string           `json:"content"`
+			ReasoningContent *string           `json:"reasoning_content"`
+			Reasoning        *string           `json:"reasoning"`
+			ToolCalls        []json.RawMessage `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Timings map[string]any  `json:"timings"`
-	Usage   map[string]any  `json:"usage"`
-	Error   json.RawMessage `json:"error"`
+	Timings        map[string]any  `json:"timings"`
+	Usage          map[string]any  `json:"usage"`
+	Error          json.RawMessage `json:"error"`
+	PromptProgress json.RawMessage `json:"prompt_progress"`
 }
 
 // decodeChunk decodes one data payload. Content chunks in llama-server's
@@ -62,12 +73,19 @@ func slowChunk(data []byte) (chunkFields, error) {
 		timings:    w.Timings,
 		usage:      w.Usage,
 		errRaw:     w.Error,
+		progress:   len(w.PromptProgress) > 0 && string(w.PromptProgress) != "null",
 	}
 	if len(w.Choices) > 0 {
 		ch := w.Choices[0]
 		if ch.Delta.Content != nil {
 			c.content, c.hasContent = *ch.Delta.Content, true
 		}
+		for _, r := range []*string{ch.Delta.ReasoningContent, ch.Delta.Reasoning} {
+			if r != nil && *r != "" && c.reasoning == "" {
+				c.reasoning = *r
+			}
+		}
+		c.toolCalls = len(ch.Delta.ToolCalls) > 0
 		if ch.FinishReason != nil {
 			c.finish, c.hasFinish = *ch.FinishReason, true
 		}

@@ -56,6 +56,13 @@ var equivalenceCases = append([]string{
 	`nul`,
 	`{"choices":[{"delta":{"content":"a"}}]}` + strings.Repeat(" ", 3) + "\n",
 	`{"a":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `,"choices":[]}`,
+	`{"choices":[{"delta":{"reasoning_content":"think","content":null}}]}`,
+	`{"choices":[{"delta":{"reasoning":"hm","content":""}}]}`,
+	`{"choices":[{"delta":{"Reasoning_Content":"x"}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[]}}]}`,
+	`{"choices":[{"delta":{"role":"assistant","content":null}}],"prompt_progress":{"total":3}}`,
+	`{"choices":[],"prompt_progress":null}`,
 }, llamaChunks...)
 
 func sameDecoding(t *testing.T, in string) {

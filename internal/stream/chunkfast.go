@@ -14,7 +14,8 @@ import (
 // members, a known member given twice, or spelled with other letter case
 // (encoding/json matches names case-insensitively), a value of an
 // unexpected type, \u escapes and invalid UTF-8 in the strings it keeps,
-// or deep nesting. The caller then decodes with encoding/json.
+// or deep nesting, and reasoning, tool-call and prompt_progress members.
+// The caller then decodes with encoding/json.
 func fastChunk(data []byte) (c chunkFields, ok bool) {
 	s := scanner{b: data}
 	if !s.open('{') {
@@ -34,7 +35,7 @@ func fastChunk(data []byte) (c chunkFields, ok bool) {
 			if !s.choices(&c) {
 				return c, false
 			}
-		case foldsToAny(key, "choices", "timings", "usage", "error"):
+		case foldsToAny(key, "choices", "timings", "usage", "error", "prompt_progress"):
 			return c, false
 		default:
 			if !s.skip(0) {
@@ -125,7 +126,7 @@ func (s *scanner) delta(c *chunkFields, keep bool) bool {
 			if keep && !isNull {
 				c.content, c.hasContent = v, true
 			}
-		case foldsToAny(key, "content"):
+		case foldsToAny(key, "content", "reasoning_content", "reasoning", "tool_calls"):
 			return false
 		default:
 			if !s.skip(0) {

@@ -141,6 +141,15 @@ type Info struct {
 	// callback far slower than the server for very long). Stamps of the
 	// reads after a pause measure that backlog, not the wire.
 	ReadPauses int
+	// Firsts are the other "first" moments, each the arrival of the first
+	// data event of its kind (nil when none came): any event at all (the
+	// role-only chunk included: what naive clients call TTFT), a
+	// prompt_progress chunk, a non-empty reasoning delta, a tool-call
+	// delta, and the earliest output of any kind (content, reasoning or a
+	// tool call). TTFTMs stays the first non-empty content.
+	FirstEventMs, FirstProgressMs, FirstReasoningMs, FirstToolCallMs, FirstOutputMs *float64
+	// Reasoning holds the reasoning deltas, apart from the content.
+	Reasoning []Chunk
 }
 
 // Result is what a streamed request produced. Do returns a Result also with
