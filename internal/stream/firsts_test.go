@@ -24,10 +24,10 @@ func TestEveryFirst(t *testing.T) {
 	// Each part is written after a pause, so each first has its own read;
 	// the index says which part's stamp a field must carry (-1: none).
 	cases := []struct {
-		name                                          string
-		parts                                         []string
+		name                                           string
+		parts                                          []string
 		event, progress, reasoning, tool, output, ttft int
-		reasoningText                                 string
+		reasoningText                                  string
 	}{
 		{"llama-server with progress and reasoning", []string{role, progress, reasonLlama, emptyContent, content, end}, 0, 1, 2, -1, 2, 4, "Let me think."},
 		{"vLLM reasoning", []string{role, reasonVLLM, content, usage, end}, 0, -1, 1, -1, 1, 2, "Hmm."},
