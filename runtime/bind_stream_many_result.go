@@ -39,7 +39,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 		err = hinted{err, streamHint(err, mc.call.serverFrom)}
 	}
 	vals := m.vm.streamValues(L, res, err)
-	f := finishedRequest{index: r.Index, table: L.CreateTable(0, 16), warmup: r.Index <= m.opts.warmup,
+	f := finishedRequest{index: r.Index, table: L.CreateTable(0, 12), warmup: r.Index <= m.opts.warmup,
 		startMs: msOf(r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),
@@ -84,19 +84,19 @@ func errorKind(err error) string {
 // has a first sentence only when one was complete before it ended.
 func (m *many) spoken(chunks lua.LValue, done bool) (firstMs, stallMs float64) {
 	firstMs, stallMs = math.NaN(), math.NaN()
-	out, err := callModule(m.L, "sentence", "first_time", chunks)
-	if err == nil && len(out) >= 2 {
-		if t, ok := out[1].(lua.LNumber); ok && (done || m.completeBeforeEnd(chunks)) {
-			firstMs = float64(t)
-		}
+	out, err := callModule(m.L, "speech", "pacing", chunks)
+	if err != nil || len(out) < 1 {
+		return firstMs, stallMs
 	}
-	out, err = callModule(m.L, "speech", "pacing", chunks)
-	if err == nil && len(out) >= 1 {
-		if t, ok := out[0].(*lua.LTable); ok {
-			if s, ok := t.RawGetString("stall_ms").(lua.LNumber); ok {
-				stallMs = float64(s)
-			}
-		}
+	t, ok := out[0].(*lua.LTable)
+	if !ok {
+		return firstMs, stallMs
+	}
+	if s, ok := t.RawGetString("stall_ms").(lua.LNumber); ok {
+		stallMs = float64(s)
+	}
+	if f, ok := t.RawGetString("first_sentence_ms").(lua.LNumber); ok && (done || m.completeBeforeEnd(chunks)) {
+		firstMs = float64(f)
 	}
 	return firstMs, stallMs
 }

@@ -6,6 +6,8 @@
 --   sentence.first_time(chunks)  -> sentence, t_ms        | nil
 --   sentence.split(text)         -> { sentence, ... }
 --   sentence.first_clause(text, final, min_chars) -> clause, end_index | nil
+--   sentence.chars(text, i, j)   -> UTF-8 characters of text:sub(i, j)
+--   sentence.decided(text, ends, from, pos, decide) -> i, value, end | nil
 --
 -- first(text, final): the first sentence of text and the byte index of its
 -- last character. The sentence is always a prefix of text
@@ -92,9 +94,53 @@ local CONTINUES = {
   lower_or_digit = function(c) return c:find("^[%l%d]") ~= nil end,
 }
 
+-- find_any returns the first index at or after pos of any of the single
+-- bytes in list, or nil. It uses plain finds: a pattern with a character
+-- class is tried at every position of the text in turn, which on a long
+-- answer costs far more than a plain search for each byte.
+local function find_any(text, pos, list)
+  local best
+  for _, b in ipairs(list) do
+    local i = text:find(b, pos, true)
+    if i and (best == nil or i < best) then
+      best = i
+    end
+  end
+  return best
+end
+
+local END_BYTES = { ".", "!", "?", "\226", "\227", "\239" }
+local CLAUSE_BYTES = { ",", ";", ":", "-", "\226", "\227", "\239" }
+
+-- SPACE holds the bytes %s matches. A lookup by byte is one call into
+-- the VM's string library where a pattern would be a match attempt.
+local SPACE = { [9] = true, [10] = true, [11] = true, [12] = true, [13] = true, [32] = true }
+
+local function space_at(text, i)
+  return SPACE[text:byte(i) or 0] == true
+end
+
+-- by_first_byte indexes each list of byte sequences by its first byte, so
+-- seq_at compares only the sequences that can match.
+local by_first_byte = {}
+
 -- seq_at returns the sequence of list found at index p, or nil.
 local function seq_at(text, p, list)
-  for _, seq in ipairs(list) do
+  local index = by_first_byte[list]
+  if index == nil then
+    index = {}
+    for _, seq in ipairs(list) do
+      local b = seq:byte(1)
+      index[b] = index[b] or {}
+      table.insert(index[b], seq)
+    end
+    by_first_byte[list] = index
+  end
+  local candidates = index[text:byte(p) or 0]
+  if candidates == nil then
+    return nil
+  end
+  for _, seq in ipairs(candidates) do
     if text:sub(p, p + #seq - 1) == seq then
       return seq
     end
@@ -169,14 +215,49 @@ end
 -- that ends a sentence: white space, or the first character of CJK text
 -- ("你好!我是" ends after "你好!").
 local function separates(text, i)
-  return text:sub(i, i):find("^%s") ~= nil or is_cjk(text, i)
+  return space_at(text, i) or is_cjk(text, i)
 end
 
--- chars counts the UTF-8 characters of text:sub(i, j).
-local function chars(text, i, j)
-  local _, n = text:sub(i, j):gsub("[^\128-\191]", "")
+-- CONTINUATION holds the 64 bytes that continue a UTF-8 character.
+local CONTINUATION = {}
+for b = 128, 191 do
+  CONTINUATION[#CONTINUATION + 1] = string.char(b)
+end
+
+-- M.chars(text, i, j) counts the UTF-8 characters of text:sub(i, j) (all
+-- of text without i and j): every byte that does not continue one. In
+-- this VM a pattern, or a call per byte, costs about a tenth of a
+-- microsecond per byte, so a text with no continuation byte at all (ASCII,
+-- most English answers) is found out by 64 plain searches and counted by
+-- its length; any other is read a block of bytes at a time.
+function M.chars(text, i, j)
+  if i ~= nil or j ~= nil then
+    text = text:sub(i or 1, j or -1)
+  end
+  local any = false
+  for _, c in ipairs(CONTINUATION) do
+    if text:find(c, 1, true) then
+      any = true
+      break
+    end
+  end
+  if not any then
+    return #text
+  end
+  local n = 0
+  for k = 1, #text, 256 do
+    local block = { text:byte(k, math.min(k + 255, #text)) }
+    for x = 1, #block do
+      local b = block[x]
+      if b < 128 or b > 191 then
+        n = n + 1
+      end
+    end
+  end
   return n
 end
+
+local chars = M.chars
 
 -- mark_len is the length of the end mark at index p (0 if none): '.',
 -- '!', '?', '…' or a full-width stop.
@@ -198,7 +279,7 @@ end
 local function next_mark(text, pos)
   local p = pos
   while true do
-    p = text:find("[%.!?\226\227\239]", p)
+    p = find_any(text, p, END_BYTES)
     if not p then
       return nil
     end
@@ -233,11 +314,16 @@ local function next_mark(text, pos)
 end
 
 -- word_before returns the lowercased word that ends right before index p,
--- without opening quotes or brackets.
+-- without opening quotes or brackets. It looks back at most 64 bytes: a
+-- longer word is no abbreviation, and text without spaces (CJK, digits)
+-- would otherwise be read back to its start at every mark.
 local function word_before(text, p)
   local s = p
-  while s > 1 and not text:sub(s - 1, s - 1):find("^%s") do
+  while s > 1 and s > p - 64 and not space_at(text, s - 1) do
     s = s - 1
+  end
+  if s > 1 and not space_at(text, s - 1) then
+    return ""
   end
   local start = skip_seqs(text, s, OPENERS)
   return text:sub(start, p - 1):lower()
@@ -291,7 +377,7 @@ end
 -- trim_end returns the index of the last non-space character (0 if none).
 local function trim_end(text)
   local e = #text
-  while e > 0 and text:sub(e, e):find("^%s") do
+  while e > 0 and space_at(text, e) do
     e = e - 1
   end
   return e
@@ -354,10 +440,10 @@ local function clause_mark(text, p)
     return #full
   end
   local seq = seq_at(text, p, CLAUSE_SPACED)
-  if seq == nil and text:sub(p, p) == "-" and p > 1 and text:sub(p - 1, p - 1):find("^%s") then
+  if seq == nil and text:sub(p, p) == "-" and p > 1 and space_at(text, p - 1) then
     seq = "-"
   end
-  if seq and text:sub(p + #seq, p + #seq):find("^%s") then
+  if seq and space_at(text, p + #seq) then
     return #seq
   end
   return 0
@@ -368,14 +454,20 @@ end
 -- counted) precede, or nil.
 local function clause_end(text, min_chars, limit)
   local start = text:find("%S")
-  local p = start
+  local p, counted, count = start, start, 0
   while p do
-    p = text:find("[,;:%-\226\227\239]", p)
+    p = find_any(text, p, CLAUSE_BYTES)
     if not p or p >= limit then
       return nil
     end
     local len = clause_mark(text, p)
-    if len > 0 and chars(text, start, p - 1) >= min_chars then
+    if len > 0 then
+      -- Count on from where the last mark's count stopped, so many marks
+      -- cost one pass over the text.
+      count = count + chars(text, counted, p - 1)
+      counted = p
+    end
+    if len > 0 and count >= min_chars then
       return p + len - 1
     end
     p = p + math.max(len, 1)
@@ -419,28 +511,65 @@ local function chunk_fields(c, i)
   return t, s
 end
 
+-- M.decided(text, ends, from, pos, decide) is the first chunk index i
+-- (from `from` on) whose end makes decide(text:sub(pos, ends[i])) give a
+-- value, and that value and the index where it ends (decide returns both,
+-- as first and first_clause do); nil when no chunk does. ends[i] is the
+-- byte where chunk i ends in text. A decision, once made, stands for every
+-- longer text (more text never undoes a sentence end), so the decision on
+-- the whole rest says where the answer ends, and only the chunks from the
+-- one holding that end on need a try: a few tries, where trying every
+-- chunk would cost time quadratic in the answer's length.
+function M.decided(text, ends, from, pos, decide)
+  local n = #ends
+  if from > n then return nil end
+  local value, e = decide(text:sub(pos, ends[n]))
+  if value == nil then return nil end
+  local last = pos + e - 1
+  local lo, hi = from, n
+  while lo < hi do -- the first chunk that holds the end
+    local mid = math.floor((lo + hi) / 2)
+    if ends[mid] >= last then hi = mid else lo = mid + 1 end
+  end
+  -- Gallop from there to a chunk that decides, then halve back.
+  local step, prev, i = 1, lo - 1, lo
+  while i < n and decide(text:sub(pos, ends[i])) == nil do
+    prev, i, step = i, math.min(i + step, n), step * 2
+  end
+  lo, hi = prev + 1, i
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if decide(text:sub(pos, ends[mid])) ~= nil then hi = mid else lo = mid + 1 end
+  end
+  if lo == n then return n, value, e end
+  value, e = decide(text:sub(pos, ends[lo]))
+  return lo, value, e
+end
+
 function M.first_time(chunks)
   if type(chunks) ~= "table" then
     error("sentence.first_time: chunks must be an array, got " .. type(chunks), 2)
   end
-  local parts, last_t = {}, nil
+  local parts, ts, ends, len = {}, {}, {}, 0
   for i = 1, #chunks do
     local t, s = chunk_fields(chunks[i], i)
-    parts[i] = s
-    last_t = t
-    local found = M.first(table.concat(parts), false)
-    if found then
-      return found, t
-    end
+    parts[i], ts[i] = s, t
+    len = len + #s
+    ends[i] = len
   end
-  if last_t == nil then
+  if #ts == 0 then
     return nil
   end
-  local found = M.first(table.concat(parts), true)
+  local text = table.concat(parts)
+  local i, found = M.decided(text, ends, 1, 1, function(s) return M.first(s, false) end)
+  if i then
+    return found, ts[i]
+  end
+  found = M.first(text, true)
   if not found then
     return nil
   end
-  return found, last_t
+  return found, ts[#ts]
 end
 
 function M.split(text)

@@ -93,28 +93,26 @@ local function read_opts(opts)
   return o
 end
 
--- chars counts UTF-8 characters: every byte that does not continue one.
-local function chars(s)
-  local _, n = s:gsub("[^\128-\191]", "")
-  return n
-end
+local chars = sentence.chars
 
 -- ready_sentences cuts the answer into sentences, each with the t_ms of
 -- the chunk after which it was decided.
 local function ready_sentences(ts, texts)
-  local out, rest = {}, ""
+  local text, ends, len = table.concat(texts), {}, 0
   for i = 1, #texts do
-    rest = rest .. texts[i]
-    while true do
-      local s, e = sentence.first(rest, false)
-      if not s then
-        break
-      end
-      out[#out + 1] = { text = (s:gsub("^%s+", "")), ready_ms = ts[i] }
-      rest = rest:sub(e + 1)
-    end
+    len = len + #texts[i]
+    ends[i] = len
   end
-  for _, s in ipairs(sentence.split(rest)) do
+  local out, pos, from = {}, 1, 1
+  while true do
+    local i, s, e = sentence.decided(text, ends, from, pos, function(rest) return sentence.first(rest, false) end)
+    if not i then
+      break
+    end
+    out[#out + 1] = { text = (s:gsub("^%s+", "")), ready_ms = ts[i] }
+    pos, from = pos + e, i
+  end
+  for _, s in ipairs(sentence.split(text:sub(pos))) do
     out[#out + 1] = { text = s, ready_ms = ts[#ts] }
   end
   return out
@@ -144,18 +142,19 @@ end
 
 -- clause_time is first_clause_ms without the argument checks.
 local function clause_time(ts, texts, min_chars)
-  local parts = {}
-  for i = 1, #texts do
-    parts[i] = texts[i]
-    local c = sentence.first_clause(table.concat(parts), false, min_chars)
-    if c then
-      return ts[i], c
-    end
-  end
   if #ts == 0 then
     return nil
   end
-  local c = sentence.first_clause(table.concat(parts), true, min_chars)
+  local text, ends, len = table.concat(texts), {}, 0
+  for i = 1, #texts do
+    len = len + #texts[i]
+    ends[i] = len
+  end
+  local i, c = sentence.decided(text, ends, 1, 1, function(s) return sentence.first_clause(s, false, min_chars) end)
+  if i then
+    return ts[i], c
+  end
+  local c = sentence.first_clause(text, true, min_chars)
   if not c then
     return nil
   end

@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -430,9 +431,21 @@ func TestSentenceSplit(t *testing.T) {
 	assertErr(t, L, `require("sentence").split(nil)`, "sentence.split", "nil")
 }
 
+// luaQuote writes s as a Lua 5.1 string literal: every byte outside
+// printable ASCII as a decimal escape (Lua 5.1 has no \x).
 func luaQuote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
-	return `"` + r.Replace(s) + `"`
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 32 || c > 126 || c == '"' || c == '\\' {
+			fmt.Fprintf(&b, "\\%03d", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func TestPromptBuild(t *testing.T) {
