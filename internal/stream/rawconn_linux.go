@@ -112,6 +112,11 @@ func (c *rawConn) t0() (time.Duration, bool) {
 func (c *rawConn) startReading(w Wire, handOff time.Duration) error {
 	c.handOff = handOff
 	c.lastWake = math.MinInt64 / 2 // the first read is handed over at once
+	// The first buffer is taken here, on the caller's goroutine: taken by
+	// the reader, an empty free list (many streams starting at once) would
+	// make the poller thread allocate, and assist the GC, before the read
+	// it was woken for.
+	c.a.buf = getArena()
 	if w == WireThread {
 		if err := unix.SetNonblock(c.sock.fd, false); err != nil {
 			return err
