@@ -4,7 +4,8 @@
 # Python reference client, the plain Go client and the blocking-read floor
 # side by side, first on the machine as it is, then contended by one
 # process spinning on the CPU; the 1,000,000-chunk memory runs; TTFT minus
-# the server's prompt_ms against the real llama-server; the Go benchmarks.
+# the server's prompt_ms against the real llama-server; many streams at
+# once (loadbench); the Go benchmarks.
 #
 #   internal/bench/compare.sh [OUT_DIR]        (default /tmp/ttftlab-bench)
 #
@@ -58,6 +59,16 @@ echo "== memory: 1,000,000 chunks, keep_chunks=false, then true"
 echo "== TTFT - prompt_ms against llama-server ($model)"
 go run ./internal/bench/overhead --model "$model" --runs 40 --client "$python" --client "$naive" \
 	--out "$out/overhead.json" | tee "$out/overhead.txt"
+
+echo "== many streams at once: stream_many against the least a Go client can do and Python asyncio"
+go build -o "$out/loadbench" ./internal/bench/loadbench
+ulimit -n 8192
+for spin in 0 1; do
+	for i in 1 2 3; do
+		"$out/loadbench" run --contend $spin --streams 256 --rate 50 --chunks 100 --python "python3 internal/bench/pyasync.py" | tee -a "$out/load-256-contend$spin.txt"
+		"$out/loadbench" run --contend $spin --streams 1000 --rate 20 --chunks 40 --python "python3 internal/bench/pyasync.py" | tee -a "$out/load-1000-contend$spin.txt"
+	done
+done
 
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem ./internal/sse ./internal/stream ./runtime ./internal/monoclock | tee "$out/bench.txt"

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"ttftlab/internal/monoclock"
+)
+
+// measureLeast is the least work a Go client can do per chunk: one
+// goroutine per stream reading its socket through Go's netpoller, the
+// clock read after each Read, and only the send stamps picked out of the
+// bytes (no HTTP parsing, no SSE, no JSON, nothing kept but the stamps).
+// Its CPU time per chunk is what the kernel's receive path and Go's
+// scheduler cost on this machine, the floor under any client's figure.
+func measureLeast(rawURL string, streams, chunks int) (figures, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return figures{}, err
+	}
+	lines := make([][]string, streams)
+	errs := make([]error, streams)
+	var wg sync.WaitGroup
+	cpuBefore := cpuSeconds()
+	start := time.Now()
+	for i := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lines[i], errs[i] = leastStream(u.Host)
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start).Seconds()
+	cpu := cpuSeconds() - cpuBefore
+	var all []string
+	for i := range streams {
+		if errs[i] != nil {
+			return figures{}, errs[i]
+		}
+		all = append(all, lines[i]...)
+	}
+	return summarize("least Go client", lateness(strings.Join(all, "\n"), 1), len(all), streams*chunks, cpu, -1, wall), nil
+}
+
+var contentKey = []byte(`"content":"`)
+
+// leastStream reads one stream and returns "send arrival" lines, in ns.
+func leastStream(host string) ([]string, error) {
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	body := `{"messages":[{"role":"user","content":"x"}],"stream":true}`
+	if _, err := fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body); err != nil {
+		return nil, err
+	}
+	var out []string
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := c.Read(buf)
+		at := monoclock.Now()
+		rest := buf[:n]
+		for {
+			i := bytes.Index(rest, contentKey)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(contentKey):]
+			j := bytes.IndexByte(rest, '"')
+			if j < 0 {
+				break
+			}
+			if _, perr := strconv.ParseInt(string(rest[:j]), 10, 64); perr == nil {
+				out = append(out, string(rest[:j])+" "+strconv.FormatInt(at, 10))
+			}
+			rest = rest[j:]
+		}
+		if err != nil {
+			return out, nil
+		}
+	}
+}
