@@ -9,8 +9,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,6 +209,45 @@ func TestFaultsAreResults(t *testing.T) {
 	if after := openFDs(); fds >= 0 && after > fds {
 		t.Errorf("%d file descriptors open after the run, %d before", after, fds)
 	}
+	if n := settleReaders(); n > 0 {
+		t.Errorf("%d reader threads still wait after the run, want none", n)
+	}
+}
+
+// readerThreads counts the threads that wait where only the stream
+// package's readers wait: epoll_pwait2 (its poller) or recvmsg (a
+// WireThread reader). Go keeps idle threads for later, so threads are told
+// apart by the system call they block in: Go's netpoller uses
+// epoll_pwait, its idle threads futex. -1 when /proc cannot tell.
+func readerThreads() int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/syscall")
+		if err != nil {
+			continue // the thread is gone
+		}
+		nr := strings.Fields(string(b) + " x")[0]
+		if nr == "441" || nr == strconv.Itoa(syscall.SYS_RECVMSG) {
+			n++
+		}
+	}
+	return n
+}
+
+// settleReaders gives the last reader a moment to end (the poller stops
+// once the last stream is released) and returns what is left.
+func settleReaders() int {
+	deadline := time.Now().Add(5 * time.Second)
+	n := readerThreads()
+	for n > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		n = readerThreads()
+	}
+	return n
 }
 
 func TestStopsAfterDurationAndOnRequest(t *testing.T) {
