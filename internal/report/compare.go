@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"ttftlab/internal/chart"
 	"ttftlab/internal/rundir"
@@ -187,7 +189,7 @@ func labFigures(l *rundir.Lab) []measure {
 			add("prefix at "+pos.Position+" cache_n", "tokens", pos.CacheN)
 		}
 	}
-	for _, name := range sortedKeys(l.Extra) {
+	for _, name := range slices.Sorted(maps.Keys(l.Extra)) {
 		out = append(out, fieldMeasures(name+" ", l.Extra[name])...)
 	}
 	return out

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"ttftlab/internal/rundir"
@@ -105,7 +107,7 @@ func errorsText(errs map[string]float64) string {
 		return "0"
 	}
 	var parts []string
-	for _, k := range sortedKeys(errs) {
+	for _, k := range slices.Sorted(maps.Keys(errs)) {
 		parts = append(parts, fmt.Sprintf("%s: %s", k, num(errs[k])))
 	}
 	return strings.Join(parts, ", ")

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"html"
 	"image/color"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,7 +67,7 @@ func chartOf(t *testing.T, all map[string]string, title string) string {
 	return svg
 }
 
-func keys(m map[string]string) []string { return sortedKeys(m) }
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func readJSON(t *testing.T, path string, v any) {
 	t.Helper()
