@@ -53,9 +53,10 @@ const (
 type Result struct {
 	// Index numbers the requests from 1 in the order they were asked for.
 	Index int
-	// Scheduled is when the request was due, Start when it was launched,
-	// both since the run began; Start - Scheduled is the client's own
-	// delay (the cap on requests in flight, a slow Next, a busy machine).
+	// Scheduled is when the request was due, Start when it was launched
+	// (past the start gate), both since the run began; Start - Scheduled
+	// is the client's own delay (the cap on requests in flight, a slow
+	// Next, the start gate, a busy machine).
 	Scheduled, Start time.Duration
 	Result           *stream.Result
 	Err              error
@@ -125,7 +126,7 @@ var ErrNoRequests = errors.New("no requests")
 // in flight. Cancelling ctx cuts them (their results say so). The first
 // error of a hook stops new starts and is returned once all have ended.
 func (l *Loop) Run(ctx context.Context, h Hooks) error {
-	r := &run{l: l, h: h, begin: time.Now()}
+	r := &run{l: l, h: h, begin: time.Now(), gate: make(chan struct{}, gateSize())}
 	if l.plan.Rate > 0 {
 		r.sched = newSchedule(l.plan.Rate, l.plan.Arrival, l.plan.Seed)
 	}

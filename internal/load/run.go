@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"time"
 
 	"ttftlab/internal/stream"
@@ -25,6 +27,7 @@ type run struct {
 	err      error
 
 	pending *pendingJob
+	gate    chan struct{} // see gateHold
 }
 
 type pendingJob struct {
@@ -34,6 +37,20 @@ type pendingJob struct {
 }
 
 func (r *run) now() time.Duration { return time.Since(r.begin) }
+
+// The start gate: at most gateSize requests between their launch and their
+// first write, each for at most gateHold. Starting a request (connecting,
+// registering the socket, writing) takes CPU; with hundreds due at once (a
+// closed loop's first moment) as many goroutines would be runnable
+// together, and the stream reader, back from its wait, would queue behind
+// them for Go's processors for tens of milliseconds: long enough for a
+// stream's first chunks to be read together with the next and carry its
+// stamp. A few at a time keep that queue short. gateHold lets the next
+// start in when a connection waits on the network (a remote server's round
+// trip), so the gate never holds starts to a few per round trip.
+var gateHold = time.Millisecond // a variable for the tests
+
+func gateSize() int { return max(2, 2*runtime.GOMAXPROCS(0)) }
 
 func (r *run) loop(ctx context.Context) error {
 	var tick <-chan time.Time
@@ -128,13 +145,27 @@ func (r *run) startIfDue() bool {
 	}
 	r.inFlight++
 	r.started++
-	start := r.now()
-	go r.do(p, scheduled, start)
+	go r.do(p, scheduled)
 	return true
 }
 
-func (r *run) do(p *pendingJob, scheduled, start time.Duration) {
-	res, err := stream.Do(r.ctx, p.job.Request)
+// do runs one request once the start gate lets it in; its start is that
+// moment, so a wait at the gate is part of its queue_ms.
+func (r *run) do(p *pendingJob, scheduled time.Duration) {
+	r.gate <- struct{}{}
+	start := r.now()
+	var once sync.Once
+	release := func() { once.Do(func() { <-r.gate }) }
+	hold := time.AfterFunc(gateHold, release)
+	req := p.job.Request
+	if sent := req.Sent; sent != nil {
+		req.Sent = func() { sent(); release() }
+	} else {
+		req.Sent = release
+	}
+	res, err := stream.Do(r.ctx, req)
+	hold.Stop()
+	release()
 	r.results <- Result{Index: p.index, Scheduled: scheduled, Start: start, Result: res, Err: err}
 }
 

@@ -149,7 +149,7 @@ func (r *run) execute(body []byte, opt options) error {
 	// The request's own context only ever ends through the closer, so the
 	// reason for every close is known.
 	reqCtx, cancel := context.WithCancel(context.WithoutCancel(r.ctx))
-	r.cl = &closer{clk: r.clk, cancel: cancel, afterT0: r.armCut}
+	r.cl = &closer{clk: r.clk, cancel: cancel, afterT0: r.afterT0}
 	defer r.cleanup()
 	r.startTimers()
 	if w := r.req.Wire.choose(u, opt); w != WireNetHTTP {

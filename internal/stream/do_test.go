@@ -373,3 +373,29 @@ func testStampsAreReadTimesNotCallbackTimes(t *testing.T, w Wire) {
 		t.Fatalf("chunk 2 stamped %v after chunk 1, not less than the %v the first callback took", gap, slept)
 	}
 }
+
+func TestDoSentOnceBeforeTheFirstChunk(t *testing.T) { eachWire(t, testSentOnce) }
+
+// Sent is called once, after the request went out and before any chunk
+// is handed over; a request that never connects does not call it.
+func testSentOnce(t *testing.T, w Wire) {
+	srv := newServer(t, &scripted{pause: 2 * time.Millisecond, parts: []string{roleEvent(), contentEvent("Hi"), finalEvent("stop"), doneEvent}})
+	var sent atomic.Int32
+	var chunksBeforeSent atomic.Int32
+	var chunks atomic.Int32
+	_, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody(), Wire: w,
+		Sent:    func() { sent.Add(1); chunksBeforeSent.Store(chunks.Load()) },
+		OnChunk: func(Chunk) (bool, error) { chunks.Add(1); return true, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent.Load() != 1 || chunksBeforeSent.Load() != 0 || chunks.Load() != 1 {
+		t.Fatalf("Sent called %d times, after %d of %d chunks: want once, before the first", sent.Load(), chunksBeforeSent.Load(), chunks.Load())
+	}
+	sent.Store(0)
+	_, err = Do(context.Background(), Request{URL: "http://127.0.0.1:1", Body: chatBody(), Wire: w, Sent: func() { sent.Add(1) }})
+	if err == nil || sent.Load() != 0 {
+		t.Fatalf("a refused connection: err %v, Sent called %d times; want an error and no call", err, sent.Load())
+	}
+}

@@ -44,6 +44,14 @@ func (r *run) checkIdle() {
 // write of the request has returned (httptrace's WroteRequest comes before
 // the buffered request reaches the socket, so it cannot serve). It runs on
 // the goroutine that writes the request.
+// afterT0 runs once the first request write has returned.
+func (r *run) afterT0() {
+	r.armCut()
+	if r.req.Sent != nil {
+		r.req.Sent()
+	}
+}
+
 func (r *run) armCut() {
 	if r.req.CutAfter <= 0 {
 		return

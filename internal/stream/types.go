@@ -45,6 +45,10 @@ type Request struct {
 	// of KindCallback whose message is the callback's, unchanged, and which
 	// unwraps to it.
 	OnChunk func(c Chunk) (keepGoing bool, err error)
+	// Sent, when set, is called once, on the goroutine that writes the
+	// request, right after its first write returned (at t0). It must not
+	// block: the response may already be arriving.
+	Sent func()
 	// DiscardChunks keeps Result.Chunks empty (OnChunk still sees every
 	// chunk): memory stays flat on very long streams.
 	DiscardChunks bool
