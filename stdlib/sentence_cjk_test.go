@@ -1,20 +1,13 @@
 package stdlib_test
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestSentenceFirstCJK: full-width stops end a sentence by themselves,
 // closers after them belong to it, Korean keeps the English rules.
 func TestSentenceFirstCJK(t *testing.T) {
 	L := newVM(t)
-	const none = "\x00nil"
-	cases := []struct {
-		text  string
-		final bool
-		want  string
-	}{
+	const none = undecided
+	cases := []firstCase{
 		// Chinese.
 		{"请带上身份证。还有保险卡。", false, "请带上身份证。"},
 		{"请带上身份证。", false, none}, // a closer could still follow
@@ -44,22 +37,7 @@ func TestSentenceFirstCJK(t *testing.T) {
 		{"예약하셨나요?", false, none},
 		{"신분증을 가져오세요", true, "신분증을 가져오세요"},
 	}
-	for _, c := range cases {
-		got, ok, end := first(t, L, c.text, c.final)
-		if c.want == none {
-			if ok {
-				t.Errorf("first(%q, %v) = %q, want nil (not decidable)", c.text, c.final, got)
-			}
-			continue
-		}
-		if !ok || got != c.want {
-			t.Errorf("first(%q, %v) = %q (found %v), want %q", c.text, c.final, got, ok, c.want)
-			continue
-		}
-		if end != len(got) || !strings.HasPrefix(c.text, got) {
-			t.Errorf("first(%q, %v): end index %d, sentence %q: want a prefix ending at #sentence", c.text, c.final, end, got)
-		}
-	}
+	checkFirst(t, L, cases)
 }
 
 // TestSentenceFirstStreamedCJK: fed one byte at a time (a character split
@@ -74,32 +52,12 @@ func TestSentenceFirstStreamedCJK(t *testing.T) {
 		"병원은 8시에 문을 엽니다. 신분증을 가져오세요.",
 		"停车每小时3.5元。请早到。",
 	}
-	for _, text := range texts {
-		decided := ""
-		for i := 1; i <= len(text); i++ {
-			got, ok, _ := first(t, L, text[:i], false)
-			if decided != "" && got != decided {
-				t.Errorf("%q: prefix %q gives %q (found %v), earlier prefix gave %q", text, text[:i], got, ok, decided)
-				break
-			}
-			if ok {
-				decided = got
-			}
-		}
-		want, _, _ := first(t, L, text, true)
-		if decided != want {
-			t.Errorf("%q: streamed answer %q, final answer %q", text, decided, want)
-		}
-	}
+	checkStreamedStable(t, L, texts)
 }
 
 func TestSentenceFirstTimeCJK(t *testing.T) {
 	L := newVM(t)
-	cases := []struct {
-		chunks string
-		want   string
-		tMs    float64
-	}{
+	cases := []firstTimeCase{
 		// The stop is last in its chunk: the next character decides.
 		{`{{t_ms=10, text="请带上"}, {t_ms=20, text="身份证。"}, {t_ms=30, text="还有"}}`, "请带上身份证。", 30},
 		// A closing quote in the next chunk still belongs to the sentence.
@@ -109,20 +67,12 @@ func TestSentenceFirstTimeCJK(t *testing.T) {
 		// Never decidable: the whole answer at the last chunk.
 		{`{{t_ms=1, text="请带上"}, {t_ms=2, text="身份证。"}}`, "请带上身份证。", 2},
 	}
-	for _, c := range cases {
-		out := mustEval(t, L, `return require("sentence").first_time(`+c.chunks+`)`)
-		if len(out) != 2 || out[0].String() != c.want || num(t, out[1]) != c.tMs {
-			t.Errorf("first_time(%s) = %v, want %q, %v", c.chunks, out, c.want, c.tMs)
-		}
-	}
+	checkFirstTime(t, L, cases)
 }
 
 func TestSentenceSplitCJK(t *testing.T) {
 	L := newVM(t)
-	cases := []struct {
-		text string
-		want string // sentences joined with "|"
-	}{
+	cases := []splitCase{
 		{"请带上身份证。还有保险卡！您几点到？", "请带上身份证。|还有保险卡！|您几点到？"},
 		{"他说：“好的。”然后走了。", "他说：“好的。”|然后走了。"},
 		{"明日は休みです。 月曜日に来てください", "明日は休みです。|月曜日に来てください"},
@@ -130,12 +80,7 @@ func TestSentenceSplitCJK(t *testing.T) {
 		{"병원은 8시에 엽니다. 주차는 3.5달러입니다. 감사합니다", "병원은 8시에 엽니다.|주차는 3.5달러입니다.|감사합니다"},
 		{"Please come early. 请早到。", "Please come early.|请早到。"},
 	}
-	for _, c := range cases {
-		out := mustEval(t, L, `return table.concat(require("sentence").split(`+luaQuote(c.text)+`), "|")`)
-		if out[0].String() != c.want {
-			t.Errorf("split(%q) = %q, want %q", c.text, out[0], c.want)
-		}
-	}
+	checkSplit(t, L, cases)
 }
 
 func TestSentenceFirstClause(t *testing.T) {

@@ -238,14 +238,95 @@ func first(t *testing.T, L *lua.LState, text string, final bool) (string, bool, 
 	return s.String(), true, int(num(t, e))
 }
 
+// undecided stands for a nil answer of first in a firstCase.
+const undecided = "\x00nil"
+
+type firstCase struct {
+	text  string
+	final bool
+	want  string // or undecided
+}
+
+// checkFirst holds sentence.first to each case: the sentence, and an end
+// index that makes it a prefix of the text.
+func checkFirst(t *testing.T, L *lua.LState, cases []firstCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, ok, end := first(t, L, c.text, c.final)
+		if c.want == undecided {
+			if ok {
+				t.Errorf("first(%q, %v) = %q, want nil (not decidable)", c.text, c.final, got)
+			}
+			continue
+		}
+		if !ok || got != c.want {
+			t.Errorf("first(%q, %v) = %q (found %v), want %q", c.text, c.final, got, ok, c.want)
+			continue
+		}
+		if end != len(got) || !strings.HasPrefix(c.text, got) {
+			t.Errorf("first(%q, %v): end index %d, sentence %q: want a prefix ending at #sentence", c.text, c.final, end, got)
+		}
+	}
+}
+
+// checkStreamedStable feeds each text one byte at a time: once decided,
+// the answer must never change, and it must equal the final-mode answer.
+func checkStreamedStable(t *testing.T, L *lua.LState, texts []string) {
+	t.Helper()
+	for _, text := range texts {
+		decided := ""
+		for i := 1; i <= len(text); i++ {
+			got, ok, _ := first(t, L, text[:i], false)
+			if decided != "" && got != decided {
+				t.Errorf("%q: prefix %q gives %q (found %v), earlier prefix gave %q", text, text[:i], got, ok, decided)
+				break
+			}
+			if ok {
+				decided = got
+			}
+		}
+		want, _, _ := first(t, L, text, true)
+		if decided != want {
+			t.Errorf("%q: streamed answer %q, final answer %q", text, decided, want)
+		}
+	}
+}
+
+type firstTimeCase struct {
+	chunks string // a Lua array of chunks
+	want   string
+	tMs    float64
+}
+
+func checkFirstTime(t *testing.T, L *lua.LState, cases []firstTimeCase) {
+	t.Helper()
+	for _, c := range cases {
+		out := mustEval(t, L, `return require("sentence").first_time(`+c.chunks+`)`)
+		if len(out) != 2 || out[0].String() != c.want || num(t, out[1]) != c.tMs {
+			t.Errorf("first_time(%s) = %v, want %q, %v", c.chunks, out, c.want, c.tMs)
+		}
+	}
+}
+
+type splitCase struct {
+	text string
+	want string // sentences joined with "|"
+}
+
+func checkSplit(t *testing.T, L *lua.LState, cases []splitCase) {
+	t.Helper()
+	for _, c := range cases {
+		out := mustEval(t, L, `return table.concat(require("sentence").split(`+luaQuote(c.text)+`), "|")`)
+		if out[0].String() != c.want {
+			t.Errorf("split(%q) = %q, want %q", c.text, out[0], c.want)
+		}
+	}
+}
+
 func TestSentenceFirst(t *testing.T) {
 	L := newVM(t)
-	const none = "\x00nil"
-	cases := []struct {
-		text  string
-		final bool
-		want  string
-	}{
+	const none = undecided
+	cases := []firstCase{
 		{"Hello there. How are you?", false, "Hello there."},
 		{"Hello there", false, none},
 		{"Hello there", true, "Hello there"},
@@ -323,22 +404,7 @@ func TestSentenceFirst(t *testing.T) {
 		{"(See the desk.) Then", false, "(See the desk.)"},
 		{"She said \u201cyes.\u201d Then", false, "She said \u201cyes.\u201d"},
 	}
-	for _, c := range cases {
-		got, ok, end := first(t, L, c.text, c.final)
-		if c.want == none {
-			if ok {
-				t.Errorf("first(%q, %v) = %q, want nil (not decidable)", c.text, c.final, got)
-			}
-			continue
-		}
-		if !ok || got != c.want {
-			t.Errorf("first(%q, %v) = %q (found %v), want %q", c.text, c.final, got, ok, c.want)
-			continue
-		}
-		if end != len(got) || !strings.HasPrefix(c.text, got) {
-			t.Errorf("first(%q, %v): end index %d, sentence %q: want a prefix ending at #sentence", c.text, c.final, end, got)
-		}
-	}
+	checkFirst(t, L, cases)
 }
 
 // TestSentenceFirstStreamed feeds a text one byte at a time: once decided,
@@ -351,32 +417,12 @@ func TestSentenceFirstStreamed(t *testing.T) {
 		"Dr. Lee sees kids, e.g. Babies, etc. and teens. Call us.",
 		"Wait... Then 3.5 hours later! Done.",
 	}
-	for _, text := range texts {
-		decided := ""
-		for i := 1; i <= len(text); i++ {
-			got, ok, _ := first(t, L, text[:i], false)
-			if decided != "" && got != decided {
-				t.Errorf("%q: prefix %q gives %q (found %v), earlier prefix gave %q", text, text[:i], got, ok, decided)
-				break
-			}
-			if ok {
-				decided = got
-			}
-		}
-		want, _, _ := first(t, L, text, true)
-		if decided != want {
-			t.Errorf("%q: streamed answer %q, final answer %q", text, decided, want)
-		}
-	}
+	checkStreamedStable(t, L, texts)
 }
 
 func TestSentenceFirstTime(t *testing.T) {
 	L := newVM(t)
-	cases := []struct {
-		chunks string
-		want   string
-		tMs    float64
-	}{
+	cases := []firstTimeCase{
 		// The dot after "Saturday" is last until " Bring" arrives.
 		{`{{t_ms=10, text="It opens at 8 a"}, {t_ms=20, text=".m. on"}, {t_ms=30, text=" Saturday."}, {t_ms=40, text=" Bring ID."}}`,
 			"It opens at 8 a.m. on Saturday.", 40},
@@ -391,12 +437,7 @@ func TestSentenceFirstTime(t *testing.T) {
 		// Positional pairs work too.
 		{`{{3, "One."}, {4, " Two."}}`, "One.", 4},
 	}
-	for _, c := range cases {
-		out := mustEval(t, L, `return require("sentence").first_time(`+c.chunks+`)`)
-		if len(out) != 2 || out[0].String() != c.want || num(t, out[1]) != c.tMs {
-			t.Errorf("first_time(%s) = %v, want %q, %v", c.chunks, out, c.want, c.tMs)
-		}
-	}
+	checkFirstTime(t, L, cases)
 	for _, chunks := range []string{`{}`, `{{t_ms=1, text="  "}}`} {
 		out := mustEval(t, L, `return require("sentence").first_time(`+chunks+`)`)
 		if len(out) == 0 || out[0] != lua.LNil {
@@ -410,10 +451,7 @@ func TestSentenceFirstTime(t *testing.T) {
 
 func TestSentenceSplit(t *testing.T) {
 	L := newVM(t)
-	cases := []struct {
-		text string
-		want string // sentences joined with "|"
-	}{
+	cases := []splitCase{
 		{"Hi. We open at 8 a.m. on Saturday. Call Dr. Lee!  Ok", "Hi.|We open at 8 a.m. on Saturday.|Call Dr. Lee!|Ok"},
 		{"  One.\n\nTwo?  ", "One.|Two?"},
 		{"Open 8 a.m. Bye", "Open 8 a.m.|Bye"},
@@ -421,12 +459,7 @@ func TestSentenceSplit(t *testing.T) {
 		{"", ""},
 		{"   ", ""},
 	}
-	for _, c := range cases {
-		out := mustEval(t, L, `return table.concat(require("sentence").split(`+luaQuote(c.text)+`), "|")`)
-		if out[0].String() != c.want {
-			t.Errorf("split(%q) = %q, want %q", c.text, out[0], c.want)
-		}
-	}
+	checkSplit(t, L, cases)
 	assertErr(t, L, `require("sentence").first(42)`, "sentence.first", "number")
 	assertErr(t, L, `require("sentence").split(nil)`, "sentence.split", "nil")
 }
