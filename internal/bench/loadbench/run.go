@@ -20,6 +20,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/calibrate"
+	"ttftlab/internal/load"
 	ttftruntime "ttftlab/runtime"
 )
 
@@ -272,7 +273,7 @@ func lateness(text string, scaleToNs float64) []float64 {
 func summarize(name string, late []float64, received, expected int, cpuS, heapPer, wall float64) figures {
 	f := figures{client: name, received: received, expected: expected, heapPerRequestB: heapPer, wallS: wall}
 	if n := len(late); n > 0 {
-		f.p50, f.p99, f.max = late[n/2], late[min(n-1, n*99/100)], late[n-1]
+		f.p50, f.p99, f.max = load.Percentile(late, 50), load.Percentile(late, 99), late[n-1]
 	}
 	if received > 0 {
 		f.cpuPerChunkUs = cpuS * 1e6 / float64(received)
