@@ -1,0 +1,26 @@
+package artifact
+
+import "math"
+
+// Dist is one figure's distribution over N samples, and what the samples
+// are (Over, e.g. "requests with a first token"). With N = 0 every
+// percentile is null.
+type Dist struct {
+	N    int      `json:"n"`
+	Over string   `json:"over,omitempty"`
+	P50  *float64 `json:"p50"`
+	P90  *float64 `json:"p90"`
+	P95  *float64 `json:"p95"`
+	P99  *float64 `json:"p99"`
+	Mean *float64 `json:"mean"`
+	Max  *float64 `json:"max"`
+}
+
+// Num is a finite number as an optional value: nil for NaN or ±Inf, so
+// a record can never carry a value JSON cannot hold.
+func Num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
