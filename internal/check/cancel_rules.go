@@ -17,36 +17,36 @@ const logCancelLine = "cancel task"
 var cancelRules = []rule{
 	{"cancel cut short", []string{"cancel.json"}, func(l *lab) error {
 		c := l.cancel
-		if !(c.receivedTokens >= 1) {
-			return fmt.Errorf("received_tokens is %s, want at least 1: nothing streamed before the cut", num(c.receivedTokens))
+		if !(c.ReceivedTokens >= 1) {
+			return fmt.Errorf("received_tokens is %s, want at least 1: nothing streamed before the cut", num(c.ReceivedTokens))
 		}
-		if !(c.receivedTokens < c.maxTokens) {
+		if !(c.ReceivedTokens < c.MaxTokens) {
 			return fmt.Errorf("received_tokens %s is not below max_tokens %s: the answer ran to its end, so nothing was cancelled; cut earlier or raise max_tokens",
-				num(c.receivedTokens), num(c.maxTokens))
+				num(c.ReceivedTokens), num(c.MaxTokens))
 		}
-		return l.pass("%s of %s tokens", num(c.receivedTokens), num(c.maxTokens))
+		return l.pass("%s of %s tokens", num(c.ReceivedTokens), num(c.MaxTokens))
 	}},
 	{"cancel closed_at_ms > 0", []string{"cancel.json"}, func(l *lab) error {
-		if !(l.cancel.closedAtMs > 0) {
-			return fmt.Errorf("closed_at_ms is %s, want > 0", num(l.cancel.closedAtMs))
+		if !(l.cancel.ClosedAtMs > 0) {
+			return fmt.Errorf("closed_at_ms is %s, want > 0", num(l.cancel.ClosedAtMs))
 		}
-		return l.pass("closed at %s ms", num(l.cancel.closedAtMs))
+		return l.pass("closed at %s ms", num(l.cancel.ClosedAtMs))
 	}},
 	{"cancel slot idle >= 0", []string{"cancel.json"}, func(l *lab) error {
-		if !(l.cancel.slotIdleAfterMs >= 0) {
-			return fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(l.cancel.slotIdleAfterMs))
+		if !(l.cancel.SlotIdleAfterMs >= 0) {
+			return fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(l.cancel.SlotIdleAfterMs))
 		}
-		return l.pass("idle %s ms after the close", num(l.cancel.slotIdleAfterMs))
+		return l.pass("idle %s ms after the close", num(l.cancel.SlotIdleAfterMs))
 	}},
 	{"cancel flags", []string{"cancel.json"}, func(l *lab) error {
 		c := l.cancel
-		if c.done == nil && c.cut == nil {
+		if c.Done == nil && c.Cut == nil {
 			return skip("cancel.json has neither done nor cut")
 		}
-		if c.done != nil && *c.done {
+		if c.Done != nil && *c.Done {
 			return fmt.Errorf("done is true: the stream reached data: [DONE], so it was not cut")
 		}
-		if c.cut != nil && !*c.cut {
+		if c.Cut != nil && !*c.Cut {
 			return fmt.Errorf("cut is false: the client never closed the connection")
 		}
 		return l.pass("cut, not done")
@@ -65,7 +65,7 @@ func checkServerLog(l *lab) error {
 	if !l.loaded["cancel.json"] {
 		return skip("no server log given and cancel.json failed above")
 	}
-	v := l.cancel.logCancelTask
+	v := l.cancel.LogCancelTask
 	if v == nil {
 		return skip("no server log given and cancel.json has no log_cancel_task")
 	}
@@ -84,7 +84,7 @@ func searchServerLog(l *lab) error {
 	if !l.loaded["cancel.json"] {
 		return skip("cancel.json failed above")
 	}
-	from := l.cancel.logFrom
+	from := l.cancel.LogFrom
 	if from == nil {
 		return fmt.Errorf("cancel.json has no log_from, so nothing tells which lines of %s this run wrote; "+
 			"run the lab with the server log known (ttftlab starts the server, or pass it) so the cancel step marks where its lines begin", l.serverLog)
@@ -93,13 +93,13 @@ func searchServerLog(l *lab) error {
 	if err != nil {
 		return err
 	}
-	if ino := inodeOf(st); from.inode != 0 && ino != 0 && float64(ino) != from.inode {
-		return fmt.Errorf("%s is not the log this run's evidence was taken from (%s, since replaced: a new server start keeps the old log as .log.1)", l.serverLog, from.path)
+	if ino := inodeOf(st); from.Inode != 0 && ino != 0 && float64(ino) != from.Inode {
+		return fmt.Errorf("%s is not the log this run's evidence was taken from (%s, since replaced: a new server start keeps the old log as .log.1)", l.serverLog, from.Path)
 	}
-	if float64(st.Size()) < from.offset {
-		return fmt.Errorf("%s holds %d bytes, fewer than where this run's lines began (%.0f): it is another log", l.serverLog, st.Size(), from.offset)
+	if float64(st.Size()) < from.Offset {
+		return fmt.Errorf("%s holds %d bytes, fewer than where this run's lines began (%.0f): it is another log", l.serverLog, st.Size(), from.Offset)
 	}
-	if _, err := f.Seek(int64(from.offset), io.SeekStart); err != nil {
+	if _, err := f.Seek(int64(from.Offset), io.SeekStart); err != nil {
 		return err
 	}
 	data, err := io.ReadAll(f)
@@ -108,9 +108,9 @@ func searchServerLog(l *lab) error {
 	}
 	if !bytes.Contains(data, []byte(logCancelLine)) {
 		return fmt.Errorf("no %q line in the %d bytes %s got after this run's cut began (offset %.0f); pass the log of the llama-server that served this lab run",
-			logCancelLine, len(data), l.serverLog, from.offset)
+			logCancelLine, len(data), l.serverLog, from.Offset)
 	}
-	return l.pass("found in %s after offset %.0f", l.serverLog, from.offset)
+	return l.pass("found in %s after offset %.0f", l.serverLog, from.Offset)
 }
 
 func inodeOf(st os.FileInfo) uint64 {

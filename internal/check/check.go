@@ -13,6 +13,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"ttftlab/internal/artifact"
 )
 
 // lab holds the decoded output folder.
@@ -24,20 +26,18 @@ type lab struct {
 	// loaded says which files were read and well-formed.
 	loaded map[string]bool
 
-	healthStatus string
-	sse          sseStream
-	chunks       []chunk
-	ttft         ttftFile
-	prefill      []prefillRow
-	cache        cacheFile
-	sentence     sentenceFile
-	cancel       cancelFile
-	bargein      bargeinFile
-	prefix       []prefixRow
-	report       map[string]float64
-	props        propsFile
-	reportModel  reportModel
-	reportServer *reportServer
+	health   artifact.Health
+	sse      sseStream
+	chunks   []artifact.Chunk
+	ttft     artifact.TTFT
+	prefill  []artifact.PrefillRow
+	cache    artifact.Cache
+	sentence artifact.Sentence
+	cancel   artifact.Cancel
+	bargein  artifact.Bargein
+	prefix   artifact.Prefix
+	report   artifact.Report
+	props    artifact.Props
 }
 
 // outputFiles are the files the lab writes, in the order they are checked,
@@ -46,28 +46,24 @@ var outputFiles = []struct {
 	name string
 	load func(l *lab, data []byte) error
 }{
-	{"health.json", jsonLoader((*lab).loadHealth)},
-	{"props.json", jsonLoader((*lab).loadProps)},
-	{"sse_raw.txt", (*lab).loadSSE},
-	{"chunks.jsonl", (*lab).loadChunks},
-	{"ttft.json", jsonLoader((*lab).loadTTFT)},
-	{"prefill.json", jsonLoader((*lab).loadPrefill)},
-	{"cache.json", jsonLoader((*lab).loadCache)},
-	{"sentence.json", jsonLoader((*lab).loadSentence)},
-	{"cancel.json", jsonLoader((*lab).loadCancel)},
-	{"bargein.json", jsonLoader((*lab).loadBargein)},
-	{"prefix.json", jsonLoader((*lab).loadPrefix)},
-	{"report.json", jsonLoader((*lab).loadReport)},
+	{artifact.HealthFile, record(func(l *lab) any { return &l.health })},
+	{artifact.PropsFile, record(func(l *lab) any { return &l.props })},
+	{artifact.SSEFile, (*lab).loadSSE},
+	{artifact.ChunksFile, (*lab).loadChunks},
+	{artifact.TTFTFile, record(func(l *lab) any { return &l.ttft })},
+	{artifact.PrefillFile, record(func(l *lab) any { return &l.prefill })},
+	{artifact.CacheFile, record(func(l *lab) any { return &l.cache })},
+	{artifact.SentenceFile, record(func(l *lab) any { return &l.sentence })},
+	{artifact.CancelFile, record(func(l *lab) any { return &l.cancel })},
+	{artifact.BargeinFile, (*lab).loadBargein},
+	{artifact.PrefixFile, (*lab).loadPrefix},
+	{artifact.ReportFile, record(func(l *lab) any { return &l.report })},
 }
 
-func jsonLoader(f func(*lab, node) error) func(*lab, []byte) error {
-	return func(l *lab, data []byte) error {
-		n, err := decodeJSON(data)
-		if err != nil {
-			return err
-		}
-		return f(l, n)
-	}
+// record decodes a file into the lab's record for it, held to the
+// record's shape (artifact.Decode).
+func record(field func(*lab) any) func(*lab, []byte) error {
+	return func(l *lab, data []byte) error { return artifact.Decode(data, field(l)) }
 }
 
 func (l *lab) loadSSE(data []byte) error {

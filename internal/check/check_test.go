@@ -59,7 +59,7 @@ data: [DONE]
  {"position":"between_docs","at_char":385,"prompt_n":246,"cache_n":256,"first_difference":256,"ttft_ms":29.5},
  {"position":"before_question","at_char":693,"prompt_n":50,"cache_n":451,"first_difference":451,"ttft_ms":14.8}]}`,
 		"cancel.json": `{"max_tokens":400,"received_tokens":25,"closed_at_ms":50.5,"slot_idle_after_ms":4.2,
- "log_cancel_task":true,"log_from":{"path":"server.log","offset":0,"inode":0},"cut_after_ms":50,"attempts":[{"max_tokens":256,"cut":true}],"done":false,"cut":true,"total_ms":51}`,
+ "log_cancel_task":true,"log_from":{"path":"server.log","offset":0,"inode":0},"cut_after_ms":50,"attempts":[{"max_tokens":256,"cut_after_ms":50,"received_tokens":25,"total_ms":51,"cut":true}],"done":false,"cut":true,"total_ms":51}`,
 		"report.json": `{"ttft_p50_ms":12,"total_p50_ms":110,"ttft_12docs_ms":215.75,"prompt_n_12docs":1200,
  "cache_ttft_ms":15,"first_sentence_ms":40,"cancel_idle_ms":4.2,
  "speech_stall_ms":0,"bargein_resumed_ttft_ms":31.2,"bargein_cold_ttft_ms":252,"prefix_front_prompt_n":473,"prefix_last_prompt_n":50,

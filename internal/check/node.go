@@ -1,6 +1,8 @@
 package check
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -36,102 +38,10 @@ func (n node) at(i int) node {
 	return node{v: a[i], path: p, present: true}
 }
 
-// parser reads typed values out of nodes and collects every problem instead
-// of stopping at the first, so one run of check shows all of them.
+// parser collects every problem instead of stopping at the first, so one
+// run of check shows all of them.
 type parser struct {
 	problems []string
-}
-
-func (p *parser) bad(n node, want string) {
-	name := n.path
-	if name == "" {
-		name = "the top level"
-	}
-	if !n.present {
-		p.problems = append(p.problems, name+" is missing")
-		return
-	}
-	p.problems = append(p.problems, fmt.Sprintf("%s is %s, want %s", name, describe(n.v), want))
-}
-
-func (p *parser) num(n node) float64 {
-	f, ok := n.v.(float64)
-	if !ok {
-		p.bad(n, "a number")
-	}
-	return f
-}
-
-func (p *parser) str(n node) string {
-	s, ok := n.v.(string)
-	if !ok {
-		p.bad(n, "a string")
-	}
-	return s
-}
-
-// arr returns the length of an array node (0 after a problem).
-func (p *parser) arr(n node) int {
-	a, ok := n.v.([]any)
-	if !ok {
-		p.bad(n, "an array")
-	}
-	return len(a)
-}
-
-func (p *parser) obj(n node) bool {
-	_, ok := n.v.(map[string]any)
-	if !ok {
-		p.bad(n, "an object")
-	}
-	return ok
-}
-
-// optNum is num for a field that may be absent.
-func (p *parser) optNum(n node) *float64 {
-	if !n.present {
-		return nil
-	}
-	f := p.num(n)
-	return &f
-}
-
-// optBool reads a field that may be absent.
-func (p *parser) optBool(n node) *bool {
-	if !n.present {
-		return nil
-	}
-	b, ok := n.v.(bool)
-	if !ok {
-		p.bad(n, "true or false")
-	}
-	return &b
-}
-
-// optStr reads a string field that may be absent.
-func (p *parser) optStr(n node) *string {
-	if !n.present {
-		return nil
-	}
-	s := p.str(n)
-	return &s
-}
-
-// strOrNull reads a field that must be present, as a string or null.
-func (p *parser) strOrNull(n node) *string {
-	if n.present && n.v == nil {
-		return nil
-	}
-	s := p.str(n)
-	return &s
-}
-
-func (p *parser) boolean(n node) bool {
-	b, ok := n.v.(bool)
-	if !ok {
-		p.bad(n, "true or false")
-	}
-	return b
 }
 
 // err joins the problems into one error, or returns nil.
@@ -176,4 +86,18 @@ func excerpt(s string, n int) string {
 		return strconv.Quote(s)
 	}
 	return strconv.Quote(s[:n]) + "..."
+}
+
+// decodeJSON parses one JSON value of the server's stream, saying where
+// the syntax breaks.
+func decodeJSON(data []byte) (node, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return node{}, fmt.Errorf("not valid JSON at byte %d: %w", se.Offset, err)
+		}
+		return node{}, fmt.Errorf("not valid JSON: %w", err)
+	}
+	return root(v), nil
 }

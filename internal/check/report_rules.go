@@ -20,45 +20,52 @@ var reportRules = []rule{
 // checkReportServer: the report's server block states the context and
 // slots /props reported.
 func checkReportServer(l *lab) error {
-	s := l.reportServer
+	s := l.report.Server
 	if s == nil {
 		return skip("report.json has no server block")
 	}
 	var bad []string
-	if s.nCtx != nil && *s.nCtx != l.props.nCtx {
-		bad = append(bad, fmt.Sprintf("server.n_ctx is %s but props.json n_ctx is %s", num(*s.nCtx), num(l.props.nCtx)))
+	if s.NCtx != nil && *s.NCtx != l.props.Settings.NCtx {
+		bad = append(bad, fmt.Sprintf("server.n_ctx is %s but props.json n_ctx is %s", num(*s.NCtx), num(l.props.Settings.NCtx)))
 	}
-	if s.slots != nil && *s.slots != l.props.slots {
-		bad = append(bad, fmt.Sprintf("server.slots is %s but props.json total_slots is %s", num(*s.slots), num(l.props.slots)))
+	if s.Slots != nil && *s.Slots != l.props.TotalSlots {
+		bad = append(bad, fmt.Sprintf("server.slots is %s but props.json total_slots is %s", num(*s.Slots), num(l.props.TotalSlots)))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, "; "))
 	}
-	return l.pass("n_ctx %s, %s slots", num(l.props.nCtx), num(l.props.slots))
+	return l.pass("n_ctx %s, %s slots", num(l.props.Settings.NCtx), num(l.props.TotalSlots))
 }
 
 // checkReportModel: the report names the model /props named, and calls it
 // synthetic exactly when its chat template carries the synthetic model's
 // marker.
 func checkReportModel(l *lab) error {
-	m, pr := l.reportModel, l.props
+	m, pr := l.report.Model, l.props
 	var bad []string
-	if !sameStr(m.path, pr.modelPath) {
-		bad = append(bad, fmt.Sprintf("model.path is %s but props.json model_path is %s", strOrNull(m.path), strOrNull(pr.modelPath)))
+	if !sameStr(m.Path, pr.ModelPath) {
+		bad = append(bad, fmt.Sprintf("model.path is %s but props.json model_path is %s", strOrNull(m.Path), strOrNull(pr.ModelPath)))
 	}
-	name := synth.NameFromTemplate(pr.chatTemplate)
+	name := synth.NameFromTemplate(deref(pr.ChatTemplate))
 	switch {
-	case m.synthetic && name == "":
+	case m.Synthetic && name == "":
 		bad = append(bad, "model.synthetic is true but props.json's chat template lacks the synthetic model's marker")
-	case !m.synthetic && name != "":
+	case !m.Synthetic && name != "":
 		bad = append(bad, fmt.Sprintf("model.synthetic is false but props.json's chat template names the synthetic model %q", name))
-	case name != "" && !sameStr(m.name, &name):
-		bad = append(bad, fmt.Sprintf("model.name is %s but the synthetic model calls itself %q", strOrNull(m.name), name))
+	case name != "" && !sameStr(m.Name, &name):
+		bad = append(bad, fmt.Sprintf("model.name is %s but the synthetic model calls itself %q", strOrNull(m.Name), name))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, "; "))
 	}
-	return l.pass("%s, synthetic %v", strOrNull(m.name), m.synthetic)
+	return l.pass("%s, synthetic %v", strOrNull(m.Name), m.Synthetic)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func sameStr(a, b *string) bool {
@@ -77,32 +84,32 @@ func checkReport(l *lab) error {
 	if !ok {
 		return fmt.Errorf("prefill.json has no row with docs 12 to compare ttft_12docs_ms and prompt_n_12docs with")
 	}
-	sources := []struct {
+	r := l.report
+	first, last := l.prefix.Positions[0], l.prefix.Positions[len(l.prefix.Positions)-1]
+	type source struct {
 		field, from string
-		want        float64
-	}{
-		{"ttft_p50_ms", "ttft.json ttft_p50", l.ttft.ttftP50},
-		{"total_p50_ms", "ttft.json total_p50", l.ttft.totalP50},
-		{"ttft_12docs_ms", "prefill.json docs 12 ttft_ms", row12.ttftMs},
-		{"prompt_n_12docs", "prefill.json docs 12 prompt_n", row12.promptN},
-		{"cache_ttft_ms", "cache.json second.ttft_ms", l.cache.second.ttftMs},
-		{"first_sentence_ms", "sentence.json first_sentence_ms", l.sentence.firstSentenceMs},
-		{"cancel_idle_ms", "cancel.json slot_idle_after_ms", l.cancel.slotIdleAfterMs},
-		{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", l.bargein.resumed.ttftMs},
-		{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", l.bargein.cold.ttftMs},
-		{"prefix_front_prompt_n", "prefix.json positions[1].prompt_n", l.prefix[0].cost.promptN},
-		{"prefix_last_prompt_n", "prefix.json's last position's prompt_n", l.prefix[len(l.prefix)-1].cost.promptN},
+		got, want   float64
 	}
-	if p := l.sentence.pacing; p != nil {
-		sources = append(sources, struct {
-			field, from string
-			want        float64
-		}{"speech_stall_ms", "sentence.json pacing.stall_ms", p.stallMs})
+	sources := []source{
+		{"ttft_p50_ms", "ttft.json ttft_p50", r.TTFTP50Ms, l.ttft.TTFTP50},
+		{"total_p50_ms", "ttft.json total_p50", r.TotalP50Ms, l.ttft.TotalP50},
+		{"ttft_12docs_ms", "prefill.json docs 12 ttft_ms", r.TTFT12DocsMs, row12.TTFTMs},
+		{"prompt_n_12docs", "prefill.json docs 12 prompt_n", r.PromptN12Docs, row12.PromptN},
+		{"cache_ttft_ms", "cache.json second.ttft_ms", r.CacheTTFTMs, l.cache.Second.TTFTMs},
+		{"first_sentence_ms", "sentence.json first_sentence_ms", r.FirstSentenceMs, l.sentence.FirstSentenceMs},
+		{"cancel_idle_ms", "cancel.json slot_idle_after_ms", r.CancelIdleMs, l.cancel.SlotIdleAfterMs},
+		{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", r.BargeinResumedTTFTMs, l.bargein.Resumed.TTFTMs},
+		{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", r.BargeinColdTTFTMs, l.bargein.Cold.TTFTMs},
+		{"prefix_front_prompt_n", "prefix.json positions[1].prompt_n", r.PrefixFrontPromptN, first.PromptN},
+		{"prefix_last_prompt_n", "prefix.json's last position's prompt_n", r.PrefixLastPromptN, last.PromptN},
+	}
+	if p := l.sentence.Pacing; p != nil {
+		sources = append(sources, source{"speech_stall_ms", "sentence.json pacing.stall_ms", r.SpeechStallMs, p.StallMs})
 	}
 	var bad []string
 	for _, s := range sources {
-		if got := l.report[s.field]; got != s.want {
-			bad = append(bad, fmt.Sprintf("%s is %s but %s is %s", s.field, num(got), s.from, num(s.want)))
+		if s.got != s.want {
+			bad = append(bad, fmt.Sprintf("%s is %s but %s is %s", s.field, num(s.got), s.from, num(s.want)))
 		}
 	}
 	if len(bad) > 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/sse"
 )
 
@@ -82,33 +83,22 @@ func (s *sseStream) dispatch(data string, line int, p *parser) {
 	}
 }
 
-type chunk struct {
-	tMs  float64
-	text string
-}
-
 // parseChunks reads chunks.jsonl: one {"t_ms":…, "text":…} object a line;
 // blank lines are skipped.
-func parseChunks(data []byte) ([]chunk, error) {
-	var chunks []chunk
+func parseChunks(data []byte) ([]artifact.Chunk, error) {
+	var chunks []artifact.Chunk
 	var all parser
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		n, err := decodeJSON([]byte(line))
-		if err != nil {
+		var c artifact.Chunk
+		if err := artifact.Decode([]byte(line), &c); err != nil {
 			all.problems = append(all.problems, fmt.Sprintf("line %d: %v", i+1, err))
 			continue
 		}
-		var p parser
-		if p.obj(n) {
-			chunks = append(chunks, chunk{tMs: p.num(n.key("t_ms")), text: p.str(n.key("text"))})
-		}
-		for _, pr := range p.problems {
-			all.problems = append(all.problems, fmt.Sprintf("line %d: %s", i+1, pr))
-		}
+		chunks = append(chunks, c)
 	}
 	return chunks, all.err()
 }

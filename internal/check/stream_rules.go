@@ -8,10 +8,10 @@ import (
 // streamRules check the raw stream capture and the server's health.
 var streamRules = []rule{
 	{"health status ok", []string{"health.json"}, func(l *lab) error {
-		if l.healthStatus != "ok" {
-			return fmt.Errorf("health.json status is %q, want \"ok\"; was the model still loading?", l.healthStatus)
+		if l.health.Status != "ok" {
+			return fmt.Errorf("health.json status is %q, want \"ok\"; was the model still loading?", l.health.Status)
 		}
-		return l.pass("status %q", l.healthStatus)
+		return l.pass("status %q", l.health.Status)
 	}},
 	{"sse role chunk", []string{"sse_raw.txt"}, func(l *lab) error {
 		if l.sse.roleEvents == 0 {
@@ -34,7 +34,7 @@ var streamRules = []rule{
 	{"chunks match sse", []string{"sse_raw.txt", "chunks.jsonl"}, func(l *lab) error {
 		var got strings.Builder
 		for _, c := range l.chunks {
-			got.WriteString(c.text)
+			got.WriteString(c.Text)
 		}
 		if err := sameText(got.String(), strings.Join(l.sse.contents, "")); err != nil {
 			return err
@@ -43,14 +43,14 @@ var streamRules = []rule{
 	}},
 	{"chunks t_ms non-decreasing", []string{"chunks.jsonl"}, func(l *lab) error {
 		for i := 1; i < len(l.chunks); i++ {
-			if l.chunks[i].tMs < l.chunks[i-1].tMs {
-				return fmt.Errorf("chunk %d has t_ms %s, before chunk %d's %s", i+1, num(l.chunks[i].tMs), i, num(l.chunks[i-1].tMs))
+			if l.chunks[i].TMs < l.chunks[i-1].TMs {
+				return fmt.Errorf("chunk %d has t_ms %s, before chunk %d's %s", i+1, num(l.chunks[i].TMs), i, num(l.chunks[i-1].TMs))
 			}
 		}
 		if len(l.chunks) == 0 {
 			return l.pass("no chunks")
 		}
-		return l.pass("%s to %s ms", num(l.chunks[0].tMs), num(l.chunks[len(l.chunks)-1].tMs))
+		return l.pass("%s to %s ms", num(l.chunks[0].TMs), num(l.chunks[len(l.chunks)-1].TMs))
 	}},
 }
 

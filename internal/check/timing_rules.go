@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"ttftlab/internal/artifact"
 )
 
 const wantRuns = 5
@@ -13,52 +15,52 @@ const wantRuns = 5
 // longer prompts taking longer, the prompt cache saving work.
 var timingRules = []rule{
 	{"ttft 5 runs", []string{"ttft.json"}, func(l *lab) error {
-		if n := len(l.ttft.runs); n != wantRuns {
+		if n := len(l.ttft.Runs); n != wantRuns {
 			return fmt.Errorf("ttft.json has %d runs, want %d", n, wantRuns)
 		}
 		return l.pass("%d runs", wantRuns)
 	}},
 	{"ttft < total per run", []string{"ttft.json"}, func(l *lab) error {
 		var bad []string
-		for i, r := range l.ttft.runs {
-			if !(r.ttftMs < r.totalMs) {
-				bad = append(bad, fmt.Sprintf("runs[%d] ttft_ms %s >= total_ms %s", i, num(r.ttftMs), num(r.totalMs)))
+		for i, r := range l.ttft.Runs {
+			if !(r.TTFTMs < r.TotalMs) {
+				bad = append(bad, fmt.Sprintf("runs[%d] ttft_ms %s >= total_ms %s", i, num(r.TTFTMs), num(r.TotalMs)))
 			}
 		}
 		if len(bad) > 0 {
 			return problems(bad, "the first token must arrive before the stream ends")
 		}
-		return l.pass("max ttft %s ms < min total %s ms", num(maxOf(l.ttft.runs, func(r run) float64 { return r.ttftMs })),
-			num(minOf(l.ttft.runs, func(r run) float64 { return r.totalMs })))
+		return l.pass("max ttft %s ms < min total %s ms", num(maxOf(l.ttft.Runs, func(r artifact.TTFTRun) float64 { return r.TTFTMs })),
+			num(minOf(l.ttft.Runs, func(r artifact.TTFTRun) float64 { return r.TotalMs })))
 	}},
 	{"ttft tokens > 0", []string{"ttft.json"}, func(l *lab) error {
 		var bad []string
-		for i, r := range l.ttft.runs {
-			if !(r.tokens > 0) {
-				bad = append(bad, fmt.Sprintf("runs[%d] tokens is %s", i, num(r.tokens)))
+		for i, r := range l.ttft.Runs {
+			if !(r.Tokens > 0) {
+				bad = append(bad, fmt.Sprintf("runs[%d] tokens is %s", i, num(r.Tokens)))
 			}
 		}
 		if len(bad) > 0 {
 			return problems(bad, "every run should stream at least one token")
 		}
-		return l.pass("at least %s tokens a run", num(minOf(l.ttft.runs, func(r run) float64 { return r.tokens })))
+		return l.pass("at least %s tokens a run", num(minOf(l.ttft.Runs, func(r artifact.TTFTRun) float64 { return r.Tokens })))
 	}},
 	{"ttft_p50 is median", []string{"ttft.json"}, func(l *lab) error {
-		return l.median("ttft_p50", l.ttft.ttftP50, l.ttft.runs, func(r run) float64 { return r.ttftMs })
+		return l.median("ttft_p50", l.ttft.TTFTP50, l.ttft.Runs, func(r artifact.TTFTRun) float64 { return r.TTFTMs })
 	}},
 	{"total_p50 is median", []string{"ttft.json"}, func(l *lab) error {
-		return l.median("total_p50", l.ttft.totalP50, l.ttft.runs, func(r run) float64 { return r.totalMs })
+		return l.median("total_p50", l.ttft.TotalP50, l.ttft.Runs, func(r artifact.TTFTRun) float64 { return r.TotalMs })
 	}},
 	{"prefill docs 0,4,12", []string{"prefill.json"}, checkPrefillDocs},
 	{"prefill prompt_n grows", []string{"prefill.json"}, func(l *lab) error {
 		for i := 1; i < len(l.prefill); i++ {
 			a, b := l.prefill[i-1], l.prefill[i]
-			if !(b.promptN > a.promptN) {
+			if !(b.PromptN > a.PromptN) {
 				return fmt.Errorf("prompt_n %s with %s docs is not above %s with %s docs; more docs must mean more evaluated tokens (if the prompt cache served part of the prompt, send cache_prompt false)",
-					num(b.promptN), num(b.docs), num(a.promptN), num(a.docs))
+					num(b.PromptN), num(b.Docs), num(a.PromptN), num(a.Docs))
 			}
 		}
-		return l.pass("prompt_n %s", prefillSeries(l.prefill, func(r prefillRow) float64 { return r.promptN }))
+		return l.pass("prompt_n %s", prefillSeries(l.prefill, func(r artifact.PrefillRow) float64 { return r.PromptN }))
 	}},
 	{"prefill ttft grows", []string{"prefill.json"}, func(l *lab) error {
 		zero, okZero := prefillRowFor(l.prefill, 0)
@@ -66,39 +68,39 @@ var timingRules = []rule{
 		if !okZero || !okTwelve {
 			return fmt.Errorf("prefill.json needs rows for docs 0 and 12")
 		}
-		if !(twelve.ttftMs > zero.ttftMs) {
-			return fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)", num(twelve.ttftMs), num(zero.ttftMs))
+		if !(twelve.TTFTMs > zero.TTFTMs) {
+			return fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)", num(twelve.TTFTMs), num(zero.TTFTMs))
 		}
-		return l.pass("ttft %s ms with 0 docs < %s ms with 12", num(zero.ttftMs), num(twelve.ttftMs))
+		return l.pass("ttft %s ms with 0 docs < %s ms with 12", num(zero.TTFTMs), num(twelve.TTFTMs))
 	}},
 	{"prefill ttft >= prompt_ms", []string{"prefill.json"}, func(l *lab) error {
 		var bad []string
 		for _, r := range l.prefill {
-			if r.ttftMs < r.promptMs {
-				bad = append(bad, fmt.Sprintf("docs %s: ttft_ms %s < prompt_ms %s", num(r.docs), num(r.ttftMs), num(r.promptMs)))
+			if r.TTFTMs < r.PromptMs {
+				bad = append(bad, fmt.Sprintf("docs %s: ttft_ms %s < prompt_ms %s", num(r.Docs), num(r.TTFTMs), num(r.PromptMs)))
 			}
 		}
 		if len(bad) > 0 {
 			return problems(bad, "the client cannot see the first token before the server finished the prompt; is the clock started after the request was sent?")
 		}
-		return l.pass("ttft - prompt_ms %s ms", prefillSeries(l.prefill, func(r prefillRow) float64 { return r.ttftMs - r.promptMs }))
+		return l.pass("ttft - prompt_ms %s ms", prefillSeries(l.prefill, func(r artifact.PrefillRow) float64 { return r.TTFTMs - r.PromptMs }))
 	}},
 	{"cache second reuses prefix", []string{"cache.json"}, func(l *lab) error {
-		f, s := l.cache.first.promptN, l.cache.second.promptN
+		f, s := l.cache.First.PromptN, l.cache.Second.PromptN
 		if !(s*10 <= f) {
 			return fmt.Errorf("second.prompt_n %s is above 10%% of first.prompt_n %s; the repeated prompt should come from the cache (cache_prompt true, same slot, --cache-ram 0)", num(s), num(f))
 		}
 		return l.pass("prompt_n %s, then %s", num(f), num(s))
 	}},
 	{"cache second faster", []string{"cache.json"}, func(l *lab) error {
-		f, s := l.cache.first.ttftMs, l.cache.second.ttftMs
+		f, s := l.cache.First.TTFTMs, l.cache.Second.TTFTMs
 		if !(s < f) {
 			return fmt.Errorf("second.ttft_ms %s is not below first.ttft_ms %s", num(s), num(f))
 		}
 		return l.pass("ttft %s ms, then %s ms", num(f), num(s))
 	}},
 	{"cache second cache_n > 0", []string{"cache.json"}, func(l *lab) error {
-		c := l.cache.second.cacheN
+		c := l.cache.Second.CacheN
 		if c == nil {
 			return skip("cache.json second has no cache_n")
 		}
@@ -108,7 +110,7 @@ var timingRules = []rule{
 		return l.pass("cache_n %s", num(*c))
 	}},
 	{"cache changed prefix recomputes", []string{"cache.json"}, func(l *lab) error {
-		f, c := l.cache.first.promptN, l.cache.changedPrefix.promptN
+		f, c := l.cache.First.PromptN, l.cache.ChangedPrefix.PromptN
 		if !(c*10 >= f*9) {
 			return fmt.Errorf("changed_prefix.prompt_n %s is below 90%% of first.prompt_n %s; a changed first line should force nearly the whole prompt to be evaluated again", num(c), num(f))
 		}
@@ -116,21 +118,21 @@ var timingRules = []rule{
 	}},
 	{"sentence timing order", []string{"sentence.json"}, func(l *lab) error {
 		s := l.sentence
-		if !(s.ttftMs <= s.firstSentenceMs && s.firstSentenceMs <= s.totalMs && s.ttftMs < s.totalMs) {
+		if !(s.TTFTMs <= s.FirstSentenceMs && s.FirstSentenceMs <= s.TotalMs && s.TTFTMs < s.TotalMs) {
 			return fmt.Errorf("want ttft_ms <= first_sentence_ms <= total_ms and ttft_ms < total_ms, got %s, %s, %s",
-				num(s.ttftMs), num(s.firstSentenceMs), num(s.totalMs))
+				num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs))
 		}
-		return l.pass("ttft %s <= first sentence %s <= total %s ms", num(s.ttftMs), num(s.firstSentenceMs), num(s.totalMs))
+		return l.pass("ttft %s <= first sentence %s <= total %s ms", num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs))
 	}},
 	{"sentence prefix of text", []string{"sentence.json"}, func(l *lab) error {
 		s := l.sentence
-		if s.firstSentence == "" {
-			return fmt.Errorf("first_sentence is empty (text is %s)", excerpt(s.text, 60))
+		if s.FirstSentence == "" {
+			return fmt.Errorf("first_sentence is empty (text is %s)", excerpt(s.Text, 60))
 		}
-		if !strings.HasPrefix(s.text, s.firstSentence) {
-			return fmt.Errorf("first_sentence %s is not the start of text %s", excerpt(s.firstSentence, 60), excerpt(s.text, 60))
+		if !strings.HasPrefix(s.Text, s.FirstSentence) {
+			return fmt.Errorf("first_sentence %s is not the start of text %s", excerpt(s.FirstSentence, 60), excerpt(s.Text, 60))
 		}
-		return l.pass("%s", excerpt(s.firstSentence, 60))
+		return l.pass("%s", excerpt(s.FirstSentence, 60))
 	}},
 }
 
@@ -155,7 +157,7 @@ func median(xs []float64) float64 {
 }
 
 // median checks that got is the median of the runs' values.
-func (l *lab) median(field string, got float64, runs []run, pick func(run) float64) error {
+func (l *lab) median(field string, got float64, runs []artifact.TTFTRun, pick func(artifact.TTFTRun) float64) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("ttft.json has no runs to take the median of")
 	}
@@ -171,7 +173,7 @@ func (l *lab) median(field string, got float64, runs []run, pick func(run) float
 	return l.pass("%s ms of [%s]", num(got), strings.Join(vals, ", "))
 }
 
-func minOf(runs []run, pick func(run) float64) float64 {
+func minOf(runs []artifact.TTFTRun, pick func(artifact.TTFTRun) float64) float64 {
 	if len(runs) == 0 {
 		return math.NaN()
 	}
@@ -182,7 +184,7 @@ func minOf(runs []run, pick func(run) float64) float64 {
 	return m
 }
 
-func maxOf(runs []run, pick func(run) float64) float64 {
+func maxOf(runs []artifact.TTFTRun, pick func(artifact.TTFTRun) float64) float64 {
 	if len(runs) == 0 {
 		return math.NaN()
 	}
@@ -194,7 +196,7 @@ func maxOf(runs []run, pick func(run) float64) float64 {
 }
 
 // prefillSeries lists a value per prefill row: "41, 212, 505".
-func prefillSeries(rows []prefillRow, pick func(prefillRow) float64) string {
+func prefillSeries(rows []artifact.PrefillRow, pick func(artifact.PrefillRow) float64) string {
 	parts := make([]string, len(rows))
 	for i, r := range rows {
 		parts[i] = num(pick(r))
@@ -202,13 +204,13 @@ func prefillSeries(rows []prefillRow, pick func(prefillRow) float64) string {
 	return strings.Join(parts, ", ")
 }
 
-func prefillRowFor(rows []prefillRow, docs float64) (prefillRow, bool) {
+func prefillRowFor(rows []artifact.PrefillRow, docs float64) (artifact.PrefillRow, bool) {
 	for _, r := range rows {
-		if r.docs == docs {
+		if r.Docs == docs {
 			return r, true
 		}
 	}
-	return prefillRow{}, false
+	return artifact.PrefillRow{}, false
 }
 
 // checkPrefillDocs wants docs strictly increasing and containing 0, 4 and
@@ -216,8 +218,8 @@ func prefillRowFor(rows []prefillRow, docs float64) (prefillRow, bool) {
 func checkPrefillDocs(l *lab) error {
 	docs := make([]string, len(l.prefill))
 	for i, r := range l.prefill {
-		docs[i] = num(r.docs)
-		if i > 0 && !(r.docs > l.prefill[i-1].docs) {
+		docs[i] = num(r.Docs)
+		if i > 0 && !(r.Docs > l.prefill[i-1].Docs) {
 			return fmt.Errorf("docs are not in increasing order: [%s]", strings.Join(docs[:i+1], ", "))
 		}
 	}

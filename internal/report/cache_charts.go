@@ -8,18 +8,7 @@ import (
 // namedTokens is one request of a cache experiment.
 type namedTokens struct {
 	name string
-	t    *rundir.Tokens
-}
-
-// present drops the requests a file left out.
-func present(rs ...namedTokens) []namedTokens {
-	var out []namedTokens
-	for _, r := range rs {
-		if r.t != nil {
-			out = append(out, r)
-		}
-	}
-	return out
+	t    rundir.Tokens
 }
 
 // tokensFigure draws each request's prompt as tokens reused from the
@@ -32,9 +21,9 @@ func tokensFigure(title string, rs []namedTokens) (figure, error) {
 	for i, r := range rs {
 		names[i] = r.name
 		row := float64(i)
-		cached = append(cached, chart.Span{Row: row, From: 0, To: r.t.CacheN})
-		evaluated = append(evaluated, chart.Span{Row: row, From: r.t.CacheN, To: r.t.CacheN + r.t.PromptN})
-		tab.add(r.name, num(r.t.CacheN), num(r.t.PromptN), num(r.t.TTFTMs))
+		cached = append(cached, chart.Span{Row: row, From: 0, To: r.t.Cached()})
+		evaluated = append(evaluated, chart.Span{Row: row, From: r.t.Cached(), To: r.t.Cached() + r.t.PromptN})
+		tab.add(r.name, num(r.t.Cached()), num(r.t.PromptN), num(r.t.TTFTMs))
 	}
 	chart.AddSpans(p, "cache_n (reused)", cached, chart.Cached, 16)
 	chart.AddSpans(p, "prompt_n (evaluated)", evaluated, chart.Evaluated, 16)
@@ -61,11 +50,8 @@ func ttftBarsFigure(title string, rs []namedTokens) (figure, error) {
 }
 
 func cacheSection(c *rundir.Cache) section {
-	rs := present(namedTokens{"first", c.First}, namedTokens{"second", c.Second}, namedTokens{"changed_prefix", c.ChangedPrefix})
+	rs := []namedTokens{{"first", c.First}, {"second", c.Second}, {"changed_prefix", c.ChangedPrefix}}
 	intro := "The same long prompt twice, then with a changed first line. A cache hit evaluates almost nothing; a changed prefix recomputes it all."
-	if len(rs) == 0 {
-		return section{ID: "cache", Title: "Prompt cache", Intro: intro + " cache.json has none of its three requests."}
-	}
 	return sectionOf("cache", "Prompt cache", intro,
 		func() (figure, error) { return tokensFigure("Prompt cache: tokens reused and evaluated", rs) },
 		func() (figure, error) { return ttftBarsFigure("Prompt cache: TTFT of each request", rs) })

@@ -163,7 +163,7 @@ func labFigures(l *rundir.Lab) []measure {
 		}
 	}
 	if c := l.Cache; c != nil {
-		for _, t := range present(namedTokens{"first", c.First}, namedTokens{"second", c.Second}, namedTokens{"changed_prefix", c.ChangedPrefix}) {
+		for _, t := range []namedTokens{{"first", c.First}, {"second", c.Second}, {"changed_prefix", c.ChangedPrefix}} {
 			add("cache "+t.name+" ttft_ms", "ms", t.t.TTFTMs)
 			add("cache "+t.name+" prompt_n", "tokens", t.t.PromptN)
 		}
@@ -178,7 +178,7 @@ func labFigures(l *rundir.Lab) []measure {
 		add("cancel slot_idle_after_ms", "ms", c.SlotIdleAfterMs)
 	}
 	if b := l.Bargein; b != nil {
-		for _, t := range present(namedTokens{"resumed", b.Resumed}, namedTokens{"cold", b.Cold}) {
+		for _, t := range []namedTokens{{"resumed", b.Resumed}, {"cold", b.Cold}} {
 			add("bargein "+t.name+" ttft_ms", "ms", t.t.TTFTMs)
 		}
 		add("bargein slot_idle_after_ms", "ms", b.SlotIdleAfterMs)
@@ -186,7 +186,7 @@ func labFigures(l *rundir.Lab) []measure {
 	if x := l.Prefix; x != nil {
 		for _, pos := range x.Positions {
 			add("prefix at "+pos.Position+" ttft_ms", "ms", pos.TTFTMs)
-			add("prefix at "+pos.Position+" cache_n", "tokens", pos.CacheN)
+			add("prefix at "+pos.Position+" cache_n", "tokens", pos.Tokens().Cached())
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(l.Extra)) {

@@ -16,7 +16,7 @@ func bargeinSection(b *rundir.Bargein) section {
 	s := sectionOf("bargein", "Barge-in",
 		"The caller interrupts: the answer is cut, the slot goes idle, and the next turn follows with the cache kept (resumed) or without it (cold).",
 		func() (figure, error) { return bargeinFigure(b) })
-	rs := present(namedTokens{"resumed", b.Resumed}, namedTokens{"cold", b.Cold})
+	rs := []namedTokens{{"resumed", b.Resumed}, {"cold", b.Cold}}
 	if len(rs) > 0 {
 		more := sectionOf("", "", "",
 			func() (figure, error) { return ttftBarsFigure("Barge-in: TTFT of the next turn", rs) },
@@ -36,12 +36,11 @@ func bargeinFigure(b *rundir.Bargein) (figure, error) {
 	idleAt := b.ClosedAtMs + b.SlotIdleAfterMs
 	chart.AddSpans(p, "streamed until the cut", []chart.Span{{Row: 0, From: 0, To: b.ClosedAtMs}}, chart.Cached, 10)
 	chart.AddSpans(p, "slot still processing", []chart.Span{{Row: 1, From: b.ClosedAtMs, To: idleAt}}, chart.Idle, 10)
-	chart.AddRule(p, "cut planned", b.CutAfterMs, true, chart.Cut, true)
 	chart.AddRule(p, "connection closed", b.ClosedAtMs, true, chart.Cut, false)
 	tab := table{Head: []string{"", "value"}}
-	tab.add("cut planned (cut_after_ms)", num(b.CutAfterMs))
+	tab.add("cut planned after (cut_after_chunks)", num(b.CutAfterChunks)+" chunks")
 	tab.add("connection closed (closed_at_ms)", num(b.ClosedAtMs))
-	tab.add("tokens received of max_tokens", num(b.ReceivedTokens)+" of "+num(b.MaxTokens))
+	tab.add("tokens received (received_tokens)", num(b.ReceivedTokens))
 	tab.add("slot idle after the close (slot_idle_after_ms)", num(b.SlotIdleAfterMs))
 	return draw(p, h, *tab.numericFrom(1))
 }
@@ -75,13 +74,13 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 	var ticks []plot.Tick
 	tab := table{Head: []string{"position", "at_char", "first_difference", field}}
 	for i, pos := range x.Positions {
-		v := pos.CacheN
+		v := pos.Tokens().Cached()
 		if field == "ttft_ms" {
 			v = pos.TTFTMs
 		}
 		xys = append(xys, plotter.XY{X: float64(i), Y: v})
 		ticks = append(ticks, plot.Tick{Value: float64(i), Label: pos.Position})
-		tab.add(pos.Position, num(pos.AtChar), numP(pos.FirstDifference), num(v))
+		tab.add(pos.Position, numP(pos.AtChar), numP(pos.FirstDifference), num(v))
 	}
 	c := chart.Cached
 	if field == "ttft_ms" {
@@ -89,14 +88,6 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 	}
 	if err := chart.LinePoints(p, field, xys, c); err != nil {
 		return figure{}, err
-	}
-	if x.Primed != nil {
-		v := x.Primed.CacheN
-		if field == "ttft_ms" {
-			v = x.Primed.TTFTMs
-		}
-		chart.AddRule(p, "primed (the unchanged prompt)", v, false, chart.Chunk, true)
-		tab.add("primed (unchanged)", "", "", num(v))
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7

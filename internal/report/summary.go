@@ -57,7 +57,9 @@ func serverTable(l *rundir.Lab) table {
 		}
 	}
 	if p := l.Props; p != nil {
-		t.add("model file (/props)", p.ModelPath)
+		if p.ModelPath != nil {
+			t.add("model file (/props)", *p.ModelPath)
+		}
 		t.add("context per slot (/props n_ctx)", num(p.Settings.NCtx)+" tokens")
 		t.add("slots (/props total_slots)", num(p.TotalSlots))
 		t.add("llama-server build", p.BuildInfo)

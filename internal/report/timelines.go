@@ -114,7 +114,7 @@ func addPacing(p *plot.Plot, row float64, pc *rundir.Pacing, tab *table) {
 		chart.AddSpans(p, "stall", stalls, chart.Stall, 14)
 	}
 	tab.add("speech starts (pacing.start_ms)", num(pc.StartMs))
-	tab.add("first clause (pacing.first_clause_ms)", num(pc.FirstClauseMs))
+	tab.add("first clause (pacing.first_clause_ms)", numP(pc.FirstClauseMs))
 	tab.add("speech ends (pacing.end_ms)", num(pc.EndMs))
 	tab.add("stalls (pacing.stalls)", num(pc.Stalls))
 	tab.add("stalled (pacing.stall_ms)", num(pc.StallMs))
@@ -200,7 +200,7 @@ func cancelCloseFigure(c *rundir.Cancel) (figure, error) {
 	chart.AddRule(p, "connection closed", c.ClosedAtMs, true, chart.Cut, false)
 	chart.AddRule(p, "slot idle", idleAt, true, chart.Idle, false)
 	tab := table{Head: []string{"", "value"}}
-	tab.add("cut planned (cut_after_ms)", num(c.CutAfterMs))
+	tab.add("cut planned (cut_after_ms)", numP(c.CutAfterMs))
 	tab.add("connection closed (closed_at_ms)", num(c.ClosedAtMs))
 	tab.add("tokens received of max_tokens", num(c.ReceivedTokens)+" of "+num(c.MaxTokens))
 	if len(c.ChunkMs) > 0 {

@@ -1,0 +1,292 @@
+package artifact
+
+import "encoding/json"
+
+// The lab's artifacts, one type per file. The lab's Lua steps write them
+// (scripts/0N_*.lua); check holds each file to its type with Decode, and
+// rundir and report read them with the same types.
+//
+// Tags: a member without omitempty must be present (a pointer may be
+// null); with omitempty it may be absent (older runs, optional parts).
+
+// Lab file names.
+const (
+	HealthFile   = "health.json"
+	PropsFile    = "props.json"
+	SSEFile      = "sse_raw.txt"
+	ChunksFile   = "chunks.jsonl"
+	TTFTFile     = "ttft.json"
+	PrefillFile  = "prefill.json"
+	CacheFile    = "cache.json"
+	SentenceFile = "sentence.json"
+	CancelFile   = "cancel.json"
+	BargeinFile  = "bargein.json"
+	PrefixFile   = "prefix.json"
+	ReportFile   = "report.json"
+	StepsFile    = "steps.json"
+)
+
+// Health is health.json: the body of GET /health.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// Props is what the lab uses of props.json, the body of GET /props.
+type Props struct {
+	Settings struct {
+		NCtx float64 `json:"n_ctx"`
+	} `json:"default_generation_settings"`
+	TotalSlots   float64 `json:"total_slots"`
+	ModelPath    *string `json:"model_path,omitempty"`
+	ChatTemplate *string `json:"chat_template,omitempty"`
+	BuildInfo    string  `json:"build_info,omitempty"`
+}
+
+// Chunk is one line of chunks.jsonl (and of sentence.json's chunks): when
+// a content chunk arrived, since t0, and its text.
+type Chunk struct {
+	TMs  float64 `json:"t_ms"`
+	Text string  `json:"text"`
+}
+
+// TTFTRun is one of ttft.json's runs.
+type TTFTRun struct {
+	TTFTMs      float64 `json:"ttft_ms"`
+	TotalMs     float64 `json:"total_ms"`
+	Tokens      float64 `json:"tokens"`
+	StampSource string  `json:"stamp_source,omitempty"`
+}
+
+// TTFT is ttft.json: five runs with the cache off and their medians;
+// Discarded are runs set aside because one read carried the whole answer.
+type TTFT struct {
+	Runs      []TTFTRun         `json:"runs"`
+	TTFTP50   float64           `json:"ttft_p50"`
+	TotalP50  float64           `json:"total_p50"`
+	Discarded []json.RawMessage `json:"discarded,omitempty"`
+}
+
+// PrefillRow is one row of prefill.json (an array of them).
+type PrefillRow struct {
+	Docs     float64 `json:"docs"`
+	PromptN  float64 `json:"prompt_n"`
+	PromptMs float64 `json:"prompt_ms"`
+	TTFTMs   float64 `json:"ttft_ms"`
+}
+
+// Tokens is one timed request: the prompt tokens the server evaluated
+// (prompt_n) and reused from its cache (cache_n), and the TTFT.
+type Tokens struct {
+	PromptN float64  `json:"prompt_n"`
+	CacheN  *float64 `json:"cache_n,omitempty"`
+	TTFTMs  float64  `json:"ttft_ms"`
+}
+
+// Cached is t's cache_n, 0 when the server did not say.
+func (t Tokens) Cached() float64 {
+	if t.CacheN == nil {
+		return 0
+	}
+	return *t.CacheN
+}
+
+// Cache is cache.json: the long prompt twice, then with a changed first
+// line.
+type Cache struct {
+	First         Tokens `json:"first"`
+	Second        Tokens `json:"second"`
+	ChangedPrefix Tokens `json:"changed_prefix"`
+}
+
+// SpokenSentence is one sentence as a speaker would say it.
+type SpokenSentence struct {
+	Text    string  `json:"text,omitempty"`
+	ReadyMs float64 `json:"ready_ms"`
+	StartMs float64 `json:"start_ms"`
+	EndMs   float64 `json:"end_ms"`
+}
+
+// Pacing is sentence.json's pacing: the answer played back at a fixed
+// speaking rate.
+type Pacing struct {
+	CharsPerS     float64          `json:"chars_per_s,omitempty"`
+	StartMs       float64          `json:"start_ms"`
+	EndMs         float64          `json:"end_ms"`
+	StallMs       float64          `json:"stall_ms"`
+	Stalls        float64          `json:"stalls"`
+	FirstClauseMs *float64         `json:"first_clause_ms,omitempty"`
+	Sentences     []SpokenSentence `json:"sentences"`
+}
+
+// Sentence is sentence.json.
+type Sentence struct {
+	TTFTMs          float64           `json:"ttft_ms"`
+	FirstSentenceMs float64           `json:"first_sentence_ms"`
+	TotalMs         float64           `json:"total_ms"`
+	FirstSentence   string            `json:"first_sentence"`
+	Text            string            `json:"text"`
+	Chunks          []Chunk           `json:"chunks,omitempty"`
+	StampSource     string            `json:"stamp_source,omitempty"`
+	Discarded       []json.RawMessage `json:"discarded,omitempty"`
+	Pacing          *Pacing           `json:"pacing,omitempty"`
+}
+
+// LogMark is where this run's lines began in the server log: the file (by
+// inode) and its size then.
+type LogMark struct {
+	Path   string  `json:"path"`
+	Offset float64 `json:"offset"`
+	Inode  float64 `json:"inode"`
+}
+
+// CancelAttempt is one try of the cancellation step (it retries when a
+// fast server finishes before the cut).
+type CancelAttempt struct {
+	Cut            bool    `json:"cut"`
+	CutAfterMs     float64 `json:"cut_after_ms"`
+	MaxTokens      float64 `json:"max_tokens"`
+	ReceivedTokens float64 `json:"received_tokens"`
+	TotalMs        float64 `json:"total_ms"`
+	FinishReason   string  `json:"finish_reason,omitempty"`
+}
+
+// Cancel is cancel.json: a cut mid-answer and the slot going idle.
+type Cancel struct {
+	MaxTokens       float64         `json:"max_tokens"`
+	CutAfterMs      *float64        `json:"cut_after_ms,omitempty"`
+	ReceivedTokens  float64         `json:"received_tokens"`
+	ClosedAtMs      float64         `json:"closed_at_ms"`
+	SlotIdleAfterMs float64         `json:"slot_idle_after_ms"`
+	Done            *bool           `json:"done,omitempty"`
+	Cut             *bool           `json:"cut,omitempty"`
+	IgnoreEOS       *bool           `json:"ignore_eos,omitempty"`
+	TotalMs         *float64        `json:"total_ms,omitempty"`
+	ChunkMs         []float64       `json:"chunk_ms,omitempty"`
+	Attempts        []CancelAttempt `json:"attempts,omitempty"`
+	// LogFrom and LogCancelTask only when the lab had the server's log.
+	LogFrom       *LogMark `json:"log_from,omitempty"`
+	LogCancelTask *bool    `json:"log_cancel_task,omitempty"`
+}
+
+// Bargein is bargein.json: the caller interrupts after a few chunks, then
+// the next turn with the half answer in its history, against the same
+// turn with the cache flushed.
+type Bargein struct {
+	Question        string  `json:"question,omitempty"`
+	FollowUp        string  `json:"follow_up,omitempty"`
+	Docs            float64 `json:"docs,omitempty"`
+	CutAfterChunks  float64 `json:"cut_after_chunks,omitempty"`
+	ReceivedTokens  float64 `json:"received_tokens"`
+	ClosedAtMs      float64 `json:"closed_at_ms"`
+	SlotIdleAfterMs float64 `json:"slot_idle_after_ms"`
+	PartialText     string  `json:"partial_text,omitempty"`
+	Resumed         Tokens  `json:"resumed"`
+	Cold            Tokens  `json:"cold"`
+}
+
+// PrefixPosition is one place of the changing line: what the request cost
+// with the line there; FirstDifference (tokens) and AtChar say where the
+// prompts first differ, null when the server could not tell.
+type PrefixPosition struct {
+	Position        string   `json:"position"`
+	PromptN         float64  `json:"prompt_n"`
+	CacheN          *float64 `json:"cache_n,omitempty"`
+	TTFTMs          float64  `json:"ttft_ms"`
+	FirstDifference *float64 `json:"first_difference,omitempty"`
+	AtChar          *float64 `json:"at_char,omitempty"`
+}
+
+// Tokens is the position's cost as a Tokens.
+func (p PrefixPosition) Tokens() Tokens {
+	return Tokens{PromptN: p.PromptN, CacheN: p.CacheN, TTFTMs: p.TTFTMs}
+}
+
+// Prefix is prefix.json: where a changing line costs the cache.
+type Prefix struct {
+	ChangingLine string           `json:"changing_line,omitempty"`
+	Docs         float64          `json:"docs,omitempty"`
+	Positions    []PrefixPosition `json:"positions"`
+	Advice       string           `json:"advice,omitempty"`
+}
+
+// ReportModel is report.json's model: its name and file (null when the
+// server did not say) and whether it is ttftlab's synthetic model.
+type ReportModel struct {
+	Name      *string `json:"name"`
+	Path      *string `json:"path"`
+	Synthetic bool    `json:"synthetic"`
+}
+
+// ReportServer is report.json's server block: per-slot context and slots
+// (null when /props did not say).
+type ReportServer struct {
+	NCtx  *float64 `json:"n_ctx"`
+	Slots *float64 `json:"slots"`
+}
+
+// Report is report.json: the headline numbers, copied from the other
+// artifacts, and the model and server measured.
+type Report struct {
+	TTFTP50Ms            float64       `json:"ttft_p50_ms"`
+	TotalP50Ms           float64       `json:"total_p50_ms"`
+	TTFT12DocsMs         float64       `json:"ttft_12docs_ms"`
+	PromptN12Docs        float64       `json:"prompt_n_12docs"`
+	CacheTTFTMs          float64       `json:"cache_ttft_ms"`
+	FirstSentenceMs      float64       `json:"first_sentence_ms"`
+	CancelIdleMs         float64       `json:"cancel_idle_ms"`
+	SpeechStallMs        float64       `json:"speech_stall_ms"`
+	BargeinResumedTTFTMs float64       `json:"bargein_resumed_ttft_ms"`
+	BargeinColdTTFTMs    float64       `json:"bargein_cold_ttft_ms"`
+	PrefixFrontPromptN   float64       `json:"prefix_front_prompt_n"`
+	PrefixLastPromptN    float64       `json:"prefix_last_prompt_n"`
+	Model                ReportModel   `json:"model"`
+	Server               *ReportServer `json:"server,omitempty"`
+}
+
+// Step statuses in steps.json.
+const (
+	StepPassed  = "passed"
+	StepFailed  = "failed"
+	StepSkipped = "skipped" // could not run: a step it needs did not pass, or the server cannot do it
+	StepNotRun  = "not run" // not selected in this run
+)
+
+// Step is one lab step as this run left it. Detail is the step's summary
+// line when it passed, the error when it failed, the reason when it was
+// skipped. Artifacts are the files the step writes.
+type Step struct {
+	Name      string   `json:"name"`
+	Status    string   `json:"status"`
+	Detail    string   `json:"detail,omitempty"`
+	Ms        float64  `json:"ms"`
+	Artifacts []string `json:"artifacts"`
+}
+
+// Steps is steps.json: every step of the lab in order, rewritten as each
+// step ends, so an interrupted run still says what it did.
+type Steps struct {
+	Steps []Step `json:"steps"`
+}
+
+// Count returns how many steps have the given status.
+func (s Steps) Count(status string) int {
+	n := 0
+	for _, st := range s.Steps {
+		if st.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// Of returns the step that writes file, if steps.json names one.
+func (s Steps) Of(file string) (Step, bool) {
+	for _, st := range s.Steps {
+		for _, a := range st.Artifacts {
+			if a == file {
+				return st, true
+			}
+		}
+	}
+	return Step{}, false
+}
