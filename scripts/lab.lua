@@ -3,8 +3,9 @@
 -- Each step writes its artifacts as soon as it ends, so a later failure
 -- loses nothing. After a failed step the lab goes on with the steps that do
 -- not depend on it (KEEP_GOING, the --keep-going flag, default true); steps
--- that need a failed step's artifacts are skipped. It exits 1 when any step
--- failed or was skipped.
+-- that need a step that did not pass are skipped. steps.json records every
+-- step's status: passed, failed, skipped (with the reason) or not run. The
+-- lab exits 1 when any step failed.
 --
 -- With PREFLIGHT set (ttftlab lab does so before it starts a server), it
 -- only checks its inputs: the step names and the knowledge base.
@@ -67,34 +68,64 @@ local function exists(name)
   return f ~= nil
 end
 
--- failed_need names the first step this one needs that failed or was
--- skipped in this run.
-local function failed_need(step, status)
-  for _, need in ipairs(step.needs or {}) do
-    if status[need] == "FAILED" or status[need] == "skipped" then return need end
+-- Every step's status in this run, in order: passed, failed, skipped (with
+-- the reason) or not run (not selected). steps.json is rewritten as each
+-- step ends, so an interrupted lab still says what it did. The counts
+-- below come from this table, never from counters kept on the side.
+local record = {}
+for i, step in ipairs(STEPS) do
+  local files = json_array()
+  for j, a in ipairs(step.artifacts) do files[j] = a end
+  record[i] = { name = step.name, status = "not run", ms = 0, artifacts = files }
+  step.record = record[i]
+end
+local function save() write_json("steps.json", { steps = record }) end
+
+local function count(status)
+  local n = 0
+  for _, r in ipairs(record) do
+    if r.status == status then n = n + 1 end
   end
+  return n
 end
 
-local results, status, bad = {}, {}, 0
+-- blocked names why a step cannot run: a step it needs failed or was
+-- skipped in this run (one not run leaves its earlier artifacts, which the
+-- step reads), or an earlier step failed and --keep-going is off.
+local function blocked(step)
+  for _, need in ipairs(step.needs or {}) do
+    local r = find_step(need).record
+    if r.status == "failed" or r.status == "skipped" then
+      return string.format("needs step %s, which %s", need, r.status)
+    end
+  end
+  if not keep_going and count("failed") > 0 then return "an earlier step failed (--keep-going=false)" end
+end
+
+-- A step ends by returning its summary line; it may instead return
+-- {skip = "reason"} when the server cannot do what it measures.
 local function run(step)
-  local r = { name = step.name, ms = 0 }
-  local need = failed_need(step, status)
-  if need or (bad > 0 and not keep_going) then
-    r.status = "skipped"
-    r.detail = need and ("needs step " .. need .. ", which did not pass") or "an earlier step failed (--keep-going=false)"
+  local r = step.record
+  local why = blocked(step)
+  if why then
+    r.status, r.detail = "skipped", why
   else
     local t0 = now_ms()
     local ok, res = pcall(dofile, step.file)
-    r.ms, r.status, r.detail = now_ms() - t0, ok and "ok" or "FAILED", tostring(res)
+    r.ms = now_ms() - t0
     if not ok then
+      r.status, r.detail = "failed", tostring(res)
       eprint(string.format("step %s failed: %s", step.name, r.detail))
+    elseif type(res) == "table" and res.skip then
+      r.status, r.detail = "skipped", tostring(res.skip)
+    else
+      r.status, r.detail = "passed", res ~= nil and tostring(res) or nil
     end
   end
-  if r.status ~= "ok" then bad = bad + 1 end
-  status[step.name] = r.status
-  results[#results + 1] = r
+  save()
 end
 
+save()
 for _, step in ipairs(STEPS) do
   if is_selected(step) then
     -- A stale artifact from an earlier run must not pass for this run's.
@@ -104,8 +135,8 @@ for _, step in ipairs(STEPS) do
 end
 
 -- A partial run changed some of the report's sources: rebuild the report
--- from what is there, or drop it when a source is missing, so no stale
--- report outlives its numbers.
+-- from what is there when every source is, or drop it, so no stale report
+-- outlives its numbers.
 local missing = {}
 for _, step in ipairs(STEPS) do
   for _, a in ipairs(step.artifacts) do
@@ -114,27 +145,48 @@ for _, step in ipairs(STEPS) do
 end
 if not is_selected(REPORT) then
   os.remove(OUT .. "/report.json")
-  if bad == 0 and #missing == 0 then run(REPORT) end
+  if count("failed") == 0 and count("skipped") == 0 and #missing == 0 then
+    run(REPORT)
+  else
+    REPORT.record.detail = #missing > 0 and ("the folder lacks " .. table.concat(missing, ", ")) or
+      "a step of this run did not pass"
+    save()
+  end
 end
 
 print("")
-print(string.format("%-9s %-7s %9s  %s", "step", "result", "time", "detail"))
-for _, r in ipairs(results) do
-  local detail = r.detail:gsub("\n.*", "")
-  if #detail > 100 then detail = detail:sub(1, 97) .. "..." end
-  print(string.format("%-9s %-7s %7.0f ms  %s", r.name, r.status, r.ms, detail))
+print(string.format("%-9s %-8s %9s  %s", "step", "result", "time", "detail"))
+for _, r in ipairs(record) do
+  if r.status ~= "not run" then
+    local detail = (r.detail or ""):gsub("\n.*", "")
+    if #detail > 100 then detail = detail:sub(1, 97) .. "..." end
+    print(string.format("%-9s %-8s %7.0f ms  %s", r.name, r.status, r.ms, detail))
+  end
 end
 
 local function steps(n) return n == 1 and "1 step" or (n .. " steps") end
-if bad > 0 then
-  print(string.format("\n%s of %d did not pass; the artifacts of the others are in %s", steps(bad), #results, OUT))
+local function names(status)
+  local out = {}
+  for _, r in ipairs(record) do
+    if r.status == status then out[#out + 1] = r.name end
+  end
+  return table.concat(out, ", ")
+end
+local failed, skipped, passed, not_run = count("failed"), count("skipped"), count("passed"), count("not run")
+local ran = #record - not_run
+local others = {}
+if passed > 0 then others[#others + 1] = passed .. " passed" end
+if skipped > 0 then others[#others + 1] = skipped .. " skipped (" .. names("skipped") .. ")" end
+if not_run > 0 then others[#others + 1] = not_run .. " not run" end
+if failed > 0 then
+  print(string.format("\n%d of %s failed (%s); %s. Artifacts of the others are in %s", failed, steps(ran),
+    names("failed"), table.concat(others, ", "), OUT))
   os.exit(1)
 end
-local passed = (#results == #STEPS) and ("all " .. steps(#results)) or steps(#results)
-if #missing > 0 then
-  print(string.format("\n%s passed; artifacts in %s. The folder lacks %s from other steps, so it holds no report;\n" ..
-    "run the whole lab (%s lab) for a folder that `check` passes.", passed, OUT, table.concat(missing, ", "), TTFTLAB))
-  return
-end
-print(string.format("\n%s passed; artifacts in %s; verify with: %s check %s%s", passed, OUT, TTFTLAB, OUT,
+local head = (passed == #record) and ("all " .. steps(passed) .. " passed") or table.concat(others, ", ")
+print(string.format("\n%s; artifacts in %s; verify with: %s check %s%s", head, OUT, TTFTLAB, OUT,
   SERVER_LOG and (" --server-log " .. SERVER_LOG) or ""))
+if REPORT.record.status == "not run" and #missing > 0 then
+  print(string.format("The folder lacks %s from other steps, so it holds no report.json; run the whole lab (%s lab) for one.",
+    table.concat(missing, ", "), TTFTLAB))
+end

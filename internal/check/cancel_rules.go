@@ -62,8 +62,8 @@ func checkServerLog(l *lab) error {
 	if l.serverLog != "" {
 		return searchServerLog(l)
 	}
-	if !l.loaded["cancel.json"] {
-		return skip("no server log given and cancel.json failed above")
+	if err := l.unusable("cancel.json"); err != nil {
+		return err
 	}
 	v := l.cancel.LogCancelTask
 	if v == nil {
@@ -81,8 +81,8 @@ func searchServerLog(l *lab) error {
 		return fmt.Errorf("cannot read server log %s: %w", l.serverLog, err)
 	}
 	defer f.Close()
-	if !l.loaded["cancel.json"] {
-		return skip("cancel.json failed above")
+	if err := l.unusable("cancel.json"); err != nil {
+		return err
 	}
 	from := l.cancel.LogFrom
 	if from == nil {

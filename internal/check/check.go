@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"ttftlab/internal/artifact"
 )
@@ -38,6 +39,11 @@ type lab struct {
 	prefix   artifact.Prefix
 	report   artifact.Report
 	props    artifact.Props
+	// steps is steps.json, when the lab wrote one: which steps ran.
+	steps *artifact.Steps
+	// notWritten are the files this run's steps were not meant to write
+	// (their step was not run or was skipped), with why.
+	notWritten map[string]string
 }
 
 // outputFiles are the files the lab writes, in the order they are checked,
@@ -122,13 +128,21 @@ func outcome(name string, err error, shown string) Outcome {
 // Results checks the lab output in outDir. serverLog, when not empty, is
 // llama-server's log from the lab run: it must show that the server
 // cancelled the cut request, in the lines this run wrote.
+//
+// When the folder has a steps.json, a step that failed fails here too, and
+// the files of a step that was not run or was skipped are not required:
+// their checks are skipped, saying so, so a partial run's folder passes.
 func Results(outDir, serverLog string) []Outcome {
 	if err := checkFolder(outDir); err != nil {
 		return []Outcome{outcome("output folder", err, "")}
 	}
-	var out []Outcome
-	l := &lab{dir: outDir, serverLog: serverLog, loaded: map[string]bool{}}
+	l := &lab{dir: outDir, serverLog: serverLog, loaded: map[string]bool{}, notWritten: map[string]string{}}
+	out := l.readSteps()
 	for _, f := range outputFiles {
+		if why, ok := l.notWritten[f.name]; ok && !l.exists(f.name) {
+			out = append(out, outcome("file "+f.name, skip("not checked: %s", why), ""))
+			continue
+		}
 		err := l.loadFile(f.name, f.load)
 		l.loaded[f.name] = err == nil
 		out = append(out, outcome("file "+f.name, err, ""))
@@ -139,6 +153,65 @@ func Results(outDir, serverLog string) []Outcome {
 		out = append(out, outcome(r.name, err, l.shown))
 	}
 	return out
+}
+
+// readSteps reads steps.json, when there is one, into l.steps and
+// l.notWritten, and returns its outcome and one per step that did not pass.
+func (l *lab) readSteps() []Outcome {
+	if !l.exists(artifact.StepsFile) {
+		return nil
+	}
+	var steps artifact.Steps
+	err := l.loadFile(artifact.StepsFile, record(func(*lab) any { return &steps }))
+	out := []Outcome{outcome("file "+artifact.StepsFile, err, "")}
+	if err != nil {
+		return out
+	}
+	l.steps = &steps
+	for _, st := range steps.Steps {
+		var why string
+		switch st.Status {
+		case artifact.StepPassed:
+			continue
+		case artifact.StepFailed:
+			out = append(out, outcome("step "+st.Name, fmt.Errorf("failed in this run: %s", firstLine(st.Detail)), ""))
+			continue
+		case artifact.StepSkipped:
+			why = fmt.Sprintf("step %s was skipped (%s)", st.Name, firstLine(st.Detail))
+			out = append(out, outcome("step "+st.Name, skip("skipped in this run: %s", firstLine(st.Detail)), ""))
+		case artifact.StepNotRun:
+			why = fmt.Sprintf("step %s was not run", st.Name)
+		default:
+			out = append(out, outcome("step "+st.Name, fmt.Errorf("status %q is none of passed, failed, skipped, not run", st.Status), ""))
+			continue
+		}
+		for _, a := range st.Artifacts {
+			l.notWritten[a] = why
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// unusable is the skip of a check that needs file when the file failed to
+// load or was not written in this run; nil when the file is there.
+func (l *lab) unusable(file string) error {
+	switch why, ok := l.notWritten[file]; {
+	case l.loaded[file]:
+		return nil
+	case ok:
+		return skip("not checked: needs %s, and %s", file, why)
+	}
+	return skip("needs %s, which failed above", file)
+}
+
+func (l *lab) exists(name string) bool {
+	_, err := os.Stat(filepath.Join(l.dir, name))
+	return err == nil
 }
 
 // Run is Results written to w, one line per check ("PASS name: values",
@@ -200,11 +273,12 @@ func (l *lab) loadFile(name string, load func(*lab, []byte) error) error {
 	return nil
 }
 
-// apply runs r unless a file it needs failed to load.
+// apply runs r unless a file it needs failed to load or was not written
+// in this run.
 func (l *lab) apply(r rule) error {
 	for _, f := range r.needs {
-		if !l.loaded[f] {
-			return skip("needs %s, which failed above", f)
+		if err := l.unusable(f); err != nil {
+			return err
 		}
 	}
 	return r.run(l)

@@ -60,7 +60,7 @@ func TestLabEndToEnd(t *testing.T) {
 	// A partial lab on a full folder rebuilds the report from what is
 	// there, so the check it suggests passes.
 	code, stdout, stderr = runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath, "--", "ttft")
-	if code != 0 || !strings.Contains(stdout, "\n2 steps passed") || !strings.Contains(stdout, "check "+out) {
+	if code != 0 || !strings.Contains(stdout, "\n2 passed, 8 not run;") || !strings.Contains(stdout, "check "+out) {
 		t.Fatalf("lab -- ttft on a full folder: exit %d\n%s%s", code, stdout, stderr)
 	}
 	var ttft, report map[string]any
@@ -165,7 +165,7 @@ func TestLabEmbeddedCopy(t *testing.T) {
 	}
 	// A partial run says how many steps passed, that the folder holds no
 	// report (it lacks the other steps' files), and which lab ran.
-	for _, want := range []string{"\n3 steps passed", "holds no report", "(the lab built into ttftlab)"} {
+	for _, want := range []string{"\n3 passed, 7 not run;", "holds no report", "(the lab built into ttftlab)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

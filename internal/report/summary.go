@@ -14,6 +14,9 @@ import (
 // model and server, and check's verdict on each rule.
 func labSummary(l *rundir.Lab, version string) section {
 	s := section{ID: "summary", Title: "Summary"}
+	if l.Steps != nil {
+		s.Tables = append(s.Tables, stepsTable(l.Steps))
+	}
 	s.Tables = append(s.Tables, fieldTable("report.json", l.Report))
 	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version), serverTable(l))
 	s.Tables = append(s.Tables, checksTable(l.Checks))
@@ -21,6 +24,17 @@ func labSummary(l *rundir.Lab, version string) section {
 		s.Tables = append(s.Tables, problemsTable(l.Problems))
 	}
 	return s
+}
+
+// stepsTable is steps.json: each step's status in this run, with the
+// reason or error of one that did not pass.
+func stepsTable(s *rundir.Steps) table {
+	t := table{Caption: "lab steps (steps.json)", Head: []string{"step", "status", "time (ms)", "detail"}, Numeric: map[int]bool{2: true}}
+	for _, st := range s.Steps {
+		detail, _, _ := strings.Cut(st.Detail, "\n")
+		t.add(st.Name, st.Status, num(st.Ms), detail)
+	}
+	return t
 }
 
 // runTable says which run this is and what drew the page. The run's

@@ -26,6 +26,9 @@ type Lab struct {
 	Cancel   *Cancel
 	Bargein  *Bargein
 	Prefix   *Prefix
+	// Steps is steps.json: each step's status in the run that wrote the
+	// folder (absent in older folders).
+	Steps *Steps
 	// Report is report.json, every value in file order.
 	Report []Field
 	// Extra are the JSON files no section knows yet, by name.
@@ -53,7 +56,7 @@ type (
 // labFiles are the files a section reads; every other *.json is Extra.
 var labFiles = map[string]bool{"health.json": true, "props.json": true, "ttft.json": true, "prefill.json": true,
 	"cache.json": true, "sentence.json": true, "cancel.json": true, "bargein.json": true, "prefix.json": true,
-	"report.json": true}
+	"report.json": true, "steps.json": true}
 
 // ReadLab reads a lab folder and runs ttftlab check on it; serverLog is
 // passed to the check (it may be "").
@@ -67,6 +70,7 @@ func ReadLab(dir, serverLog string) *Lab {
 	l.Cancel = readOpt[Cancel](dir, "cancel.json", &p)
 	l.Bargein = readOpt[Bargein](dir, "bargein.json", &p)
 	l.Prefix = readOpt[Prefix](dir, "prefix.json", &p)
+	l.Steps = readOpt[Steps](dir, "steps.json", &p)
 	readJSON(dir, "prefill.json", &l.Prefill, &p)
 	readLines(dir, "chunks.jsonl", &p, func(line []byte) error {
 		var c Chunk

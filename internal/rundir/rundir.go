@@ -27,7 +27,7 @@ const (
 // labMarkers are files only a lab run writes; loadMarker is the one file
 // of a load run.
 var (
-	labMarkers = []string{"report.json", "ttft.json", "props.json", "sentence.json", "prefill.json", "cache.json", "cancel.json"}
+	labMarkers = []string{"steps.json", "report.json", "ttft.json", "props.json", "sentence.json", "prefill.json", "cache.json", "cancel.json"}
 	loadMarker = "load.json"
 )
 

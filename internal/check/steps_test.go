@@ -1,0 +1,90 @@
+package check
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/artifact"
+)
+
+// stepsJSON is a steps.json where every step has the given status but
+// those named in set.
+func stepsJSON(t *testing.T, status string, set map[string]string) string {
+	t.Helper()
+	files := map[string][]string{
+		"server": {"health.json", "props.json"}, "stream": {"sse_raw.txt", "chunks.jsonl"}, "ttft": {"ttft.json"},
+		"prefill": {"prefill.json"}, "cache": {"cache.json"}, "sentence": {"sentence.json"}, "cancel": {"cancel.json"},
+		"bargein": {"bargein.json"}, "prefix": {"prefix.json"}, "report": {"report.json"},
+	}
+	var s artifact.Steps
+	for _, name := range []string{"server", "stream", "ttft", "prefill", "cache", "sentence", "cancel", "bargein", "prefix", "report"} {
+		st := status
+		if v, ok := set[name]; ok {
+			st = v
+		}
+		detail := ""
+		if st == artifact.StepFailed {
+			detail = "HTTP 500 from the server\nstack traceback"
+		}
+		s.Steps = append(s.Steps, artifact.Step{Name: name, Status: st, Detail: detail, Artifacts: files[name]})
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestPartialFolderPasses: a lab run of one step (lab -- ttft) leaves a
+// folder whose other files were never meant to be there; check passes it
+// and says what it did not check. Fails before steps.json: every other
+// file is "missing".
+func TestPartialFolderPasses(t *testing.T) {
+	all := validFiles()
+	files := map[string]string{"ttft.json": all["ttft.json"],
+		"steps.json": stepsJSON(t, artifact.StepNotRun, map[string]string{"ttft": artifact.StepPassed})}
+	got, passed, failed, out := runFolder(t, files, false)
+	if failed != 0 || passed == 0 {
+		t.Fatalf("passed %d, failed %d, want every check of ttft.json to pass and none to fail:\n%s", passed, failed, out)
+	}
+	for name, want := range map[string]string{
+		"file cache.json":           "not checked: step cache was not run",
+		"cache second faster":       "not checked: needs cache.json, and step cache was not run",
+		"report copies sources":     "not checked: needs report.json, and step report was not run",
+		"cancel task in server log": "not checked: needs cancel.json",
+	} {
+		if got[name].status != "SKIP" || !strings.Contains(got[name].msg, want) {
+			t.Errorf("%s = %+v, want SKIP saying %q", name, got[name], want)
+		}
+	}
+	if got["ttft < total per run"].status != "PASS" || got["file steps.json"].status != "PASS" {
+		t.Errorf("ttft's checks did not pass:\n%s", out)
+	}
+}
+
+// TestFailedStepFails: a step the lab records as failed fails check, also
+// when its files were left from an earlier run; a skipped step says why.
+func TestFailedStepFails(t *testing.T) {
+	files := validFiles()
+	files["steps.json"] = stepsJSON(t, artifact.StepPassed, map[string]string{"cache": artifact.StepFailed, "report": artifact.StepSkipped})
+	got, _, failed, out := runFolder(t, files, false)
+	if failed != 1 || got["step cache"].status != "FAIL" || got["step cache"].msg != "failed in this run: HTTP 500 from the server" {
+		t.Errorf("failed %d, step cache = %+v, want the one failure of step cache:\n%s", failed, got["step cache"], out)
+	}
+	if got["step report"].status != "SKIP" {
+		t.Errorf("step report = %+v, want SKIP", got["step report"])
+	}
+}
+
+// TestPassedStepNeedsItsFiles: steps.json does not excuse a file of a
+// step that passed, and a status check knows its four words.
+func TestPassedStepNeedsItsFiles(t *testing.T) {
+	files := validFiles()
+	delete(files, "cache.json")
+	files["steps.json"] = stepsJSON(t, artifact.StepPassed, map[string]string{"prefix": "done"})
+	got, _, failed, out := runFolder(t, files, false)
+	if got["file cache.json"].status != "FAIL" || got["step prefix"].status != "FAIL" || failed != 2 {
+		t.Errorf("want file cache.json and step prefix to fail:\n%s", out)
+	}
+}
