@@ -103,3 +103,46 @@ func TestCallsSlowBuilderShowsInQueue(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 }
+
+// TestCallsThinkTimes: think_ms as a range (drawn from the seed: the same
+// seed, the same pauses) and as a function of the call and the turn, each
+// next turn due no sooner than the previous one's end plus the pause.
+func TestCallsThinkTimes(t *testing.T) {
+	url := (&streamtest.FakeLlama{Pieces: []string{"Yes."}, Delay: time.Millisecond}).Start(t)
+	var out strings.Builder
+	vm, err := runtime.New(t.Context(), runtime.Config{Server: url, Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	err = vm.RunString(`
+		local calls = require("calls")
+		local function check(turns, least)
+			local by = {}
+			for _, r in ipairs(turns) do
+				by[r.tags.call] = by[r.tags.call] or {}
+				by[r.tags.call][r.tags.turn] = r
+			end
+			for call, ts in pairs(by) do
+				for k = 2, #ts do
+					local a, b = ts[k - 1], ts[k]
+					assert(b.scheduled_ms >= a.start_ms + a.total_ms + least(call, k) - 0.001,
+						string.format("call %d turn %d due at %.3f, turn %d ended at %.3f", call, k, b.scheduled_ms, k - 1, a.start_ms + a.total_ms))
+				end
+			end
+		end
+		local asked = {}
+		local turns = calls.run({calls = 2, turns = 3, concurrency = 2, think_ms = function(call, turn)
+			asked[#asked + 1] = call .. "/" .. turn
+			return 10 * turn
+		end})
+		check(turns, function(_, turn) return 10 * turn end)
+		table.sort(asked)
+		assert(table.concat(asked, " ") == "1/2 1/3 2/2 2/3", table.concat(asked, " "))
+		turns = calls.run({calls = 2, turns = 2, concurrency = 2, think_ms = {10, 30}, seed = 4})
+		check(turns, function() return 10 end)
+		print("ok")`, "t.lua")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+}
