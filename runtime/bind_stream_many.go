@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -12,18 +14,25 @@ import (
 
 // streamMany is stream_many(requests, opts) -> results, summary: many
 // streamed requests at once, a closed loop (opts.concurrency) or an open
-// one (opts.rate). Every request is timed as stream() times it; the Lua
-// work (building the next request, on_chunk, on_result) runs on the
-// script's goroutine and never delays a stamp. A failed request is a
-// result with its error; the run goes on. See docs/lua-api.md.
+// one (opts.rate), as calls of opts.turns turns with opts.think_ms
+// between them. The load package's plan decides which call's which turn
+// is due when; the script only builds each request when it is due. Every
+// request is timed as stream() times it; the Lua work (building the next
+// request, on_chunk, on_result, a think_ms function) runs on the script's
+// goroutine and never delays a stamp. A failed request is a result with
+// its error; the run goes on. See docs/lua-api.md.
 func (vm *VM) streamMany(L *lua.LState) int {
 	src := vm.requestSource(L, L.Get(1))
 	o := vm.manyOptions(L, L.Get(2))
+	m := &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0), begin: time.Now()}
+	if o.thinkFn != nil {
+		o.plan.Think.Func = m.think
+	}
 	loop, err := load.New(o.plan)
 	if err != nil {
 		L.RaiseError("stream_many: %v", err)
 	}
-	m := &many{vm: vm, L: L, opts: o, src: src, loop: loop, results: L.CreateTable(0, 0), begin: time.Now()}
+	m.loop = loop
 	if o.record != nil {
 		if err := o.record.open(vm); err != nil {
 			L.RaiseError("stream_many: %v", err)
@@ -77,17 +86,17 @@ type manyCall struct {
 	tags *lua.LTable // the request's opts.tags, or nil
 }
 
-// next builds request index for the loop.
-func (m *many) next(index int) (load.Job, load.Status, error) {
+// next builds the request of a due turn for the loop.
+func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 	if m.raised != nil {
 		return load.Job{}, load.Done, nil
 	}
-	messages, opts, status := m.src.get(m.L, index)
+	messages, opts, status := m.src.get(m.L, t, m.results)
 	if status != load.Ready {
 		return load.Job{}, status, nil
 	}
 	tags := requestTags(opts)
-	startAt, opts := takeStartAt(m.L, opts, index)
+	opts = withoutTags(m.L, opts)
 	c := m.vm.buildCall(m.L, messages, opts)
 	mc := &manyCall{call: c, tags: tags}
 	if c.onChunk != nil {
@@ -101,10 +110,35 @@ func (m *many) next(index int) (load.Job, load.Status, error) {
 	if m.calls == nil {
 		m.calls = map[int]*manyCall{}
 	}
-	m.calls[index] = mc
+	m.calls[t.Index] = mc
 	m.started++
-	return load.Job{Request: c.req, NotBefore: startAt}, load.Ready, nil
+	return load.Job{Request: c.req}, load.Ready, nil
 }
+
+// think calls opts.think_ms(call, turn) for the plan: the caller's pause
+// before that turn.
+func (m *many) think(call, turn int) (time.Duration, error) {
+	L := m.L
+	L.Push(m.opts.thinkFn)
+	L.Push(lua.LNumber(call))
+	L.Push(lua.LNumber(turn))
+	if err := L.PCall(2, 1, nil); err != nil {
+		if m.raised == nil {
+			m.raised = errorValue(err)
+		}
+		return 0, errRaised
+	}
+	got := L.Get(-1)
+	L.Pop(1)
+	d, ok := thinkMs(got)
+	if !ok {
+		return 0, fmt.Errorf("opts.think_ms(%d, %d) returned %s, want ms >= 0", call, turn, got.String())
+	}
+	return d, nil
+}
+
+// errRaised stops the loop after a Lua error, which many.raised holds.
+var errRaised = errors.New("a Lua callback raised an error")
 
 // chunkOnLoop runs a request's Lua on_chunk on the script's goroutine. The
 // request's reader goes on reading and stamping meanwhile; only this

@@ -11,11 +11,12 @@ import (
 )
 
 // manyOptionNames are what stream_many's opts may hold.
-var manyOptionNames = []string{"arrival", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "warmup", "watch"}
+var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "think_ms", "turns", "warmup", "watch"}
 
 // manyOptions are stream_many's opts, checked.
 type manyOptions struct {
 	plan     load.Plan
+	thinkFn  *lua.LFunction // a think_ms function, which many.think calls
 	warmup   int
 	onResult *lua.LFunction
 	progress bool
@@ -65,6 +66,12 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 		o.plan.Arrival = a
 	case "seed":
 		o.plan.Seed = uint64(wholeNumber(L, label, v, 0))
+	case "calls":
+		o.plan.Calls = wholeNumber(L, label, v, 1)
+	case "turns":
+		o.plan.Turns = wholeNumber(L, label, v, 1)
+	case "think_ms":
+		o.plan.Think = vm.thinkOption(L, label, v, o)
 	case "duration_ms":
 		o.plan.Duration = optMs(L, "opts.duration_ms", v)
 	case "warmup":
@@ -94,8 +101,40 @@ func wholeNumber(L *lua.LState, label string, v lua.LValue, min int) int {
 	return int(n)
 }
 
+// thinkOption reads opts.think_ms: ms, a range {min, max} drawn from the
+// seed, or function(call, turn) -> ms (kept in o.thinkFn).
+func (vm *VM) thinkOption(L *lua.LState, label string, v lua.LValue, o *manyOptions) load.Think {
+	ms := thinkMs
+	switch v := v.(type) {
+	case lua.LNumber:
+		if d, ok := ms(v); ok {
+			return load.Think{Min: d}
+		}
+	case *lua.LTable:
+		lo, ok1 := ms(v.RawGetInt(1))
+		hi, ok2 := ms(v.RawGetInt(2))
+		if ok1 && ok2 && lo <= hi {
+			return load.Think{Min: lo, Max: hi}
+		}
+	case *lua.LFunction:
+		o.thinkFn = v // many.think calls it
+		return load.Think{}
+	}
+	L.RaiseError("%s must be a number of ms, a range {min, max} or a function(call, turn) -> ms, got %s", label, v.String())
+	return load.Think{}
+}
+
+// thinkMs reads a think time in ms: a number from 0 to about 30 years.
+func thinkMs(v lua.LValue) (time.Duration, bool) {
+	n, ok := v.(lua.LNumber)
+	if f := float64(n); !ok || !(f >= 0 && f <= 1e12) {
+		return 0, false
+	}
+	return time.Duration(float64(n) * float64(time.Millisecond)), true
+}
+
 // requestSource hands out the requests: an array of {messages, opts}
-// pairs, or a function (i) -> messages, opts.
+// pairs, or a function (i, call, turn, previous) -> messages, opts.
 type requestSource struct {
 	list *lua.LTable
 	fn   *lua.LFunction
@@ -108,14 +147,17 @@ func (vm *VM) requestSource(L *lua.LState, v lua.LValue) requestSource {
 	case *lua.LFunction:
 		return requestSource{fn: v}
 	}
-	L.ArgError(1, "an array of {messages, opts} pairs or a function (i) -> messages, opts expected, got "+v.Type().String())
+	L.ArgError(1, "an array of {messages, opts} pairs or a function (i, call, turn, previous) -> messages, opts expected, got "+v.Type().String())
 	return requestSource{}
 }
 
-// get returns request i: Done past the end (nil from the function), Wait
-// when the function returns false (nothing to start until a request ends).
-func (s requestSource) get(L *lua.LState, i int) (messages, opts lua.LValue, st load.Status) {
+// get returns the request of turn t: Done past the end (nil from the
+// function), Wait when the function returns false (nothing to start until
+// a request ends). The function gets the request's index, its call and
+// turn, and the result of the call's previous turn (nil for the first).
+func (s requestSource) get(L *lua.LState, t load.Turn, results *lua.LTable) (messages, opts lua.LValue, st load.Status) {
 	if s.list != nil {
+		i := t.Index
 		pair, ok := s.list.RawGetInt(i).(*lua.LTable)
 		if !ok {
 			if s.list.RawGetInt(i) != lua.LNil {
@@ -125,9 +167,16 @@ func (s requestSource) get(L *lua.LState, i int) (messages, opts lua.LValue, st 
 		}
 		return pair.RawGetInt(1), pair.RawGetInt(2), load.Ready
 	}
+	var previous lua.LValue = lua.LNil
+	if t.Prev > 0 {
+		previous = results.RawGetInt(t.Prev)
+	}
 	L.Push(s.fn)
-	L.Push(lua.LNumber(i))
-	L.Call(1, 2)
+	L.Push(lua.LNumber(t.Index))
+	L.Push(lua.LNumber(t.Call))
+	L.Push(lua.LNumber(t.Turn))
+	L.Push(previous)
+	L.Call(4, 2)
 	messages, opts = L.Get(-2), L.Get(-1)
 	L.Pop(2)
 	switch messages {
@@ -139,32 +188,21 @@ func (s requestSource) get(L *lua.LState, i int) (messages, opts lua.LValue, st 
 	return messages, opts, load.Ready
 }
 
-// manyKeys are the keys a request's opts may hold for stream_many on top
-// of stream()'s: start_at_ms (start no sooner, in ms since the run began)
-// and tags (copied into the result and its record).
-var manyKeys = []string{"start_at_ms", "tags"}
-
-// takeStartAt returns a request's start_at_ms and its opts without the
-// stream_many keys (a copy, so the caller's table is left as it was).
-func takeStartAt(L *lua.LState, opts lua.LValue, index int) (time.Duration, lua.LValue) {
+// withoutTags returns a request's opts without tags, the one key
+// stream_many adds to stream()'s (a copy, so the caller's table is left as
+// it was).
+func withoutTags(L *lua.LState, opts lua.LValue) lua.LValue {
 	t, ok := opts.(*lua.LTable)
-	if !ok {
-		return 0, opts
-	}
-	if t.RawGetString("start_at_ms") == lua.LNil && t.RawGetString("tags") == lua.LNil {
-		return 0, opts
+	if !ok || t.RawGetString("tags") == lua.LNil {
+		return opts
 	}
 	rest := L.CreateTable(0, 8)
 	t.ForEach(func(k, v lua.LValue) {
-		if s, ok := k.(lua.LString); !ok || (s != "start_at_ms" && s != "tags") {
+		if s, ok := k.(lua.LString); !ok || s != "tags" {
 			rest.RawSet(k, v)
 		}
 	})
-	var at time.Duration
-	if v := t.RawGetString("start_at_ms"); v != lua.LNil {
-		at = optMs(L, "opts.start_at_ms", v)
-	}
-	return at, rest
+	return rest
 }
 
 // requestTags is a request's opts.tags, or nil.

@@ -88,15 +88,93 @@ func TestStreamManyOnChunkAndOnResult(t *testing.T) {
 func TestStreamManyChecksItsOptions(t *testing.T) {
 	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
 	for code, want := range map[string]string{
-		`stream_many({}, {concurency = 2})`:     `did you mean "concurrency"?`,
-		`stream_many({}, {arrival = "bursty"})`: `unknown arrival "bursty"`,
-		`stream_many({}, {rate = -1})`:          "opts.rate must be",
-		`stream_many(5)`:                        "an array of {messages, opts} pairs or a function",
-		`stream_many({{"q", {max_token = 3}}})`: `did you mean "max_tokens"?`,
+		`stream_many({}, {concurency = 2})`:       `did you mean "concurrency"?`,
+		`stream_many({}, {arrival = "bursty"})`:   `unknown arrival "bursty"`,
+		`stream_many({}, {rate = -1})`:            "opts.rate must be",
+		`stream_many(5)`:                          "an array of {messages, opts} pairs or a function",
+		`stream_many({{"q", {max_token = 3}}})`:   `did you mean "max_tokens"?`,
+		`stream_many({}, {think_ms = {5, 1}})`:    "opts.think_ms must be",
+		`stream_many({}, {turns = 0})`:            "opts.turns must be a whole number",
+		`stream_many({{"q", {start_at_ms = 5}}})`: `unknown option "start_at_ms"`,
 	} {
 		err := vm.RunString(code, "o.lua")
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "o.lua:1:") {
 			t.Errorf("%s: %v, want %q at o.lua:1", code, err, want)
 		}
+	}
+}
+
+// TestStreamManySlowBuilderShowsInQueue: a request function that takes
+// 50 ms (sleep_ms) delays every request it builds by at least that much
+// after the moment the request was due, and queue_ms says so, in a
+// closed loop (due when a place came free, or at the start) and in an
+// open one (due at its arrival).
+func TestStreamManySlowBuilderShowsInQueue(t *testing.T) {
+	url := (&streamtest.FakeLlama{Pieces: []string{"Yes.", " We", " open."}, Delay: time.Millisecond}).Start(t)
+	vm, out := testVM(t, Config{Server: url})
+	err := vm.RunString(`
+		local function slow(i)
+			if i > 5 then return nil end
+			sleep_ms(50)
+			return "q", {max_tokens = 8}
+		end
+		for _, opts in ipairs({{concurrency = 2}, {rate = 5}, {rate = 5, arrival = "poisson", seed = 3}}) do
+			local results = stream_many(slow, opts)
+			assert(#results == 5, #results .. " results")
+			for _, r in ipairs(results) do
+				assert(r.error == nil, r.error)
+				assert(r.queue_ms >= 50, string.format("%s request %d: queue_ms %.3f, but its function took 50 ms after it was due (scheduled %.3f, start %.3f)",
+					opts.rate and "open loop" or "closed loop", r.index, r.queue_ms, r.scheduled_ms, r.start_ms))
+			end
+		end
+		print("ok")`, "q.lua")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestStreamManyCalls: with opts.calls and opts.turns the request
+// function gets each turn's call, turn and the call's previous result; a
+// think_ms function is asked for each next turn, which is due that long
+// after the previous one ended; an error in it stops the run at its
+// position.
+func TestStreamManyCalls(t *testing.T) {
+	url := (&streamtest.FakeLlama{Pieces: []string{"Yes."}, Delay: time.Millisecond}).Start(t)
+	vm, out := testVM(t, Config{Server: url})
+	err := vm.RunString(`
+		local asked = {}
+		local results = stream_many(function(i, call, turn, previous)
+			if turn == 1 then assert(previous == nil) else assert(previous.tags.call == call and previous.tags.turn == turn - 1) end
+			return "q", {max_tokens = 4, tags = {call = call, turn = turn}}
+		end, {calls = 3, turns = 2, concurrency = 2, think_ms = function(call, turn)
+			asked[#asked + 1] = call .. "/" .. turn
+			return 30
+		end})
+		assert(#results == 6, #results .. " results")
+		local first = {}
+		for _, r in ipairs(results) do
+			if r.tags.turn == 1 then first[r.tags.call] = r end
+		end
+		for _, r in ipairs(results) do
+			local a = first[r.tags.call]
+			if r.tags.turn == 2 then assert(r.scheduled_ms >= a.start_ms + a.total_ms + 30, "turn 2 due before turn 1 ended + 30 ms") end
+		end
+		table.sort(asked)
+		print(table.concat(asked, " "))`, "c.lua")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got := out.String(); got != "1/2 2/2 3/2\n" {
+		t.Errorf("think_ms was asked for %q, want each call's turn 2 once", got)
+	}
+	err = vm.RunString(`stream_many(function(i, call, turn)
+		return "q", {max_tokens = 4}
+	end, {calls = 1, turns = 2, think_ms = function() error("no idea") end})`, "e.lua")
+	if err == nil || !strings.Contains(err.Error(), "e.lua:3:") || !strings.Contains(err.Error(), "no idea") {
+		t.Errorf("an error in think_ms: %v", err)
+	}
+	err = vm.RunString(`stream_many({{"q", {max_tokens = 4}}}, {turns = 2, think_ms = function() return -1 end})`, "n.lua")
+	if err == nil || !strings.Contains(err.Error(), "opts.think_ms(1, 2) returned -1, want ms >= 0") {
+		t.Errorf("think_ms returning -1: %v", err)
 	}
 }

@@ -1,7 +1,9 @@
 -- calls: voice calls on one server, many at once. A call is a caller
 -- talking to the agent for several turns: turn k+1 sends the history, the
 -- agent's answer to turn k and the caller's next line, after the caller
--- has thought and spoken (think_ms).
+-- has thought and spoken (think_ms). stream_many's plan (Go) decides
+-- which call's which turn is due when; this module only says what each
+-- turn sends.
 --
 --   local calls = require("calls")
 --   calls.run(opts) -> turns, summary
@@ -52,17 +54,6 @@ M.DEFAULT_SYSTEM = "You are a clinic phone assistant. Answer in one or two short
 local KNOWN = { "calls", "turns", "concurrency", "rate", "arrival", "seed", "think_ms", "system", "docs",
   "lines", "opts", "warmup", "progress", "record", "watch", "duration_ms", "on_turn" }
 
--- A small seeded generator (a linear congruential one), so think times and
--- arrivals repeat run after run whatever else uses math.random.
-local function generator(seed)
-  local state = seed % 2147483647
-  if state <= 0 then state = state + 2147483646 end
-  return function()
-    state = (state * 16807) % 2147483647
-    return (state - 1) / 2147483646
-  end
-end
-
 local function check(o)
   o = options.check("calls.run", o, KNOWN)
   local function whole(name, min, default)
@@ -91,34 +82,10 @@ local function check(o)
   return c, o
 end
 
--- think_ms of a call's pause before turn.
-local function pause(c, rnd, call, turn)
-  local t = c.think
-  if type(t) == "number" then return t end
-  if type(t) == "table" then return t[1] + rnd() * (t[2] - t[1]) end
-  local ms = t(call, turn)
-  if type(ms) ~= "number" or ms < 0 then
-    error(string.format("calls.run: think_ms(%d, %d) returned %s, want ms >= 0", call, turn, tostring(ms)), 0)
-  end
-  return ms
-end
-
 local function line_of(o, call, turn)
   local lines = o.lines or M.DEFAULT_LINES
   if type(lines) == "function" then return lines(call, turn) end
   return lines[(turn - 1) % #lines + 1]
-end
-
--- arrivals returns the start times of the calls of an open loop.
-local function arrivals(c, o, rnd)
-  local at, t = {}, 0
-  for i = 1, c.calls do
-    at[i] = t
-    local gap = 1 / c.rate
-    if o.arrival == "poisson" then gap = -math.log(1 - rnd()) / c.rate end
-    t = t + gap * 1000
-  end
-  return at
 end
 
 local function text_of(chunks)
@@ -129,64 +96,46 @@ end
 
 function M.run(opts)
   local c, o = check(opts)
-  local rnd = generator(c.seed)
   local system = o.system or M.DEFAULT_SYSTEM
   if c.docs > 0 then system = prompt.build(system, kb_docs(), c.docs) end
-  local start_at = c.rate and arrivals(c, o, rnd) or {}
-  local state, active, next_call, finished = {}, 0, 1, 0
+  local said = {} -- per call in progress: the history and the line of the turn running
 
-  -- available picks the call whose next turn can go first: a call waiting
-  -- for its turn, else a new call when the loop has room for one.
-  local function available()
-    local best
-    for _, s in pairs(state) do
-      if not s.busy and not s.over and (best == nil or s.ready_at < best.ready_at) then best = s end
+  -- request builds a turn's messages when stream_many's plan makes it
+  -- due: the system prompt, the call's history (its earlier lines and the
+  -- answers to them) and the caller's next line.
+  local function request(_, call, turn, previous)
+    local s = said[call]
+    if s == nil then
+      s = { history = {} }
+      said[call] = s
     end
-    local can_open = next_call <= c.calls and (c.rate ~= nil or active < c.concurrency)
-    local opens_at = start_at[next_call] or 0
-    if can_open and (best == nil or opens_at < best.ready_at) then
-      local s = { id = next_call, turn = 1, history = {}, ready_at = opens_at }
-      state[next_call], next_call, active = s, next_call + 1, active + 1
-      return s
+    if previous then
+      s.history[#s.history + 1] = { role = "user", content = s.line }
+      s.history[#s.history + 1] = { role = "assistant", content = text_of(previous.chunks) }
     end
-    return best
-  end
-
-  local function request()
-    if finished == c.calls then return nil end
-    local s = available()
-    if not s then return false end
-    s.busy = true
-    local text = line_of(o, s.id, s.turn)
-    s.pending = text
+    s.line = line_of(o, call, turn)
     local messages = { { role = "system", content = system } }
     for _, m in ipairs(s.history) do messages[#messages + 1] = m end
-    messages[#messages + 1] = { role = "user", content = text }
+    messages[#messages + 1] = { role = "user", content = s.line }
     local ro = {}
     for k, v in pairs(o.opts or { max_tokens = 48 }) do ro[k] = v end
-    ro.start_at_ms, ro.tags = s.ready_at, { call = s.id, turn = s.turn }
+    ro.tags = { call = call, turn = turn }
     return messages, ro
   end
 
   local function on_result(r)
-    local s = state[r.tags.call]
-    s.busy = false
-    s.history[#s.history + 1] = { role = "user", content = s.pending }
-    s.history[#s.history + 1] = { role = "assistant", content = text_of(r.chunks) }
-    s.turn = s.turn + 1
-    if r.error or s.turn > c.turns then
-      s.over, active, finished = true, active - 1, finished + 1
-      state[s.id] = nil
-    else
-      s.ready_at = r.start_ms + r.total_ms + pause(c, rnd, s.id, s.turn)
-    end
+    if r.error or r.tags.turn == c.turns then said[r.tags.call] = nil end -- the caller hung up
     if o.on_turn then return o.on_turn(r) end
   end
 
-  local many = { concurrency = 0, on_result = on_result, warmup = o.warmup, progress = o.progress,
+  local many = { calls = c.calls, turns = c.turns, think_ms = c.think, concurrency = c.concurrency, rate = c.rate,
+    arrival = o.arrival, seed = c.seed, on_result = on_result, warmup = o.warmup, progress = o.progress,
     record = o.record, watch = o.watch, duration_ms = o.duration_ms }
   local turns, summary = stream_many(request, many)
-  summary.calls = next_call - 1
+  local ran = {}
+  for _, r in ipairs(turns) do ran[r.tags.call] = true end
+  summary.calls = 0
+  for _ in pairs(ran) do summary.calls = summary.calls + 1 end
   summary.by_turn = M.by_turn(turns, c.turns)
   return turns, summary
 end

@@ -33,7 +33,7 @@ func TestCallsRunMultiTurn(t *testing.T) {
 		for call = 1, 3 do
 			local a, b = by[call][1], by[call][2]
 			assert(b.start_ms >= a.start_ms + a.total_ms + 40 - 0.001, string.format("turn 2 of call %d at %.3f, turn 1 at %.3f + %.3f", call, b.start_ms, a.start_ms, a.total_ms))
-			assert(b.scheduled_ms >= a.start_ms + a.total_ms + 40 - 0.001) -- start_at_ms is kept to the ns
+			assert(b.scheduled_ms >= a.start_ms + a.total_ms + 40 - 0.001) -- due at the end of turn 1 plus the think time
 		end
 		assert(summary.by_turn[1].n == 3 and summary.by_turn[2].n == 3)
 		print("ok")`, "c.lua")
@@ -61,4 +61,88 @@ func TestCallsCheckOptions(t *testing.T) {
 	assertErr(t, L, `require("calls").run({cals = 3})`, `did you mean "calls"?`)
 	assertErr(t, L, `require("calls").run({concurrency = 2, rate = 1})`, "not both")
 	assertErr(t, L, `require("calls").run({think_ms = {5, 1}})`, "opts.think_ms must be")
+}
+
+// TestCallsSlowBuilderShowsInQueue: a caller's line that takes 50 ms to
+// build (sleep_ms in opts.lines) delays every turn by at least that much
+// after the moment it was due (the call's start, or the previous turn's
+// end plus the think time), and queue_ms says so, with calls at once and
+// with calls arriving.
+func TestCallsSlowBuilderShowsInQueue(t *testing.T) {
+	f := &streamtest.FakeLlama{Pieces: []string{"Yes.", " We", " open."}, Delay: time.Millisecond}
+	url := f.Start(t)
+	var out strings.Builder
+	vm, err := runtime.New(t.Context(), runtime.Config{Server: url, Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	err = vm.RunString(`
+		local calls = require("calls")
+		local function slow(call, turn) sleep_ms(50); return "line " .. turn end
+		for _, mode in ipairs({{concurrency = 2}, {rate = 4}}) do
+			local turns = calls.run({calls = 3, turns = 2, concurrency = mode.concurrency, rate = mode.rate,
+				think_ms = 20, lines = slow})
+			assert(#turns == 6, #turns .. " turns")
+			local by = {}
+			for _, r in ipairs(turns) do
+				assert(r.error == nil, r.error)
+				assert(r.queue_ms >= 50, string.format("call %d turn %d: queue_ms %.3f, but its line took 50 ms after it was due (scheduled %.3f, start %.3f)",
+					r.tags.call, r.tags.turn, r.queue_ms, r.scheduled_ms, r.start_ms))
+				by[r.tags.call] = by[r.tags.call] or {}
+				by[r.tags.call][r.tags.turn] = r
+			end
+			for call = 1, 3 do
+				local a, b = by[call][1], by[call][2]
+				-- the next turn is due once the previous one has ended and the caller has thought
+				assert(b.scheduled_ms >= a.start_ms + a.total_ms + 20 - 0.001, string.format("call %d: turn 2 due at %.3f, turn 1 ended at %.3f", call, b.scheduled_ms, a.start_ms + a.total_ms))
+			end
+		end
+		print("ok")`, "q.lua")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+}
+
+// TestCallsThinkTimes: think_ms as a range (drawn from the seed: the same
+// seed, the same pauses) and as a function of the call and the turn, each
+// next turn due no sooner than the previous one's end plus the pause.
+func TestCallsThinkTimes(t *testing.T) {
+	url := (&streamtest.FakeLlama{Pieces: []string{"Yes."}, Delay: time.Millisecond}).Start(t)
+	var out strings.Builder
+	vm, err := runtime.New(t.Context(), runtime.Config{Server: url, Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	err = vm.RunString(`
+		local calls = require("calls")
+		local function check(turns, least)
+			local by = {}
+			for _, r in ipairs(turns) do
+				by[r.tags.call] = by[r.tags.call] or {}
+				by[r.tags.call][r.tags.turn] = r
+			end
+			for call, ts in pairs(by) do
+				for k = 2, #ts do
+					local a, b = ts[k - 1], ts[k]
+					assert(b.scheduled_ms >= a.start_ms + a.total_ms + least(call, k) - 0.001,
+						string.format("call %d turn %d due at %.3f, turn %d ended at %.3f", call, k, b.scheduled_ms, k - 1, a.start_ms + a.total_ms))
+				end
+			end
+		end
+		local asked = {}
+		local turns = calls.run({calls = 2, turns = 3, concurrency = 2, think_ms = function(call, turn)
+			asked[#asked + 1] = call .. "/" .. turn
+			return 10 * turn
+		end})
+		check(turns, function(_, turn) return 10 * turn end)
+		table.sort(asked)
+		assert(table.concat(asked, " ") == "1/2 1/3 2/2 2/3", table.concat(asked, " "))
+		turns = calls.run({calls = 2, turns = 2, concurrency = 2, think_ms = {10, 30}, seed = 4})
+		check(turns, function() return 10 end)
+		print("ok")`, "t.lua")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
 }

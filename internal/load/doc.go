@@ -1,8 +1,13 @@
-// Package load runs many streamed requests at once against one server: a
-// closed loop (at most N in flight) or an open loop (starts at a rate,
-// constant or Poisson), the time each request was due and when it really
-// started, so that delay on the client's side is reported and never
-// hidden (coordinated omission), and the percentiles of what came back.
+// Package load runs many streamed requests at once against one server, as
+// calls of one or more turns: a closed loop (at most N calls in progress)
+// or an open loop (calls arriving at a rate, constant or Poisson), with a
+// think time between a call's turns. The Plan is the one schedule: it
+// decides which call's which turn is due when (Plan.Arrivals and
+// Plan.ThinkTime depend on the seed alone), and the caller only builds
+// each request once it is due. When each request was due and when it
+// really started are both reported, so delay on the client's side is
+// never hidden (coordinated omission); and the percentiles of what came
+// back.
 //
 // The loop runs on the caller's goroutine: the caller's callbacks (which
 // build the next request and take each result) may use state that is not

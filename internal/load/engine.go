@@ -9,16 +9,38 @@ import (
 	"ttftlab/internal/stream"
 )
 
-// Plan says how requests start.
+// Plan is the call model: how calls start, how many turns each has and
+// how long the caller thinks between them. Go computes from it which
+// call's which turn is due when; the caller only builds each request.
+//
+// A call is one or more turns, one request each, one after the other.
+// Each is due at a moment the plan fixes, and Hooks.Next builds it only
+// then, so whatever delays its start after that moment (building it, the
+// start gate, a busy machine) is in Start - Scheduled:
+//   - a call's first turn, in a closed loop: when a place came free (a
+//     call ended), or the run's start for the first Concurrency calls;
+//   - in an open loop: its arrival (Arrivals), whether or not a place is
+//     free then;
+//   - a later turn: the end of the call's previous turn plus ThinkTime.
 type Plan struct {
-	// Concurrency caps the requests in flight: 0 is the default (1 for a
-	// closed loop, no cap for an open one), NoLimit none. Without Rate it
-	// is a closed loop: a request starts as soon as another one ends.
+	// Concurrency caps the calls in progress (a call holds its place from
+	// its first turn's start to its last turn's end, think times
+	// included): 0 is the default (1 for a closed loop, no cap for an open
+	// one), NoLimit none. Without Rate it is a closed loop: a call starts
+	// as soon as another one ends.
 	Concurrency int
-	// Rate is starts per second of an open loop; 0 for a closed loop.
+	// Rate is calls arriving per second, an open loop; 0 for a closed loop.
 	Rate    float64
 	Arrival Arrival
-	Seed    uint64
+	// Seed draws the Poisson arrivals and the think times.
+	Seed uint64
+	// Calls is how many calls to run; 0: until Hooks.Next says Done.
+	Calls int
+	// Turns is the requests of each call (0: 1). A turn that fails ends
+	// its call.
+	Turns int
+	// Think is the pause before each next turn of a call.
+	Think Think
 	// Duration stops new starts this long after the run began (0: none).
 	Duration time.Duration
 	// TickEvery calls Hooks.Tick this often (0: never).
@@ -28,12 +50,22 @@ type Plan struct {
 // NoLimit is a Plan.Concurrency without a cap.
 const NoLimit = -1
 
+// Turn is one request the plan has made due: Hooks.Next builds it.
+type Turn struct {
+	// Index numbers the requests from 1 in the order they are built.
+	Index int
+	// Call numbers the calls from 1 in the order they start; Turn counts a
+	// call's requests from 1.
+	Call, Turn int
+	// Prev is the Index of the call's previous turn (0 for the first).
+	Prev int
+	// Due is when the turn was due, since the run began.
+	Due time.Duration
+}
+
 // Job is one request to start.
 type Job struct {
 	Request stream.Request
-	// NotBefore holds the start until this time since the run began: a
-	// voice call's next turn comes after the caller has spoken.
-	NotBefore time.Duration
 }
 
 // Status is what Hooks.Next has to offer.
@@ -41,9 +73,10 @@ type Status int
 
 // Statuses of Hooks.Next.
 const (
-	// Ready: here is the next job.
+	// Ready: here is the job.
 	Ready Status = iota
-	// Wait: none to start until a running request ends; ask again then.
+	// Wait: nothing to start until a running request ends; ask again then
+	// (the turn stays due since the same moment).
 	Wait
 	// Done: no more requests.
 	Done
@@ -51,21 +84,21 @@ const (
 
 // Result is one finished request.
 type Result struct {
-	// Index numbers the requests from 1 in the order they were asked for.
-	Index int
+	// Index, Call and Turn are the Turn's.
+	Index, Call, Turn int
 	// Scheduled is when the request was due, Start when it was launched
-	// (past the start gate), both since the run began; Start - Scheduled
-	// is the client's own delay (the cap on requests in flight, a slow
-	// Next, the start gate, a busy machine).
-	Scheduled, Start time.Duration
-	Result           *stream.Result
-	Err              error
+	// (past the start gate), End when it ended, all since the run began;
+	// Start - Scheduled is the client's own delay (the cap on calls in
+	// progress, building the request, the start gate, a busy machine).
+	Scheduled, Start, End time.Duration
+	Result                *stream.Result
+	Err                   error
 }
 
 // Hooks are called on the goroutine that called Run.
 type Hooks struct {
-	// Next returns the job with the given index.
-	Next func(index int) (Job, Status, error)
+	// Next builds the request of a turn, once it is due.
+	Next func(Turn) (Job, Status, error)
 	// Finished takes each result as it comes; more false starts no more.
 	Finished func(Result) (more bool, err error)
 	// Tick is called every Plan.TickEvery with the requests in flight.
@@ -91,6 +124,13 @@ func New(plan Plan) (*Loop, error) {
 		return nil, fmt.Errorf("the rate must not be negative, got %g", plan.Rate)
 	case plan.Concurrency < NoLimit:
 		return nil, fmt.Errorf("the concurrency must not be negative, got %d", plan.Concurrency)
+	case plan.Calls < 0 || plan.Turns < 0:
+		return nil, fmt.Errorf("the calls and turns must not be negative, got %d and %d", plan.Calls, plan.Turns)
+	case plan.Think.Min < 0 || plan.Think.Max < 0:
+		return nil, fmt.Errorf("the think time must not be negative")
+	}
+	if plan.Turns == 0 {
+		plan.Turns = 1
 	}
 	switch {
 	case plan.Concurrency == NoLimit:
@@ -121,14 +161,18 @@ func (l *Loop) OnLoop(f func()) bool {
 // ErrNoRequests is returned when Next offered nothing at all.
 var ErrNoRequests = errors.New("no requests")
 
-// Run starts requests as the plan says until Next is Done, Finished says
-// no more, Plan.Duration is over or ctx ends, then waits for the requests
-// in flight. Cancelling ctx cuts them (their results say so). The first
-// error of a hook stops new starts and is returned once all have ended.
+// Run starts requests as the plan says until its calls are over, Next is
+// Done, Finished says no more, Plan.Duration is over or ctx ends, then
+// waits for the requests in flight. Cancelling ctx cuts them (their
+// results say so). The first error of a hook stops new starts and is
+// returned once all have ended.
 func (l *Loop) Run(ctx context.Context, h Hooks) error {
 	r := &run{l: l, h: h, begin: time.Now(), gate: make(chan struct{}, gateSize())}
-	if l.plan.Rate > 0 {
-		r.sched = newSchedule(l.plan.Rate, l.plan.Arrival, l.plan.Seed)
+	switch p := l.plan; {
+	case p.Rate > 0:
+		r.arrivals = newArrivals(p.Rate, p.Arrival, p.Seed)
+	case p.Concurrency > 0:
+		r.free = make([]time.Duration, p.Concurrency) // every place free at the start
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

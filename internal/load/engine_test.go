@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -79,16 +78,16 @@ func startServer(t *testing.T, s *sseServer) string {
 }
 
 // fixed offers n requests to url.
-func fixed(url string, n int) func(int) (Job, Status, error) {
-	return func(i int) (Job, Status, error) {
-		if i > n {
+func fixed(url string, n int) func(Turn) (Job, Status, error) {
+	return func(t Turn) (Job, Status, error) {
+		if t.Index > n {
 			return Job{}, Done, nil
 		}
 		return Job{Request: stream.Request{URL: url, Body: body}}, Ready, nil
 	}
 }
 
-func collect(t *testing.T, plan Plan, next func(int) (Job, Status, error)) []Result {
+func collect(t *testing.T, plan Plan, next func(Turn) (Job, Status, error)) []Result {
 	t.Helper()
 	l, err := New(plan)
 	if err != nil {
@@ -147,27 +146,6 @@ func TestOpenLoopReportsQueueing(t *testing.T) {
 	}
 	if byIndex[2].Scheduled-first.Scheduled != 5*time.Millisecond {
 		t.Errorf("constant arrivals at 200/s are 5 ms apart, got %v", byIndex[2].Scheduled-first.Scheduled)
-	}
-}
-
-func TestPoissonIsSeededAndHasItsRate(t *testing.T) {
-	a, b := newSchedule(50, Poisson, 7), newSchedule(50, Poisson, 7)
-	var last time.Duration
-	for i := 0; i < 5000; i++ {
-		da, db := a.due(), b.due()
-		if da != db {
-			t.Fatalf("start %d: %v and %v from the same seed", i, da, db)
-		}
-		last = da
-	}
-	// 5000 gaps of mean 20 ms: within 5% of 100 s.
-	if mean := last.Seconds() / 4999; mean < 0.019 || mean > 0.021 {
-		t.Errorf("mean gap %.4f s, want about 0.020", mean)
-	}
-	c := newSchedule(50, Poisson, 8)
-	c.due()
-	if c.due() == func() time.Duration { s := newSchedule(50, Poisson, 7); s.due(); return s.due() }() {
-		t.Errorf("another seed gave the same arrivals")
 	}
 }
 
@@ -290,31 +268,23 @@ func TestCancelCutsWhatRuns(t *testing.T) {
 	}
 }
 
-// TestWaitAndNotBefore: a source can hold a job until a running request
-// ends, and a job can wait for its time.
-func TestWaitAndNotBefore(t *testing.T) {
-	s := &sseServer{pieces: 2, gap: time.Millisecond}
+// TestWait: a source can hold a turn until a running request ends; the
+// turn stays due since its moment, so the wait is in its queue.
+func TestWait(t *testing.T) {
+	s := &sseServer{pieces: 2, gap: 10 * time.Millisecond}
 	url := startServer(t, s)
-	l, _ := New(Plan{Concurrency: 0, Rate: 1000})
-	var mu sync.Mutex
 	done := 0
 	var results []Result
+	l, _ := New(Plan{Concurrency: NoLimit, Calls: 3})
 	err := l.Run(context.Background(), Hooks{
-		Next: func(i int) (Job, Status, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case i > 3:
-				return Job{}, Done, nil
-			case i > done+1:
+		Next: func(t Turn) (Job, Status, error) {
+			if t.Index > done+1 {
 				return Job{}, Wait, nil // one after the other
 			}
-			return Job{Request: stream.Request{URL: url, Body: body}, NotBefore: time.Duration(i) * 30 * time.Millisecond}, Ready, nil
+			return Job{Request: stream.Request{URL: url, Body: body}}, Ready, nil
 		},
 		Finished: func(r Result) (bool, error) {
-			mu.Lock()
 			done++
-			mu.Unlock()
 			results = append(results, r)
 			return true, nil
 		},
@@ -323,11 +293,14 @@ func TestWaitAndNotBefore(t *testing.T) {
 		t.Fatalf("%d results, %v", len(results), err)
 	}
 	for i, r := range results {
-		if r.Index != i+1 || r.Start < time.Duration(r.Index)*30*time.Millisecond {
-			t.Errorf("request %d started at %v, not before its NotBefore %v", r.Index, r.Start, time.Duration(r.Index)*30*time.Millisecond)
+		if r.Index != i+1 || r.Call != i+1 || r.Scheduled != 0 {
+			t.Errorf("request %d: call %d due at %v, want call %d due at the start (no cap)", r.Index, r.Call, r.Scheduled, i+1)
 		}
-		if i > 0 && r.Start < results[i-1].Start {
-			t.Errorf("request %d started before the one it waited for", r.Index)
+		if i > 0 && r.Start < results[i-1].End {
+			t.Errorf("request %d started at %v, before the one it waited for ended (%v)", r.Index, r.Start, results[i-1].End)
+		}
+		if i > 0 && r.Start-r.Scheduled < results[i-1].End {
+			t.Errorf("request %d: queue %v hides its wait for request %d (ended at %v)", r.Index, r.Start-r.Scheduled, i, results[i-1].End)
 		}
 	}
 }

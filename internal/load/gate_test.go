@@ -12,9 +12,9 @@ import (
 // blockedSends offers n requests whose Sent hook waits for release: a
 // request that has written stays in the start gate (the hook runs before
 // the gate lets go) unless gateHold lets the next one in.
-func blockedSends(url string, n int, sent *atomic.Int32, release <-chan struct{}) func(int) (Job, Status, error) {
-	return func(i int) (Job, Status, error) {
-		if i > n {
+func blockedSends(url string, n int, sent *atomic.Int32, release <-chan struct{}) func(Turn) (Job, Status, error) {
+	return func(t Turn) (Job, Status, error) {
+		if t.Index > n {
 			return Job{}, Done, nil
 		}
 		req := stream.Request{URL: url, Body: body, Sent: func() {
@@ -94,7 +94,7 @@ type runOutcome struct {
 }
 
 // runAsync runs a plan on its own goroutine (which must not call t.Fatal).
-func runAsync(plan Plan, next func(int) (Job, Status, error)) <-chan runOutcome {
+func runAsync(plan Plan, next func(Turn) (Job, Status, error)) <-chan runOutcome {
 	done := make(chan runOutcome, 1)
 	go func() {
 		l, err := New(plan)

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -15,28 +16,35 @@ type run struct {
 	h       Hooks
 	ctx     context.Context // the requests' own: cancelled when the run stops
 	begin   time.Time
-	sched   *schedule
 	results chan Result
+
+	arrivals *arrivals       // an open loop's: when each call is due
+	free     []time.Duration // a capped closed loop's free places: when each came free
+	opened   int             // calls started
+	active   int             // calls in progress
+	thinking []nextTurn      // the next turns of calls in progress
 
 	index    int
 	inFlight int
 	started  int
-	freedAt  time.Duration // when a request last ended (closed loop)
-	waiting  bool          // Next said Wait
-	ended    bool          // no more starts
+	held     bool // Next said Wait: ask again once a request ends
+	ended    bool // no more starts
 	err      error
 
-	pending *pendingJob
-	gate    chan struct{} // see gateHold
+	gate chan struct{} // see gateHold
 }
 
-type pendingJob struct {
-	index int
-	job   Job
-	due   time.Duration
+// nextTurn is a turn the plan has fixed a due time for.
+type nextTurn struct {
+	call, turn, prev int
+	due              time.Duration
 }
 
 func (r *run) now() time.Duration { return time.Since(r.begin) }
+
+// closedCap: a closed loop with a cap on calls at once, whose new calls
+// are due when a place comes free.
+func (r *run) closedCap() bool { return r.arrivals == nil && r.l.plan.Concurrency > 0 }
 
 // The start gate: at most gateSize requests between their launch and their
 // first write, each for at most gateHold. Starting a request (connecting,
@@ -62,20 +70,28 @@ func (r *run) loop(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		r.fetch()
 		if r.l.plan.Duration > 0 && r.now() >= r.l.plan.Duration {
 			r.stopStarting()
 		}
-		if r.startIfDue() {
-			continue
+		var next nextTurn
+		at, due := -1, false
+		if !r.ended && !r.held {
+			next, at, due = r.nextDue()
+			if due && r.now() >= next.due {
+				r.build(next, at)
+				continue
+			}
+			if !due && r.inFlight == 0 {
+				r.stopStarting() // every call is over
+			}
 		}
-		if r.ended && r.pending == nil && r.inFlight == 0 {
+		if r.ended && r.inFlight == 0 {
 			if r.err == nil && r.started == 0 && ctx.Err() == nil {
 				return ErrNoRequests
 			}
 			return r.err
 		}
-		wake := r.armTimer(timer)
+		wake := r.armTimer(timer, next, due)
 		select {
 		case res := <-r.results:
 			r.finished(res)
@@ -83,8 +99,7 @@ func (r *run) loop(ctx context.Context) error {
 			c.f()
 			close(c.done)
 		case <-wake:
-		case t := <-tick:
-			_ = t
+		case <-tick:
 			r.h.Tick(r.now(), r.inFlight)
 		case <-ctx.Done():
 			r.stopStarting()
@@ -93,97 +108,127 @@ func (r *run) loop(ctx context.Context) error {
 	}
 }
 
-// fetch asks Next for a job when there is room for one.
-func (r *run) fetch() {
-	if r.pending != nil || r.ended || r.waiting || r.err != nil {
-		return
+// nextDue returns the turn due first: a call's next turn (at is its place
+// in r.thinking) or a new call's first (at -1), when the plan has one.
+func (r *run) nextDue() (next nextTurn, at int, ok bool) {
+	at = -1
+	for i, n := range r.thinking {
+		if !ok || n.due < next.due {
+			next, at, ok = n, i, true
+		}
 	}
-	job, st, err := r.h.Next(r.index + 1)
+	if due, can := r.newCallDue(); can && (!ok || due < next.due) {
+		next, at, ok = nextTurn{call: r.opened + 1, turn: 1, due: due}, -1, true
+	}
+	return next, at, ok
+}
+
+// newCallDue is when the next call is due, if it may start: at its
+// arrival (an open loop, when the cap leaves room), when a place came free
+// (a capped closed loop) or at the start (no cap).
+func (r *run) newCallDue() (time.Duration, bool) {
+	p := r.l.plan
+	switch {
+	case p.Calls > 0 && r.opened >= p.Calls:
+		return 0, false
+	case r.arrivals != nil:
+		if p.Concurrency > 0 && r.active >= p.Concurrency {
+			return 0, false
+		}
+		return r.arrivals.peek(), true
+	case r.closedCap():
+		if len(r.free) == 0 {
+			return 0, false
+		}
+		return r.free[firstFree(r.free)], true
+	}
+	return 0, true
+}
+
+func firstFree(free []time.Duration) int {
+	first := 0
+	for i, t := range free {
+		if t < free[first] {
+			first = i
+		}
+	}
+	return first
+}
+
+// build asks Next for a due turn's request and launches it at once.
+func (r *run) build(next nextTurn, at int) {
+	t := Turn{Index: r.index + 1, Call: next.call, Turn: next.turn, Prev: next.prev, Due: next.due}
+	job, st, err := r.h.Next(t)
 	switch {
 	case err != nil:
 		r.fail(err)
+		return
 	case st == Wait:
-		r.waiting = r.inFlight > 0
-		if !r.waiting {
+		r.held = r.inFlight > 0
+		if !r.held {
 			r.stopStarting() // nothing runs that could change its mind
 		}
+		return
 	case st == Done:
 		r.stopStarting()
-	default:
-		r.index++
-		r.pending = &pendingJob{index: r.index, job: job, due: r.due(job)}
+		return
 	}
-}
-
-// due is when a job may start: its slot in an open loop's schedule, or
-// now (a closed loop; when the cap holds it back, when a request ends),
-// and not before the job's own NotBefore.
-func (r *run) due(job Job) time.Duration {
-	var d time.Duration
-	if r.sched != nil {
-		d = r.sched.due()
-	} else {
-		d = r.now()
+	r.index++
+	switch {
+	case at >= 0:
+		r.thinking = append(r.thinking[:at], r.thinking[at+1:]...)
+	case r.arrivals != nil:
+		r.arrivals.next()
+	case r.closedCap():
+		i := firstFree(r.free)
+		r.free = append(r.free[:i], r.free[i+1:]...)
 	}
-	return max(d, job.NotBefore)
-}
-
-func (r *run) hasRoom() bool {
-	return r.l.plan.Concurrency == 0 || r.inFlight < r.l.plan.Concurrency
-}
-
-// startIfDue launches the pending job when it is due and there is room.
-func (r *run) startIfDue() bool {
-	p := r.pending
-	if p == nil || !r.hasRoom() || r.now() < p.due {
-		return false
-	}
-	r.pending = nil
-	scheduled := p.due
-	if r.sched == nil && r.freedAt > scheduled {
-		scheduled = r.freedAt // it was due when a slot came free
+	if at < 0 {
+		r.opened++
+		r.active++
 	}
 	r.inFlight++
 	r.started++
-	go r.do(p, scheduled)
-	return true
+	go r.do(t, job)
 }
 
 // do runs one request once the start gate lets it in; its start is that
 // moment, so a wait at the gate is part of its queue_ms.
-func (r *run) do(p *pendingJob, scheduled time.Duration) {
+func (r *run) do(t Turn, job Job) {
 	r.gate <- struct{}{}
 	start := r.now()
 	var once sync.Once
 	release := func() { once.Do(func() { <-r.gate }) }
 	hold := time.AfterFunc(gateHold, release)
-	req := p.job.Request
+	req := job.Request
 	if sent := req.Sent; sent != nil {
 		req.Sent = func() { sent(); release() }
 	} else {
 		req.Sent = release
 	}
 	res, err := stream.Do(r.ctx, req)
+	end := r.now()
 	hold.Stop()
 	release()
-	r.results <- Result{Index: p.index, Scheduled: scheduled, Start: start, Result: res, Err: err}
+	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Start: start, End: end, Result: res, Err: err}
 }
 
-// armTimer points the timer at the pending job's due time, when only time
-// stands in its way; the returned channel is nil otherwise.
-func (r *run) armTimer(t *time.Timer) <-chan time.Time {
+// armTimer points the timer at the due time of next (when due) or the
+// end of Plan.Duration, whichever comes first; the returned channel is nil
+// when there is neither.
+func (r *run) armTimer(t *time.Timer, next nextTurn, due bool) <-chan time.Time {
 	t.Stop()
 	select {
 	case <-t.C:
 	default:
 	}
-	until := r.l.plan.Duration - r.now()
-	if r.l.plan.Duration == 0 || r.ended {
-		until = -1
+	until := time.Duration(-1)
+	if r.l.plan.Duration > 0 && !r.ended {
+		until = r.l.plan.Duration - r.now()
 	}
-	if p := r.pending; p != nil && r.hasRoom() {
-		if d := p.due - r.now(); until < 0 || d < until {
-			until = d
+	if due {
+		if d := next.due - r.now(); until < 0 || d < until {
+			until = max(d, 0)
 		}
 	}
 	if until < 0 {
@@ -193,25 +238,47 @@ func (r *run) armTimer(t *time.Timer) <-chan time.Time {
 	return t.C
 }
 
+// finished takes a request's result, then schedules what follows it.
 func (r *run) finished(res Result) {
 	r.inFlight--
-	r.freedAt = r.now()
-	r.waiting = false
-	if r.h.Finished == nil {
-		return
+	r.held = false
+	if r.h.Finished != nil {
+		more, err := r.h.Finished(res)
+		switch {
+		case err != nil:
+			r.fail(err)
+		case !more:
+			r.stopStarting()
+		}
 	}
-	more, err := r.h.Finished(res)
-	switch {
-	case err != nil:
+	r.follow(res)
+}
+
+// follow schedules the call's next turn, due when this one ended plus the
+// think time; when the call is over (its last turn, or a failed one), its
+// place comes free at that end.
+func (r *run) follow(res Result) {
+	p := r.l.plan
+	if res.Err == nil && res.Turn < p.Turns && !r.ended {
+		think, err := p.ThinkTime(res.Call, res.Turn+1)
+		if err == nil && think < 0 {
+			err = fmt.Errorf("the think time before turn %d of call %d is negative (%v)", res.Turn+1, res.Call, think)
+		}
+		if err == nil {
+			r.thinking = append(r.thinking, nextTurn{call: res.Call, turn: res.Turn + 1, prev: res.Index, due: res.End + think})
+			return
+		}
 		r.fail(err)
-	case !more:
-		r.stopStarting()
+	}
+	r.active--
+	if r.closedCap() {
+		r.free = append(r.free, res.End)
 	}
 }
 
 func (r *run) stopStarting() {
 	r.ended = true
-	r.pending = nil
+	r.thinking = nil
 }
 
 // fail keeps the first hook error and stops new starts; the requests in
