@@ -39,9 +39,9 @@ const maxSafeInt = 1 << 53
 const maxTimeMs = maxSafeInt / 1000.0
 
 // maxJSONDepth is how deeply tables may nest in one value. Artifacts are
-// a handful of levels deep; a Lua function walking a value recursively
-// hits the VM's call-stack limit (1024 frames) before this, so a deeper
-// value is a bug (a table that gains a level per iteration). The limit
+// a handful of levels deep, and about this deep a Lua function walking a
+// value recursively hits the VM's call-stack limit (1024 frames), so a
+// deeper value is a bug (a table that gains a level per iteration). The limit
 // also bounds the indentation to 2*maxJSONDepth spaces a line, so the
 // indented text stays linear in the value.
 const maxJSONDepth = 1000
