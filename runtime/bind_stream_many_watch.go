@@ -39,6 +39,9 @@ func (vm *VM) watchOption(L *lua.LState, v lua.LValue) *watcher {
 		tags.ForEach(func(k, v lua.LValue) {
 			switch v := v.(type) {
 			case lua.LNumber:
+				if !finiteJSON(float64(v)) {
+					L.RaiseError("stream_many: opts.watch.tags.%s: %v cannot be written as JSON (math.huge counts as infinity); use a finite number or a string", lua.LVAsString(k), v)
+				}
 				w.tags[lua.LVAsString(k)] = float64(v)
 			default:
 				w.tags[lua.LVAsString(k)] = lua.LVAsString(v)
@@ -73,8 +76,14 @@ func (w *watcher) write(s llamaserver.Sample, at time.Duration) {
 		line[k] = v
 	}
 	put := func(k string, v *float64) {
-		if v != nil {
+		switch {
+		case v == nil:
+		case finiteJSON(*v):
 			line[k] = *v
+		default:
+			// a metric reading NaN or Inf: the line is kept, the figure
+			// is null (encoding/json would refuse the whole line)
+			line[k] = nil
 		}
 	}
 	if s.SlotsProcessing != nil {

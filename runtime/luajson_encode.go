@@ -17,15 +17,45 @@ import (
 //   - a plain table with keys exactly 1..n is an array, one with only
 //     string keys an object; holes, mixed keys and other key types are
 //     errors naming the key path
-//   - integral numbers within +-2^53 are written without ".0"; NaN and
-//     infinities are errors
+//   - integral numbers within +-2^53 are written without ".0"; NaN,
+//     infinities and +-math.MaxFloat64 (gopher-lua's math.huge) are
+//     errors, and so is a time (see isTime) beyond +-2^53 microseconds
 //   - json_null is null; functions, userdata and threads are errors
 //   - object keys are sorted; no HTML escaping; a table may appear twice
 //     (only a cycle is an error)
+//   - nesting deeper than maxJSONDepth and output longer than
+//     maxJSONBytes are errors, so the work stays linear in what is
+//     written and bounded
 
 // maxSafeInt is the largest magnitude below which every integer is exact
 // in a float64.
 const maxSafeInt = 1 << 53
+
+// maxTimeMs bounds a time in milliseconds: up to 2^53 microseconds
+// (about 285 years) every whole microsecond is exact in a float64, so
+// rounding to the microsecond is exact and cannot overflow. Nothing a
+// clock measured comes near it; a larger "time" was computed from
+// math.huge or an overflow, and writing it would hide that.
+const maxTimeMs = maxSafeInt / 1000.0
+
+// maxJSONDepth is how deeply tables may nest in one value. Artifacts are
+// a handful of levels deep, and about this deep a Lua function walking a
+// value recursively hits the VM's call-stack limit (1024 frames), so a
+// deeper value is a bug (a table that gains a level per iteration). The limit
+// also bounds the indentation to 2*maxJSONDepth spaces a line, so the
+// indented text stays linear in the value.
+const maxJSONDepth = 1000
+
+// maxJSONBytes bounds the text of one value. A value shared many times
+// (t = {a = s, b = s}, nested) is written out in full each time and can
+// grow exponentially with the nesting; no artifact a script builds from
+// distinct data comes near this (the Lua tables would take several
+// times the memory).
+var maxJSONBytes = 256 << 20
+
+// indentSpaces is sliced for every indented line instead of writing the
+// indentation one level at a time.
+var indentSpaces = strings.Repeat(" ", 2*(maxJSONDepth+1))
 
 type encoder struct {
 	m      *markers
@@ -61,6 +91,9 @@ func (m *markers) encodeJSON(v lua.LValue, indent bool) ([]byte, error) {
 }
 
 func (e *encoder) value(v lua.LValue, p *keyPath, depth int) error {
+	if e.buf.Len() > maxJSONBytes {
+		return failAt(p, "the JSON text passes %d MiB here: too large to write in one piece (is one table shared many times over?)", maxJSONBytes>>20)
+	}
 	switch v := v.(type) {
 	case *lua.LNilType:
 		return failAt(p, "the value is nil (use json_null to write null)")
@@ -84,26 +117,45 @@ func (e *encoder) value(v lua.LValue, p *keyPath, depth int) error {
 }
 
 func (e *encoder) number(f float64, p *keyPath) error {
-	switch {
-	case math.IsNaN(f):
-		return failAt(p, "NaN cannot be written as JSON (use json_null or a number)")
-	case math.IsInf(f, 0):
-		return failAt(p, "infinity cannot be written as JSON (use json_null or a finite number)")
-	case isTime(p):
+	if err := checkFinite(f, p); err != nil {
+		return err
+	}
+	if isTime(p) {
+		if math.Abs(f) >= maxTimeMs {
+			return failAt(p, "%s ms is no time a clock measured (the limit is ±2^53 µs, about 285 years); "+
+				"was it computed from math.huge? use json_null for no value", appendFloat(nil, f))
+		}
 		// Times are kept to the microsecond: what the clock means, without
-		// the float noise of differences (9.17602000000079).
+		// the float noise of differences (9.17602000000079). Below
+		// maxTimeMs the product is below 2^53: exact, never overflowing.
 		f = math.Round(f*1000) / 1000
 		if f == 0 {
 			f = 0 // no -0
 		}
-		e.writeNumber(f)
-		return nil
-	case f == math.Trunc(f) && math.Abs(f) <= maxSafeInt:
-		e.buf.Write(strconv.AppendInt(e.buf.AvailableBuffer(), int64(f), 10))
-	default:
-		e.buf.Write(appendFloat(e.buf.AvailableBuffer(), f))
+	}
+	e.writeNumber(f)
+	return nil
+}
+
+// checkFinite refuses what JSON cannot hold. ±math.MaxFloat64 counts as
+// infinite: it is gopher-lua's math.huge, which scripts use for "no
+// value" or "infinitely late", and any arithmetic on it overflows.
+func checkFinite(f float64, p *keyPath) error {
+	switch {
+	case math.IsNaN(f):
+		return failAt(p, "NaN cannot be written as JSON (use json_null for no value)")
+	case math.IsInf(f, 0):
+		return failAt(p, "infinity cannot be written as JSON (use json_null for no value)")
+	case math.Abs(f) >= math.MaxFloat64:
+		return failAt(p, "%s is math.huge, which counts as infinity: infinity cannot be written as JSON (use json_null for no value)", appendFloat(nil, f))
 	}
 	return nil
+}
+
+// finiteJSON says whether f can be written as a JSON number by the rules
+// of write_json (for writers that build JSON in Go).
+func finiteJSON(f float64) bool {
+	return !math.IsNaN(f) && math.Abs(f) < math.MaxFloat64
 }
 
 func (e *encoder) writeNumber(f float64) {
@@ -156,6 +208,11 @@ func appendFloat(b []byte, f float64) []byte {
 func (e *encoder) table(t *lua.LTable, p *keyPath, depth int) error {
 	if e.active[t] {
 		return failAt(p, "the table contains itself; JSON cannot express a cycle")
+	}
+	// depth counts the tables above this one: checked before anything
+	// of this table is looked at or written.
+	if depth >= maxJSONDepth {
+		return failAt(p, "the value is nested deeper than %d levels, the limit for JSON written by ttftlab (a table that gains a level per iteration?)", maxJSONDepth)
 	}
 	e.active[t] = true
 	defer delete(e.active, t)
@@ -219,9 +276,7 @@ func (e *encoder) newline(depth int) {
 		return
 	}
 	e.buf.WriteByte('\n')
-	for i := 0; i < depth; i++ {
-		e.buf.WriteString("  ")
-	}
+	e.buf.WriteString(indentSpaces[:2*depth])
 }
 
 // writeJSONString quotes s without HTML escaping (the output is read by

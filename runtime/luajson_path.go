@@ -15,6 +15,15 @@ type keyPath struct {
 	index  int    // array position (1-based, as Lua users count)
 }
 
+// A path of more than pathShown steps (only values nested near the
+// depth limit have one) keeps its first and last pathShown/2 steps
+// around "…(N more)…", so a message stays readable.
+const pathShown = 16
+
+// String writes the path as a Lua expression would reach the value from
+// the top: `.name` for members (the first without the dot), `["a b"]`
+// for names that are not identifiers, `[3]` for array items (1-based),
+// "(top level)" for the value itself.
 func (p *keyPath) String() string {
 	var parts []string
 	for q := p; q != nil && q.parent != nil; q = q.parent {
@@ -32,6 +41,10 @@ func (p *keyPath) String() string {
 	}
 	var b strings.Builder
 	for i := len(parts) - 1; i >= 0; i-- {
+		if n := len(parts); n > pathShown && i == n-1-pathShown/2 {
+			fmt.Fprintf(&b, "…(%d more)…", n-pathShown)
+			i = pathShown/2 - 1
+		}
 		b.WriteString(parts[i])
 	}
 	return strings.TrimPrefix(b.String(), ".")
