@@ -77,7 +77,7 @@ prompts. :help lists the bindings and commands.`)
 // (tests) gets the plain mode.
 func (c *replCmd) session(ctx context.Context, vm *runtime.VM) int {
 	e := c.env
-	terminal := e.Out == io.Writer(os.Stdout) && e.In == io.Reader(os.Stdin) &&
+	terminal := fileOf(e.Out) == os.Stdout && e.In == io.Reader(os.Stdin) &&
 		repl.IsTerminal(os.Stdin) && repl.IsTerminal(os.Stdout)
 	cfg := repl.Config{VM: vm, Terminal: terminal, In: e.In, Out: e.Out, Err: e.Err, Load: c.loads,
 		HardExit: e.signals.hardExit}
