@@ -3,6 +3,8 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -312,6 +314,10 @@ func TestBrokenPipeStopsWorkAndServer(t *testing.T) {
 		{"lab after the first line", func(port int, out string) []string {
 			return []string{"lab", "--server", "http://127.0.0.1:" + itoa(port), "--model", model, "--out", out}
 		}, ""},
+		// The lab running its steps on the server it started.
+		{"lab once its server is up", func(port int, out string) []string {
+			return []string{"lab", "--server", "http://127.0.0.1:" + itoa(port), "--model", model, "--out", out}
+		}, "llama-server is up"},
 		// A script that has streamed and written artifacts.
 		{"run while streaming", func(port int, out string) []string {
 			return []string{"run", writeScript(t, streamingScript), "--server", "http://127.0.0.1:" + itoa(port),
@@ -344,5 +350,39 @@ func TestBrokenPipeStopsWorkAndServer(t *testing.T) {
 			requireServerGone(t, port)
 			checkArtifactsParse(t, out)
 		})
+	}
+}
+
+// TestBrokenOutputWriteStops: a write to an output whose reader has gone
+// stops the command at once, before the write returns, and the command
+// then exits 141 without a message; a SIGPIPE while the outputs are whole
+// (a socket to the server whose peer went away) stops nothing.
+func TestBrokenOutputWriteStops(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var errOut bytes.Buffer
+	e := newEnv(Stdio{In: strings.NewReader(""), Out: w, Err: &errOut})
+	defer e.signals.stopWatching()
+	ctx := e.signals.context(context.Background())
+
+	e.signals.handle(syscall.SIGPIPE) // fd 1 and 2 of the test are whole
+	if e.signals.stopped() != nil || ctx.Err() != nil {
+		t.Fatalf("a SIGPIPE with the outputs whole stopped the command (%v)", e.signals.stopped())
+	}
+	if _, err := fmt.Fprintln(e.Out, "read"); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if _, err := fmt.Fprintln(e.Out, "nobody reads this"); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("writing to the broken pipe: %v, want EPIPE", err)
+	}
+	if e.signals.stopped() != syscall.SIGPIPE || ctx.Err() == nil {
+		t.Fatalf("the failed write did not stop the command: stopped by %v, context %v", e.signals.stopped(), ctx.Err())
+	}
+	if code := e.exit(ctx.Err()); code != 141 || errOut.Len() != 0 {
+		t.Errorf("exit %d with %q on stderr, want 141 and nothing", code, errOut.String())
 	}
 }
