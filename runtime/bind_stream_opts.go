@@ -102,7 +102,7 @@ func (vm *VM) buildCall(L *lua.LState, messages, opts lua.LValue) streamCall {
 }
 
 func (vm *VM) newCall(L *lua.LState, messages lua.LValue) streamCall {
-	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions",
+	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions", Timeout: vm.cfg.RequestTimeout,
 		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER")}
 	c.body.RawSetString("messages", vm.messages(L, messages))
 	return c

@@ -30,7 +30,7 @@ func streamHint(err error, serverFrom string) string {
 	case stream.KindIdle:
 		return "; if the server is just slow, raise opts.idle_timeout_ms"
 	case stream.KindTimeout:
-		return "; raise opts.timeout_ms if the answer may take that long"
+		return "; raise opts.timeout_ms (default: the command's --request-timeout) if the answer may take that long"
 	case stream.KindHTTP:
 		switch {
 		case se.Status == http.StatusNotFound:

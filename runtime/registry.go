@@ -227,7 +227,8 @@ opts (all optional):
                   returning false closes the connection
   cut_after_ms    close the connection this long after t0
   idle_timeout_ms fail when nothing arrives for this long (default 30 s)
-  timeout_ms      fail when the whole request takes longer
+  timeout_ms      fail when the whole request takes longer (default: the
+                  command's --request-timeout; 0: no limit)
   keep_chunks     false: leave chunks empty (on_chunk still sees them)
   keep_reads      true: info.read_stamps lists every read's stamps
   errors          "raise" (default) or "return": failures set info.error

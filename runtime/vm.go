@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -45,6 +46,11 @@ type Config struct {
 	// calibrate), not for scripts.
 	Wire           stream.Wire
 	NoKernelStamps bool
+	// RequestTimeout bounds the whole of every stream() and stream_many()
+	// request whose opts do not set timeout_ms, comment frames and all
+	// (error kind "timeout"); 0: no bound. The command line sets it from
+	// --request-timeout.
+	RequestTimeout time.Duration
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.

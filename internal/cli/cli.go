@@ -38,7 +38,7 @@ var commands = &group{
 // Main runs one command line and returns the process's exit code.
 func Main(ctx context.Context, args []string, stdio Stdio) int {
 	e := newEnv(stdio)
-	defer e.signals.stop()
+	defer e.signals.stopWatching()
 	ctx = e.signals.context(ctx)
 	if len(args) == 0 && stdinIsTerminal(stdio) {
 		args = []string{"repl"}

@@ -15,7 +15,8 @@ type env struct {
 }
 
 func newEnv(stdio Stdio) *env {
-	return &env{Stdio: stdio, signals: watchSignals(stdio.Err)}
+	s := watchSignals(&stdio)
+	return &env{Stdio: stdio, signals: s}
 }
 
 // stdinIsTerminal decides what plain 'ttftlab' does: a prompt for a person

@@ -4,18 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
+	"syscall"
 
 	"ttftlab/runtime"
 )
 
-// Exit codes.
+// Exit codes. A command that a signal stopped exits with signalExit.
 const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitUsage       = 2
-	exitInterrupted = 130
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
 )
+
+// signalExit is the exit code of a command that sig stopped: 128 plus the
+// signal's number, as a shell reports a process the signal killed: 129
+// SIGHUP, 130 SIGINT (Ctrl-C, and a context cancelled from outside: nil),
+// 141 SIGPIPE (the reader of the output has gone), 143 SIGTERM.
+func signalExit(sig os.Signal) int {
+	if n, ok := sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// stoppedBy is how the message of a stopped command says what stopped it.
+func stoppedBy(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "terminated (SIGTERM)"
+	case syscall.SIGHUP:
+		return "hung up (SIGHUP)"
+	}
+	return "interrupted"
+}
 
 // usageError is a command line that cannot run: exit 2, the message, then
 // the command's usage.
@@ -40,6 +63,12 @@ func (e *env) exit(err error) int {
 	var usage *usageError
 	var code exitCode
 	var scriptExit *runtime.ExitError
+	stop := e.signals.stopped()
+	if stop == syscall.SIGPIPE {
+		// The output's reader has gone: whatever the command says next
+		// cannot reach it, and its output is cut short.
+		return signalExit(stop)
+	}
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
@@ -50,9 +79,9 @@ func (e *env) exit(err error) int {
 	case errors.As(err, &usage):
 		fmt.Fprintf(e.Err, "%s: %v\n\n%s", label(usage.cmd), usage.err, usage.usage)
 		return exitUsage
-	case errors.Is(err, context.Canceled) || e.signals.fired():
-		fmt.Fprintf(e.Err, "%s: interrupted%s\n", label(e.cmd), stoppedAt(err))
-		return exitInterrupted
+	case errors.Is(err, context.Canceled) || stop != nil:
+		fmt.Fprintf(e.Err, "%s: %s%s\n", label(e.cmd), stoppedBy(stop), stoppedAt(err))
+		return signalExit(stop)
 	}
 	fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), err)
 	return exitFailure

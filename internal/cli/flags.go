@@ -174,12 +174,18 @@ func (s *startFlags) options() llamaserver.Options {
 		Threads: s.threads, Timeout: s.timeout, Extra: s.extra}
 }
 
-// hostFlags are the flags of the commands that run Lua (run, lab, repl):
-// where things are, and how to start a server when none answers.
+// hostFlags are the flags of the commands that run Lua (run, lab, load,
+// repl): where things are, how to start a server when none answers, and
+// how long a request may take.
 type hostFlags struct {
 	targetFlags
 	start startFlags
 	keep  bool
+	// requestTimeout is --request-timeout: the whole-request bound of every
+	// stream() and stream_many() request whose opts set no timeout_ms. A
+	// command that wants another default than defaultRequestTimeout sets it
+	// before register.
+	requestTimeout time.Duration
 	// synthPreset is lab's --synth-preset: the synthetic model to serve
 	// when there is neither a server nor --model.
 	synthPreset string
@@ -189,7 +195,20 @@ func (h *hostFlags) register(f *flagSet) {
 	h.targetFlags.register(f)
 	h.start.register(f)
 	f.BoolVar(&h.keep, "keep-server", false, "with --model: leave the started llama-server running afterwards")
+	def := h.requestTimeout
+	if def == 0 {
+		def = defaultRequestTimeout
+	}
+	f.durationVar(&h.requestTimeout, "request-timeout", def,
+		"fail a streamed request that takes longer than `DURATION` in all, keep-alive comments included "+
+			"(error kind timeout; a script's opts.timeout_ms overrides it); --timeout bounds the model load")
 }
+
+// defaultRequestTimeout is --request-timeout of run, lab and repl: above
+// the lab's longest request (a long answer or a full-context prefill of a
+// big model on a CPU) with room to spare, yet an end for a server that
+// sends keep-alive comments and never a token.
+const defaultRequestTimeout = 10 * time.Minute
 
 // registerSynth adds lab's --synth-preset.
 func (h *hostFlags) registerSynth(f *flagSet) {

@@ -44,7 +44,12 @@ the highest level whose SLOs hold. A server it starts gets as many slots as the 
 level and --ctx per slot. Artifacts in --out: load.json, requests.jsonl, requests.csv,
 server.jsonl.`
 
+// loadRequestTimeout is load's --request-timeout: a call of a voice agent
+// that has not answered in 5 minutes has failed.
+const loadRequestTimeout = 5 * time.Minute
+
 func (c *loadCmd) register(fs *flagSet) {
+	c.flags.requestTimeout = loadRequestTimeout
 	c.flags.register(fs)
 	c.flags.registerSynth(fs)
 	fs.StringVar(&c.concurrency, "concurrency", "", "calls at once, a closed loop; a list (1,2,4,8) is a sweep (default 1,2,4 without --rate)")

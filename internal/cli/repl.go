@@ -60,6 +60,7 @@ prompts. :help lists the bindings and commands.`)
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
 		Server: c.flags.server, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
+		RequestTimeout: c.flags.requestTimeout,
 	})
 	if err != nil {
 		return err
@@ -76,7 +77,7 @@ prompts. :help lists the bindings and commands.`)
 // (tests) gets the plain mode.
 func (c *replCmd) session(ctx context.Context, vm *runtime.VM) int {
 	e := c.env
-	terminal := e.Out == io.Writer(os.Stdout) && e.In == io.Reader(os.Stdin) &&
+	terminal := fileOf(e.Out) == os.Stdout && e.In == io.Reader(os.Stdin) &&
 		repl.IsTerminal(os.Stdin) && repl.IsTerminal(os.Stdout)
 	cfg := repl.Config{VM: vm, Terminal: terminal, In: e.In, Out: e.Out, Err: e.Err, Load: c.loads,
 		HardExit: e.signals.hardExit}

@@ -3,11 +3,14 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -209,5 +212,177 @@ func TestServerLogFollow(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := waitExit(t, cmd, 5*time.Second); code != 0 {
 		t.Errorf("server log -f exited %d after Ctrl-C, want 0", code)
+	}
+}
+
+// streamingScript streams from the server over and over, printing every
+// chunk and writing an artifact of each kind after every answer: work to
+// stop at any moment.
+const streamingScript = `
+local n = 0
+while true do
+  n = n + 1
+  local chunks, total_ms, _, info = stream("Once upon a time", { max_tokens = 48, cache_prompt = false,
+    on_chunk = function(c) print(c.text) end })
+  append_jsonl("runs.jsonl", { n = n, ttft_ms = info.ttft_ms, total_ms = total_ms, chunks = #chunks })
+  write_json("last.json", { n = n, total_ms = total_ms })
+  print("streamed " .. n)
+end
+`
+
+// llamaOnPort lists the llama-server processes serving port, whoever
+// started them: the process table, not ttftlab's record, which a killed
+// ttftlab cannot clear.
+func llamaOnPort(port int) []int {
+	var pids []int
+	want := "\x00--port\x00" + itoa(port) + "\x00"
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(cmdline), "llama-server") && strings.Contains(string(cmdline), want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// requireServerGone fails t when a llama-server still serves port or ttftlab
+// still records one there, and kills what it finds.
+func requireServerGone(t *testing.T, port int) {
+	t.Helper()
+	if pids := llamaOnPort(port); len(pids) > 0 {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("the llama-server ttftlab started outlived it: PID %v on port %d", pids, port)
+	}
+	if st, _ := testRegistry(t).Load(port); st != nil {
+		t.Errorf("ttftlab still records a server on port %d: %+v", port, st)
+	}
+}
+
+// TestSignalStopsWorkAndServer: SIGTERM and SIGHUP stop a script and the
+// llama-server that ttftlab started for it, as Ctrl-C does, and exit with
+// 128 + the signal's number; the artifacts written so far parse.
+func TestSignalStopsWorkAndServer(t *testing.T) {
+	_, model := needLlama(t)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		says string
+	}{
+		{syscall.SIGTERM, 143, "terminated"},
+		{syscall.SIGHUP, 129, "hung up"},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			port := serverTestEnv(t)
+			out := t.TempDir()
+			script := writeScript(t, streamingScript)
+			cmd, stderr := startTTFTLab(t, "streamed 2", "run", script, "--server", "http://127.0.0.1:"+itoa(port),
+				"--model", model, "--out", out)
+			if len(llamaOnPort(port)) == 0 {
+				t.Fatalf("no llama-server serves port %d while the script streams", port)
+			}
+			cmd.Process.Signal(tc.sig)
+			code := waitExit(t, cmd, time.Minute)
+			if code != tc.code || !strings.Contains(stderr.String(), tc.says) {
+				t.Errorf("exit %d, want %d and %q; stderr:\n%s", code, tc.code, tc.says, stderr)
+			}
+			requireServerGone(t, port)
+			checkArtifactsParse(t, out, "runs.jsonl", "last.json")
+		})
+	}
+}
+
+// TestBrokenPipeStopsWorkAndServer: when the reader of ttftlab's output
+// goes away (`ttftlab lab | head -1`), ttftlab stops as on Ctrl-C: the
+// llama-server it started is stopped, the artifacts parse, and it exits
+// 141 without a message. Before, the first write killed ttftlab with
+// SIGPIPE and left the server running with parent PID 1.
+func TestBrokenPipeStopsWorkAndServer(t *testing.T) {
+	_, model := needLlama(t)
+	for _, tc := range []struct {
+		name  string
+		args  func(port int, out string) []string
+		until string // the line after which the reader goes
+	}{
+		// The lab's first line comes while the server starts.
+		{"lab after the first line", func(port int, out string) []string {
+			return []string{"lab", "--server", "http://127.0.0.1:" + itoa(port), "--model", model, "--out", out}
+		}, ""},
+		// The lab running its steps on the server it started.
+		{"lab once its server is up", func(port int, out string) []string {
+			return []string{"lab", "--server", "http://127.0.0.1:" + itoa(port), "--model", model, "--out", out}
+		}, "llama-server is up"},
+		// A script that has streamed and written artifacts.
+		{"run while streaming", func(port int, out string) []string {
+			return []string{"run", writeScript(t, streamingScript), "--server", "http://127.0.0.1:" + itoa(port),
+				"--model", model, "--out", out}
+		}, "streamed 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port := serverTestEnv(t)
+			out := t.TempDir()
+			cmd := exec.Command(os.Args[0], tc.args(port, out)...)
+			cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			lines := bufio.NewScanner(stdout)
+			for lines.Scan() && !strings.Contains(lines.Text(), tc.until) {
+			}
+			stdout.Close() // the reader goes, as head does after its line
+			code := waitExit(t, cmd, time.Minute)
+			if code != 141 || stderr.Len() != 0 {
+				t.Errorf("exit %d, want 141 and nothing on stderr; stderr:\n%s", code, stderr.String())
+			}
+			requireServerGone(t, port)
+			checkArtifactsParse(t, out)
+		})
+	}
+}
+
+// TestBrokenOutputWriteStops: a write to an output whose reader has gone
+// stops the command at once, before the write returns, and the command
+// then exits 141 without a message; a SIGPIPE while the outputs are whole
+// (a socket to the server whose peer went away) stops nothing.
+func TestBrokenOutputWriteStops(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var errOut bytes.Buffer
+	e := newEnv(Stdio{In: strings.NewReader(""), Out: w, Err: &errOut})
+	defer e.signals.stopWatching()
+	ctx := e.signals.context(context.Background())
+
+	e.signals.handle(syscall.SIGPIPE) // fd 1 and 2 of the test are whole
+	if e.signals.stopped() != nil || ctx.Err() != nil {
+		t.Fatalf("a SIGPIPE with the outputs whole stopped the command (%v)", e.signals.stopped())
+	}
+	if _, err := fmt.Fprintln(e.Out, "read"); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if _, err := fmt.Fprintln(e.Out, "nobody reads this"); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("writing to the broken pipe: %v, want EPIPE", err)
+	}
+	if e.signals.stopped() != syscall.SIGPIPE || ctx.Err() == nil {
+		t.Fatalf("the failed write did not stop the command: stopped by %v, context %v", e.signals.stopped(), ctx.Err())
+	}
+	if code := e.exit(ctx.Err()); code != 141 || errOut.Len() != 0 {
+		t.Errorf("exit %d with %q on stderr, want 141 and nothing", code, errOut.String())
 	}
 }

@@ -29,8 +29,13 @@ type Options struct {
 	// load on the machine, slows down many times over.
 	Threads int
 	Extra   []string
-	LogPath string        // required: server output goes there
-	Timeout time.Duration // start-up limit, default 120 s
+	LogPath string // required: server output goes there
+	// RotateLog keeps the previous log as LogPath.1 and gives the server a
+	// new one, but only once the process has been launched: a start that
+	// fails its checks (no model, a taken port, no binary) or cannot exec
+	// leaves the previous log, the last run's evidence, where it was.
+	RotateLog bool
+	Timeout   time.Duration // start-up limit, default 120 s
 	// Detach starts the server in its own session so it outlives the caller
 	// and a terminal's Ctrl-C does not reach it.
 	Detach bool
@@ -100,20 +105,25 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := PortFree(o.Host, o.Port); err != nil {
 		return nil, err
 	}
-	logf, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := openLog(o.LogPath, o.RotateLog)
 	if err != nil {
-		return nil, fmt.Errorf("llama-server log: %w", err)
+		return nil, err
 	}
-	defer logf.Close() // the child keeps its own descriptor
+	defer log.f.Close() // the child keeps its own descriptor
 	cmd := exec.Command(o.Binary, o.Args()...)
-	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Stdout, cmd.Stderr = log.f, log.f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !o.Detach, Setsid: o.Detach}
 	if err := cmd.Start(); err != nil {
+		log.discard()
 		return nil, fmt.Errorf("starting %s: %w", o.Binary, err)
 	}
 	s := &Server{PID: cmd.Process.Pid, URL: "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
 		LogPath: o.LogPath, Args: append([]string{o.Binary}, o.Args()...), cmd: cmd, exited: make(chan struct{})}
 	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
+	if err := log.place(); err != nil {
+		s.Stop(5 * time.Second)
+		return nil, err
+	}
 	if err := s.waitHealthy(ctx, o); err != nil {
 		s.Stop(5 * time.Second)
 		return nil, err

@@ -2,10 +2,8 @@ package llamaserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 )
@@ -36,10 +34,7 @@ func (r *Registry) Start(ctx context.Context, o Options, progress io.Writer) (*T
 	if err := r.mkdir(); err != nil {
 		return nil, err
 	}
-	o.LogPath = r.LogPath(o.Port)
-	if err := rotate(o.LogPath); err != nil {
-		return nil, err
-	}
+	o.LogPath, o.RotateLog = r.LogPath(o.Port), true
 	o.Model, _ = filepath.Abs(o.Model)
 	o.Detach = true
 	if o.Progress == nil && progress != nil {
@@ -115,15 +110,4 @@ func (r *Registry) Stop(port int, grace time.Duration) (Stopped, error) {
 		return res, err
 	}
 	return res, r.forget(port)
-}
-
-// rotate gives a new start a log of its own: the previous one is kept as
-// PORT.log.1, so evidence (a "cancel task" line, the last lines after a
-// failed start) is never taken from an earlier run.
-func rotate(log string) error {
-	err := os.Rename(log, log+".1")
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("keeping the previous log as %s.1: %w", log, err)
-	}
-	return nil
 }
