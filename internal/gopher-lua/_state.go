@@ -624,18 +624,10 @@ func (ls *LState) printCallStack() {
 	println("-------------------------")
 }
 
-func (ls *LState) closeAllUpvalues() { // +inline-start
-	for cf := ls.currentFrame; cf != nil; cf = cf.Parent {
-		if !cf.Fn.IsG {
-			ls.closeUpvalues(cf.LocalBase)
-		}
-	}
-} // +inline-end
-
 func (ls *LState) raiseError(level int, format string, args ...interface{}) {
-	if !ls.hasErrorFunc {
-		ls.closeAllUpvalues()
-	}
+	// ttftlab patch: raising an error closes no upvalue. The protected call
+	// that catches it closes those of the frames it unwinds (PCall), a dead
+	// coroutine closes its own (threadRun), as Lua 5.1 does.
 	message := format
 	if len(args) > 0 {
 		message = fmt.Sprintf(format, args...)
@@ -1522,9 +1514,6 @@ func (ls *LState) Error(lv LValue, level int) {
 	if str, ok := lv.(LString); ok {
 		ls.raiseError(level, string(str))
 	} else {
-		if !ls.hasErrorFunc {
-			ls.closeAllUpvalues()
-		}
 		ls.Push(lv)
 		ls.Panic(ls)
 	}
@@ -1858,6 +1847,7 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 						}
 						ls.stack.SetSp(sp)
 						ls.currentFrame = ls.stack.Last()
+						ls.closeUpvalues(base) // ttftlab patch: see below
 						ls.reg.SetTop(base)
 					}
 				}()
@@ -1868,6 +1858,11 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 			}
 			ls.stack.SetSp(sp)
 			ls.currentFrame = ls.stack.Last()
+			// ttftlab patch: close the upvalues of the frames this error
+			// unwound (at or above base), after the handler ran and before
+			// their registers are reused, as Lua 5.1's luaD_pcall does with
+			// luaF_close(L, oldtop); those of the frames below stay open.
+			ls.closeUpvalues(base)
 			ls.reg.SetTop(base)
 		}
 		ls.stack.SetSp(sp)

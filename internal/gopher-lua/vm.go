@@ -278,6 +278,10 @@ func threadRun(L *LState) {
 				lv = LString(fmt.Sprint(rcv))
 			}
 			if parent := L.Parent; parent != nil {
+				// ttftlab patch: the coroutine is dead; close its upvalues,
+				// so closures that outlive it keep their values, not
+				// registers a later use may overwrite.
+				L.closeUpvalues(0)
 				if L.wrapped {
 					L.Push(lv)
 					parent.Panic(L)
