@@ -110,6 +110,12 @@ func callGFunction(L *LState, tailcall bool) bool {
 	}
 
 	if gfnret < 0 {
+		// ttftlab patch: a yield under a Go-level call into the VM (pcall,
+		// a metamethod, a host callback) could not resume there: raise as
+		// Lua 5.1 does instead of leaving that call's frames behind.
+		if L.nCcalls > 0 {
+			L.raiseError(0, "attempt to yield across metamethod/C-call boundary")
+		}
 		switchToParentThread(L, L.GetTop(), false, false)
 		return true
 	}

@@ -82,8 +82,14 @@ func baseDoFile(L *LState) int {
 }
 
 func baseError(L *LState) int {
-	obj := L.CheckAny(1)
+	// ttftlab patch: as Lua 5.1's luaB_error, error() raises nil, and a
+	// number gets the position as a string does (it is a string to
+	// lua_isstring).
+	obj := L.Get(1)
 	level := L.OptInt(2, 1)
+	if n, ok := obj.(LNumber); ok && level > 0 {
+		obj = LString(n.String())
+	}
 	L.Error(obj, level)
 	return 0
 }
@@ -409,6 +415,15 @@ func baseToNumber(L *LState) int {
 	case LNumber:
 		L.Push(lv)
 	case LString:
+		if noBase {
+			// ttftlab patch: Lua 5.1's luaO_str2d ("1e5" is a number).
+			if v, ok := str2number(string(lv)); ok {
+				L.Push(v)
+			} else {
+				L.Push(LNil)
+			}
+			return 1
+		}
 		str := strings.Trim(string(lv), " \n\t")
 		if strings.Index(str, ".") > -1 {
 			if v, err := strconv.ParseFloat(str, LNumberBit); err != nil {

@@ -705,7 +705,15 @@ func compileAssignStmtLeft(context *funcContext, stmt *ast.AssignStmt) (int, []*
 			acs = append(acs, &assigncontext{ec, 0, 0, false, false})
 		case *ast.AttrGetExpr:
 			ac := &assigncontext{&expcontext{ecTable, regNotDefined, 0}, 0, 0, false, false}
-			compileExprWithKMVPropagation(context, st.Object, &reg, &ac.ec.reg)
+			if len(stmt.Lhs) > 1 {
+				// ttftlab patch (yuin/gopher-lua#440): a local table may
+				// be assigned by this statement too; index a copy, as Lua
+				// 5.1's check_conflict does.
+				ac.ec.reg = reg
+				reg += compileExpr(context, reg, st.Object, ecnone(0))
+			} else {
+				compileExprWithKMVPropagation(context, st.Object, &reg, &ac.ec.reg)
+			}
 			ac.keyrk = reg
 			reg += compileExpr(context, reg, st.Key, ecnone(0))
 			if _, ok := st.Key.(*ast.StringExpr); ok {
@@ -752,9 +760,18 @@ func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int,
 			expr = stmt.Rhs[namesassigned]
 		}
 		idx := reg
-		reginc := compileExpr(context, reg, expr, ec)
+		// ttftlab patch (yuin/gopher-lua#440): with several targets, every
+		// value goes to a register of its own before any is assigned, so
+		// a, b = b, a swaps (the value went straight into the local's
+		// register, which a later value of the statement still read).
+		multi := lennames > 1
+		tec := ec
+		if multi && ec.ctype == ecLocal {
+			tec = ecnone(0)
+		}
+		reginc := compileExpr(context, reg, expr, tec)
 		if ec.ctype == ecTable {
-			if _, ok := expr.(*ast.LogicalOpExpr); !ok {
+			if _, ok := expr.(*ast.LogicalOpExpr); !ok && !multi {
 				context.Code.PropagateKMV(context.RegTop(), &ac.valuerk, &reg, reginc)
 			} else {
 				ac.valuerk = idx

@@ -733,7 +733,9 @@ func (ls *LState) raiseError(level int, format string, args ...interface{}) {
 		message = fmt.Sprintf(format, args...)
 	}
 	if level > 0 {
-		message = fmt.Sprintf("%v %v", ls.where(level-1, true), message)
+		if pos := ls.whereRaised(level - 1); pos != "" {
+			message = pos + " " + message
+		}
 	}
 	if ls.reg.IsFull() {
 		// if the registry is full then it won't be possible to push a value, in this case, force a larger size
@@ -782,6 +784,23 @@ func (ls *LState) where(level int, skipg bool) string {
 		line = fmt.Sprintf("%v:", proto.DbgSourcePositions[cf.Pc-1])
 	}
 	return fmt.Sprintf("%v:%v", sourcename, line)
+}
+
+// whereRaised is the position an error raised at level gets (see
+// raiseError). ttftlab patch: as Lua 5.1's luaL_where, a Go function
+// raising names the function that called it, and nothing when that is a
+// Go function too (e.g. pcall(error, "x"), pcall(string.rep)); upstream
+// moved on to the first Lua function, naming a line that did not call
+// the failing function.
+func (ls *LState) whereRaised(level int) string {
+	if level == 0 && ls.currentFrame != nil && ls.currentFrame.Fn.IsG {
+		level = 1
+	}
+	dbg, ok := ls.GetStack(level)
+	if !ok || dbg.frame.Fn.IsG {
+		return ""
+	}
+	return ls.where(level, false)
 }
 
 func (ls *LState) stackTrace(level int) string {
@@ -1253,6 +1272,7 @@ func (ls *LState) callR(nargs, nret, rbase int) {
 		Parent:     ls.currentFrame,
 		TailCall:   0,
 	}, lv, meta)
+	ls.nCcalls++ // ttftlab patch: see callGFunction
 	if ls.G.MainThread == nil {
 		ls.G.MainThread = ls
 		ls.G.CurrentThread = ls
@@ -1260,6 +1280,7 @@ func (ls *LState) callR(nargs, nret, rbase int) {
 	} else {
 		ls.mainLoop(ls, ls.currentFrame)
 	}
+	ls.nCcalls--
 	if nret != MultRet {
 		ls.reg.SetTop(rbase + nret)
 	}
@@ -2019,6 +2040,7 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 	err = nil
 	sp := ls.stack.Sp()
 	base := ls.reg.Top() - nargs - 1
+	nCcalls := ls.nCcalls // ttftlab patch: restored when an error unwinds
 	oldpanic := ls.Panic
 	ls.Panic = panicWithoutTraceback
 	if errfunc != nil {
@@ -2029,6 +2051,7 @@ func (ls *LState) PCall(nargs, nret int, errfunc *LFunction) (err error) {
 		ls.hasErrorFunc = false
 		rcv := recover()
 		if rcv != nil {
+			ls.nCcalls = nCcalls
 			if _, ok := rcv.(*ApiError); !ok {
 				err = newApiErrorS(ApiErrorPanic, fmt.Sprint(rcv))
 				if ls.Options.IncludeGoStackTrace {

@@ -141,18 +141,11 @@ func isArrayKey(v LNumber) bool {
 }
 
 func parseNumber(number string) (LNumber, error) {
-	var value LNumber
-	number = strings.Trim(number, " \t\n")
-	if v, err := strconv.ParseInt(number, 0, LNumberBit); err != nil {
-		if v2, err2 := strconv.ParseFloat(number, LNumberBit); err2 != nil {
-			return LNumber(0), err2
-		} else {
-			value = LNumber(v2)
-		}
-	} else {
-		value = LNumber(v)
+	// ttftlab patch: Lua 5.1's luaO_str2d ("017" is 17, "1e5" a number).
+	if v, ok := str2number(number); ok {
+		return v, nil
 	}
-	return value, nil
+	return LNumber(0), &strconv.NumError{Func: "parseNumber", Num: number, Err: strconv.ErrSyntax}
 }
 
 func popenArgs(arg string) (string, []string) {

@@ -112,10 +112,7 @@ func (st LString) Format(f fmt.State, c rune) {
 }
 
 func (nm LNumber) String() string {
-	if isInteger(nm) {
-		return fmt.Sprint(int64(nm))
-	}
-	return fmt.Sprint(float64(nm))
+	return numberToString(float64(nm)) // ttftlab patch: Lua 5.1's "%.14g"
 }
 
 func (nm LNumber) Type() LValueType { return LTNumber }
@@ -192,9 +189,12 @@ type LState struct {
 	wrapped      bool
 	uvcache      *Upvalue
 	hasErrorFunc bool
-	mainLoop     func(*LState, *callFrame)
-	ctx          context.Context
-	ctxCancelFn  context.CancelFunc
+	// ttftlab patch: Go-level calls into the VM running on this thread
+	// (Lua 5.1's nCcalls): a yield under one cannot resume there.
+	nCcalls     int
+	mainLoop    func(*LState, *callFrame)
+	ctx         context.Context
+	ctxCancelFn context.CancelFunc
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }
