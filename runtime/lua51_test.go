@@ -227,3 +227,38 @@ local ks = {}; for k in pairs(t) do ks[#ks + 1] = k end; print(table.concat(ks, 
 		}
 	}
 }
+
+// benchLuaLoop runs the Lua function `loop` defined by code with b.N:
+// the per-iteration cost of its body, measured inside the VM.
+func benchLuaLoop(b *testing.B, code string) {
+	vm := benchVM(b, "http://127.0.0.1:1")
+	if err := vm.L.DoString(code); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := vm.L.CallByParam(lua.P{Fn: vm.L.GetGlobal("loop"), Protect: true}, lua.LNumber(b.N)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkPcallOK is a pcall whose function returns: the protected-call
+// path the upvalue fix touches, without an error.
+func BenchmarkPcallOK(b *testing.B) {
+	benchLuaLoop(b, `local function f(x) return x end
+function loop(n) for i = 1, n do pcall(f, i) end end`)
+}
+
+// BenchmarkPcallErrorSharedUpvalue is scripts/lab.lua's failure path: a
+// pcall that catches an error, then a helper that counts into a local it
+// shares with its caller.
+func BenchmarkPcallErrorSharedUpvalue(b *testing.B) {
+	benchLuaLoop(b, `function loop(n)
+  local bad = 0
+  local function count() bad = bad + 1 end
+  for i = 1, n do
+    if not pcall(error, "step failed") then count() end
+  end
+  return bad
+end`)
+}
