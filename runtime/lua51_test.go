@@ -262,3 +262,29 @@ func BenchmarkPcallErrorSharedUpvalue(b *testing.B) {
   return bad
 end`)
 }
+
+// TestHostErrorAsLua51: the host's error (runtime/errorlevel.go) agrees
+// with Lua 5.1 where the differential test found it did not, also
+// without lua5.1 installed.
+func TestHostErrorAsLua51(t *testing.T) {
+	vm, out := testVM(t, Config{})
+	err := vm.RunString(`print(pcall(error))
+print(select("#", pcall(error)))
+print(pcall(function() error(42) end))
+print(type(select(2, pcall(function() error(42) end))), type(select(2, pcall(error, 42, 0))))
+print(pcall(error, "called by pcall"))
+local function inner() error("three up", 3) end
+local function outer() inner() end
+print(pcall(outer))
+print(tostring(1e15), 2^53, math.huge, -math.huge, tonumber("1e5"))
+io.write(1e15, " ", 0.1, "\n")
+`, "e.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "false\tnil\n2\nfalse\te.lua:3: 42\nstring\tnumber\nfalse\tcalled by pcall\nfalse\tthree up\n" +
+		"1e+15\t9.007199254741e+15\tinf\t-inf\t100000\n1e+15 0.1\n"
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
