@@ -15,10 +15,15 @@ import (
 // level 1 (the default) is the line that called error, level 2 the line
 // that called the function that called error, and so on; level 0 adds no
 // position. A position inside the embedded stdlib moves on to the first
-// line outside it, so a module's error names the user's line.
+// line outside it, so a module's error names the user's line. As in Lua
+// 5.1, error() raises nil, and a number gets a position as a string does
+// (becoming a string).
 func luaError(_ *VM, L *lua.LState) int {
-	obj := L.CheckAny(1)
+	obj := L.Get(1)
 	level := L.OptInt(2, 1)
+	if n, ok := obj.(lua.LNumber); ok && level > 0 {
+		obj = lua.LString(n.String())
+	}
 	if msg, ok := obj.(lua.LString); ok && level > 0 {
 		if pos := position(L, level); pos != "" {
 			obj = lua.LString(pos + " " + string(msg))
@@ -32,9 +37,11 @@ func luaError(_ *VM, L *lua.LState) int {
 const stdlibChunk = "stdlib/"
 
 // position is "chunk:line:" of the Lua function `level` frames above the
-// Go function running now (1: its caller), passing over Go frames and
-// frames of the embedded stdlib (when nothing outside the stdlib called
-// it, the stdlib's own line); "" when there is none.
+// Go function running now (1: its caller); "" when there is none or when
+// that frame is a Go function (pcall(error, "x")), as Lua 5.1's luaL_where
+// says. A frame of the embedded stdlib passes the position on to the
+// first Lua frame outside the stdlib, over Go frames (when nothing
+// outside the stdlib called it, the stdlib's own line).
 func position(L *lua.LState, level int) string {
 	fallback := ""
 	for n := level; ; n++ {
@@ -43,6 +50,9 @@ func position(L *lua.LState, level int) string {
 			return fallback
 		}
 		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.CurrentLine <= 0 {
+			if fallback == "" {
+				return ""
+			}
 			continue
 		}
 		pos := fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)

@@ -1,0 +1,12 @@
+-- A coroutine that fails is dead; the error comes back from resume.
+local co = coroutine.create(function(x)
+  coroutine.yield(x)
+  error("failed at " .. x, 0)
+end)
+print(coroutine.resume(co, "one"))
+print(coroutine.status(co))
+print(coroutine.resume(co))
+print(coroutine.status(co))
+local co2 = coroutine.create(function() error({reason = "table"}) end)
+local ok, e = coroutine.resume(co2)
+print(ok, type(e), e.reason)

@@ -1,0 +1,10 @@
+-- An error in a wrapped coroutine propagates to the caller.
+local gen = coroutine.wrap(function()
+  coroutine.yield(1)
+  error("wrapped failure", 0)
+end)
+print(gen())
+print(pcall(gen))
+local gen2 = coroutine.wrap(function() error({code = 3}) end)
+local ok, e = pcall(gen2)
+print(ok, type(e), e.code)

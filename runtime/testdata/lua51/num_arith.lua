@@ -1,0 +1,10 @@
+-- Modulo, power, division, floor and ceil.
+print(7 % 3, -7 % 3, 7 % -3, -7 % -3, 5.5 % 2, -5.5 % 2)
+print(2 ^ 10, 2 ^ 0.5, (-8) ^ (1/3) ~= (-8) ^ (1/3), 10 ^ -2)
+print(7 / 2, -7 / 2, 1 / 3 * 3)
+print(math.floor(3.7), math.floor(-3.7), math.ceil(3.2), math.ceil(-3.2))
+print(math.fmod(7, 3), math.fmod(-7, 3), math.modf(3.7))
+print(math.modf(-3.7))
+print(math.abs(-4), math.max(3, 9, 2), math.min(3, 9, 2))
+print(math.sqrt(16), math.sqrt(2), math.pi)
+print(math.floor(2^31 + 0.5), math.floor(-2^31 - 0.5))

@@ -1,0 +1,12 @@
+-- string.format's numeric conversions.
+print(string.format("%d %5d %-5d| %05d %+d %i", 42, 42, 42, 42, 42, -3))
+print(string.format("%d %d", 3.7, -3.7))
+print(string.format("%x %X %o %#x %#o", 255, 255, 8, 255, 8))
+print(string.format("%x", -1))
+print(string.format("%f %.2f %10.3f %-10.1f| %+.1f", 3.14159, 3.14159, 3.14159, 3.14159, 3.14159))
+print(string.format("%e %.3e %E", 12345.678, 12345.678, 0.00012))
+print(string.format("%g %g %g %g %g", 100000, 1000000, 1e-4, 1e-5, 1/3))
+print(string.format("%.3g %.10g %G %#g", 1234.5678, 1/3, 1e-10, 1))
+print(string.format("%c%c%c", 76, 117, 97))
+print(string.format("%5.1f%%", 99.44))
+print(string.format("%d", "12"))

@@ -1,0 +1,1 @@
+error({kind = "http", status = 401})

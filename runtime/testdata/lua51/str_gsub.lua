@@ -1,0 +1,12 @@
+-- gsub with strings, tables, functions and limits.
+print(("hello world"):gsub("o", "0"))
+print(("hello world"):gsub("o", "0", 1))
+print(("hello"):gsub("", "-"))
+print(("abc"):gsub("%w", "%0%0"))
+print(("hello world"):gsub("(%w+) (%w+)", "%2 %1"))
+print(("$name is $age"):gsub("%$(%w+)", {name = "Ann", age = 30}))
+print(("1 2 3"):gsub("%d", function(d) return d * 2 end))
+print(("a b c"):gsub("%w", function(c) if c == "b" then return nil end return c:upper() end))
+print(("100%"):gsub("%%", " percent"))
+print(("x"):gsub("x", "%%"))
+print(("abc"):gsub(".", {a = 1, b = false}))
