@@ -15,6 +15,8 @@ for i, c in ipairs(chunks) do
 end
 write_text("chunks.jsonl", table.concat(lines, "\n") .. "\n")
 
-local line = string.format("%d chunks, ttft %.1f ms, total %.1f ms: %q", #chunks, ttft, total_ms, table.concat(text))
+-- %q on one line (Lua 5.1 keeps a newline as a backslash and a newline).
+local quoted = string.format("%q", table.concat(text)):gsub("\\\n", "\\n")
+local line = string.format("%d chunks, ttft %.1f ms, total %.1f ms: %s", #chunks, ttft, total_ms, quoted)
 print("stream: " .. line)
 return line

@@ -45,7 +45,8 @@ write_json("sentence.json", {
   },
 })
 
-local line = string.format("ttft %.1f ms, first sentence %.1f ms, total %.1f ms, spoken with %d stalls (%.0f ms): %q",
-  ttft, first_ms, total_ms, p.stalls, p.stall_ms, first)
+local quoted = string.format("%q", first):gsub("\\\n", "\\n") -- on one line
+local line = string.format("ttft %.1f ms, first sentence %.1f ms, total %.1f ms, spoken with %d stalls (%.0f ms): %s",
+  ttft, first_ms, total_ms, p.stalls, p.stall_ms, quoted)
 print("sentence: " .. line)
 return line

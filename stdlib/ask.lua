@@ -284,17 +284,23 @@ local function ms(t)
   return string.format("%.1f ms", t)
 end
 
+-- quote is %q on one line: Lua 5.1's %q keeps a newline as a backslash
+-- and a real newline.
+local function quote(s)
+  return (string.format("%q", s):gsub("\\\n", "\\n"))
+end
+
 -- clip cuts s after max bytes, on a character boundary, saying how much
 -- was left out.
 local function clip(s, max)
   if #s <= max then
-    return string.format("%q", s)
+    return quote(s)
   end
   local cut = max
   while cut > 0 and s:byte(cut + 1) and s:byte(cut + 1) >= 0x80 and s:byte(cut + 1) < 0xC0 do
     cut = cut - 1
   end
-  return string.format("%q (+%d more bytes)", s:sub(1, cut), #s - cut)
+  return string.format("%s (+%d more bytes)", quote(s:sub(1, cut)), #s - cut)
 end
 
 local function text_of(chunks, info)
