@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
-	"math"
+	"sort"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/llamaserver"
 )
@@ -67,23 +67,20 @@ func (m *many) watchServer() func() {
 	return func() { cancel(); <-done }
 }
 
+// write appends one artifact.ServerSample after the watch's tags.
 func (w *watcher) write(s llamaserver.Sample, at time.Duration) {
-	line := map[string]any{"t_ms": math.Round(msOf(at)*1000) / 1000}
-	for k, v := range w.tags {
-		line[k] = v
+	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
+		RequestsProcessing: s.RequestsProcessing, RequestsDeferred: s.RequestsDeferred, PredictedPerS: s.PredictedPerS}
+	names := make([]string, 0, len(w.tags))
+	for k := range w.tags {
+		names = append(names, k)
 	}
-	put := func(k string, v *float64) {
-		if v != nil {
-			line[k] = *v
-		}
+	sort.Strings(names)
+	tags := make([][2]any, len(names))
+	for i, k := range names {
+		tags[i] = [2]any{k, w.tags[k]}
 	}
-	if s.SlotsProcessing != nil {
-		line["slots_processing"], line["slots_total"] = *s.SlotsProcessing, *s.SlotsTotal
-	}
-	put("requests_processing", s.RequestsProcessing)
-	put("requests_deferred", s.RequestsDeferred)
-	put("predicted_per_s", s.PredictedPerS)
-	data, err := json.Marshal(line)
+	data, err := artifact.WithTags(rec, tags)
 	if err == nil {
 		atomicfile.Append(w.file, append(data, '\n')) // a lost sample is no reason to stop the run
 	}
