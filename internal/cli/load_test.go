@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/llamaserver"
 )
 
@@ -65,6 +66,26 @@ func TestLoadEndToEnd(t *testing.T) {
 	if s := jsonlRows(t, filepath.Join(out, "server.jsonl")); len(s) == 0 || s[0]["slots_total"] != 2.0 {
 		t.Errorf("server.jsonl: %v", s)
 	}
+	// The Lua writer of load.json and the Go writers of the JSONL files
+	// agree with the record types, member for member.
+	doc := strictLoad(t, out)
+	for _, l := range doc.Levels {
+		s := l.Summary
+		if s.TTFTMs.N != 6 || s.QueueMs.N != 6 || s.TotalMs.N != 6 || s.Failed != 0 || len(s.Failures) != 0 ||
+			s.TTFTMs.Over != artifact.OverTTFT || len(s.ByTurn) != 1 || s.ByTurn[0].N != 6 {
+			t.Errorf("level %g summary %+v", l.Level, s)
+		}
+		if v := l.SLO[0]; v.ValueMs == nil || !v.Met || v.N != 6 || v.Failed != 0 {
+			t.Errorf("level %g SLO %+v", l.Level, v)
+		}
+	}
+	if m := doc.Model; m == nil || m.Name == nil || *m.Name != "stories260K" {
+		t.Errorf("model %+v", doc.Model)
+	}
+	if got := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")); len(got) != 12 {
+		t.Errorf("%d strict rows", len(got))
+	}
+	strictLines[artifact.LoadServerSample](t, filepath.Join(out, "server.jsonl"))
 }
 
 // TestLoadCtrlC: an interrupted load exits 130, stops the server it
