@@ -329,16 +329,29 @@ func Ms(x float64) *float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
+	r := roundMs(x)
+	return &r
+}
+
+// roundMs rounds to the microsecond. A magnitude beyond 2^53 µs has no
+// finer digits to drop, and multiplying it could overflow: left as it is.
+func roundMs(x float64) float64 {
+	if math.Abs(x) >= 1<<53/1000 {
+		return x
+	}
 	r := math.Round(x*1000) / 1000
 	if r == 0 {
 		r = 0 // no -0
 	}
-	return &r
+	return r
 }
 
-// FormatMs writes a time to the microsecond, shortest form.
+// FormatMs writes a finite time to the microsecond, shortest form.
 func FormatMs(x float64) string {
-	b, _ := json.Marshal(math.Round(x*1000) / 1000)
+	b, err := json.Marshal(roundMs(x))
+	if err != nil {
+		return ""
+	}
 	return string(b)
 }
 
