@@ -202,6 +202,11 @@ if capacity then
   end
   print(line)
 else
-  print(string.format("capacity: none: already %g%s misses the SLO", P.levels[1], unit(P.levels[1])))
+  local first = result.levels[1]
+  local why = "misses the SLO"
+  if first and first.summary.requests > 0 and first.summary.failed == first.summary.requests then
+    why = "failed every request"
+  end
+  print(string.format("capacity: none: already %g%s %s", P.levels[1], unit(P.levels[1]), why))
 end
 print(string.format("artifacts in %s: load.json, requests.jsonl, requests.csv, server.jsonl", OUT))

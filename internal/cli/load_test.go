@@ -131,3 +131,28 @@ func jsonlRows(t *testing.T, path string) []map[string]any {
 	}
 	return rows
 }
+
+// TestLoadPromptLongerThanContext: the real llama-server with a context
+// too small for the prompt refuses every request with a 400. load exits
+// 1 and says why, with the server's own message, on the console and in
+// its error line; load.json is strict.
+func TestLoadPromptLongerThanContext(t *testing.T) {
+	_, model := needLlama(t)
+	port := serverTestEnv(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+		"--ctx", "128", "--docs", "4", "--concurrency", "1,2", "--requests", "2", "--out", out, "--no-report")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stdout, "failed 2 of 2 requests") || !strings.Contains(stdout, "http 400") ||
+		!strings.Contains(stderr, "every request at concurrency 1 failed (2 of 2): http 400 x2") ||
+		!strings.Contains(stderr, "context") {
+		t.Errorf("the console or the error line lacks the kind, the count or the server's message")
+	}
+	doc := strictLoad(t, out)
+	if len(doc.Levels) != 1 || doc.Levels[0].Summary.Failures[0].Status != 400 {
+		t.Errorf("levels %+v", doc.Levels)
+	}
+}
