@@ -94,7 +94,7 @@ func TestLoadCtrlC(t *testing.T) {
 	_, model := needLlama(t)
 	port := serverTestEnv(t)
 	out := t.TempDir()
-	cmd, stderr := startTTFTLab(t, "calls    ttft", "load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+	cmd, stderr := startTTFTLab(t, "ttft p50/95/99", "load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
 		"--concurrency", "2", "--requests", "100000", "--max-tokens", "200", "--out", out)
 	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
