@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"math"
 	"sort"
 	"time"
 
@@ -69,8 +70,16 @@ func (m *many) watchServer() func() {
 
 // write appends one artifact.ServerSample after the watch's tags.
 func (w *watcher) write(s llamaserver.Sample, at time.Duration) {
+	// A metric reading NaN or Inf (or math.MaxFloat64, the old math.huge)
+	// keeps its line, as null: encoding/json would refuse the whole line.
+	num := func(p *float64) *float64 {
+		if p == nil || math.Abs(*p) >= math.MaxFloat64 {
+			return nil
+		}
+		return artifact.Num(*p)
+	}
 	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
-		RequestsProcessing: s.RequestsProcessing, RequestsDeferred: s.RequestsDeferred, PredictedPerS: s.PredictedPerS}
+		RequestsProcessing: num(s.RequestsProcessing), RequestsDeferred: num(s.RequestsDeferred), PredictedPerS: num(s.PredictedPerS)}
 	names := make([]string, 0, len(w.tags))
 	for k := range w.tags {
 		names = append(names, k)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bufio"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/stream/streamtest"
 )
 
@@ -123,5 +125,36 @@ func TestStreamManyEmptyDistributions(t *testing.T) {
 	}
 	if s.TTFTMs.N != 0 || s.TTFTMs.P50 != nil || s.Failed != 2 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestWatchSamplesAreRecords: server.jsonl lines are the watch's tags
+// then artifact.ServerSample, strict JSON whatever a metric reads (NaN,
+// infinities, the old math.huge are null), and none is lost.
+func TestWatchSamplesAreRecords(t *testing.T) {
+	w := &watcher{file: filepath.Join(t.TempDir(), "s.jsonl"), tags: map[string]any{"level": 2.0}}
+	busy, total := 1, 2
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, 3.5} {
+		w.write(llamaserver.Sample{SlotsProcessing: &busy, SlotsTotal: &total, RequestsDeferred: &x, PredictedPerS: &x}, 1500*time.Microsecond)
+	}
+	data, err := os.ReadFile(w.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines for 5 samples:\n%s", len(lines), data)
+	}
+	for i, line := range lines {
+		var s artifact.LoadServerSample
+		if err := artifact.DecodeStrict([]byte(line), &s); err != nil {
+			t.Fatalf("line %s: %v", line, err)
+		}
+		if s.Level != 2 || s.TMs != 1.5 || *s.SlotsTotal != 2 || (i < 4) != (s.PredictedPerS == nil) || s.RequestsProcessing != nil {
+			t.Errorf("line %s", line)
+		}
+	}
+	if !strings.HasPrefix(lines[4], `{"level":2,"t_ms":1.5,`) {
+		t.Errorf("tags first, then the sample: %s", lines[4])
 	}
 }
