@@ -7,7 +7,6 @@
 -- percentiles. The capacity is the highest level whose SLOs hold.
 local calls = require("calls")
 local prompt = require("prompt")
-local stats = require("stats")
 local runinfo = dofile("runinfo.lua")
 
 local P = PARAMS

@@ -198,3 +198,32 @@ func TestLoadEveryRequestFails(t *testing.T) {
 	}
 	strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
 }
+
+// TestLoadRateRunIsStrict: an open loop of voice calls (two turns, a
+// think time) writes load.json with rate levels, calls and by_turn, all
+// decoding strictly into the record types; nothing failed, exit 0.
+func TestLoadRateRunIsStrict(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", url, "--rate", "20,40", "--requests", "3", "--turns", "2",
+		"--think", "10ms", "--docs", "0", "--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	doc := strictLoad(t, out)
+	if len(doc.Levels) != 2 || doc.Capacity == nil || doc.Capacity.Level != 40 || doc.Settings.Mode != "rate" {
+		t.Fatalf("levels %d, capacity %+v", len(doc.Levels), doc.Capacity)
+	}
+	for _, lv := range doc.Levels {
+		s := lv.Summary
+		if lv.Rate == nil || *lv.Rate != lv.Level || s.Calls != 3 || s.Requests != 6 || len(s.ByTurn) != 2 ||
+			s.ByTurn[1].N != 3 || s.ByTurn[1].CacheN == nil || lv.Goodput == nil || *lv.Goodput != 1 {
+			t.Errorf("level %g: %+v", lv.Level, lv)
+		}
+	}
+	if rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")); len(rows) != 12 || rows[0].Turn == 0 || rows[0].Call == 0 {
+		t.Errorf("%d rows; first %+v", len(rows), rows[0])
+	}
+}
