@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 )
 
@@ -26,10 +28,6 @@ type recorder struct {
 	columns []string
 	header  []string
 }
-
-// recordFields are the columns after the tags, in order.
-var recordFields = []string{"index", "warmup", "start_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
-	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error"}
 
 func (vm *VM) recordOption(L *lua.LState, v lua.LValue) *recorder {
 	t, ok := v.(*lua.LTable)
@@ -63,7 +61,7 @@ func (r *recorder) open(vm *VM) error {
 		r.tags.ForEach(func(k, _ lua.LValue) { tagNames = append(tagNames, lua.LVAsString(k)) })
 		sort.Strings(tagNames)
 	}
-	r.header = append(append(tagNames, r.columns...), recordFields...)
+	r.header = append(append(tagNames, r.columns...), artifact.RequestColumns...)
 	for _, p := range []string{r.jsonl, r.csv} {
 		if p == "" {
 			continue
@@ -83,11 +81,30 @@ func (r *recorder) open(vm *VM) error {
 
 func (r *recorder) close() {}
 
-// add writes the rows of one request.
+// add writes the rows of one request: artifact.Request after the tags
+// (the record's, then the request's own), in the JSONL file and, by the
+// same values, in the CSV.
 func (r *recorder) add(vm *VM, f finishedRequest) error {
-	row := r.row(vm, f)
+	rec := f.record()
+	tags := vm.L.CreateTable(0, 4)
+	for _, t := range []*lua.LTable{r.tags, f.tags} {
+		if t != nil {
+			t.ForEach(func(k, v lua.LValue) { tags.RawSet(k, v) })
+		}
+	}
 	if r.jsonl != "" {
-		data, err := vm.json.encodeJSON(row, false)
+		var names []string
+		tags.ForEach(func(k, _ lua.LValue) { names = append(names, lua.LVAsString(k)) })
+		sort.Strings(names)
+		members := make([][2]any, 0, len(names))
+		for _, name := range names {
+			v, err := vm.json.encodeJSON(tags.RawGetString(name), false)
+			if err != nil {
+				return fmt.Errorf("recording request %d: tag %s: %w", f.index, name, err)
+			}
+			members = append(members, [2]any{name, json.RawMessage(v)})
+		}
+		data, err := artifact.WithTags(rec, members)
 		if err != nil {
 			return fmt.Errorf("recording request %d: %w", f.index, err)
 		}
@@ -96,46 +113,37 @@ func (r *recorder) add(vm *VM, f finishedRequest) error {
 		}
 	}
 	if r.csv != "" {
+		own := rec.Cells()
 		cells := make([]string, len(r.header))
-		for i, h := range r.header {
-			cells[i] = csvCell(row.RawGetString(h))
+		nTags := len(r.header) - len(own)
+		for i, h := range r.header[:nTags] {
+			cells[i] = csvCell(tags.RawGetString(h))
+		}
+		for i, c := range own {
+			cells[nTags+i] = csvText(c)
 		}
 		return atomicfile.Append(r.csv, []byte(csvLine(cells)))
 	}
 	return nil
 }
 
-// row is one request as a flat table: tags, then the fields.
-func (r *recorder) row(vm *VM, f finishedRequest) *lua.LTable {
-	t := vm.L.CreateTable(0, 24)
-	for _, tags := range []*lua.LTable{r.tags, f.tags} {
-		if tags != nil {
-			tags.ForEach(func(k, v lua.LValue) { t.RawSet(k, v) })
+// record is the request as its row holds it.
+func (f finishedRequest) record() artifact.Request {
+	num := func(x float64) *float64 {
+		if x != x { // NaN: the request has no such figure
+			return nil
 		}
+		return artifact.Num(x)
 	}
-	num := func(k string, x float64) {
-		if !math.IsNaN(x) {
-			t.RawSetString(k, lua.LNumber(x))
-		}
-	}
-	t.RawSetString("index", lua.LNumber(f.index))
-	t.RawSetString("warmup", lua.LBool(f.warmup))
-	num("start_ms", f.startMs)
-	num("scheduled_ms", f.scheduledMs)
-	num("queue_ms", f.queueMs)
-	num("ttft_ms", f.ttftMs)
-	num("first_sentence_ms", f.firstSentenceMs)
-	num("total_ms", f.totalMs)
-	num("stall_ms", f.stallMs)
-	t.RawSetString("chunks", lua.LNumber(f.chunks))
-	num("prompt_n", f.promptN)
-	num("cache_n", f.cacheN)
-	num("predicted_n", f.predictedN)
+	rec := artifact.Request{Index: f.index, Warmup: f.warmup, StartMs: artifact.Ms(f.startMs),
+		ScheduledMs: artifact.Ms(f.scheduledMs), QueueMs: artifact.Ms(f.queueMs), TTFTMs: artifact.Ms(f.ttftMs),
+		FirstSentenceMs: artifact.Ms(f.firstSentenceMs), TotalMs: artifact.Ms(f.totalMs), StallMs: artifact.Ms(f.stallMs),
+		Chunks: f.chunks, PromptN: num(f.promptN), CacheN: num(f.cacheN), PredictedN: num(f.predictedN)}
 	if f.kind != "" {
-		t.RawSetString("error_kind", lua.LString(f.kind))
-		t.RawSetString("error", lua.LString(f.message))
+		kind, msg := f.kind, f.message
+		rec.ErrorKind, rec.Error = &kind, &msg
 	}
-	return t
+	return rec
 }
 
 // csvCell is a value as RFC 4180 writes it; times to the microsecond, as
@@ -150,7 +158,11 @@ func csvCell(v lua.LValue) string {
 	case lua.LBool:
 		return strconv.FormatBool(bool(v))
 	}
-	s := lua.LVAsString(v)
+	return csvText(lua.LVAsString(v))
+}
+
+// csvText quotes a cell when RFC 4180 needs it.
+func csvText(s string) string {
 	if strings.ContainsAny(s, ",\"\n\r") {
 		s = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}

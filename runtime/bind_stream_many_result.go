@@ -12,12 +12,14 @@ import (
 )
 
 // finishedRequest is one result: its Lua table and the numbers the
-// summary and the record need (NaN where there is none).
+// summary and the record need (NaN where the request has none: no first
+// token, no complete sentence; a failed request has no stall_ms).
 type finishedRequest struct {
 	index                            int
 	table                            *lua.LTable
 	warmup, ok, cut                  bool
 	kind, message                    string
+	status                           int // the HTTP status of an "http" failure
 	startMs, scheduledMs, queueMs    float64
 	ttftMs, firstSentenceMs, totalMs float64
 	stallMs                          float64
@@ -31,7 +33,8 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 
 // describe builds results[index]: index, start_ms, scheduled_ms,
 // queue_ms, chunks, total_ms, timings, info (exactly stream()'s),
-// first_sentence_ms, stall_ms, error, error_kind, warmup, tags.
+// first_sentence_ms, stall_ms (not for a failed request), error,
+// error_kind, warmup, tags.
 func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishedRequest {
 	L := m.L
 	var err error = r.Err
@@ -52,11 +55,20 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	}
 	if r.Err != nil {
 		f.kind, f.message = errorKind(r.Err), err.Error()
+		var se *stream.Error
+		if errors.As(r.Err, &se) && se.Kind == stream.KindHTTP {
+			f.status = se.Status
+		}
 	}
 	for i := 1; i < len(res.Chunks); i++ {
 		f.gapsMs = append(f.gapsMs, res.Chunks[i].TMs-res.Chunks[i-1].TMs)
 	}
 	f.firstSentenceMs, f.stallMs = m.spoken(vals[0], res.Info.Done)
+	if !f.ok {
+		// How long a speaker waited is a figure of an answer that ended;
+		// a failed one's partial text says nothing about it.
+		f.stallMs = math.NaN()
+	}
 	m.fill(&f, vals)
 	return f
 }

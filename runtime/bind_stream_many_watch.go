@@ -2,12 +2,13 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"math"
+	"sort"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/llamaserver"
 )
@@ -70,29 +71,28 @@ func (m *many) watchServer() func() {
 	return func() { cancel(); <-done }
 }
 
+// write appends one artifact.ServerSample after the watch's tags.
 func (w *watcher) write(s llamaserver.Sample, at time.Duration) {
-	line := map[string]any{"t_ms": math.Round(msOf(at)*1000) / 1000}
-	for k, v := range w.tags {
-		line[k] = v
-	}
-	put := func(k string, v *float64) {
-		switch {
-		case v == nil:
-		case finiteJSON(*v):
-			line[k] = *v
-		default:
-			// a metric reading NaN or Inf: the line is kept, the figure
-			// is null (encoding/json would refuse the whole line)
-			line[k] = nil
+	// A metric reading NaN or Inf (or math.MaxFloat64, the old math.huge)
+	// keeps its line, as null: encoding/json would refuse the whole line.
+	num := func(p *float64) *float64 {
+		if p == nil || math.Abs(*p) >= math.MaxFloat64 {
+			return nil
 		}
+		return artifact.Num(*p)
 	}
-	if s.SlotsProcessing != nil {
-		line["slots_processing"], line["slots_total"] = *s.SlotsProcessing, *s.SlotsTotal
+	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
+		RequestsProcessing: num(s.RequestsProcessing), RequestsDeferred: num(s.RequestsDeferred), PredictedPerS: num(s.PredictedPerS)}
+	names := make([]string, 0, len(w.tags))
+	for k := range w.tags {
+		names = append(names, k)
 	}
-	put("requests_processing", s.RequestsProcessing)
-	put("requests_deferred", s.RequestsDeferred)
-	put("predicted_per_s", s.PredictedPerS)
-	data, err := json.Marshal(line)
+	sort.Strings(names)
+	tags := make([][2]any, len(names))
+	for i, k := range names {
+		tags[i] = [2]any{k, w.tags[k]}
+	}
+	data, err := artifact.WithTags(rec, tags)
 	if err == nil {
 		atomicfile.Append(w.file, append(data, '\n')) // a lost sample is no reason to stop the run
 	}

@@ -55,7 +55,7 @@ func TestStreamManyFailuresAreResults(t *testing.T) {
 			if i > 4 then return nil end
 			return "q", {server = (i == 2) and "`+closedURL(t)+`" or SERVER}
 		end, {concurrency = 4})
-		print(#results, summary.ok, summary.errors.connect, results[2].error_kind, results[1].error == nil)
+		print(#results, summary.ok, summary.failures[1].n, summary.failures[1].kind, results[1].error == nil)
 		print(results[2].error)`, "f.lua")
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@
 -- percentiles. The capacity is the highest level whose SLOs hold.
 local calls = require("calls")
 local prompt = require("prompt")
-local stats = require("stats")
 local runinfo = dofile("runinfo.lua")
 
 local P = PARAMS
@@ -35,44 +34,94 @@ local result = {
   levels = json_array(), capacity = json_null,
 }
 
--- value is a request's measure for an SLO; a request without it (it
--- failed, or no sentence was complete) counts as infinitely late.
+-- value is a request's measure for an SLO, or nil and why it has none:
+-- "failed" (it failed) or "missing" (it ended without reaching the
+-- figure, e.g. no complete sentence). Either counts as infinitely late.
 local function value(r, metric)
+  if r.error then return nil, "failed" end
   local v = (metric == "ttft_ms") and r.info.ttft_ms or r[metric]
-  if r.error or v == nil then return math.huge end
+  if type(v) ~= "number" then return nil, "missing" end
   return v
 end
 
 -- meets says whether one request meets every SLO limit.
 local function meets(r)
   for _, s in ipairs(P.slo) do
-    if value(r, s.metric) > s.limit_ms then return false end
+    local v = value(r, s.metric)
+    if v == nil or v > s.limit_ms then return false end
   end
   return true
 end
 
+-- late_percentile is the p-th percentile (stats.percentile's rule) of the
+-- values xs together with `late` requests that are infinitely late: nil
+-- when it falls on, or between, late ones. No infinity is ever computed.
+local function late_percentile(xs, late, p)
+  local n = #xs + late
+  if n == 0 then return nil end
+  table.sort(xs)
+  local h = 1 + (n - 1) * p / 100
+  local lo = math.floor(h)
+  local frac = h - lo
+  if lo > #xs or (frac > 0 and lo + 1 > #xs) then return nil end
+  if frac == 0 then return xs[lo] end
+  return xs[lo] + frac * (xs[lo + 1] - xs[lo])
+end
+
 -- level_slo checks each SLO on the level's percentile, over every
--- request that is not warm-up (failed ones included, as infinitely late).
+-- request that is not warm-up, failed ones included as infinitely late:
+-- value_ms is null when the percentile falls on one, with the counts.
 local function level_slo(turns)
   local out, all = json_array(), true
   for i, s in ipairs(P.slo) do
-    local xs = {}
+    local xs, n, failed, missing = {}, 0, 0, 0
     for _, r in ipairs(turns) do
-      if not r.warmup then xs[#xs + 1] = value(r, s.metric) end
+      if not r.warmup then
+        n = n + 1
+        local v, why = value(r, s.metric)
+        if v ~= nil then xs[#xs + 1] = v
+        elseif why == "failed" then failed = failed + 1
+        else missing = missing + 1 end
+      end
     end
-    local v = #xs > 0 and stats.percentile(xs, s.percentile) or math.huge
-    if v ~= v then v = math.huge end -- between two failed requests
-    local met = v <= s.limit_ms
+    local v = late_percentile(xs, failed + missing, s.percentile)
+    local met = v ~= nil and v <= s.limit_ms
     all = all and met
-    out[i] = { metric = s.metric, percentile = s.percentile, limit_ms = s.limit_ms,
-      value_ms = v < math.huge and v or json_null, met = met }
+    out[i] = { metric = s.metric, percentile = s.percentile, limit_ms = s.limit_ms, value_ms = v or json_null,
+      n = n, failed = failed, missing = missing, met = met }
   end
   return out, all
 end
 
+-- fmt3 is a distribution's p50/p95/p99 and its n.
 local function fmt3(d)
-  if d == nil or d.n == 0 then return "        -" end
-  return string.format("%5.0f/%5.0f/%5.0f", d.p50, d.p95, d.p99)
+  if d == nil or d.n == 0 then return string.format("%-17s %-6s", "      -", "(n=0)") end
+  return string.format("%5.0f/%5.0f/%5.0f %-6s", d.p50, d.p95, d.p99, "(n=" .. d.n .. ")")
+end
+
+local function number_or(x, default)
+  if type(x) == "number" then return x end
+  return default
+end
+
+-- failure_lines are the level's top failure kinds, with counts and one
+-- message each.
+local MAX_KINDS, MAX_MESSAGE = 3, 300
+local function failure_lines(summary)
+  local lines = {}
+  if summary.failed == 0 then return lines end
+  lines[1] = string.format("  failed %d of %d requests:", summary.failed, summary.requests)
+  for i, f in ipairs(summary.failures) do
+    if i > MAX_KINDS then
+      lines[#lines + 1] = string.format("    ... and %d more kinds (requests.jsonl has every message)", #summary.failures - MAX_KINDS)
+      break
+    end
+    local kind = f.kind .. (type(f.status) == "number" and (" " .. f.status) or "")
+    local msg = f.example
+    if #msg > MAX_MESSAGE then msg = msg:sub(1, MAX_MESSAGE) .. "..." end
+    lines[#lines + 1] = string.format("    %-14s %5d  e.g. %s", kind, f.n, msg)
+  end
+  return lines
 end
 
 print(string.format("ttftlab load: server %s, %s levels %s, %d calls of %d turns each, %d docs, max_tokens %d",
@@ -80,8 +129,8 @@ print(string.format("ttftlab load: server %s, %s levels %s, %d calls of %d turns
 local slo_text = {}
 for i, s in ipairs(P.slo) do slo_text[i] = s.text end
 print("SLO: " .. table.concat(slo_text, ", "))
-print(string.format("\n%-8s %-17s %-17s %9s %7s %8s  %s", P.mode == "rate" and "rate/s" or "calls",
-  "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "errors", "goodput", "SLO"))
+print(string.format("\n%-8s %9s  %-24s %-24s %9s %8s  %s", P.mode == "rate" and "rate/s" or "calls", "ok/all",
+  "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
 
 for _, level in ipairs(P.levels) do
   local opts = {
@@ -98,21 +147,26 @@ for _, level in ipairs(P.levels) do
   for _, r in ipairs(turns) do
     if not r.warmup then
       counted = counted + 1
-      if not r.error and meets(r) then good = good + 1 end
+      if meets(r) then good = good + 1 end
     end
   end
   local slo, met = level_slo(turns)
-  local errors = summary.requests - summary.ok
   local row = {
-    level = level, summary = summary, slo = slo, slo_met = met and errors == 0,
-    goodput = counted > 0 and good / counted or 0,
+    level = level, summary = summary, slo = slo, slo_met = met and summary.failed == 0,
+    goodput = counted > 0 and good / counted or json_null,
   }
   row[P.mode] = level
   result.levels[#result.levels + 1] = row
   write_json("load.json", result)
-  local verdict = row.slo_met and "met" or (errors > 0 and "errors" or "missed")
-  print(string.format("%-8s %-17s %-17s %9.1f %7d %7.0f%%  %s", string.format("%g", level), fmt3(summary.ttft_ms),
-    fmt3(summary.first_sentence_ms), summary.tokens_per_s or 0, errors, row.goodput * 100, verdict))
+  local verdict = row.slo_met and "met" or "missed"
+  print(string.format("%-8s %9s  %-24s %-24s %9.1f %7s  %s", string.format("%g", level),
+    summary.ok .. "/" .. summary.requests, fmt3(summary.ttft_ms), fmt3(summary.first_sentence_ms),
+    number_or(summary.tokens_per_s, 0), counted > 0 and string.format("%.0f%%", good / counted * 100) or "-", verdict))
+  for _, line in ipairs(failure_lines(summary)) do print(line) end
+  if summary.requests > 0 and summary.failed == summary.requests then
+    print(string.format("  every request at this level failed: the sweep stops here"))
+    break
+  end
 end
 
 -- The capacity: the highest level whose SLOs hold, with the level above it.
@@ -130,18 +184,28 @@ local function unit(level)
   return level == 1 and " call at once" or " calls at once"
 end
 print("")
+print("ttft: p50/p95/p99 over the requests with a first token; 1st sent: over those with a complete first")
+print("sentence (n: how many). The SLO and goodput count a failed request as infinitely late.")
 if capacity then
   local s = capacity.slo[1]
   local line = string.format("capacity: %g%s (%s p%g %.0f ms <= %g ms)", capacity.level, unit(capacity.level), s.metric, s.percentile,
     s.value_ms, s.limit_ms)
   if above then
     local a = above.slo[1]
-    line = line .. string.format("; at %g: %s", above.level, a.value_ms ~= json_null and string.format("%.0f ms", a.value_ms) or "no value")
+    local why = a.failed > 0 and string.format("%d of %d failed", a.failed, a.n) or
+      string.format("%d of %d without the figure", a.missing, a.n)
+    line = line .. string.format("; at %g: %s", above.level,
+      type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why))
   else
     line = line .. "; every level held: try higher ones"
   end
   print(line)
 else
-  print(string.format("capacity: none: already %g%s misses the SLO", P.levels[1], unit(P.levels[1])))
+  local first = result.levels[1]
+  local why = "misses the SLO"
+  if first and first.summary.requests > 0 and first.summary.failed == first.summary.requests then
+    why = "failed every request"
+  end
+  print(string.format("capacity: none: already %g%s %s", P.levels[1], unit(P.levels[1]), why))
 end
 print(string.format("artifacts in %s: load.json, requests.jsonl, requests.csv, server.jsonl", OUT))

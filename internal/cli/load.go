@@ -2,14 +2,17 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/load"
 	"ttftlab/runtime"
 	"ttftlab/scripts"
@@ -42,7 +45,8 @@ second), --requests calls (or as many as --duration allows), each of --turns tur
 errors and the share of requests meeting the SLOs (goodput); at the end the capacity,
 the highest level whose SLOs hold. A server it starts gets as many slots as the largest
 level and --ctx per slot. Artifacts in --out: load.json, requests.jsonl, requests.csv,
-server.jsonl.`
+server.jsonl. Exits 1 when every request of a level failed (the sweep stops there),
+naming the failure kinds; a missed SLO or a partial failure still exits 0.`
 
 // loadRequestTimeout is load's --request-timeout: a call of a voice agent
 // that has not answered in 5 minutes has failed.
@@ -99,7 +103,45 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	} else {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "load.lua") }
 	}
-	return c.env.runScript(ctx, s)
+	if err := c.env.runScript(ctx, s); err != nil {
+		return err
+	}
+	return allFailed(c.flags.out)
+}
+
+// allFailed is the run's error when every request of a level failed (the
+// script stops its sweep there): the level, and the top failure kinds
+// with their counts and one message each. A level where only some failed
+// is no error; a missed SLO is none either.
+func allFailed(out string) error {
+	data, err := os.ReadFile(filepath.Join(out, "load.json"))
+	if err != nil {
+		return nil // the script said what it did; nothing measured, nothing failed
+	}
+	var doc artifact.Load
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("reading %s: %w", filepath.Join(out, "load.json"), err)
+	}
+	for _, lv := range doc.Levels {
+		s := lv.Summary
+		if s.Requests == 0 || s.Failed < s.Requests {
+			continue
+		}
+		name := fmt.Sprintf("concurrency %g", lv.Level)
+		if doc.Settings.Mode == "rate" {
+			name = fmt.Sprintf("rate %g calls/s", lv.Level)
+		}
+		var kinds []string
+		for i, f := range s.Failures {
+			if i == 3 {
+				kinds = append(kinds, fmt.Sprintf("and %d more kinds", len(s.Failures)-3))
+				break
+			}
+			kinds = append(kinds, fmt.Sprintf("%s x%d (e.g. %s)", f.Label(), f.N, f.Example))
+		}
+		return fmt.Errorf("every request at %s failed (%d of %d): %s", name, s.Failed, s.Requests, strings.Join(kinds, "; "))
+	}
+	return nil
 }
 
 // params checks the level and SLO flags and turns them into PARAMS.

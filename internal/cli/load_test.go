@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/llamaserver"
 )
 
@@ -65,6 +66,26 @@ func TestLoadEndToEnd(t *testing.T) {
 	if s := jsonlRows(t, filepath.Join(out, "server.jsonl")); len(s) == 0 || s[0]["slots_total"] != 2.0 {
 		t.Errorf("server.jsonl: %v", s)
 	}
+	// The Lua writer of load.json and the Go writers of the JSONL files
+	// agree with the record types, member for member.
+	doc := strictLoad(t, out)
+	for _, l := range doc.Levels {
+		s := l.Summary
+		if s.TTFTMs.N != 6 || s.QueueMs.N != 6 || s.TotalMs.N != 6 || s.Failed != 0 || len(s.Failures) != 0 ||
+			s.TTFTMs.Over != artifact.OverTTFT || len(s.ByTurn) != 1 || s.ByTurn[0].N != 6 {
+			t.Errorf("level %g summary %+v", l.Level, s)
+		}
+		if v := l.SLO[0]; v.ValueMs == nil || !v.Met || v.N != 6 || v.Failed != 0 {
+			t.Errorf("level %g SLO %+v", l.Level, v)
+		}
+	}
+	if m := doc.Model; m == nil || m.Name == nil || *m.Name != "stories260K" {
+		t.Errorf("model %+v", doc.Model)
+	}
+	if got := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")); len(got) != 12 {
+		t.Errorf("%d strict rows", len(got))
+	}
+	strictLines[artifact.LoadServerSample](t, filepath.Join(out, "server.jsonl"))
 }
 
 // TestLoadCtrlC: an interrupted load exits 130, stops the server it
@@ -73,7 +94,7 @@ func TestLoadCtrlC(t *testing.T) {
 	_, model := needLlama(t)
 	port := serverTestEnv(t)
 	out := t.TempDir()
-	cmd, stderr := startTTFTLab(t, "calls    ttft", "load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+	cmd, stderr := startTTFTLab(t, "ttft p50/95/99", "load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
 		"--concurrency", "2", "--requests", "100000", "--max-tokens", "200", "--out", out)
 	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
@@ -109,4 +130,29 @@ func jsonlRows(t *testing.T, path string) []map[string]any {
 		rows = append(rows, m)
 	}
 	return rows
+}
+
+// TestLoadPromptLongerThanContext: the real llama-server with a context
+// too small for the prompt refuses every request with a 400. load exits
+// 1 and says why, with the server's own message, on the console and in
+// its error line; load.json is strict.
+func TestLoadPromptLongerThanContext(t *testing.T) {
+	_, model := needLlama(t)
+	port := serverTestEnv(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+		"--ctx", "128", "--docs", "4", "--concurrency", "1,2", "--requests", "2", "--out", out, "--no-report")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stdout, "failed 2 of 2 requests") || !strings.Contains(stdout, "http 400") ||
+		!strings.Contains(stderr, "every request at concurrency 1 failed (2 of 2): http 400 x2") ||
+		!strings.Contains(stderr, "context") {
+		t.Errorf("the console or the error line lacks the kind, the count or the server's message")
+	}
+	doc := strictLoad(t, out)
+	if len(doc.Levels) != 1 || doc.Levels[0].Summary.Failures[0].Status != 400 {
+		t.Errorf("levels %+v", doc.Levels)
+	}
 }

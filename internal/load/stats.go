@@ -3,6 +3,8 @@ package load
 import (
 	"math"
 	"sort"
+
+	"ttftlab/internal/artifact"
 )
 
 // Dist summarises one measure over many requests. Percentiles interpolate
@@ -12,12 +14,13 @@ type Dist struct {
 	P50, P90, P95, P99, Mean, Max float64
 }
 
-// Summarize returns the distribution of xs (NaN values left out); N is 0
-// when there is nothing.
+// Summarize returns the distribution of xs; NaN values (a request that
+// does not have the figure) and infinities are left out. N is 0 when
+// nothing is left.
 func Summarize(xs []float64) Dist {
 	s := make([]float64, 0, len(xs))
 	for _, x := range xs {
-		if !math.IsNaN(x) {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
 			s = append(s, x)
 		}
 	}
@@ -45,4 +48,16 @@ func Percentile(sorted []float64, p float64) float64 {
 		return sorted[len(sorted)-1]
 	}
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+}
+
+// Record is the distribution as the artifacts write it: what it is over,
+// its n, and null percentiles when n is 0.
+func (d Dist) Record(over string) artifact.Dist {
+	out := artifact.Dist{N: d.N, Over: over}
+	if d.N == 0 {
+		return out
+	}
+	out.P50, out.P90, out.P95, out.P99 = artifact.Num(d.P50), artifact.Num(d.P90), artifact.Num(d.P95), artifact.Num(d.P99)
+	out.Mean, out.Max = artifact.Num(d.Mean), artifact.Num(d.Max)
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/chart"
 	"ttftlab/internal/rundir"
 )
@@ -202,17 +203,28 @@ func loadFigures(l *rundir.Load) []measure {
 	}
 	for _, lv := range l.Levels {
 		prefix := "level " + num(lv.Level) + " "
-		for _, f := range lv.Summary.Scalars {
-			v, _ := f.Number()
-			out = append(out, measure{prefix + f.Path, unitOf(f.Path), v})
+		s := lv.Summary
+		for _, c := range []struct {
+			name string
+			v    int
+		}{{"requests", s.Requests}, {"ok", s.OK}, {"failed", s.Failed}, {"cut", s.Cut}} {
+			out = append(out, measure{prefix + c.name, "", float64(c.v)})
+		}
+		out = append(out, measure{prefix + "duration_ms", "ms", s.DurationMs})
+		if s.RequestsPerS != nil {
+			out = append(out, measure{prefix + "requests_per_s", unitOf("requests_per_s"), *s.RequestsPerS})
+		}
+		if s.TokensPerS != nil {
+			out = append(out, measure{prefix + "tokens_per_s", unitOf("tokens_per_s"), *s.TokensPerS})
 		}
 		if lv.Goodput != nil {
 			out = append(out, measure{prefix + "goodput", "share of requests", *lv.Goodput})
 		}
-		for _, m := range lv.Summary.Metrics {
+		for _, m := range artifact.Metrics {
+			d, _ := s.Metric(m)
 			for _, q := range []string{"p50", "p95", "p99"} {
-				if v, ok := lv.Summary.Dists[m][q]; ok {
-					out = append(out, measure{prefix + m + " " + q, "ms", v})
+				if v := quantile(d, q); v != nil {
+					out = append(out, measure{prefix + m + " " + q, "ms", *v})
 				}
 			}
 		}

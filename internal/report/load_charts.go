@@ -3,10 +3,12 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/chart"
 	"ttftlab/internal/rundir"
 )
@@ -33,17 +35,46 @@ func percentileSection(l *rundir.Load) section {
 		}
 	}
 	return sectionOf("percentiles", "Percentiles by level",
-		"p50, p95 and p99 of each level against the SLO limit; the capacity is the highest level that met every SLO.",
+		"p50, p95 and p99 of each level against the SLO limit, each over the requests that have the figure (its table says which, n how many); the capacity is the highest level that met every SLO.",
 		builders...)
 }
 
 func hasMetric(l *rundir.Load, m string) bool {
 	for _, lv := range l.Levels {
-		if lv.Summary.Dists[m] != nil {
+		if d, _ := lv.Summary.Metric(m); d.P50 != nil {
 			return true
 		}
 	}
 	return false
+}
+
+// quantiles are a distribution's members by name.
+func quantile(d artifact.Dist, q string) *float64 {
+	switch q {
+	case "p50":
+		return d.P50
+	case "p90":
+		return d.P90
+	case "p95":
+		return d.P95
+	case "p99":
+		return d.P99
+	case "mean":
+		return d.Mean
+	case "max":
+		return d.Max
+	}
+	return nil
+}
+
+// overOf is what a metric's distributions are over, as the run says.
+func overOf(l *rundir.Load, m string) string {
+	for _, lv := range l.Levels {
+		if d, _ := lv.Summary.Metric(m); d.Over != "" {
+			return d.Over
+		}
+	}
+	return ""
 }
 
 // axisTitle names the X axis of a by-level chart.
@@ -77,13 +108,6 @@ func addCapacity(p *plot.Plot, l *rundir.Load) {
 	}
 }
 
-func dash(v float64, ok bool) string {
-	if !ok {
-		return "–"
-	}
-	return num(v)
-}
-
 func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 	title := metricTitle[metric]
 	if title == "" {
@@ -91,16 +115,19 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 	}
 	p := chart.New(title+" by level: p50, p95, p99", axisTitle(l), metric+" (ms)")
 	levelAxis(p, l)
-	tab := table{Head: []string{"level", "p50", "p90", "p95", "p99", "max"}}
+	tab := table{Head: []string{"level", "n", "p50", "p90", "p95", "p99", "max"}}
+	if over := overOf(l, metric); over != "" {
+		tab.Caption = "over " + over + " (n: how many)"
+	}
 	lines := map[string]plotter.XYs{}
 	for i, lv := range l.Levels {
-		d := lv.Summary.Dists[metric]
-		cells := []string{num(lv.Level)}
+		d, _ := lv.Summary.Metric(metric)
+		cells := []string{num(lv.Level), strconv.Itoa(d.N)}
 		for _, q := range []string{"p50", "p90", "p95", "p99", "max"} {
-			v, ok := d[q]
-			cells = append(cells, dash(v, ok))
-			if ok {
-				lines[q] = append(lines[q], plotter.XY{X: float64(i), Y: v})
+			v := quantile(d, q)
+			cells = append(cells, numP(v))
+			if v != nil {
+				lines[q] = append(lines[q], plotter.XY{X: float64(i), Y: *v})
 			}
 		}
 		tab.add(cells...)
@@ -115,7 +142,7 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 	for _, o := range l.Settings.SLO {
 		if o.Metric == metric {
 			chart.AddRule(p, fmt.Sprintf("SLO: p%s ≤ %s ms", num(o.Percentile), num(o.LimitMs)), o.LimitMs, false, chart.Limit, true)
-			tab.add(fmt.Sprintf("SLO: p%s ≤", num(o.Percentile)), "", "", num(o.LimitMs), "", "")
+			tab.add(fmt.Sprintf("SLO: p%s ≤", num(o.Percentile)), "", "", "", num(o.LimitMs), "", "")
 		}
 	}
 	addCapacity(p, l)

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"maps"
-	"slices"
+	"strconv"
 	"strings"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/rundir"
 )
 
@@ -47,7 +47,14 @@ func loadSections(l *rundir.Load, version string) []section {
 func loadSummary(l *rundir.Load, version string) section {
 	s := section{ID: "summary", Title: "Summary"}
 	s.Intro = capacityText(l)
-	s.Tables = append(s.Tables, levelsTable(l), runTable(l.Dir, l.Finished, version),
+	s.Tables = append(s.Tables, levelsTable(l))
+	if f := failuresTable(l); f != nil {
+		s.Tables = append(s.Tables, *f)
+	}
+	if len(l.Levels) > 0 && len(l.Levels[0].SLO) > 0 {
+		s.Tables = append(s.Tables, sloTable(l))
+	}
+	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version),
 		fieldTable("load.json (settings, model, server, capacity)", l.Fields))
 	if len(l.Problems) > 0 {
 		s.Tables = append(s.Tables, problemsTable(l.Problems))
@@ -77,38 +84,77 @@ func capacityText(l *rundir.Load) string {
 
 // levelsTable is one row per level: counts, rates, goodput, SLO.
 func levelsTable(l *rundir.Load) table {
-	t := table{Caption: "levels", Head: []string{"level", "requests", "ok", "errors", "requests/s", "tokens/s", "goodput", "SLO met"}}
+	t := table{Caption: "levels (warm-up requests left out)",
+		Head: []string{"level", "requests", "ok", "failed", "requests/s", "tokens/s", "goodput", "SLO met"}}
 	for _, lv := range l.Levels {
-		sc := func(name string) string {
-			v, ok := lv.Summary.Scalar(name)
-			if !ok {
-				return "–"
-			}
-			return num(v)
-		}
-		met := "–"
-		if lv.SLOMet != nil {
-			met = value(*lv.SLOMet)
-		}
+		s := lv.Summary
 		class := ""
-		if lv.SLOMet != nil && !*lv.SLOMet {
+		if !lv.SLOMet {
 			class = "bad"
 		}
-		t.addClass(class, num(lv.Level), sc("requests"), sc("ok"), errorsText(lv.Summary.Errors), sc("requests_per_s"),
-			sc("tokens_per_s"), numP(lv.Goodput), met)
+		t.addClass(class, num(lv.Level), strconv.Itoa(s.Requests), strconv.Itoa(s.OK), failedText(s.ManySummary),
+			numP(s.RequestsPerS), numP(s.TokensPerS), numP(lv.Goodput), value(lv.SLOMet))
 	}
 	t.numericFrom(1)
 	delete(t.Numeric, 3)
 	return t
 }
 
-func errorsText(errs map[string]float64) string {
-	if len(errs) == 0 {
+// failedText is the count of failed requests with their kinds.
+func failedText(s artifact.ManySummary) string {
+	if s.Failed == 0 {
 		return "0"
 	}
 	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(errs)) {
-		parts = append(parts, fmt.Sprintf("%s: %s", k, num(errs[k])))
+	for _, f := range s.Failures {
+		parts = append(parts, fmt.Sprintf("%s: %d", f.Label(), f.N))
 	}
-	return strings.Join(parts, ", ")
+	return fmt.Sprintf("%d (%s)", s.Failed, strings.Join(parts, ", "))
+}
+
+// failuresTable lists each level's failure kinds with a message of one
+// of its requests; nil when nothing failed.
+func failuresTable(l *rundir.Load) *table {
+	t := table{Caption: "failures by kind, with the message of one request (requests.jsonl has every one)",
+		Head: []string{"level", "kind", "requests", "example"}, Numeric: map[int]bool{0: true, 2: true}}
+	for _, lv := range l.Levels {
+		for _, f := range lv.Summary.Failures {
+			ex := f.Example
+			if ex == "" {
+				ex = "(not recorded by this run)"
+			}
+			t.addClass("bad", num(lv.Level), f.Label(), strconv.Itoa(f.N), ex)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return &t
+}
+
+// sloTable is each level's SLO verdicts: the percentile over every
+// request of the level, a failed request (or one without the figure)
+// counting as infinitely late.
+func sloTable(l *rundir.Load) table {
+	t := table{Caption: "SLOs by level: the percentile over every request, a failed one (or one without the figure) infinitely late",
+		Head: []string{"level", "SLO", "value (ms)", "requests", "failed", "without the figure", "met"}}
+	for _, lv := range l.Levels {
+		for _, v := range lv.SLO {
+			val := numP(v.ValueMs)
+			if v.ValueMs == nil {
+				val = "none: falls on a failed request"
+				if v.Failed == 0 {
+					val = "none: falls on a request without it"
+				}
+			}
+			class := ""
+			if !v.Met {
+				class = "bad"
+			}
+			t.addClass(class, num(lv.Level), fmt.Sprintf("%s p%s ≤ %s ms", v.Metric, num(v.Percentile), num(v.LimitMs)), val,
+				strconv.Itoa(v.N), strconv.Itoa(v.Failed), strconv.Itoa(v.Missing), value(v.Met))
+		}
+	}
+	t.Numeric = map[int]bool{0: true, 2: true, 3: true, 4: true, 5: true}
+	return t
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/chart"
 	"ttftlab/internal/rundir"
 )
@@ -259,7 +260,7 @@ func TestLoadPageHoldsEveryChart(t *testing.T) {
 	}
 	for _, lv := range l.Levels {
 		svg := chartOf(t, all, "Requests at "+l.LevelName(lv.Level))
-		ok, _ := lv.Summary.Scalar("ok")
+		ok := lv.Summary.OK
 		if got := marks(svg, "stroke", chart.TTFT); got != int(ok)+1 {
 			t.Errorf("level %g: %d first-token marks, want %d (one per request that answered)", lv.Level, got, int(ok)+1)
 		}
@@ -271,8 +272,9 @@ func TestLoadPageHoldsEveryChart(t *testing.T) {
 	if marks(svg, "stroke", chart.TTFT) != 2 || marks(svg, "stroke", chart.Cut) != 2 {
 		t.Errorf("server chart lacks slots busy or requests deferred")
 	}
-	for _, want := range []string{"Capacity: concurrency 4, the highest level that met every objective", ">http_503: 1</td>",
-		">401.778</td>", ">0.667</td>", ">-c 4096 -np 4 --cache-ram 0</td>", ">ttftlab test</td>"} {
+	for _, want := range []string{"Capacity: concurrency 4, the highest level that met every objective", ">1 (http 503: 1)</td>",
+		"<td>http 503</td>", "(unavailable_error): Loading model</td>", "none: falls on a failed request",
+		"over requests with a first token (one that failed later included) (n: how many)", ">0.667</td>", ">-c 4096 -np 4 --cache-ram 0</td>", ">ttftlab test</td>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("load page lacks %q", want)
 		}
@@ -386,5 +388,20 @@ func TestWriteDefaultsAndAtomic(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Errorf("folder holds %d entries after writing, want ttft.json and %s", len(entries), FileName)
+	}
+}
+
+// TestLoadFixtureIsCurrent: the load fixture is what load writes today,
+// member for member, so the page is tested on the current record.
+func TestLoadFixtureIsCurrent(t *testing.T) {
+	var doc artifact.Load
+	if err := artifact.DecodeStrict([]byte(readFile(t, filepath.Join(loadFixture, "load.json"))), &doc); err != nil {
+		t.Fatalf("the fixture's load.json is not an artifact.Load: %v", err)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(loadFixture, "requests.jsonl"))), "\n") {
+		var r artifact.LoadRequest
+		if err := artifact.DecodeStrict([]byte(line), &r); err != nil {
+			t.Errorf("requests.jsonl line %d: %v", i+1, err)
+		}
 	}
 }

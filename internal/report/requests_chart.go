@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/chart"
 	"ttftlab/internal/rundir"
 )
@@ -36,27 +37,36 @@ func requestLevels(l *rundir.Load) []float64 {
 	return out
 }
 
+// startOf is when a request started on the level's clock (0 when the
+// row lacks it).
+func startOf(r artifact.LoadRequest) float64 {
+	if r.StartMs == nil {
+		return 0
+	}
+	return *r.StartMs
+}
+
 // at is a request's own time t on the level's clock.
-func at(r rundir.Request, t *float64) (float64, bool) {
+func at(r artifact.LoadRequest, t *float64) (float64, bool) {
 	if t == nil {
 		return 0, false
 	}
-	return r.StartMs + *t, true
+	return startOf(r) + *t, true
 }
 
 func requestsFigure(l *rundir.Load, level float64) (figure, error) {
-	var rs []rundir.Request
+	var rs []artifact.LoadRequest
 	for _, r := range l.Requests {
 		if r.Level == level && !r.Warmup {
 			rs = append(rs, r)
 		}
 	}
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].StartMs < rs[j].StartMs })
+	sort.SliceStable(rs, func(i, j int) bool { return startOf(rs[i]) < startOf(rs[j]) })
 	names := make([]string, len(rs))
 	every := max(1, len(rs)/20)
 	for i, r := range rs {
 		if i%every == 0 {
-			names[i] = fmt.Sprintf("#%s", num(r.Index))
+			names[i] = fmt.Sprintf("#%d", r.Index)
 		}
 	}
 	p := chart.New(fmt.Sprintf("Requests at %s", l.LevelName(level)), "time since the level began (ms)", "request")
@@ -70,16 +80,16 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	for i, r := range rs {
 		row := float64(i)
 		if r.QueueMs != nil && *r.QueueMs > 0 {
-			queued = append(queued, chart.Span{Row: row, From: r.StartMs - *r.QueueMs, To: r.StartMs})
+			queued = append(queued, chart.Span{Row: row, From: startOf(r) - *r.QueueMs, To: startOf(r)})
 		}
 		end, ok := at(r, r.TotalMs)
 		if !ok {
-			end = r.StartMs
+			end = startOf(r)
 		}
 		if r.Error != nil {
-			failed = append(failed, chart.Span{Row: row, From: r.StartMs, To: end})
+			failed = append(failed, chart.Span{Row: row, From: startOf(r), To: end})
 		} else {
-			sent = append(sent, chart.Span{Row: row, From: r.StartMs, To: end})
+			sent = append(sent, chart.Span{Row: row, From: startOf(r), To: end})
 		}
 		if t, ok := at(r, r.TTFTMs); ok {
 			ttft = append(ttft, chart.Tick{Row: row, At: t})
@@ -87,7 +97,7 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 		if t, ok := at(r, r.FirstSentenceMs); ok {
 			sentence = append(sentence, chart.Tick{Row: row, At: t})
 		}
-		tab.add(num(r.Index), num(r.StartMs), numP(r.QueueMs), numP(r.TTFTMs), numP(r.FirstSentenceMs), numP(r.TotalMs), errText(r))
+		tab.add(strconv.Itoa(r.Index), numP(r.StartMs), numP(r.QueueMs), numP(r.TTFTMs), numP(r.FirstSentenceMs), numP(r.TotalMs), errText(r))
 	}
 	thick := vg.Length(rowH * 0.7)
 	chart.AddSpans(p, "queued (waiting for a call)", queued, chart.Queue, thick)
@@ -103,7 +113,7 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	return f, err
 }
 
-func errText(r rundir.Request) string {
+func errText(r artifact.LoadRequest) string {
 	switch {
 	case r.ErrorKind != nil && r.Error != nil:
 		return *r.ErrorKind + ": " + *r.Error
@@ -138,13 +148,20 @@ func serverFigure(l *rundir.Load) (figure, error) {
 	var order []float64
 	labelY := 0.0
 	for _, s := range l.Server {
-		labelY = max(labelY, s.SlotsTotal, s.SlotsProcessing, s.RequestsDeferred)
+		labelY = max(labelY, intOf(s.SlotsTotal), intOf(s.SlotsProcessing), floatOf(s.RequestsDeferred))
 	}
 	labelY *= 1.12
 	for i, s := range l.Server {
-		busy = append(busy, plotter.XY{X: s.TMs, Y: s.SlotsProcessing})
-		deferred = append(deferred, plotter.XY{X: s.TMs, Y: s.RequestsDeferred})
-		total = append(total, plotter.XY{X: s.TMs, Y: s.SlotsTotal})
+		// A figure the server did not give (null) is no point on its line.
+		if s.SlotsProcessing != nil {
+			busy = append(busy, plotter.XY{X: s.TMs, Y: intOf(s.SlotsProcessing)})
+		}
+		if s.RequestsDeferred != nil {
+			deferred = append(deferred, plotter.XY{X: s.TMs, Y: *s.RequestsDeferred})
+		}
+		if s.SlotsTotal != nil {
+			total = append(total, plotter.XY{X: s.TMs, Y: intOf(s.SlotsTotal)})
+		}
 		if i == 0 || s.Level != l.Server[i-1].Level {
 			r := chart.AddRule(p, "", s.TMs, true, chart.Chunk, true)
 			r.Label, r.LabelY = "level "+num(s.Level), &labelY
@@ -156,7 +173,7 @@ func serverFigure(l *rundir.Load) (figure, error) {
 			order = append(order, s.Level)
 		}
 		st[0]++
-		st[1], st[2], st[3] = max(st[1], s.SlotsProcessing), max(st[2], s.SlotsTotal), max(st[3], s.RequestsDeferred)
+		st[1], st[2], st[3] = max(st[1], intOf(s.SlotsProcessing)), max(st[2], intOf(s.SlotsTotal)), max(st[3], floatOf(s.RequestsDeferred))
 	}
 	for _, lv := range order {
 		st := stats[lv]
@@ -174,4 +191,18 @@ func serverFigure(l *rundir.Load) (figure, error) {
 	chart.FromZero(p)
 	chart.Headroom(p, 0.5)
 	return draw(p, chart.Height, *tab.numericFrom(1))
+}
+
+func intOf(p *int) float64 {
+	if p == nil {
+		return 0
+	}
+	return float64(*p)
+}
+
+func floatOf(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -49,12 +49,13 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-// TestReadLoadTolerant: unknown fields are kept, bad lines are named and
-// skipped, missing files are no problem.
+// TestReadLoadTolerant: an older load.json (errors {kind = n}, no n or
+// over in its distributions) still reads, unknown fields are kept, bad
+// lines are named and skipped, missing files are no problem.
 func TestReadLoadTolerant(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "load.json", `{"settings": {"mode": "rate", "slo": [{"metric": "ttft_ms", "percentile": 95, "limit_ms": 300}]},
-	  "new_field": 3, "levels": [{"level": 2, "rate": 2, "summary": {"requests": 5, "errors": {"timeout": 1},
+	  "new_field": 3, "levels": [{"level": 2, "rate": 2, "summary": {"requests": 5, "ok": 4, "errors": {"timeout": 1},
 	  "ttft_ms": {"p50": 10, "p95": 20}, "stall_ms": {"p50": 0}}}, {"level": 1, "summary": {}}], "capacity": null}`)
 	write(t, dir, "requests.jsonl", "{\"level\": 2, \"index\": 0, \"ttft_ms\": 10, \"total_ms\": null}\nnot json\n\n")
 	l := ReadLoad(dir)
@@ -62,8 +63,8 @@ func TestReadLoadTolerant(t *testing.T) {
 		t.Fatalf("levels %+v, want two sorted by level", l.Levels)
 	}
 	s := l.Levels[1].Summary
-	if v, _ := s.Scalar("requests"); v != 5 || s.Errors["timeout"] != 1 || s.Dists["ttft_ms"]["p95"] != 20 ||
-		!reflect.DeepEqual(s.Metrics, []string{"ttft_ms", "stall_ms"}) {
+	if s.Requests != 5 || s.Failed != 1 || len(s.Failures) != 1 || s.Failures[0].Kind != "timeout" ||
+		s.TTFTMs.P95 == nil || *s.TTFTMs.P95 != 20 || s.TotalMs.P50 != nil {
 		t.Errorf("summary %+v", s)
 	}
 	if l.Capacity != nil || l.LevelName(2) != "rate 2 req/s" {

@@ -1,0 +1,425 @@
+package artifact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// What each of stream_many's distributions is over (Dist.Over). A figure
+// a request does not have is left out of its distribution, never counted
+// as zero: a request that failed before its first token has no ttft_ms.
+const (
+	OverTTFT          = "requests with a first token (one that failed later included)"
+	OverFirstSentence = "requests with a complete first sentence (one that failed later included)"
+	OverTotal         = "requests that ended without an error"
+	OverGap           = "gaps between consecutive chunks, of every request"
+	OverQueue         = "every request started"
+	OverStall         = "requests that ended without an error"
+)
+
+// Load is load.json: what `ttftlab load` was asked to do, the model and
+// server it measured, one record per level (rewritten after each level
+// ends) and the capacity.
+type Load struct {
+	Settings LoadSettings `json:"settings"`
+	Model    *RunModel    `json:"model"`
+	Server   *RunServer   `json:"server"`
+	Levels   []LoadLevel  `json:"levels"`
+	// Capacity is the highest level whose SLOs hold, null when none did.
+	Capacity *Capacity `json:"capacity"`
+}
+
+// LoadSettings are the flags of the run.
+type LoadSettings struct {
+	Server string `json:"server"`
+	// Mode is "concurrency" (a closed loop) or "rate" (an open one).
+	Mode       string    `json:"mode"`
+	Levels     []float64 `json:"levels"`
+	Requests   int       `json:"requests"`
+	DurationMs float64   `json:"duration_ms"`
+	Turns      int       `json:"turns"`
+	ThinkMs    float64   `json:"think_ms"`
+	Docs       int       `json:"docs"`
+	MaxTokens  int       `json:"max_tokens"`
+	Arrival    string    `json:"arrival"`
+	Seed       int       `json:"seed"`
+	Warmup     int       `json:"warmup"`
+	// RequestTimeoutMs bounds each whole request (--request-timeout).
+	RequestTimeoutMs *float64 `json:"request_timeout_ms,omitempty"`
+	SLO              []SLO    `json:"slo"`
+}
+
+// SLO is one objective: Metric's Percentile-th percentile at most LimitMs.
+type SLO struct {
+	Metric     string  `json:"metric"`
+	Percentile float64 `json:"percentile"`
+	LimitMs    float64 `json:"limit_ms"`
+	// Text is the objective as it was typed (--slo).
+	Text string `json:"text,omitempty"`
+}
+
+// RunModel is the model the numbers belong to (runinfo.lua's model_of).
+type RunModel struct {
+	Name      *string `json:"name"`
+	Path      *string `json:"path"`
+	Synthetic bool    `json:"synthetic"`
+}
+
+// RunServer is the server's settings (runinfo.lua's server_of); threads,
+// cache_ram and args are known only for a server ttftlab started.
+type RunServer struct {
+	NCtx     *float64 `json:"n_ctx"`
+	Slots    *float64 `json:"slots"`
+	Threads  *float64 `json:"threads"`
+	CacheRAM *float64 `json:"cache_ram"`
+	Args     []string `json:"args"`
+	Build    *string  `json:"build"`
+}
+
+// LoadLevel is one level of the sweep.
+type LoadLevel struct {
+	Level float64 `json:"level"`
+	// Concurrency or Rate repeats Level under the run's mode.
+	Concurrency *float64     `json:"concurrency,omitempty"`
+	Rate        *float64     `json:"rate,omitempty"`
+	Summary     LevelSummary `json:"summary"`
+	SLO         []SLOVerdict `json:"slo"`
+	// Goodput is the share of the level's requests (warm-up left out) that
+	// meet every SLO on their own; null when no request counted.
+	Goodput *float64 `json:"goodput"`
+	// SLOMet: every SLO met and no request failed.
+	SLOMet bool `json:"slo_met"`
+}
+
+// SLOVerdict is one SLO checked on a level. The percentile is over every
+// request of the level (warm-up left out), a request that failed or never
+// reached the figure counting as infinitely late: when the percentile
+// falls on such a request ValueMs is null and Met is false.
+type SLOVerdict struct {
+	Metric     string   `json:"metric"`
+	Percentile float64  `json:"percentile"`
+	LimitMs    float64  `json:"limit_ms"`
+	ValueMs    *float64 `json:"value_ms"`
+	// N is the number of requests the percentile is over.
+	N int `json:"n"`
+	// Failed counts the requests that failed; Missing those that ended
+	// without an error but never reached the figure (no complete sentence).
+	Failed  int  `json:"failed"`
+	Missing int  `json:"missing"`
+	Met     bool `json:"met"`
+}
+
+// Capacity is the highest level that met every SLO, and the level above
+// it with its verdicts (null when every level held).
+type Capacity struct {
+	Level float64       `json:"level"`
+	Next  *CapacityNext `json:"next"`
+}
+
+// CapacityNext is the first level that did not hold.
+type CapacityNext struct {
+	Level float64      `json:"level"`
+	SLO   []SLOVerdict `json:"slo"`
+}
+
+// LevelSummary is a level's summary: stream_many's, plus what the calls
+// module adds.
+type LevelSummary struct {
+	ManySummary
+	// Calls is the number of calls that ran.
+	Calls int `json:"calls"`
+	// ByTurn summarises each turn number over its requests that ended
+	// without an error.
+	ByTurn []TurnSummary `json:"by_turn"`
+}
+
+// ManySummary is stream_many's summary, over the requests that are not
+// warm-up. Each distribution says what it is over (the Over* constants).
+type ManySummary struct {
+	Requests int `json:"requests"`
+	OK       int `json:"ok"`
+	Failed   int `json:"failed"`
+	// Cut counts the requests the client stopped on purpose (not failures).
+	Cut    int `json:"cut"`
+	Warmup int `json:"warmup"`
+	// Failures are the failed requests by kind, most frequent first.
+	Failures     []Failure `json:"failures"`
+	DurationMs   float64   `json:"duration_ms"`
+	RequestsPerS *float64  `json:"requests_per_s"`
+	TokensPerS   *float64  `json:"tokens_per_s"`
+
+	TTFTMs          Dist `json:"ttft_ms"`
+	FirstSentenceMs Dist `json:"first_sentence_ms"`
+	TotalMs         Dist `json:"total_ms"`
+	GapMs           Dist `json:"gap_ms"`
+	QueueMs         Dist `json:"queue_ms"`
+	StallMs         Dist `json:"stall_ms"`
+}
+
+// Metric is the distribution named by its key in the summary (ttft_ms,
+// first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms).
+func (s *ManySummary) Metric(name string) (Dist, bool) {
+	switch name {
+	case "ttft_ms":
+		return s.TTFTMs, true
+	case "first_sentence_ms":
+		return s.FirstSentenceMs, true
+	case "total_ms":
+		return s.TotalMs, true
+	case "gap_ms":
+		return s.GapMs, true
+	case "queue_ms":
+		return s.QueueMs, true
+	case "stall_ms":
+		return s.StallMs, true
+	}
+	return Dist{}, false
+}
+
+// Metrics are the summary's distributions, in the order of the record.
+var Metrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "gap_ms", "queue_ms", "stall_ms"}
+
+// Failure is one kind of failure: how many requests failed so, and the
+// message of one of them.
+type Failure struct {
+	Kind string `json:"kind"`
+	// Status is the HTTP status of an "http" failure, else omitted.
+	Status  int    `json:"status,omitempty"`
+	N       int    `json:"n"`
+	Example string `json:"example"`
+}
+
+// Label is the kind with its status: "http 401", "timeout".
+func (f Failure) Label() string {
+	if f.Status != 0 {
+		return fmt.Sprintf("%s %d", f.Kind, f.Status)
+	}
+	return f.Kind
+}
+
+// CountFailures groups failed requests by kind (and HTTP status), most
+// frequent first, keeping the first message of each as its example.
+func CountFailures(fs []Failure) []Failure {
+	out := []Failure{}
+	at := map[Failure]int{}
+	for _, f := range fs {
+		key := Failure{Kind: f.Kind, Status: f.Status}
+		i, ok := at[key]
+		if !ok {
+			i = len(out)
+			at[key] = i
+			out = append(out, Failure{Kind: f.Kind, Status: f.Status, Example: f.Example})
+		}
+		out[i].N += max(f.N, 1)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].N != out[j].N {
+			return out[i].N > out[j].N
+		}
+		return out[i].Label() < out[j].Label()
+	})
+	return out
+}
+
+// TurnSummary is one turn number of the calls (calls.by_turn), over the
+// turn's requests that ended without an error; a figure none of them had
+// is absent.
+type TurnSummary struct {
+	Turn            int    `json:"turn"`
+	N               int    `json:"n"`
+	TTFTMs          *Stats `json:"ttft_ms,omitempty"`
+	FirstSentenceMs *Stats `json:"first_sentence_ms,omitempty"`
+	PromptN         *Stats `json:"prompt_n,omitempty"`
+	CacheN          *Stats `json:"cache_n,omitempty"`
+}
+
+// Stats is the stdlib's stats.summary of a non-empty list.
+type Stats struct {
+	N    int     `json:"n"`
+	Min  float64 `json:"min"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Request is one row of stream_many's record (requests.jsonl; the CSV
+// has the same columns, RequestColumns): one request, as it ended. Times
+// count from the request's own t0 except StartMs and ScheduledMs (since
+// the run began); a figure the request never reached is null.
+type Request struct {
+	Index           int      `json:"index"`
+	Warmup          bool     `json:"warmup"`
+	StartMs         *float64 `json:"start_ms"`
+	ScheduledMs     *float64 `json:"scheduled_ms"`
+	QueueMs         *float64 `json:"queue_ms"`
+	TTFTMs          *float64 `json:"ttft_ms"`
+	FirstSentenceMs *float64 `json:"first_sentence_ms"`
+	// TotalMs is until the request ended, failed or not.
+	TotalMs *float64 `json:"total_ms"`
+	// StallMs is null for a request that failed.
+	StallMs    *float64 `json:"stall_ms"`
+	Chunks     int      `json:"chunks"`
+	PromptN    *float64 `json:"prompt_n"`
+	CacheN     *float64 `json:"cache_n"`
+	PredictedN *float64 `json:"predicted_n"`
+	ErrorKind  *string  `json:"error_kind"`
+	Error      *string  `json:"error"`
+}
+
+// RequestColumns are a request row's fields in CSV order, after the
+// record's tags.
+var RequestColumns = []string{"index", "warmup", "start_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
+	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error"}
+
+// Cells are the row's values in RequestColumns order, as a CSV writes
+// them: "" for null, times to the microsecond.
+func (r Request) Cells() []string {
+	num := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return FormatMs(*p)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.ScheduledMs), num(r.QueueMs),
+		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
+		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error)}
+}
+
+// LoadRequest is one row of `ttftlab load`'s requests.jsonl: the request
+// with the tags the load gives it.
+type LoadRequest struct {
+	Level float64 `json:"level"`
+	Call  int     `json:"call"`
+	Turn  int     `json:"turn"`
+	Request
+}
+
+// ServerSample is one line of stream_many's watch file (server.jsonl):
+// the server's own view at TMs since the run began; a figure the server
+// did not give is null (/slots turned off, no --metrics).
+type ServerSample struct {
+	TMs                float64  `json:"t_ms"`
+	SlotsProcessing    *int     `json:"slots_processing"`
+	SlotsTotal         *int     `json:"slots_total"`
+	RequestsProcessing *float64 `json:"requests_processing"`
+	RequestsDeferred   *float64 `json:"requests_deferred"`
+	PredictedPerS      *float64 `json:"predicted_per_s"`
+}
+
+// LoadServerSample is one line of `ttftlab load`'s server.jsonl.
+type LoadServerSample struct {
+	Level float64 `json:"level"`
+	ServerSample
+}
+
+// Ms is a time in ms kept to the microsecond, as every artifact writes
+// times; nil when x is not finite.
+func Ms(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	r := roundMs(x)
+	return &r
+}
+
+// roundMs rounds to the microsecond. A magnitude beyond 2^53 µs has no
+// finer digits to drop, and multiplying it could overflow: left as it is.
+func roundMs(x float64) float64 {
+	if math.Abs(x) >= 1<<53/1000 {
+		return x
+	}
+	r := math.Round(x*1000) / 1000
+	if r == 0 {
+		r = 0 // no -0
+	}
+	return r
+}
+
+// FormatMs writes a finite time to the microsecond, shortest form.
+func FormatMs(x float64) string {
+	b, err := json.Marshal(roundMs(x))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// WithTags encodes v (a record struct) as one JSON object with the
+// members of tags first, in the order given; a tag named like one of v's
+// fields is left out (the record's own field wins).
+func WithTags(v any, tags [][2]any) ([]byte, error) {
+	body, err := Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var own map[string]json.RawMessage
+	if err := json.Unmarshal(body, &own); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, kv := range tags {
+		name := fmt.Sprint(kv[0])
+		if _, clash := own[name]; clash {
+			continue
+		}
+		k, err := json.Marshal(name)
+		if err != nil {
+			return nil, err
+		}
+		val, ok := kv[1].(json.RawMessage)
+		if !ok {
+			if val, err = Marshal(kv[1]); err != nil {
+				return nil, fmt.Errorf("tag %s: %w", name, err)
+			}
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+		b.WriteByte(',')
+	}
+	b.Write(body[1:])
+	if b.Len() > 1 && bytes.HasSuffix(b.Bytes(), []byte(",}")) {
+		b.Truncate(b.Len() - 2)
+		b.WriteByte('}')
+	}
+	return b.Bytes(), nil
+}
+
+// Marshal is json.Marshal without its HTML escaping (a server's message
+// reads as it was sent) and without the trailing newline.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// DecodeStrict decodes one JSON value into v, refusing a member v has no
+// field for and anything after the value: the check that a writer and
+// its record type agree.
+func DecodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("more than one JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package artifact
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestCountFailuresMostFrequentFirst(t *testing.T) {
+	got := CountFailures([]Failure{
+		{Kind: "timeout", Example: "t1"},
+		{Kind: "http", Status: 500, Example: "boom"},
+		{Kind: "http", Status: 401, Example: "key"},
+		{Kind: "http", Status: 401, Example: "key again"},
+		{Kind: "timeout", Example: "t2"},
+		{Kind: "http", Status: 401, Example: "key 3"},
+	})
+	want := []string{"http 401 3 key", "timeout 2 t1", "http 500 1 boom"}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i, f := range got {
+		if s := f.Label() + " " + itoa(f.N) + " " + f.Example; s != want[i] {
+			t.Errorf("failure %d = %q, want %q", i, s, want[i])
+		}
+	}
+	if got := CountFailures(nil); got == nil || len(got) != 0 {
+		t.Errorf("no failures: %#v, want an empty list (written as [])", got)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestWithTagsPutsTagsFirstAndKeepsOwnFields(t *testing.T) {
+	one := 1.0
+	rec := Request{Index: 3, TTFTMs: &one}
+	data, err := WithTags(rec, [][2]any{{"level", 2}, {"index", 99}, {"call", json.RawMessage(`"a<b"`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), `{"level":2,"call":"a<b","index":3,`) {
+		t.Errorf("row %s: want the tags first, a tag that clashes left out, no HTML escaping", data)
+	}
+	var back LoadRequest
+	if err := DecodeStrict(data, &back); err == nil {
+		t.Errorf("a row with a string call decoded as a LoadRequest")
+	}
+	empty, _ := WithTags(struct{}{}, [][2]any{{"a", 1}})
+	if string(empty) != `{"a":1}` {
+		t.Errorf("tags on an empty record: %s", empty)
+	}
+}
+
+func TestDecodeStrictRefusesUnknownMembers(t *testing.T) {
+	var s ServerSample
+	if err := DecodeStrict([]byte(`{"t_ms": 1, "slots_total": 2, "new": 1}`), &s); err == nil || !strings.Contains(err.Error(), "new") {
+		t.Errorf("unknown member: %v", err)
+	}
+	if err := DecodeStrict([]byte(`{"t_ms": 1} {}`), &s); err == nil {
+		t.Errorf("two values accepted")
+	}
+	if err := DecodeStrict([]byte(`{"t_ms": 1, "slots_total": 2}`), &s); err != nil || *s.SlotsTotal != 2 || s.SlotsProcessing != nil {
+		t.Errorf("sample %+v, %v", s, err)
+	}
+}
+
+// TestRecordsNeverHoldNonFinite: whatever a writer measured (NaN for a
+// figure it does not have, infinities, huge values), the records it
+// builds through Num and Ms marshal to JSON a strict parser reads.
+func TestRecordsNeverHoldNonFinite(t *testing.T) {
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64, 1e308, 0, -0.0004, 12.3456789} {
+		rec := LoadRequest{Level: 1, Request: Request{TTFTMs: Ms(x), TotalMs: Ms(x), PromptN: Num(x)}}
+		lv := LoadLevel{Level: 1, Goodput: Num(x), SLO: []SLOVerdict{{Metric: "ttft_ms", ValueMs: Ms(x)}},
+			Summary: LevelSummary{ManySummary: ManySummary{TokensPerS: Num(x), TTFTMs: Dist{N: 1, P95: Ms(x)}}}}
+		for _, v := range []any{rec, lv, ServerSample{PredictedPerS: Num(x)}} {
+			data, err := json.Marshal(v)
+			if err != nil {
+				t.Errorf("%g: %T does not marshal: %v", x, v, err)
+				continue
+			}
+			var back any
+			if err := json.Unmarshal(data, &back); err != nil || strings.Contains(string(data), "Inf") || strings.Contains(string(data), "NaN") {
+				t.Errorf("%g: %s is not strict JSON (%v)", x, data, err)
+			}
+		}
+		if p := Ms(x); p != nil && (math.IsInf(*p, 0) || math.IsNaN(*p) || math.Signbit(*p) && *p == 0) {
+			t.Errorf("Ms(%g) = %g", x, *p)
+		}
+	}
+}
+
+func TestCellsFollowColumns(t *testing.T) {
+	q, kind, msg := 0.1234567, "http", "HTTP 500"
+	cells := Request{Index: 2, QueueMs: &q, ErrorKind: &kind, Error: &msg}.Cells()
+	if len(cells) != len(RequestColumns) {
+		t.Fatalf("%d cells for %d columns", len(cells), len(RequestColumns))
+	}
+	col := map[string]string{}
+	for i, c := range RequestColumns {
+		col[c] = cells[i]
+	}
+	if col["index"] != "2" || col["queue_ms"] != "0.123" || col["ttft_ms"] != "" || col["error_kind"] != "http" ||
+		col["error"] != "HTTP 500" || col["warmup"] != "false" {
+		t.Errorf("cells %v", col)
+	}
+	// The JSON row names the same columns.
+	data, _ := json.Marshal(Request{})
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	for _, c := range RequestColumns {
+		if _, ok := m[c]; !ok {
+			t.Errorf("column %s is not a member of the JSON row", c)
+		}
+	}
+	if len(m) != len(RequestColumns) {
+		t.Errorf("the JSON row has %d members, the CSV %d columns", len(m), len(RequestColumns))
+	}
+}

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/stream/streamtest"
+)
+
+// loadFaultServer is llama-server as `ttftlab load` sees it (/health,
+// /props, /slots), whose chat completions stream like FakeLlama's unless
+// fail says otherwise for the n-th request (from 1): then it answers
+// with that status and llama-server's error object.
+func loadFaultServer(t *testing.T, fail func(n int64) (status int, typ, message string)) string {
+	t.Helper()
+	answer := &streamtest.FakeLlama{Pieces: []string{"Yes,", " we open", " on Saturday.", " Bye."}}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/health":
+			io.WriteString(w, `{"status":"ok"}`)
+		case "/props":
+			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":2,"model_path":"/models/fault.gguf","build_info":"b1-fault"}`)
+		case "/slots":
+			io.WriteString(w, `[{"id":0,"is_processing":false},{"id":1,"is_processing":false}]`)
+		case "/v1/chat/completions":
+			if status, typ, msg := fail(n.Add(1)); status != 0 {
+				body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": status, "message": msg, "type": typ}})
+				w.WriteHeader(status)
+				w.Write(body)
+				return
+			}
+			answer.ServeHTTP(w, r)
+		default:
+			w.WriteHeader(http.StatusNotImplemented)
+			io.WriteString(w, `{"error":{"code":501,"message":"not supported","type":"not_supported_error"}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// strictLines decodes every line of a JSONL file strictly into T (no
+// member T lacks, no Inf or NaN: encoding/json accepts neither).
+func strictLines[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var v T
+		if err := artifact.DecodeStrict(sc.Bytes(), &v); err != nil {
+			t.Fatalf("%s: %v in %s", path, err, sc.Text())
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// strictLoad decodes load.json strictly into its record type.
+func strictLoad(t *testing.T, out string) artifact.Load {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc artifact.Load
+	if err := artifact.DecodeStrict(data, &doc); err != nil {
+		t.Fatalf("load.json does not decode strictly into artifact.Load: %v\n%s", err, data)
+	}
+	if !json.Valid(data) || bytes.Contains(data, []byte("Inf")) || bytes.Contains(data, []byte("NaN")) {
+		t.Fatalf("load.json is not strict JSON:\n%s", data)
+	}
+	return doc
+}
+
+// TestLoadOneRequestFails: one request of ten answers 500. The level's
+// percentiles are over the nine others (n says so), the failure is
+// counted by kind with the server's message, load.json is strict JSON,
+// the p95 SLO is not met (value null, one failed) while a p50 SLO still
+// has its value, and the run exits 0.
+func TestLoadOneRequestFails(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(n int64) (int, string, string) {
+		if n == 4 {
+			return 500, "server_error", "slot 0 crashed"
+		}
+		return 0, "", ""
+	})
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1", "--requests", "10", "--docs", "0",
+		"--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95", "--slo", "ttft_ms<=60000@p50")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (only one request failed)", code)
+	}
+	if !strings.Contains(stdout, "failed 1 of 10 requests") || !strings.Contains(stdout, "http 500") ||
+		!strings.Contains(stdout, "slot 0 crashed") || !strings.Contains(stdout, "9/10") {
+		t.Errorf("the console does not name the failure with its kind and message")
+	}
+	doc := strictLoad(t, out)
+	if len(doc.Levels) != 1 {
+		t.Fatalf("%d levels", len(doc.Levels))
+	}
+	lv := doc.Levels[0]
+	s := lv.Summary
+	if s.Requests != 10 || s.OK != 9 || s.Failed != 1 || len(s.Failures) != 1 {
+		t.Fatalf("summary counts %+v", s)
+	}
+	if f := s.Failures[0]; f.Kind != "http" || f.Status != 500 || f.N != 1 || !strings.Contains(f.Example, "slot 0 crashed") {
+		t.Errorf("failure %+v", f)
+	}
+	for name, d := range map[string]artifact.Dist{"ttft_ms": s.TTFTMs, "first_sentence_ms": s.FirstSentenceMs,
+		"total_ms": s.TotalMs, "stall_ms": s.StallMs} {
+		if d.N != 9 || d.P95 == nil || d.Over == "" {
+			t.Errorf("%s over %d (%q), want the 9 requests that answered", name, d.N, d.Over)
+		}
+	}
+	if s.QueueMs.N != 10 || s.QueueMs.Over != artifact.OverQueue {
+		t.Errorf("queue_ms over %d, want every request (10)", s.QueueMs.N)
+	}
+	p95, p50 := lv.SLO[0], lv.SLO[1]
+	if p95.Met || p95.ValueMs != nil || p95.Failed != 1 || p95.N != 10 {
+		t.Errorf("p95 SLO %+v: want not met, no value, 1 failed of 10", p95)
+	}
+	if !p50.Met || p50.ValueMs == nil || p50.Failed != 1 {
+		t.Errorf("p50 SLO %+v: want met with a value, 1 failed", p50)
+	}
+	if lv.SLOMet || doc.Capacity != nil {
+		t.Errorf("a level with a failed request met its SLOs: %+v, capacity %+v", lv, doc.Capacity)
+	}
+	rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
+	failed := 0
+	for _, r := range rows {
+		if r.Error != nil {
+			failed++
+			if *r.ErrorKind != "http" || r.StallMs != nil || r.TTFTMs != nil {
+				t.Errorf("failed row %+v", r)
+			}
+		}
+	}
+	if len(rows) != 10 || failed != 1 {
+		t.Errorf("%d rows, %d failed; want 10 and 1", len(rows), failed)
+	}
+	strictLines[artifact.LoadServerSample](t, filepath.Join(out, "server.jsonl"))
+}
+
+// TestLoadEveryRequestFails: a server that answers 401 to every request.
+// load exits 1; the console, after the level's row and in the error line,
+// names the kind, the count and the server's message; the sweep stops at
+// the first level.
+func TestLoadEveryRequestFails(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) {
+		return 401, "authentication_error", "Invalid API Key"
+	})
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4", "--docs", "0",
+		"--out", out, "--no-report")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stdout, "failed 4 of 4 requests") || !strings.Contains(stdout, "http 401") ||
+		!strings.Contains(stdout, "Invalid API Key") {
+		t.Errorf("the console lacks the failure kind, count and message")
+	}
+	if !strings.Contains(stderr, "ttftlab load: every request at concurrency 1 failed (4 of 4): http 401 x4") ||
+		!strings.Contains(stderr, "Invalid API Key") {
+		t.Errorf("the error line lacks the level, the kind and the message: %q", stderr)
+	}
+	doc := strictLoad(t, out)
+	if len(doc.Levels) != 1 {
+		t.Errorf("%d levels ran, want the sweep to stop after the first", len(doc.Levels))
+	}
+	s := doc.Levels[0].Summary
+	if s.TTFTMs.N != 0 || s.TTFTMs.P50 != nil || s.TotalMs.N != 0 || s.QueueMs.N != 4 {
+		t.Errorf("distributions of a level where everything failed: ttft %+v total %+v queue %+v", s.TTFTMs, s.TotalMs, s.QueueMs)
+	}
+	if v := doc.Levels[0].SLO[0]; v.ValueMs != nil || v.Met || v.Failed != 4 {
+		t.Errorf("SLO %+v", v)
+	}
+	strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
+}
+
+// TestLoadRateRunIsStrict: an open loop of voice calls (two turns, a
+// think time) writes load.json with rate levels, calls and by_turn, all
+// decoding strictly into the record types; nothing failed, exit 0.
+func TestLoadRateRunIsStrict(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", url, "--rate", "20,40", "--requests", "3", "--turns", "2",
+		"--think", "10ms", "--docs", "0", "--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	doc := strictLoad(t, out)
+	if len(doc.Levels) != 2 || doc.Capacity == nil || doc.Capacity.Level != 40 || doc.Settings.Mode != "rate" {
+		t.Fatalf("levels %d, capacity %+v", len(doc.Levels), doc.Capacity)
+	}
+	for _, lv := range doc.Levels {
+		s := lv.Summary
+		if lv.Rate == nil || *lv.Rate != lv.Level || s.Calls != 3 || s.Requests != 6 || len(s.ByTurn) != 2 ||
+			s.ByTurn[1].N != 3 || s.ByTurn[1].CacheN == nil || lv.Goodput == nil || *lv.Goodput != 1 {
+			t.Errorf("level %g: %+v", lv.Level, lv)
+		}
+	}
+	if rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")); len(rows) != 12 || rows[0].Turn == 0 || rows[0].Call == 0 {
+		t.Errorf("%d rows; first %+v", len(rows), rows[0])
+	}
+}
