@@ -16,10 +16,12 @@ type Dist struct {
 	Max  *float64 `json:"max"`
 }
 
-// Num is a finite number as an optional value: nil for NaN or ±Inf, so
-// a record can never carry a value JSON cannot hold.
+// Num is a finite number as an optional value: nil for NaN, ±Inf and
+// ±math.MaxFloat64 (what a finite "huge" stood for), so a record can never
+// carry a value JSON cannot hold or that no measurement gave, as
+// write_json refuses the same.
 func Num(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	if math.IsNaN(x) || math.Abs(x) >= math.MaxFloat64 {
 		return nil
 	}
 	return &x

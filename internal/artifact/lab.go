@@ -209,38 +209,23 @@ type Prefix struct {
 	Advice       string           `json:"advice,omitempty"`
 }
 
-// ReportModel is report.json's model: its name and file (null when the
-// server did not say) and whether it is ttftlab's synthetic model.
-type ReportModel struct {
-	Name      *string `json:"name"`
-	Path      *string `json:"path"`
-	Synthetic bool    `json:"synthetic"`
-}
-
-// ReportServer is report.json's server block: per-slot context and slots
-// (null when /props did not say).
-type ReportServer struct {
-	NCtx  *float64 `json:"n_ctx"`
-	Slots *float64 `json:"slots"`
-}
-
 // Report is report.json: the headline numbers, copied from the other
 // artifacts, and the model and server measured.
 type Report struct {
-	TTFTP50Ms            float64       `json:"ttft_p50_ms"`
-	TotalP50Ms           float64       `json:"total_p50_ms"`
-	TTFT12DocsMs         float64       `json:"ttft_12docs_ms"`
-	PromptN12Docs        float64       `json:"prompt_n_12docs"`
-	CacheTTFTMs          float64       `json:"cache_ttft_ms"`
-	FirstSentenceMs      float64       `json:"first_sentence_ms"`
-	CancelIdleMs         float64       `json:"cancel_idle_ms"`
-	SpeechStallMs        float64       `json:"speech_stall_ms"`
-	BargeinResumedTTFTMs float64       `json:"bargein_resumed_ttft_ms"`
-	BargeinColdTTFTMs    float64       `json:"bargein_cold_ttft_ms"`
-	PrefixFrontPromptN   float64       `json:"prefix_front_prompt_n"`
-	PrefixLastPromptN    float64       `json:"prefix_last_prompt_n"`
-	Model                ReportModel   `json:"model"`
-	Server               *ReportServer `json:"server,omitempty"`
+	TTFTP50Ms            float64    `json:"ttft_p50_ms"`
+	TotalP50Ms           float64    `json:"total_p50_ms"`
+	TTFT12DocsMs         float64    `json:"ttft_12docs_ms"`
+	PromptN12Docs        float64    `json:"prompt_n_12docs"`
+	CacheTTFTMs          float64    `json:"cache_ttft_ms"`
+	FirstSentenceMs      float64    `json:"first_sentence_ms"`
+	CancelIdleMs         float64    `json:"cancel_idle_ms"`
+	SpeechStallMs        float64    `json:"speech_stall_ms"`
+	BargeinResumedTTFTMs float64    `json:"bargein_resumed_ttft_ms"`
+	BargeinColdTTFTMs    float64    `json:"bargein_cold_ttft_ms"`
+	PrefixFrontPromptN   float64    `json:"prefix_front_prompt_n"`
+	PrefixLastPromptN    float64    `json:"prefix_last_prompt_n"`
+	Model                RunModel   `json:"model"`
+	Server               *RunServer `json:"server,omitempty"`
 }
 
 // Step statuses in steps.json.

@@ -326,7 +326,7 @@ type LoadServerSample struct {
 // Ms is a time in ms kept to the microsecond, as every artifact writes
 // times; nil when x is not finite.
 func Ms(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	if Num(x) == nil {
 		return nil
 	}
 	r := roundMs(x)
