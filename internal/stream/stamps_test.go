@@ -57,9 +57,11 @@ func (p *pacedServer) record() ([]time.Time, time.Time) {
 	return p.sends, p.done
 }
 
-// A callback far slower than the server must not shift any stamp: each
-// chunk's arrival stays within one gap of when the server wrote it, while
-// the callbacks fall further and further behind.
+// A callback far slower than the server must not shift any stamp: the
+// callbacks fall further and further behind the server, while no chunk's
+// arrival stamp is late by even half of what the callbacks fell behind in
+// the same run (a stamp taken in the callback's wake would be late by all
+// of it).
 func TestStampsFollowTheServerDespiteASlowCallback(t *testing.T) {
 	eachWire(t, func(t *testing.T, w Wire) {
 		p := &pacedServer{n: 100, gap: 4 * time.Millisecond}
@@ -75,13 +77,15 @@ func TestStampsFollowTheServerDespiteASlowCallback(t *testing.T) {
 			t.Fatalf("err %v, %d chunks", err, len(res.Chunks))
 		}
 		sends, done := p.record()
-		if behind := lastCallback.Sub(done); behind < time.Duration(p.n/2)*p.gap {
+		behind := lastCallback.Sub(done)
+		if behind < time.Duration(p.n/2)*p.gap {
 			t.Fatalf("the callbacks ended only %v after the server: not slow enough to test anything", behind)
 		}
 		for i, c := range res.Chunks {
 			arrival := res.Info.T0.Add(time.Duration(c.TMs * float64(time.Millisecond)))
-			if e := arrival.Sub(sends[i]); e < -maxClockSkew || e >= p.gap {
-				t.Fatalf("chunk %d (%s) arrived %v after it was sent, not within the %v gap", i+1, res.Info.StampSource, e, p.gap)
+			if e := arrival.Sub(sends[i]); e < -maxClockSkew || e >= behind/2 {
+				t.Fatalf("chunk %d (%s) stamped %v after it was sent, while the callbacks ended %v behind the server",
+					i+1, res.Info.StampSource, e, behind)
 			}
 		}
 	})
