@@ -87,6 +87,9 @@ func (s *shape) check(x any, t reflect.Type, path string) {
 			s.add(path, "is %s, want true or false", describe(x))
 		}
 	case reflect.Slice:
+		if x == nil {
+			return // null: no list (an unknown command line, say)
+		}
 		a, ok := x.([]any)
 		if !ok {
 			s.add(path, "is %s, want an array", describe(x))
@@ -118,8 +121,7 @@ func (s *shape) check(x any, t reflect.Type, path string) {
 			switch {
 			case !present && !strings.Contains(opts, "omitempty"):
 				s.add(p, "is missing")
-			case present && v == nil && f.Type.Kind() != reflect.Pointer && f.Type != rawMessage &&
-				f.Type.Kind() != reflect.Slice:
+			case present && v == nil && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Slice:
 				s.add(p, "is null, want %s", want(f.Type))
 			case present:
 				s.check(v, f.Type, p)
