@@ -27,7 +27,7 @@
 --   sentences           {text=, chars=, ready_ms=, start_ms=, end_ms=} each
 --
 -- first_clause_ms(chunks, opts): the t_ms of the chunk after which
--- sentence.first_clause(text so far, false, opts.min_chars) is decided,
+-- sentence.first_clause(text so far, false, opts.min_clause_chars) is decided,
 -- and that clause: an earlier, riskier moment to start speaking than the
 -- first sentence (never later than it). When it is never decided, the
 -- whole answer at the last chunk. nil for no chunks or no text.
@@ -189,11 +189,12 @@ function M.first_clause_ms(chunks, opts)
     error("speech.first_clause_ms: opts must be a table, got " .. type(opts), 2)
   end
   for k in pairs(opts or {}) do
-    if k ~= "min_chars" then
-      error("speech.first_clause_ms: unknown option " .. tostring(k) .. " (known: min_chars)", 2)
+    if k ~= "min_clause_chars" and k ~= "min_chars" then
+      error("speech.first_clause_ms: unknown option " .. tostring(k) .. " (known: min_clause_chars)", 2)
     end
   end
-  local min_chars = opts and opts.min_chars
+  -- min_clause_chars, as speech.pacing names it; min_chars is its older name.
+  local min_chars = opts and (opts.min_clause_chars or opts.min_chars)
   check_min_chars("speech.first_clause_ms", min_chars)
   return clause_time(ts, texts, min_chars)
 end

@@ -168,7 +168,8 @@ func TestSpeechErrors(t *testing.T) {
 		{`require("speech").pacing({}, 15)`, []string{"opts must be a table"}},
 		{`require("speech").first_clause_ms(nil)`, []string{"speech.first_clause_ms", "chunks must be an array", "nil"}},
 		{`require("speech").first_clause_ms({}, {min_chars = -2})`, []string{"speech.first_clause_ms", "-2"}},
-		{`require("speech").first_clause_ms({}, {min = 2})`, []string{"unknown option min", "min_chars"}},
+		{`require("speech").first_clause_ms({}, {min = 2})`, []string{"unknown option min", "min_clause_chars"}},
+		{`require("speech").first_clause_ms({}, {min_clause_chars = -2})`, []string{"speech.first_clause_ms", "-2"}},
 		{`require("speech").first_clause_ms({}, "x")`, []string{"opts must be a table"}},
 	}
 	for _, c := range cases {
