@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 
 	"ttftlab/internal/llamaserver"
@@ -12,13 +13,15 @@ var serverCommands = &group{
 	commands: []command{
 		{"up", "--model FILE [flags] [-- extra llama-server args]", "start llama-server in the background", newServerUp},
 		{"status", "[--port N]", "exit 0 healthy, 1 down, 3 stale state (PID gone)", newServerStatus},
+		{"list", "", "every server ttftlab tracks, with its health", newServerList},
 		{"log", "[--port N] [-n 50] [-f]", "print (and follow) a server's log", newServerLog},
 		{"down", "[--port N]", "stop a server ttftlab started", newServerDown},
 		{"install", "[--force]", "install llama-server and print its path", newServerInstall},
 	},
 	notes: `State (PID, command line, URL, log) lives in $TTFTLAB_STATE, else $XDG_STATE_HOME/ttftlab,
 else ~/.local/state/ttftlab; one server per port. Without --port, status, log and down
-act on the only tracked server, or on port 8080.
+act on the only tracked server, or on port 8080; status lists them all when
+several are tracked.
 `,
 }
 
@@ -50,4 +53,11 @@ func noArgs(fs *flagSet) error {
 		return fs.usageErr(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	return nil
+}
+
+// isSet says whether the named flag was given on the command line.
+func (f *flagSet) isSet(name string) bool {
+	set := false
+	f.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
 }

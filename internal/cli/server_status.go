@@ -21,10 +21,18 @@ const (
 )
 
 func (c *serverStatusCmd) Run(ctx context.Context, args []string) error {
-	fs := c.env.flags("[--port N]", "Says whether the server answers; exit 0 healthy, 1 down, 3 stale state (PID gone).")
+	fs := c.env.flags("[--port N]", "Says whether the server answers; exit 0 healthy, 1 down, 3 stale state (PID gone).\n"+
+		"Without --port and with several servers tracked, lists them all (the worst state decides the exit code).")
 	reg, p, err := parsePort(fs, args)
 	if err != nil {
 		return err
+	}
+	if ports, err := reg.Ports(); err == nil && len(ports) > 1 && !fs.isSet("port") {
+		code, err := listTracked(ctx, reg, c.env.Out)
+		if err != nil || code == 0 {
+			return err
+		}
+		return exitCode(code)
 	}
 	st, err := reg.Load(p)
 	if err != nil {

@@ -119,6 +119,9 @@ func (r *Registry) forget(port int) error {
 	return nil
 }
 
+// Dir is the folder of the records and logs.
+func (r *Registry) Dir() string { return r.dir }
+
 // Ports lists the ports with a record, in order.
 func (r *Registry) Ports() ([]int, error) {
 	names, err := filepath.Glob(filepath.Join(r.dir, "*.json"))
