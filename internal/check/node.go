@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -76,7 +77,15 @@ func describe(v any) string {
 
 // num formats a number the way JSON would show it, never in exponent form
 // for ordinary millisecond values.
+//
+// It keeps at most 6 decimals: the artifacts carry times to the
+// microsecond (3 decimals), so that loses nothing written, while a
+// difference of two of them (ttft_ms - prompt_ms) prints as 1.194, not as
+// float noise (1.1939999999999884).
 func num(f float64) string {
+	if math.Abs(f) < 1e9 {
+		f = math.Round(f*1e6) / 1e6
+	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 

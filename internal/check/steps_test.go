@@ -88,3 +88,14 @@ func TestPassedStepNeedsItsFiles(t *testing.T) {
 		t.Errorf("want file cache.json and step prefix to fail:\n%s", out)
 	}
 }
+
+// TestNumbersWithoutFloatNoise: a difference of two times the lab wrote
+// prints as the decimal it is. Before, 1.1939999999999884.
+func TestNumbersWithoutFloatNoise(t *testing.T) {
+	if got := num(13.624 - 12.43); got != "1.194" {
+		t.Errorf("num(13.624 - 12.43) = %s, want 1.194", got)
+	}
+	if got := num(215.75); got != "215.75" {
+		t.Errorf("num(215.75) = %s", got)
+	}
+}
