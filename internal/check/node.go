@@ -89,6 +89,11 @@ func num(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
+// exact formats f with every digit it has.
+func exact(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
 // excerpt quotes at most n bytes of s.
 func excerpt(s string, n int) string {
 	if len(s) <= n {

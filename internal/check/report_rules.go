@@ -109,7 +109,8 @@ func checkReport(l *lab) error {
 	var bad []string
 	for _, s := range sources {
 		if s.got != s.want {
-			bad = append(bad, fmt.Sprintf("%s is %s but %s is %s", s.field, num(s.got), s.from, num(s.want)))
+			// every digit: a copy must match exactly, so show where it does not
+			bad = append(bad, fmt.Sprintf("%s is %s but %s is %s", s.field, exact(s.got), s.from, exact(s.want)))
 		}
 	}
 	if len(bad) > 0 {
