@@ -47,7 +47,7 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 }
 
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
-	r := &run{req: req, ctx: ctx, res: &Result{}}
+	r := &run{req: req, ctx: ctx, res: &Result{Info: Info{API: req.API}}}
 	path := req.Path
 	if path == "" {
 		path = req.API.Path()

@@ -136,6 +136,8 @@ type Info struct {
 	FinishReason string
 	// Status is the HTTP status code.
 	Status int
+	// API is the streaming API the answer was read as (Request.API).
+	API API
 	// Lines counts the complete non-blank lines received, comments
 	// included.
 	Lines int
