@@ -1,10 +1,15 @@
 package stream
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"math/rand"
+	"net/http"
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -445,4 +450,72 @@ func asError(err error, target **Error) bool {
 		*target = e
 	}
 	return ok
+}
+
+// TestCapturesThroughDo sends each API's capture through Do in pieces of
+// random sizes, on the raw-socket client and on net/http: the path is the
+// API's, and text, end and firsts' order do not depend on the wire or the
+// cuts. The capture without its last event is a truncated stream that
+// names the API's end marker.
+func TestCapturesThroughDo(t *testing.T) {
+	var mu sync.Mutex
+	var body []byte
+	var seed int64
+	var paths []string
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		data, rng := body, rand.New(rand.NewSource(seed))
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		f := sseHeaders(w)
+		for len(data) > 0 {
+			n := min(len(data), 1+rng.Intn(300))
+			w.Write(data[:n])
+			f.Flush()
+			data = data[n:]
+		}
+	}))
+	for _, c := range captures {
+		capture, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := expectOf(c.api, readCapture(t, capture))
+		for s := int64(1); s <= 4; s++ {
+			for _, w := range []Wire{WireAuto, WireNetHTTP} {
+				mu.Lock()
+				body, seed, paths = capture, s, nil
+				mu.Unlock()
+				res, err := Do(context.Background(), Request{URL: srv.URL, API: c.api, Body: chatBody(), Wire: w})
+				if err != nil {
+					t.Fatalf("%s seed %d %v: %v", c.api, s, w, err)
+				}
+				var text strings.Builder
+				for _, ch := range res.Chunks {
+					text.WriteString(ch.Text)
+				}
+				info := res.Info
+				switch {
+				case paths[0] != c.api.Path():
+					t.Fatalf("%s: sent to %s", c.api, paths[0])
+				case text.String() != want.text || !info.Done || info.API != c.api:
+					t.Fatalf("%s seed %d %v: text %q done %v api %v", c.api, s, w, text.String(), info.Done, info.API)
+				case *info.FirstEventMs > info.TTFTMs || info.TTFTMs > res.TotalMs || *info.FirstOutputMs != info.TTFTMs:
+					t.Fatalf("%s: first event %v, ttft %v, total %v", c.api, *info.FirstEventMs, info.TTFTMs, res.TotalMs)
+				case want.progress >= 0 && (info.FirstProgressMs == nil || *info.FirstProgressMs > info.TTFTMs):
+					t.Fatalf("%s: progress %v", c.api, info.FirstProgressMs)
+				}
+			}
+		}
+		// Cut before the last event: no end marker.
+		last := bytes.LastIndex(bytes.TrimRight(capture, "\n"), []byte("\n\n"))
+		mu.Lock()
+		body, seed = capture[:last+2], 1
+		mu.Unlock()
+		_, err = Do(context.Background(), Request{URL: srv.URL, API: c.api, Body: chatBody()})
+		var se *Error
+		if !asError(err, &se) || se.Kind != KindTruncated || !strings.Contains(err.Error(), c.api.endMarker()) {
+			t.Fatalf("%s cut before its end: %v", c.api, err)
+		}
+	}
 }
