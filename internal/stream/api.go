@@ -60,3 +60,14 @@ func (a API) endMarker() string {
 	}
 	return "data: [DONE]"
 }
+
+// eventNoun names one data event of the API, for messages.
+func (a API) eventNoun() string {
+	switch a {
+	case APICompletions:
+		return "a completions chunk"
+	case APIResponses:
+		return "a Responses API event"
+	}
+	return "a chat-completion chunk"
+}

@@ -100,7 +100,7 @@ func (r *run) badData(data []byte, at time.Duration, err error) error {
 	var typeErr *json.UnmarshalTypeError
 	what := "is not valid JSON"
 	if errors.As(err, &typeErr) {
-		what = [...]string{"is not a chat-completion chunk", "is not a completions chunk", "is not a Responses API event"}[min(int(r.req.API), 2)]
+		what = "is not " + r.req.API.eventNoun()
 	}
 	return r.fail(KindBadData, err, "the data event at %.1f ms %s (%v): %s",
 		ms(at), what, err, quote(data, 200))
