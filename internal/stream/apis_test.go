@@ -519,3 +519,16 @@ func TestCapturesThroughDo(t *testing.T) {
 		}
 	}
 }
+
+func FuzzDecodeCompletion(f *testing.F) {
+	for _, in := range completionEquivalence {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, gotErr := decodeCompletion([]byte(in))
+		want, wantErr := slowCompletion([]byte(in))
+		if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: decoded %+v (%v), encoding/json gives %+v (%v)", in, got, gotErr, want, wantErr)
+		}
+	})
+}
