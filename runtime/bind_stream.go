@@ -21,6 +21,8 @@ type streamCall struct {
 	serverFrom string
 	// returnErrors: opts.errors == "return".
 	returnErrors bool
+	// api is opts.api, else the command's --api (Config.API).
+	api stream.API
 }
 
 // streamBinding is

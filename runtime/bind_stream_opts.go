@@ -29,7 +29,7 @@ func StreamOptionNames() []string { return append([]string(nil), optionNames...)
 // optionNames lists the keys opts may hold; anything else is a typo the
 // script should hear about.
 var optionNames = []string{
-	"body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
+	"api", "body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
 	"keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
 	"temperature", "timeout_ms",
 }
@@ -66,6 +66,8 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.onChunk = optFunc(L, v)
 	case "errors":
 		c.returnErrors = optErrors(L, v)
+	case "api":
+		c.api = parseAPIOption(L, v)
 	case "body":
 	default:
 		L.RaiseError("stream: unknown option %q%s (known: %s)", name, didYouMean(name, optionNames), strings.Join(optionNames, ", "))
@@ -102,13 +104,14 @@ func (vm *VM) buildCall(L *lua.LState, messages, opts lua.LValue) streamCall {
 }
 
 func (vm *VM) newCall(L *lua.LState, messages lua.LValue) streamCall {
-	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Path: "/v1/chat/completions", Timeout: vm.cfg.RequestTimeout,
-		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER")}
+	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Timeout: vm.cfg.RequestTimeout,
+		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER"), api: vm.cfg.API}
 	c.body.RawSetString("messages", vm.messages(L, messages))
 	return c
 }
 
 func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
+	vm.shapeBody(L, &c)
 	body, err := vm.json.encodeJSON(c.body, false)
 	if err != nil {
 		L.RaiseError("stream: the request body cannot be sent as JSON: %v", err)

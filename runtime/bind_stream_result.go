@@ -30,6 +30,7 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 		timings = vm.json.toLua(L, res.Timings)
 	}
 	info := vm.streamInfo(L, res.Info)
+	vm.tokenInfo(L, info, res)
 	if res.Reads != nil {
 		info.RawSetString("read_stamps", readStamps(L, res.Reads))
 	}
@@ -106,4 +107,22 @@ func readStamps(L *lua.LState, reads []stream.Read) *lua.LTable {
 		t.Append(e)
 	}
 	return t
+}
+
+// tokenInfo adds info.api and the prompt's tokens: info.prompt_tokens and
+// info.cached_tokens, read from timings or else usage (promptTokens), with
+// info.tokens_from naming which; all three are nil when the server sent
+// neither.
+func (vm *VM) tokenInfo(L *lua.LState, info *lua.LTable, res *stream.Result) {
+	info.RawSetString("api", lua.LString(res.Info.API.String()))
+	prompt, cached, from := promptTokens(res.Timings, res.Info.Usage)
+	if prompt != nil {
+		info.RawSetString("prompt_tokens", lua.LNumber(*prompt))
+	}
+	if cached != nil {
+		info.RawSetString("cached_tokens", lua.LNumber(*cached))
+	}
+	if from != "" {
+		info.RawSetString("tokens_from", lua.LString(from))
+	}
 }

@@ -183,6 +183,9 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 	{Name: "KB_DIR", Kind: Global, value: func(vm *VM) lua.LValue { return optString(vm.cfg.KBDir) },
 		Signature: "KB_DIR",
 		Summary:   "The knowledge-base folder, or nil for the knowledge base built into ttftlab."},
+	{Name: "API", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.API.String()) },
+		Signature: "API",
+		Summary:   "The streaming API of requests that set no opts.api: chat, completions or responses (--api)."},
 	{Name: "SERVER_LOG", Kind: Global, value: func(vm *VM) lua.LValue { return optString(vm.cfg.ServerLog) },
 		Signature: "SERVER_LOG",
 		Summary:   "The llama-server log file, or nil."},
@@ -232,6 +235,7 @@ opts (all optional):
   keep_chunks     false: leave chunks empty (on_chunk still sees them)
   keep_reads      true: info.read_stamps lists every read's stamps
   errors          "raise" (default) or "return": failures set info.error
+  api             "chat" (default: API), "completions" or "responses"
   path, server, headers   where and how to send it
 Also stream(messages, max_tokens, cache_prompt, raw_out).
 

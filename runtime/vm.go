@@ -51,6 +51,10 @@ type Config struct {
 	// (error kind "timeout"); 0: no bound. The command line sets it from
 	// --request-timeout.
 	RequestTimeout time.Duration
+	// API is the streaming API of every stream() and stream_many()
+	// request whose opts do not set api (the command's --api); the zero
+	// value is chat.
+	API stream.API
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.
@@ -81,6 +85,8 @@ type VM struct {
 	defaultPath string
 	// json holds the markers that steer Lua -> JSON conversion.
 	json *markers
+	// apis remembers how completions prompts are rendered per server.
+	apis apiState
 	// logStart is where the server log stood when the VM was made: what
 	// log_contains searches by default.
 	logStart logMark

@@ -88,8 +88,10 @@ for attempt = 1, MAX_ATTEMPTS do
     -- Never later than the cut that came too late.
     local aim = math.floor(ttft + per_token * max_tokens / 3)
     cut_after_ms = math.max(1, math.min(aim, math.floor(cut_after_ms * 0.8)))
-    if info.finish_reason == "stop" then
-      -- The model ended on its own: ask llama-server to keep going.
+    if info.finish_reason == "stop" or info.finish_reason == "completed" then
+      -- The model ended on its own (a Responses stream says "completed"
+      -- whether it stopped or hit the limit): ask llama-server to keep
+      -- going.
       body = { ignore_eos = true }
     end
   end

@@ -79,7 +79,9 @@ for i, step in ipairs(STEPS) do
   record[i] = { name = step.name, status = "not run", ms = 0, artifacts = files }
   step.record = record[i]
 end
-local function save() write_json("steps.json", { steps = record }) end
+-- api is the streaming API every step's requests used (--api), so that
+-- `ttftlab check` reads sse_raw.txt as what it is.
+local function save() write_json("steps.json", { api = API or "chat", steps = record }) end
 
 local function count(status)
   local n = 0

@@ -27,7 +27,7 @@ local props_table = props()
 local settings = {
   server = SERVER, mode = P.mode, levels = P.levels, requests = P.requests, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
-  seed = P.seed, warmup = P.warmup, slo = P.slo,
+  seed = P.seed, warmup = P.warmup, slo = P.slo, api = API or "chat",
 }
 local result = {
   settings = settings, model = runinfo.model_of(props_table), server = runinfo.server_of(props_table),

@@ -250,6 +250,10 @@ type Step struct {
 // Steps is steps.json: every step of the lab in order, rewritten as each
 // step ends, so an interrupted run still says what it did.
 type Steps struct {
+	// API is the streaming API the lab's requests used: chat,
+	// completions or responses ("" in folders from before it was
+	// recorded: chat).
+	API   string `json:"api,omitempty"`
 	Steps []Step `json:"steps"`
 }
 

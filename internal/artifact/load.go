@@ -50,6 +50,9 @@ type LoadSettings struct {
 	// RequestTimeoutMs bounds each whole request (--request-timeout).
 	RequestTimeoutMs *float64 `json:"request_timeout_ms,omitempty"`
 	SLO              []SLO    `json:"slo"`
+	// API is the streaming API of every request (--api): chat,
+	// completions or responses ("" before it was recorded: chat).
+	API string `json:"api,omitempty"`
 }
 
 // SLO is one objective: Metric's Percentile-th percentile at most LimitMs.

@@ -76,7 +76,11 @@ func (l *lab) loadSSE(data []byte) error {
 	if len(data) == 0 {
 		return errors.New("the file is empty")
 	}
-	s, err := parseSSE(data)
+	api := ""
+	if l.steps != nil {
+		api = l.steps.API
+	}
+	s, err := parseSSE(data, api)
 	l.sse = s
 	return err
 }

@@ -165,9 +165,9 @@ func TestEachBrokenThingFailsItsCheck(t *testing.T) {
 		{name: "health not ok", changes: []change{{"health.json", `"ok"`, `"loading model"`}},
 			fail: "health status ok", msg: []string{`"loading model"`}},
 		{name: "no role chunk", changes: []change{{"sse_raw.txt", `"role":"assistant",`, ``}},
-			fail: "sse role chunk"},
+			fail: "sse opening event"},
 		{name: "stream without DONE", changes: []change{{"sse_raw.txt", "data: [DONE]\n", ""}},
-			fail: "sse ends with [DONE]", msg: []string{`finish_reason`, `want "data: [DONE]"`}},
+			fail: "sse ends complete", msg: []string{`finish_reason`, `want "data: [DONE]"`}},
 		{name: "chunk text differs", changes: []change{{"chunks.jsonl", `" at 8 a.m."`, `" at 9 a.m."`}},
 			fail: "chunks match sse", msg: []string{"at byte 11", "9 a.m.", "8 a.m."}},
 		{name: "t_ms decreasing", changes: []change{{"chunks.jsonl", `14.25`, `12.25`}},
@@ -393,12 +393,12 @@ func TestParseSSELineEndings(t *testing.T) {
 		": ping\n" +
 		"data:{\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n" +
 		"data: {\"choices\":[{\"delta\":{\"content\":\"lost\"}}]}\n"
-	s, err := parseSSE([]byte(raw))
+	s, err := parseSSE([]byte(raw), "chat")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.roleEvents != 1 || strings.Join(s.contents, "|") != "a|b" {
-		t.Errorf("roles %d, contents %q; want 1 and a|b (multi-line data joined, CR and CRLF ends, unterminated last event dropped)", s.roleEvents, s.contents)
+	if s.opening != 1 || strings.Join(s.contents, "|") != "a|b" {
+		t.Errorf("roles %d, contents %q; want 1 and a|b (multi-line data joined, CR and CRLF ends, unterminated last event dropped)", s.opening, s.contents)
 	}
 	if !strings.Contains(s.lastLine, "lost") {
 		t.Errorf("lastLine = %q", s.lastLine)

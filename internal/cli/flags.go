@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/stream"
 	"ttftlab/internal/synth"
 )
 
@@ -189,6 +190,9 @@ type hostFlags struct {
 	// synthPreset is lab's --synth-preset: the synthetic model to serve
 	// when there is neither a server nor --model.
 	synthPreset string
+	// api is --api: the streaming API of every request whose opts set
+	// none (the Lua global API).
+	api stream.API
 }
 
 func (h *hostFlags) register(f *flagSet) {
@@ -202,6 +206,19 @@ func (h *hostFlags) register(f *flagSet) {
 	f.durationVar(&h.requestTimeout, "request-timeout", def,
 		"fail a streamed request that takes longer than `DURATION` in all, keep-alive comments included "+
 			"(error kind timeout; a script's opts.timeout_ms overrides it); --timeout bounds the model load")
+	f.Var((*apiFlag)(&h.api), "api", "streaming `API` of every request: chat (/v1/chat/completions), completions (/v1/completions) "+
+		"or responses (/v1/responses); a script's opts.api overrides it")
+}
+
+// apiFlag is --api's value.
+type apiFlag stream.API
+
+func (a *apiFlag) String() string { return stream.API(*a).String() }
+
+func (a *apiFlag) Set(s string) error {
+	api, err := stream.ParseAPI(s)
+	*a = apiFlag(api)
+	return err
 }
 
 // defaultRequestTimeout is --request-timeout of run, lab and repl: above

@@ -60,7 +60,7 @@ prompts. :help lists the bindings and commands.`)
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
 		Server: c.flags.server, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
-		RequestTimeout: c.flags.requestTimeout,
+		RequestTimeout: c.flags.requestTimeout, API: c.flags.api,
 	})
 	if err != nil {
 		return err

@@ -71,7 +71,7 @@ func (e *env) runScript(ctx context.Context, s script) error {
 func (e *env) execScript(ctx context.Context, s script, cfg runtime.Config) error {
 	cfg.Server, cfg.KBDir, cfg.Args, cfg.StopOnFailure = s.flags.server, s.flags.kb, s.args, s.stopOnFailure
 	cfg.Sources, cfg.Command, cfg.Stdout, cfg.Stderr = s.flags.sources(), invokedAs(), e.Out, e.Err
-	cfg.Params, cfg.RequestTimeout = s.params, s.flags.requestTimeout
+	cfg.Params, cfg.RequestTimeout, cfg.API = s.params, s.flags.requestTimeout, s.flags.api
 	vm, err := runtime.New(ctx, cfg)
 	if err != nil {
 		return err

@@ -169,7 +169,8 @@ func (r *run) countLines() {
 	r.res.Info.Lines = c.Lines - c.Blank
 }
 
-// ended explains why the body stopped before [DONE]: one of our closes, the
+// ended explains why the body stopped before its end marker ([DONE], or
+// response.completed for the Responses API): one of our closes, the
 // server ending it early, or the connection failing.
 func (r *run) ended(readErr error, at time.Duration) error {
 	if reason, _ := r.cl.state(); reason != notClosed {
@@ -182,7 +183,7 @@ func (r *run) ended(readErr error, at time.Duration) error {
 	}
 	if errors.Is(readErr, io.EOF) {
 		return r.fail(KindTruncated, nil,
-			"the stream ended without data: [DONE] after %s%s; the server stopped early or something in between cut it", r.progress(), cutEvent)
+			"the stream ended without %s after %s%s; the server stopped early or something in between cut it", r.req.API.endMarker(), r.progress(), cutEvent)
 	}
 	return r.fail(KindDropped, readErr,
 		"the connection broke mid-stream after %s%s: %v", r.progress(), cutEvent, unwrapURLError(readErr))

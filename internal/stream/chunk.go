@@ -12,6 +12,9 @@ import (
 var doneData = []byte("[DONE]")
 
 // event handles one data event; stop is true when the stream is over.
+// Chat and completions chunks share one shape (the content is
+// choices[0].delta.content or choices[0].text); Responses events have
+// their own (responseEvent).
 func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 	at := ev.Stamp.at - r.t0
 	first(&r.res.Info.FirstEventMs, ms(at))
@@ -20,7 +23,15 @@ func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 		r.res.TotalMs = ms(at)
 		return true, nil
 	}
-	c, err := decodeChunk(ev.Data)
+	var c chunkFields
+	switch r.req.API {
+	case APIResponses:
+		return r.responseEvent(ev, at)
+	case APICompletions:
+		c, err = decodeCompletion(ev.Data)
+	default:
+		c, err = decodeChunk(ev.Data)
+	}
 	if err != nil {
 		r.res.TotalMs = ms(at)
 		return true, r.badData(ev.Data, at, err)
@@ -89,7 +100,7 @@ func (r *run) badData(data []byte, at time.Duration, err error) error {
 	var typeErr *json.UnmarshalTypeError
 	what := "is not valid JSON"
 	if errors.As(err, &typeErr) {
-		what = "is not a chat-completion chunk"
+		what = "is not " + r.req.API.eventNoun()
 	}
 	return r.fail(KindBadData, err, "the data event at %.1f ms %s (%v): %s",
 		ms(at), what, err, quote(data, 200))

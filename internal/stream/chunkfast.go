@@ -17,7 +17,20 @@ import (
 // or deep nesting, and reasoning, tool-call and prompt_progress members.
 // The caller then decodes with encoding/json.
 func fastChunk(data []byte) (c chunkFields, ok bool) {
-	s := scanner{b: data}
+	return fastDecode(data, false)
+}
+
+// fastCompletion is fastChunk for the completions API, whose choices carry
+// the content in "text" instead of a delta:
+//
+//	{"choices":[{"text":"...","index":0,"logprobs":null,"finish_reason":null}],"created":...}
+func fastCompletion(data []byte) (c chunkFields, ok bool) {
+	return fastDecode(data, true)
+}
+
+// fastDecode is fastChunk (text false) and fastCompletion (text true).
+func fastDecode(data []byte, text bool) (c chunkFields, ok bool) {
+	s := scanner{b: data, text: text}
 	if !s.open('{') {
 		return c, false
 	}
@@ -80,7 +93,16 @@ func (s *scanner) choice(c *chunkFields, keep bool) bool {
 			return false
 		case done:
 			return true
-		case string(key) == "delta" && !sawDelta:
+		case s.text && string(key) == "text" && !sawDelta:
+			sawDelta = true
+			v, isNull, ok := s.optString()
+			if !ok {
+				return false
+			}
+			if keep && !isNull {
+				c.content, c.hasContent = v, true
+			}
+		case !s.text && string(key) == "delta" && !sawDelta:
 			sawDelta = true
 			if !s.delta(c, keep) {
 				return false
@@ -94,7 +116,7 @@ func (s *scanner) choice(c *chunkFields, keep bool) bool {
 			if keep && !isNull {
 				c.finish, c.hasFinish = v, true
 			}
-		case foldsToAny(key, "delta", "finish_reason"):
+		case foldsToAny(key, s.contentKey(), "finish_reason"):
 			return false
 		default:
 			if !s.skip(0) {
@@ -102,6 +124,15 @@ func (s *scanner) choice(c *chunkFields, keep bool) bool {
 			}
 		}
 	}
+}
+
+// contentKey is the choice member that holds the content: "delta" (an
+// object) for chat, "text" (a string) for completions.
+func (s *scanner) contentKey() string {
+	if s.text {
+		return "text"
+	}
+	return "delta"
 }
 
 // delta reads a choice's delta object.

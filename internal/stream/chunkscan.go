@@ -6,6 +6,9 @@ package stream
 type scanner struct {
 	b []byte
 	i int
+	// text is set for completions chunks: a choice's content is its
+	// "text" string, not its delta's "content".
+	text bool
 }
 
 // maxSkipDepth bounds the nesting skip follows; deeper values go to

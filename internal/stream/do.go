@@ -47,8 +47,12 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 }
 
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
-	r := &run{req: req, ctx: ctx, res: &Result{}}
-	target, err := requestURL(req.URL, req.Path)
+	r := &run{req: req, ctx: ctx, res: &Result{Info: Info{API: req.API}}}
+	path := req.Path
+	if path == "" {
+		path = req.API.Path()
+	}
+	target, err := requestURL(req.URL, path)
 	if err != nil {
 		return r.res, err
 	}

@@ -23,7 +23,7 @@ const (
 	KindNotStream Kind = "not_stream"   // 2xx but not text/event-stream
 	KindBadData   Kind = "bad_data"     // a data event that is not a chat-completion chunk
 	KindServer    Kind = "server_error" // the server sent an error event mid-stream
-	KindTruncated Kind = "truncated"    // the body ended without data: [DONE]
+	KindTruncated Kind = "truncated"    // the body ended without its end marker (data: [DONE]; response.completed)
 	KindDropped   Kind = "dropped"      // the connection failed mid-stream
 	KindIdle      Kind = "idle_timeout" // nothing arrived for IdleTimeout
 	KindTimeout   Kind = "timeout"      // the whole request took longer than Timeout

@@ -21,8 +21,12 @@ import (
 type Request struct {
 	// URL is the server's base URL, e.g. http://127.0.0.1:8080.
 	URL string
-	// Path is appended to URL; default /v1/chat/completions (DefaultPath).
+	// Path is appended to URL; default the API's path
+	// (/v1/chat/completions for APIChat, DefaultPath).
 	Path string
+	// API is the streaming API the body speaks and the answer follows:
+	// chat (the zero value), completions or responses.
+	API API
 	// Body is the complete JSON request body, sent as is (see EncodeBody).
 	Body []byte
 	// Header holds extra request headers (e.g. Authorization).
@@ -87,8 +91,9 @@ type Read struct {
 	Bytes int
 }
 
-// Chunk is one content chunk: a data event whose choices[0].delta.content is
-// a non-empty string.
+// Chunk is one content chunk: a data event whose choices[0].delta.content
+// (completions: choices[0].text; responses: the delta of
+// response.output_text.delta) is a non-empty string.
 type Chunk struct {
 	// TMs is the arrival time in milliseconds since t0 of the read that
 	// completed the chunk's (last) data line: the kernel's receive time of
@@ -116,7 +121,8 @@ type Info struct {
 	// read that completed them (net/http: when its round trip returned
 	// them).
 	HeadersMs float64
-	// Done is true when data: [DONE] was seen.
+	// Done is true when the stream's end was seen: data: [DONE] (chat,
+	// completions), response.completed or response.incomplete (responses).
 	Done bool
 	// Cut is true when the client closed the connection (CutAfter, OnChunk
 	// returning false, or cancellation); ClosedAtMs says when, read right
@@ -124,10 +130,14 @@ type Info struct {
 	// it counts from the call of Do instead of t0.
 	Cut        bool
 	ClosedAtMs float64
-	// FinishReason is the last non-null finish_reason seen.
+	// FinishReason is the last non-null finish_reason seen; for the
+	// Responses API the response's end: "completed", the reason of
+	// response.incomplete (e.g. "max_output_tokens"), or "failed".
 	FinishReason string
 	// Status is the HTTP status code.
 	Status int
+	// API is the streaming API the answer was read as (Request.API).
+	API API
 	// Lines counts the complete non-blank lines received, comments
 	// included.
 	Lines int

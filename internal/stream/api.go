@@ -1,0 +1,73 @@
+package stream
+
+import "fmt"
+
+// API is the streaming API a request speaks: which path it is sent to,
+// how its body is shaped and how its events are read. The stamps do not
+// depend on it: every read is stamped before any event is parsed.
+type API uint8
+
+const (
+	// APIChat is /v1/chat/completions: data events whose
+	// choices[0].delta carries content, reasoning and tool calls, ended by
+	// data: [DONE].
+	APIChat API = iota
+	// APICompletions is /v1/completions: data events whose
+	// choices[0].text is the content, ended by data: [DONE].
+	APICompletions
+	// APIResponses is /v1/responses: named events ("event:
+	// response.output_text.delta") whose data's "type" says what they
+	// carry, ended by response.completed, response.incomplete or
+	// response.failed, with no [DONE].
+	APIResponses
+)
+
+var apiNames = [...]string{"chat", "completions", "responses"}
+var apiPaths = [...]string{"/v1/chat/completions", "/v1/completions", "/v1/responses"}
+
+func (a API) String() string {
+	if int(a) < len(apiNames) {
+		return apiNames[a]
+	}
+	return "unknown"
+}
+
+// Path is the API's path below the server's base URL.
+func (a API) Path() string {
+	if int(a) < len(apiPaths) {
+		return apiPaths[a]
+	}
+	return DefaultPath
+}
+
+// APINames lists the APIs' names, in the order of their values.
+func APINames() []string { return append([]string(nil), apiNames[:]...) }
+
+// ParseAPI reads an API's name: chat, completions or responses.
+func ParseAPI(s string) (API, error) {
+	for i, n := range apiNames {
+		if s == n {
+			return API(i), nil
+		}
+	}
+	return APIChat, fmt.Errorf("unknown API %q: want chat, completions or responses", s)
+}
+
+// endMarker names what ends a complete stream of the API, for messages.
+func (a API) endMarker() string {
+	if a == APIResponses {
+		return "response.completed (or response.incomplete, response.failed)"
+	}
+	return "data: [DONE]"
+}
+
+// eventNoun names one data event of the API, for messages.
+func (a API) eventNoun() string {
+	switch a {
+	case APICompletions:
+		return "a completions chunk"
+	case APIResponses:
+		return "a Responses API event"
+	}
+	return "a chat-completion chunk"
+}
