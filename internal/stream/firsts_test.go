@@ -2,6 +2,8 @@ package stream
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"testing"
 	"time"
 )
@@ -21,8 +23,7 @@ func TestEveryFirst(t *testing.T) {
 	ollamaThinking := d(`{"choices":[{"delta":{"role":"assistant","content":"","reasoning":"Hm."},"index":0}]}`)
 	usage := d(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}`)
 	end := d(`{"choices":[{"delta":{},"finish_reason":"stop","index":0}]}`) + "data: [DONE]\n\n"
-	// Each part is written after a pause, so each first has its own read;
-	// the index says which part's stamp a field must carry (-1: none).
+	// The index says which part's read a field's stamp must be (-1: none).
 	cases := []struct {
 		name                                           string
 		parts                                          []string
@@ -36,39 +37,62 @@ func TestEveryFirst(t *testing.T) {
 		{"Ollama: every chunk carries the role", []string{ollamaThinking, ollama, usage, end}, 0, -1, 0, -1, 0, 1, "Hm."},
 		{"usage before content", []string{usage, role, content, end}, 0, -1, -1, -1, 2, 2, ""},
 	}
+	const head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := newServer(t, &scripted{parts: c.parts, pause: 15 * time.Millisecond})
-			res, err := Do(context.Background(), Request{URL: srv.URL, Body: chatBody()})
+			// Each part is its own write after a pause, so each first
+			// usually has its own read; which read carried a part is told
+			// by the bytes, not by time: a busy machine may join parts.
+			url := rawServer(t, func(conn net.Conn) {
+				conn.Write([]byte(head))
+				for _, p := range c.parts {
+					time.Sleep(15 * time.Millisecond)
+					if _, err := conn.Write([]byte(p)); err != nil {
+						return
+					}
+				}
+			})
+			res, err := Do(context.Background(), Request{URL: url, Body: chatBody(), KeepReads: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			info := res.Info
-			// The stamps of the parts, from the events the stream saw: the
-			// first event is part 0; later parts come >= 10 ms apart.
-			at := func(p *float64) float64 {
-				if p == nil {
-					return -1
+			// stampOf is the stamp a first found in part k must carry: that
+			// of the read which brought the part's last byte (its event
+			// ends there).
+			stampOf := func(k int) *float64 {
+				if k < 0 {
+					return nil
 				}
-				return *p
-			}
-			base := at(info.FirstEventMs)
-			part := func(p *float64) int {
-				if p == nil {
-					return -1
+				end := len(head)
+				for _, p := range c.parts[:k+1] {
+					end += len(p)
 				}
-				return int((*p - base + 5) / 15)
+				got := 0
+				for _, rd := range res.Reads {
+					if got += rd.Bytes; got >= end {
+						return &rd.TMs
+					}
+				}
+				t.Fatalf("the reads brought %d bytes, part %d ends at byte %d", got, k, end)
+				return nil
 			}
 			ttft := (*float64)(nil)
 			if info.HasTTFT {
 				ttft = &info.TTFTMs
 			}
-			got := []int{part(info.FirstEventMs), part(info.FirstProgressMs), part(info.FirstReasoningMs), part(info.FirstToolCallMs), part(info.FirstOutputMs), part(ttft)}
+			show := func(p *float64) string {
+				if p == nil {
+					return "none"
+				}
+				return fmt.Sprintf("%.3f ms", *p)
+			}
+			got := []*float64{info.FirstEventMs, info.FirstProgressMs, info.FirstReasoningMs, info.FirstToolCallMs, info.FirstOutputMs, ttft}
 			want := []int{c.event, c.progress, c.reasoning, c.tool, c.output, c.ttft}
 			for i, name := range []string{"event", "progress", "reasoning", "tool call", "output", "ttft"} {
-				if got[i] != want[i] {
-					t.Errorf("first %s in part %d, want %d (event %.1f, progress %.1f, reasoning %.1f, tool %.1f, output %.1f)",
-						name, got[i], want[i], base, at(info.FirstProgressMs), at(info.FirstReasoningMs), at(info.FirstToolCallMs), at(info.FirstOutputMs))
+				w := stampOf(want[i])
+				if (got[i] == nil) != (w == nil) || (w != nil && *got[i] != *w) {
+					t.Errorf("first %s at %s, want %s (the read that brought part %d)", name, show(got[i]), show(w), want[i])
 				}
 			}
 			text := ""
