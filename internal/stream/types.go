@@ -13,20 +13,26 @@
 package stream
 
 import (
+	"crypto/tls"
 	"io"
 	"time"
 )
 
 // Request describes one streamed request.
 type Request struct {
-	// URL is the server's base URL, e.g. http://127.0.0.1:8080.
+	// URL is the server's base URL, e.g. http://127.0.0.1:8080 or
+	// https://api.example.com/v1.
 	URL string
-	// Path is appended to URL; default /v1/chat/completions (DefaultPath).
+	// Path is joined to URL (endpoint.Join: a base ending in /v1 is not
+	// doubled); default /v1/chat/completions (DefaultPath).
 	Path string
 	// Body is the complete JSON request body, sent as is (see EncodeBody).
 	Body []byte
 	// Header holds extra request headers (e.g. Authorization).
 	Header map[string]string
+	// TLS configures https (a private CA, or no verification); nil takes
+	// Go's defaults, which honour SSL_CERT_FILE and SSL_CERT_DIR.
+	TLS *tls.Config
 	// RawOut, when set, receives every byte of the response body exactly as
 	// read, also when the stream fails.
 	RawOut io.Writer
