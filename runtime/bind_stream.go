@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 )
 
@@ -21,6 +22,10 @@ type streamCall struct {
 	serverFrom string
 	// returnErrors: opts.errors == "return".
 	returnErrors bool
+	// ep is where the request goes (opts.server, else the VM's
+	// endpoint); headers are opts.headers, sent over the endpoint's.
+	ep      *endpoint.Endpoint
+	headers map[string]string
 }
 
 // streamBinding is
