@@ -53,11 +53,10 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 				label(e.cmd), h.ep.KeySource)
 		}
 	}
-	if l.Answered || l.Tracked != nil {
-		if err := e.settle(ctx, l); err != nil {
-			l.Release()
-			return nil, err
-		}
+	// Also where /health did not answer 200: a hosted API has none.
+	if err := e.settle(ctx, l); err != nil {
+		l.Release()
+		return nil, err
 	}
 	return l, nil
 }
