@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"net/url"
 	"sort"
 	"strings"
 
@@ -17,11 +16,7 @@ func (vm *VM) endpoint() *endpoint.Endpoint { return vm.cfg.Endpoint }
 
 // sameOrigin reports whether u is on the endpoint's scheme, host and
 // port: only there do the endpoint's key and headers go.
-func sameOrigin(ep *endpoint.Endpoint, u string) bool {
-	a, err1 := url.Parse(ep.Base)
-	b, err2 := url.Parse(u)
-	return err1 == nil && err2 == nil && a.Scheme == b.Scheme && strings.EqualFold(a.Host, b.Host)
-}
+func sameOrigin(ep *endpoint.Endpoint, u string) bool { return endpoint.SameOrigin(ep.Base, u) }
 
 // callOptions are the headers and TLS of a get or post to target: the
 // endpoint's headers only when target is on the endpoint's origin, so a

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -152,16 +151,10 @@ func (t *targetFlags) register(f *flagSet) {
 // check refuses a --server that cannot be a server's base URL before
 // anything starts, instead of at the first request.
 func (t *targetFlags) check(f *flagSet) error {
-	u, err := url.Parse(t.server)
-	switch {
-	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		return f.usageErrf("--server %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", t.server)
-	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return f.usageErrf("--server %q: want the server's base URL without a query, e.g. %s://%s", t.server, u.Scheme, u.Host)
-	}
 	ep, err := endpoint.Parse(t.server)
-	if err != nil {
-		return f.usageErr(err)
+	var bad *endpoint.URLError
+	if errors.As(err, &bad) {
+		return f.usageErrf("--server %q: %s", t.server, bad.Why)
 	}
 	t.server = ep.Base
 	if ep.Key, ep.KeySource, err = endpoint.ResolveKey(endpoint.KeyFlags{File: t.apiKeyFile, Flag: t.apiKey}); err != nil {

@@ -12,9 +12,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -324,4 +326,40 @@ func TLSConfig(caCert string, insecure bool) (*tls.Config, error) {
 	}
 	cfg.InsecureSkipVerify = insecure
 	return cfg, nil
+}
+
+// SameOrigin reports whether two URLs share scheme, host and port: only
+// there do an endpoint's key and headers go.
+func SameOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && ua.Scheme == ub.Scheme && strings.EqualFold(hostPort(ua), hostPort(ub))
+}
+
+// hostPort is u's host with its port, the scheme's default filled in.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" {
+		return u.Host + ":443"
+	}
+	return u.Host + ":80"
+}
+
+// HostPort splits a base URL into its host name and port (the scheme's
+// default when it names none).
+func HostPort(base string) (host string, port int, err error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return "", 0, &URLError{URL: base, Why: "want http://HOST:PORT, e.g. http://127.0.0.1:8080"}
+	}
+	_, portText, err := net.SplitHostPort(hostPort(u))
+	if err == nil {
+		port, err = strconv.Atoi(portText)
+	}
+	if err != nil || port <= 0 || port > 65535 {
+		return "", 0, &URLError{URL: base, Why: "bad port " + strconv.Quote(portText)}
+	}
+	return u.Hostname(), port, nil
 }

@@ -90,3 +90,19 @@ func describe(e *Endpoint) string {
 	}
 	return b.String()
 }
+
+func TestOriginAndHostPort(t *testing.T) {
+	if !SameOrigin("https://h/v1", "https://H:443/v1/models") || SameOrigin("http://h:1", "http://h:2/x") || SameOrigin("http://h", "https://h") {
+		t.Error("SameOrigin")
+	}
+	for _, c := range []struct {
+		base string
+		host string
+		port int
+	}{{"http://127.0.0.1:8080", "127.0.0.1", 8080}, {"https://h/v1", "h", 443}, {"http://[::1]:9", "::1", 9}, {"http://[::1]", "::1", 80}} {
+		h, p, err := HostPort(c.base)
+		if err != nil || h != c.host || p != c.port {
+			t.Errorf("HostPort(%q) = %q %d %v", c.base, h, p, err)
+		}
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -163,17 +161,9 @@ func (l *Lease) Kill() {
 // LocalAddr splits a server URL into the loopback host and the port a
 // server can be started on.
 func LocalAddr(raw string) (host string, port int, err error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", 0, fmt.Errorf("%q is not a URL like http://127.0.0.1:8080", raw)
-	}
-	host, portText := u.Hostname(), u.Port()
-	if portText == "" {
-		portText = "80"
-	}
-	port, err = strconv.Atoi(portText)
+	host, port, err = endpoint.HostPort(raw)
 	if err != nil {
-		return "", 0, fmt.Errorf("%q: bad port: %w", raw, err)
+		return "", 0, fmt.Errorf("%q is not a URL like http://127.0.0.1:8080: %w", raw, err)
 	}
 	if host == "localhost" {
 		host = "127.0.0.1"
