@@ -11,16 +11,9 @@ import (
 	"ttftlab/internal/stream"
 )
 
-// serverURL resolves a path against SERVER; absolute URLs pass through.
-func (vm *VM) serverURL(base, p string) string {
-	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
-		return p
-	}
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
-	return strings.TrimRight(base, "/") + p
-}
+// serverURL resolves a path against SERVER (endpoint.Join); absolute
+// URLs pass through.
+func (vm *VM) serverURL(p string) string { return vm.endpoint().URL(p) }
 
 // callCtx is the context a blocking binding must honour.
 func (vm *VM) callCtx(L *lua.LState) context.Context {
@@ -33,8 +26,8 @@ func (vm *VM) callCtx(L *lua.LState) context.Context {
 // fetch GETs a server path; network failures raise a Lua error naming the
 // URL.
 func (vm *VM) fetch(L *lua.LState, binding, p string) (url string, status int, body []byte) {
-	url = vm.serverURL(vm.cfg.Server, p)
-	status, body, err := stream.Get(vm.callCtx(L), url)
+	url = vm.serverURL(p)
+	status, body, err := stream.Get(vm.callCtx(L), url, vm.callOptions(url))
 	if err != nil {
 		msg := err.Error()
 		if !strings.Contains(msg, url) {

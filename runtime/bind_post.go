@@ -28,8 +28,8 @@ func (vm *VM) post(L *lua.LState) int {
 	default:
 		L.ArgError(2, "a table (sent as JSON) or a string expected, got "+v.Type().String())
 	}
-	url := vm.serverURL(vm.cfg.Server, p)
-	status, body, err := stream.Post(vm.callCtx(L), url, payload)
+	url := vm.serverURL(p)
+	status, body, err := stream.Post(vm.callCtx(L), url, payload, vm.callOptions(url))
 	if err != nil {
 		msg := err.Error()
 		if !strings.Contains(msg, url) {

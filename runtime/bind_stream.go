@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 )
 
@@ -23,6 +24,10 @@ type streamCall struct {
 	returnErrors bool
 	// api is opts.api, else the command's --api (Config.API).
 	api stream.API
+	// ep is where the request goes (opts.server, else the VM's
+	// endpoint); headers are opts.headers, sent over the endpoint's.
+	ep      *endpoint.Endpoint
+	headers map[string]string
 }
 
 // streamBinding is

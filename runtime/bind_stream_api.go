@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 )
 
@@ -58,7 +59,7 @@ func (vm *VM) shapeBody(L *lua.LState, c *streamCall) {
 	switch c.api {
 	case stream.APICompletions:
 		if b.RawGetString("prompt") == lua.LNil {
-			b.RawSetString("prompt", lua.LString(vm.completionPrompt(L, c.req.URL, b.RawGetString("messages"))))
+			b.RawSetString("prompt", lua.LString(vm.completionPrompt(L, c.ep, b.RawGetString("messages"))))
 		}
 		b.RawSetString("messages", lua.LNil)
 	case stream.APIResponses:
@@ -102,7 +103,8 @@ func inputItems(L *lua.LState, messages lua.LValue) lua.LValue {
 // /apply-template when it has one (404, 405 or 501 say it has not, and
 // are remembered), else plainPrompt. When the server cannot be reached
 // the plain layout is used and the stream itself reports the failure.
-func (vm *VM) completionPrompt(L *lua.LState, server string, messages lua.LValue) string {
+func (vm *VM) completionPrompt(L *lua.LState, ep *endpoint.Endpoint, messages lua.LValue) string {
+	server := ep.Base
 	list, err := vm.json.encodeJSON(messages, false)
 	if err != nil {
 		L.RaiseError("stream: the messages cannot be sent as JSON: %v", err)
@@ -114,8 +116,8 @@ func (vm *VM) completionPrompt(L *lua.LState, server string, messages lua.LValue
 	}
 	if !st.noTemplate[server] {
 		payload := append(append([]byte(`{"messages":`), list...), '}')
-		url := strings.TrimRight(server, "/") + "/apply-template"
-		status, answer, err := stream.Post(vm.callCtx(L), url, payload)
+		url := ep.URL("/apply-template")
+		status, answer, err := stream.Post(vm.callCtx(L), url, payload, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
 		switch {
 		case err != nil:
 			return plainPrompt(L, messages)

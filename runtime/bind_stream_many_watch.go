@@ -61,10 +61,10 @@ func (m *many) watchServer() func() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	url, begin := m.vm.cfg.Server, m.begin
+	ep, begin := m.vm.endpoint(), m.begin
 	go func() {
 		defer close(done)
-		llamaserver.Watch(ctx, url, w.every, func(s llamaserver.Sample) {
+		llamaserver.Watch(ctx, ep, w.every, func(s llamaserver.Sample) {
 			w.write(s, time.Since(begin))
 		})
 	}()

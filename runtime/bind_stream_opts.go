@@ -58,10 +58,14 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 	case "path":
 		c.req.Path = optStr(L, label, v)
 	case "server":
-		c.req.URL = strings.TrimRight(optStr(L, label, v), "/")
+		if t, ok := v.(*lua.LTable); ok {
+			c.ep = vm.endpointFromTable(L, t)
+		} else {
+			c.ep = vm.endpointFromURL(optStr(L, label, v))
+		}
 		c.serverFrom = label
 	case "headers":
-		c.req.Header = optHeaders(L, v)
+		c.headers = optHeaders(L, v)
 	case "on_chunk":
 		c.onChunk = optFunc(L, v)
 	case "errors":
@@ -105,12 +109,27 @@ func (vm *VM) buildCall(L *lua.LState, messages, opts lua.LValue) streamCall {
 
 func (vm *VM) newCall(L *lua.LState, messages lua.LValue) streamCall {
 	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Timeout: vm.cfg.RequestTimeout,
-		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER"), api: vm.cfg.API}
+		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER"),
+		api: vm.cfg.API, ep: vm.endpoint()}
 	c.body.RawSetString("messages", vm.messages(L, messages))
 	return c
 }
 
 func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
+	c.req.URL, c.req.TLS = c.ep.Base, c.ep.TLS
+	c.req.Header = c.ep.Headers()
+	if len(c.headers) > 0 {
+		if c.req.Header == nil {
+			c.req.Header = map[string]string{}
+		}
+		for k, v := range c.headers {
+			c.req.Header[k] = v
+		}
+	}
+	// The model goes in every body unless the script set one.
+	if c.ep.Model != "" && c.body.RawGetString("model") == lua.LNil {
+		c.body.RawSetString("model", lua.LString(c.ep.Model))
+	}
 	vm.shapeBody(L, &c)
 	body, err := vm.json.encodeJSON(c.body, false)
 	if err != nil {

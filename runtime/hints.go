@@ -34,7 +34,7 @@ func streamHint(err error, serverFrom string) string {
 	case stream.KindHTTP:
 		switch {
 		case se.Status == http.StatusNotFound:
-			return "; check that " + serverFrom + " is the server's base URL, without a path"
+			return "; check that " + serverFrom + " is the server's base URL (http://HOST:PORT, or a hosted API's https://HOST/v1)"
 		case se.Status >= 300 && se.Status < 400:
 			return "; use that address as " + serverFrom
 		}

@@ -9,13 +9,18 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 )
 
 // Config is what a script run needs from the command line.
 type Config struct {
 	// Server is the base URL of the LLM server, e.g. http://127.0.0.1:8080.
+	// With Endpoint set it is Endpoint.Base.
 	Server string
+	// Endpoint is the server and how to reach it (API key, headers, TLS,
+	// model name); nil: Server with none of them.
+	Endpoint *endpoint.Endpoint
 	// Out is the folder results are written to; the file bindings create
 	// it at their first write, so a run that writes nothing leaves none.
 	Out string
@@ -114,7 +119,14 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = os.Stderr
 	}
-	cfg.Server = strings.TrimRight(cfg.Server, "/")
+	if cfg.Endpoint == nil {
+		base := strings.TrimRight(cfg.Server, "/")
+		if clean, err := endpoint.ParseBase(cfg.Server); err == nil {
+			base = clean
+		}
+		cfg.Endpoint = &endpoint.Endpoint{Base: base}
+	}
+	cfg.Server = cfg.Endpoint.Base
 	if cfg.Command == "" {
 		cfg.Command = "ttftlab"
 	}

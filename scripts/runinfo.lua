@@ -36,6 +36,8 @@ function M.server_of(p)
     cache_ram = args and arg_after(args, { "--cache-ram", "-cram" }) or json_null,
     args = args and json_array(args) or json_null,
     build = p.build_info or json_null,
+    -- how ttftlab reached it: the key only as "set from SOURCE"
+    endpoint = info.endpoint or json_null,
   })
 end
 

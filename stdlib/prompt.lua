@@ -107,9 +107,11 @@ function M.prepend(text, line)
 end
 
 -- call POSTs body to path on server through the host's post(); it
--- returns the decoded answer, or nil and a message.
+-- returns the decoded answer, or nil and a message. On SERVER the path
+-- goes to post() as it is, so the host joins it to the endpoint (a base
+-- ending in /v1 included) and sends the endpoint's key and headers.
 local function call(server, path, body)
-  local ok, decoded, text, status = pcall(post, server .. path, body)
+  local ok, decoded, text, status = pcall(post, server == SERVER and path or server .. path, body)
   if not ok then
     -- post's message carries this file's position; the caller's is added
     -- when the message is raised.

@@ -80,6 +80,20 @@ type RunServer struct {
 	CacheRAM *float64 `json:"cache_ram"`
 	Args     []string `json:"args"`
 	Build    *string  `json:"build"`
+	// Endpoint is how ttftlab reached the server (server_info().endpoint).
+	Endpoint *RunEndpoint `json:"endpoint,omitempty"`
+}
+
+// RunEndpoint is the endpoint as artifacts record it: the API key only as
+// where it was set ("set from OPENAI_API_KEY"), secret headers redacted.
+type RunEndpoint struct {
+	URL       string            `json:"url"`
+	APIKey    string            `json:"api_key,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Model     string            `json:"model,omitempty"`
+	ModelFrom string            `json:"model_from,omitempty"`
+	CACert    string            `json:"ca_cert,omitempty"`
+	Insecure  bool              `json:"insecure,omitempty"`
 }
 
 // LoadLevel is one level of the sweep.

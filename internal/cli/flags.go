@@ -4,11 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/url"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/synth"
@@ -120,10 +121,29 @@ func envOr(key, def string) string {
 // targetFlags say where a script's server, output and inputs are.
 type targetFlags struct {
 	server, out, kb, serverLog string
+	// The endpoint's flags: the key, extra headers, TLS, the model name.
+	apiKey, apiKeyFile, caCert, modelName string
+	headers                               []string
+	insecure                              bool
+	// ep is the endpoint made of them by check.
+	ep *endpoint.Endpoint
 }
 
 func (t *targetFlags) register(f *flagSet) {
-	f.StringVar(&t.server, "server", envOr("TTFTLAB_SERVER", "http://127.0.0.1:8080"), "base URL of the LLM server (env TTFTLAB_SERVER)")
+	f.StringVar(&t.server, "server", envOr("TTFTLAB_SERVER", "http://127.0.0.1:8080"),
+		"base URL of the LLM server, e.g. http://127.0.0.1:8080 or https://api.example.com/v1 (env TTFTLAB_SERVER)")
+	f.StringVar(&t.apiKey, "api-key", "", "API key sent as Authorization: Bearer `KEY` (default: $TTFTLAB_API_KEY, else $OPENAI_API_KEY); never printed or written")
+	f.StringVar(&t.apiKeyFile, "api-key-file", "", "read the API key from `FILE` (keeps it out of the process list)")
+	f.Func("header", "extra request header `'Name: value'` on every request (repeatable); secret-looking values are shown redacted", func(v string) error {
+		if _, _, err := endpoint.ParseHeader(v); err != nil {
+			return err
+		}
+		t.headers = append(t.headers, v)
+		return nil
+	})
+	f.StringVar(&t.caCert, "ca-cert", "", "trust the CA certificates in PEM `FILE` for https, besides the system's (SSL_CERT_FILE replaces the system's)")
+	f.BoolVar(&t.insecure, "insecure", false, "https without verifying the server's certificate (a warning says so)")
+	f.StringVar(&t.modelName, "model-name", "", "model `NAME` sent as \"model\" in every request body (default: the one id GET /v1/models lists)")
 	f.StringVar(&t.out, "out", envOr("TTFTLAB_OUT", "./out"), "folder for artifacts, created if missing (env TTFTLAB_OUT)")
 	f.StringVar(&t.kb, "kb", "", "folder of *.md knowledge-base documents (default: the bundled KB)")
 	f.StringVar(&t.serverLog, "server-log", "", "llama-server's log `file`, searched for cancellation evidence")
@@ -132,14 +152,37 @@ func (t *targetFlags) register(f *flagSet) {
 // check refuses a --server that cannot be a server's base URL before
 // anything starts, instead of at the first request.
 func (t *targetFlags) check(f *flagSet) error {
-	u, err := url.Parse(t.server)
-	switch {
-	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		return f.usageErrf("--server %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", t.server)
-	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "":
-		return f.usageErrf("--server %q: want the server's base URL without a path, e.g. %s://%s", t.server, u.Scheme, u.Host)
+	ep, err := endpoint.Parse(t.server)
+	var bad *endpoint.URLError
+	if errors.As(err, &bad) {
+		return f.usageErrf("--server %q: %s", t.server, bad.Why)
 	}
-	t.server = strings.TrimRight(t.server, "/")
+	t.server = ep.Base
+	if ep.Key, ep.KeySource, err = endpoint.ResolveKey(endpoint.KeyFlags{File: t.apiKeyFile, Flag: t.apiKey}); err != nil {
+		return f.usageErr(err)
+	}
+	for _, h := range t.headers {
+		name, value, _ := endpoint.ParseHeader(h)
+		if ep.Header == nil {
+			ep.Header = map[string]string{}
+		}
+		ep.Header[http.CanonicalHeaderKey(name)] = value
+	}
+	if ep.TLS, err = endpoint.TLSConfig(t.caCert, t.insecure); err != nil {
+		return f.usageErr(err)
+	}
+	ep.CACert, ep.Insecure = t.caCert, t.insecure
+	if t.modelName != "" {
+		ep.Model, ep.ModelSource = t.modelName, "--model-name"
+	}
+	name := label(f.env.cmd)
+	if ep.Key != "" {
+		fmt.Fprintf(f.env.Err, "%s: API key from %s\n", name, ep.KeySource)
+	}
+	if t.insecure {
+		fmt.Fprintf(f.env.Err, "%s: warning: --insecure: the server's TLS certificate is not verified; anyone on the path can read and change the traffic, the API key included\n", name)
+	}
+	t.ep = ep
 	return nil
 }
 

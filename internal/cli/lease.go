@@ -29,13 +29,16 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 	if err != nil {
 		return nil, err
 	}
-	want := llamaserver.Want{URL: h.server, Options: h.start.options(), Progress: e.Out}
+	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out}
 	if n == serverOrSynth && h.start.model == "" {
 		want.Fallback = func(context.Context) (string, error) { return e.synthModel(h) }
 	}
 	l, err := llamaserver.Ensure(ctx, reg, want)
 	if err != nil {
 		return nil, leaseHint(err, h)
+	}
+	if l.Endpoint == nil {
+		l.Endpoint = h.ep
 	}
 	switch {
 	case l.Answered && h.start.model != "":
@@ -45,6 +48,15 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 			e.signals.onHardExit(l.Kill)
 		}
 		fmt.Fprintf(e.Out, "llama-server is up at %s (PID %d)\n", l.URL, l.Tracked.PID)
+		if h.ep.Key != "" {
+			fmt.Fprintf(e.Err, "%s: the llama-server ttftlab started has no API key: the key from %s is not sent to it\n",
+				label(e.cmd), h.ep.KeySource)
+		}
+	}
+	// Also where /health did not answer 200: a hosted API has none.
+	if err := e.settle(ctx, l); err != nil {
+		l.Release()
+		return nil, err
 	}
 	return l, nil
 }
@@ -81,7 +93,14 @@ func leaseHint(err error, h *hostFlags) error {
 	var none *llamaserver.NoServerError
 	var notLocal *llamaserver.NotLocalError
 	var notLLM *llamaserver.NotLLMError
+	var tlsErr *llamaserver.TLSError
 	switch {
+	case errors.As(err, &tlsErr) && h.insecure:
+		return err
+	case errors.As(err, &tlsErr):
+		return fmt.Errorf("%w.\n"+
+			"  Trust the server's CA:            --ca-cert FILE.pem (or SSL_CERT_FILE=FILE.pem)\n"+
+			"  or skip verification (unsafe):    --insecure", err)
 	case errors.As(err, &notLLM) && notLLM.Health.Loading:
 		return fmt.Errorf("%w; wait until it has loaded (`ttftlab server status` tells), or point --server at another server", err)
 	case errors.As(err, &notLLM):

@@ -58,7 +58,7 @@ prompts. :help lists the bindings and commands.`)
 	defer c.env.release(lease, &c.flags)
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
-		Server: c.flags.server, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
+		Server: c.flags.server, Endpoint: lease.Endpoint, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
 		RequestTimeout: c.flags.requestTimeout, API: c.flags.api,
 	})
@@ -89,7 +89,7 @@ func (c *replCmd) session(ctx context.Context, vm *runtime.VM) int {
 		}
 		fmt.Fprintf(e.Out, "ttftlab %s: Lua prompt for %s. :help lists the bindings, Tab completes, Ctrl-C stops a statement, Ctrl-D leaves.\n",
 			buildVersion(), c.flags.server)
-		if status, ok := llamaserver.Health(ctx, c.flags.server); !ok {
+		if status, ok := llamaserver.Health(ctx, c.flags.ep); !ok {
 			fmt.Fprintf(e.Out, "note: %s/health: %s. stream() fails until a server answers there: start one with 'ttftlab server up --model FILE.gguf', or restart with --model FILE.gguf.\n",
 				c.flags.server, status)
 		}

@@ -53,7 +53,7 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	}
 	defer e.release(lease, &s.flags)
 	log := serverLog(lease, &s.flags)
-	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log})
+	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint})
 	if s.finish == nil {
 		return err
 	}
@@ -70,6 +70,9 @@ func (e *env) runScript(ctx context.Context, s script) error {
 // execScript runs the script once in a new VM made from the flags and cfg.
 func (e *env) execScript(ctx context.Context, s script, cfg runtime.Config) error {
 	cfg.Server, cfg.KBDir, cfg.Args, cfg.StopOnFailure = s.flags.server, s.flags.kb, s.args, s.stopOnFailure
+	if cfg.Endpoint == nil {
+		cfg.Endpoint = s.flags.ep
+	}
 	cfg.Sources, cfg.Command, cfg.Stdout, cfg.Stderr = s.flags.sources(), invokedAs(), e.Out, e.Err
 	cfg.Params, cfg.RequestTimeout, cfg.API = s.params, s.flags.requestTimeout, s.flags.api
 	vm, err := runtime.New(ctx, cfg)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
 )
 
@@ -54,7 +55,7 @@ func listTracked(ctx context.Context, reg *llamaserver.Registry, out io.Writer) 
 		code := statusStale
 		if st.Alive() {
 			proc, code = "alive", 0
-			info := llamaserver.Ask(ctx, st.URL)
+			info := llamaserver.Ask(ctx, &endpoint.Endpoint{Base: st.URL})
 			health = info.Health
 			if !info.Healthy {
 				code = statusDown

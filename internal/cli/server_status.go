@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
 )
 
@@ -53,7 +54,7 @@ func (c *serverStatusCmd) Run(ctx context.Context, args []string) error {
 	} else {
 		fmt.Fprintf(out, "no server started by ttftlab on port %d; asking %s\n", p, url)
 	}
-	info := llamaserver.Ask(ctx, url)
+	info := llamaserver.Ask(ctx, &endpoint.Endpoint{Base: url})
 	printProbe(out, info)
 	if !info.Healthy {
 		return exitCode(statusDown)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
 )
 
@@ -62,7 +63,7 @@ func TestServerLifecycle(t *testing.T) {
 	os.WriteFile(script, []byte(`local i = server_info()
 print(i.tracked, i.pid, i.healthy, i.n_ctx, i.slots, i.processing, i.log_path, i.model)`), 0o644)
 	code, out, errOut = runCLI("run", script, "--server", st.URL, "--out", t.TempDir())
-	probe := llamaserver.Ask(context.Background(), st.URL)
+	probe := llamaserver.Ask(context.Background(), &endpoint.Endpoint{Base: st.URL})
 	want := fmt.Sprintf("true\t%d\ttrue\t%d\t1\t0\t%s\t%s\n", st.PID, probe.NCtx, st.LogPath, model)
 	if code != 0 || out != want {
 		t.Errorf("server_info() printed %q (exit %d, %s), want %q", out, code, errOut, want)

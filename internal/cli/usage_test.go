@@ -78,7 +78,7 @@ func TestServerURLCheckedAtStart(t *testing.T) {
 		{"run", script, "--server", "127.0.0.1:8080"},
 		{"lab", "--server", "127.0.0.1:8080"},
 		{"repl", "--server", "localhost:8080"},
-		{"run", script, "--server", "http://127.0.0.1:8080/v1"},
+		{"run", script, "--server", "http://127.0.0.1:8080/?model=x"},
 	} {
 		code, stdout, stderr := runCLI(args...)
 		if code != 2 || strings.Contains(stdout, "ran") || !strings.Contains(stderr, "want") || !strings.Contains(stderr, "http://") {

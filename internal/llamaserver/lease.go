@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
-	"strconv"
+	"strings"
 	"time"
+
+	"ttftlab/internal/endpoint"
 )
 
 // Want says what a command needs at a URL: a server that answers, and how
 // to start one when nothing does.
 type Want struct {
-	// URL is where the server must answer, e.g. http://127.0.0.1:8080.
-	URL string
+	// Endpoint is where the server must answer and how to ask it (key,
+	// headers, TLS).
+	Endpoint *endpoint.Endpoint
 	// Options start a server when nothing answers at URL (Host and Port
 	// come from URL). With no Options.Model, Fallback picks one.
 	Options Options
@@ -31,6 +33,9 @@ type Want struct {
 type Lease struct {
 	// URL is the server's base URL.
 	URL string
+	// Endpoint is how to reach it: want.Endpoint for a server that
+	// answered, the same without a key for one Ensure started.
+	Endpoint *endpoint.Endpoint
 	// Answered is true when a server already answered at URL.
 	Answered bool
 	// Tracked is the server Ensure started, nil when it started none.
@@ -65,6 +70,19 @@ func (e *NotLLMError) Error() string {
 	return fmt.Sprintf("something answers at %s, but not as an LLM server: GET /health gave %s", e.URL, e.Health.Summary)
 }
 
+// TLSError says a server answers at an https URL but its TLS handshake
+// failed: an untrusted certificate, or plain HTTP.
+type TLSError struct {
+	URL string
+	Err error
+}
+
+func (e *TLSError) Error() string {
+	return fmt.Sprintf("a server answers at %s, but TLS failed: %v", e.URL, e.Err)
+}
+
+func (e *TLSError) Unwrap() error { return e.Err }
+
 // NotLocalError says a server cannot be started for a URL that is not on
 // this machine's loopback.
 type NotLocalError struct {
@@ -80,25 +98,32 @@ func (e *NotLocalError) Error() string {
 // want.Fallback. Without a model to serve the lease has no server, unless
 // want.Required makes that a *NoServerError.
 func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
-	health := CheckHealth(ctx, want.URL)
+	ep := want.Endpoint
+	health := CheckHealth(ctx, ep)
 	if health.OK {
-		l := &Lease{URL: want.URL, Answered: true}
-		if st := reg.ForURL(want.URL); st != nil && st.Alive() {
+		l := &Lease{URL: ep.Base, Endpoint: ep, Answered: true}
+		if st := reg.ForURL(ep.Base); st != nil && st.Alive() {
 			l.Log = st.LogPath
 		}
 		return l, nil
 	}
 	wantsServer := want.Required || want.Options.Model != "" || want.Fallback != nil
 	switch {
+	case health.TLS != nil:
+		// A TLS server is there: it answered a handshake ttftlab refused.
+		return nil, &TLSError{URL: ep.Base, Err: health.TLS}
 	case health.Answered && wantsServer:
 		// Starting one there would only find the port taken.
-		return nil, &NotLLMError{URL: want.URL, Health: health}
+		return nil, &NotLLMError{URL: ep.Base, Health: health}
 	case want.Options.Model == "" && want.Fallback == nil && want.Required:
-		return nil, &NoServerError{URL: want.URL, Health: health.Summary}
+		return nil, &NoServerError{URL: ep.Base, Health: health.Summary}
 	case want.Options.Model == "" && want.Fallback == nil:
-		return &Lease{URL: want.URL}, nil
+		return &Lease{URL: ep.Base, Endpoint: ep}, nil
+	case strings.HasPrefix(ep.Base, "https:"):
+		// The server ttftlab starts speaks plain HTTP.
+		return nil, &NoServerError{URL: ep.Base, Health: health.Summary + "; ttftlab starts llama-server only on http://"}
 	}
-	host, port, err := LocalAddr(want.URL)
+	host, port, err := LocalAddr(ep.Base)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +138,8 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Lease{URL: t.URL, Tracked: t, Log: t.LogPath}, nil
+	// A server ttftlab starts has no key.
+	return &Lease{URL: t.URL, Endpoint: ep.WithoutKey().WithBase(t.URL), Tracked: t, Log: t.LogPath}, nil
 }
 
 // Release stops the server the lease started, if any.
@@ -135,17 +161,9 @@ func (l *Lease) Kill() {
 // LocalAddr splits a server URL into the loopback host and the port a
 // server can be started on.
 func LocalAddr(raw string) (host string, port int, err error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", 0, fmt.Errorf("%q is not a URL like http://127.0.0.1:8080", raw)
-	}
-	host, portText := u.Hostname(), u.Port()
-	if portText == "" {
-		portText = "80"
-	}
-	port, err = strconv.Atoi(portText)
+	host, port, err = endpoint.HostPort(raw)
 	if err != nil {
-		return "", 0, fmt.Errorf("%q: bad port: %w", raw, err)
+		return "", 0, fmt.Errorf("%q is not a URL like http://127.0.0.1:8080: %w", raw, err)
 	}
 	if host == "localhost" {
 		host = "127.0.0.1"

@@ -3,19 +3,29 @@ package llamaserver
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 )
 
-// Health asks url/health once through stream.Get (and its timeout
-// policy); ok is true for 200 {"status":"ok"}. status describes what was
-// seen: "ok", "loading model", "not answering", "HTTP 404 ...".
-func Health(ctx context.Context, url string) (status string, ok bool) {
-	r := CheckHealth(ctx, url)
+// Health asks the endpoint's /health once through stream.Get (and its
+// timeout policy), with the endpoint's headers and TLS; ok is true for
+// 200 {"status":"ok"}. status describes what was seen: "ok", "loading
+// model", "not answering", "HTTP 404 ...".
+func Health(ctx context.Context, ep *endpoint.Endpoint) (status string, ok bool) {
+	r := CheckHealth(ctx, ep)
 	return r.Summary, r.OK
+}
+
+// get is one GET of a path of the endpoint, with its headers and TLS.
+func get(ctx context.Context, ep *endpoint.Endpoint, path string) (int, []byte, http.Header, error) {
+	return stream.GetHeader(ctx, ep.URL(path), stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
 }
 
 // HealthReport is what one GET /health found.
@@ -31,12 +41,19 @@ type HealthReport struct {
 	// Summary is "ok", "loading model", "not answering" or
 	// "HTTP 404 (text/html): <start of the body>".
 	Summary string
+	// TLS is the handshake's failure when a TLS server answered but was
+	// not trusted (its certificate, or plain HTTP at an https URL): a
+	// server is there, so none may be started on its port.
+	TLS error
 }
 
-// CheckHealth asks url/health once through stream.Get.
-func CheckHealth(ctx context.Context, url string) HealthReport {
-	code, body, header, err := stream.GetHeader(ctx, url+"/health")
+// CheckHealth asks the endpoint's /health once through stream.Get.
+func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
+	code, body, header, err := get(ctx, ep, "/health")
 	if err != nil {
+		if tlsFailure(err) {
+			return HealthReport{Answered: true, TLS: err, Summary: "TLS failed: " + err.Error()}
+		}
 		return HealthReport{Summary: "not answering"}
 	}
 	r := HealthReport{Answered: true, Status: code, ContentType: header.Get("Content-Type")}
@@ -77,9 +94,9 @@ type Probe struct {
 
 // Ask queries a server's health, model, context and slots. Fields it could
 // not read stay zero.
-func Ask(ctx context.Context, url string) Probe {
+func Ask(ctx context.Context, ep *endpoint.Endpoint) Probe {
 	var p Probe
-	p.Health, p.Healthy = Health(ctx, url)
+	p.Health, p.Healthy = Health(ctx, ep)
 	if !p.Healthy {
 		return p
 	}
@@ -90,13 +107,13 @@ func Ask(ctx context.Context, url string) Probe {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
 	}
-	if getJSON(ctx, url+"/props", &props) == nil {
+	if getJSON(ctx, ep, "/props", &props) == nil {
 		p.Model, p.Slots, p.NCtx = props.ModelPath, props.TotalSlots, props.Gen.NCtx
 	}
 	var slots []struct {
 		IsProcessing bool `json:"is_processing"`
 	}
-	if getJSON(ctx, url+"/slots", &slots) == nil {
+	if getJSON(ctx, ep, "/slots", &slots) == nil {
 		for _, s := range slots {
 			if s.IsProcessing {
 				p.Processing++
@@ -106,13 +123,25 @@ func Ask(ctx context.Context, url string) Probe {
 	return p
 }
 
-func getJSON(ctx context.Context, url string, v any) error {
-	code, body, err := stream.Get(ctx, url)
+func getJSON(ctx context.Context, ep *endpoint.Endpoint, path string, v any) error {
+	code, body, _, err := get(ctx, ep, path)
 	if err != nil {
 		return err
 	}
 	if code != http.StatusOK {
-		return fmt.Errorf("GET %s: HTTP %d", url, code)
+		return fmt.Errorf("GET %s: HTTP %d", ep.URL(path), code)
 	}
 	return json.Unmarshal(body, v)
+}
+
+// tlsFailure reports a request that reached a server but failed in the
+// TLS handshake: an untrusted certificate, or plain HTTP at an https URL.
+func tlsFailure(err error) bool {
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var alert tls.AlertError
+	return errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
+		errors.As(err, &invalid) || errors.As(err, &alert) || errors.Is(err, stream.ErrPlainHTTP)
 }

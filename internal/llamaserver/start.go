@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"ttftlab/internal/endpoint"
 )
 
 // Options configure one llama-server process. The zero values of Host, Ctx,
@@ -139,7 +141,8 @@ func (s *Server) waitHealthy(ctx context.Context, o Options) error {
 	defer tick.Stop()
 	lastProgress := start
 	for {
-		status, ok := Health(ctx, s.URL)
+		// A server ttftlab starts has no key and speaks plain HTTP.
+		status, ok := Health(ctx, &endpoint.Endpoint{Base: s.URL})
 		if ok {
 			return nil
 		}

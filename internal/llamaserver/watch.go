@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"ttftlab/internal/stream"
+	"ttftlab/internal/endpoint"
 )
 
 // Sample is what the server said about itself at one moment of a load.
@@ -27,14 +27,14 @@ type Sample struct {
 	PredictedPerS *float64
 }
 
-// Watch samples url's /slots and /metrics every `every` until ctx ends,
+// Watch samples the endpoint's /slots and /metrics every `every` until ctx ends,
 // handing each sample to f (on Watch's goroutine). Endpoints that answer
 // with an error (a server without --metrics) are left out of the samples.
-func Watch(ctx context.Context, url string, every time.Duration, f func(Sample)) {
+func Watch(ctx context.Context, ep *endpoint.Endpoint, every time.Duration, f func(Sample)) {
 	begin := time.Now()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	w := watch{url: url, metrics: true}
+	w := watch{ep: ep, metrics: true}
 	for {
 		f(w.sample(ctx, time.Since(begin)))
 		select {
@@ -46,7 +46,7 @@ func Watch(ctx context.Context, url string, every time.Duration, f func(Sample))
 }
 
 type watch struct {
-	url       string
+	ep        *endpoint.Endpoint
 	metrics   bool // false once /metrics said it is not there
 	lastTotal float64
 	lastAt    time.Duration
@@ -58,7 +58,7 @@ func (w *watch) sample(ctx context.Context, at time.Duration) Sample {
 	var slots []struct {
 		IsProcessing bool `json:"is_processing"`
 	}
-	if code, body, err := stream.Get(ctx, w.url+"/slots"); err == nil && code == http.StatusOK && json.Unmarshal(body, &slots) == nil {
+	if code, body, _, err := get(ctx, w.ep, "/slots"); err == nil && code == http.StatusOK && json.Unmarshal(body, &slots) == nil {
 		busy, total := 0, len(slots)
 		for _, sl := range slots {
 			if sl.IsProcessing {
@@ -74,7 +74,7 @@ func (w *watch) sample(ctx context.Context, at time.Duration) Sample {
 }
 
 func (w *watch) readMetrics(ctx context.Context, s *Sample) {
-	code, body, err := stream.Get(ctx, w.url+"/metrics")
+	code, body, _, err := get(ctx, w.ep, "/metrics")
 	if err != nil {
 		return
 	}

@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/sse"
 )
 
@@ -27,6 +27,9 @@ const (
 // options are settings tests need and callers do not.
 type options struct {
 	tls *tls.Config
+	// header is a Get's or Post's extra headers (a stream's are
+	// Request.Header).
+	header map[string]string
 }
 
 // Do sends req on a fresh connection and reads the streamed answer.
@@ -47,6 +50,9 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 }
 
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
+	if opt.tls == nil {
+		opt.tls = req.TLS
+	}
 	r := &run{req: req, ctx: ctx, res: &Result{Info: Info{API: req.API}}}
 	path := req.Path
 	if path == "" {
@@ -78,11 +84,11 @@ func sourceOf(set uint8) StampSource {
 	return SourceMixed
 }
 
-// requestURL joins the server's base URL and the path, rejecting what
-// cannot be a server address.
+// requestURL joins the server's base URL and the path (endpoint.Join),
+// rejecting what cannot be a server address.
 func requestURL(base, path string) (string, error) {
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	clean, err := endpoint.ParseBase(base)
+	if err != nil {
 		e := &Error{Kind: KindRequest, URL: base, Err: err,
 			text: fmt.Sprintf("bad server URL %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", base)}
 		return "", e
@@ -90,10 +96,7 @@ func requestURL(base, path string) (string, error) {
 	if path == "" {
 		path = DefaultPath
 	}
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
-	}
-	return strings.TrimRight(base, "/") + path, nil
+	return endpoint.Join(clean, path), nil
 }
 
 // EncodeBody encodes a request body for Go callers, without HTML

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -19,32 +20,51 @@ const (
 	getBodyLimit = 16 << 20
 )
 
+// GetOptions are what a Get or Post sends besides its URL: the
+// endpoint's headers (an API key's Authorization among them) and its TLS
+// configuration (nil: Go's defaults).
+type GetOptions struct {
+	Header map[string]string
+	TLS    *tls.Config
+}
+
 // Get fetches url with a plain GET on a fresh connection, for llama-server's
 // /health, /props and /slots. Every HTTP status is an answer (a 503 while
 // the model loads is not an error); err is an *Error when no complete answer
-// came.
-func Get(ctx context.Context, url string) (status int, body []byte, err error) {
-	status, body, _, err = get(ctx, url, options{})
+// came. At most one GetOptions is used.
+func Get(ctx context.Context, url string, o ...GetOptions) (status int, body []byte, err error) {
+	status, body, _, err = send(ctx, http.MethodGet, url, nil, withCall(options{}, o))
 	return status, body, err
 }
 
 // GetHeader is Get that also returns the response headers (nil when none
 // came).
-func GetHeader(ctx context.Context, url string) (status int, body []byte, header http.Header, err error) {
-	return get(ctx, url, options{})
+func GetHeader(ctx context.Context, url string, o ...GetOptions) (status int, body []byte, header http.Header, err error) {
+	return send(ctx, http.MethodGet, url, nil, withCall(options{}, o))
 }
 
 // Post sends body as JSON to url with a POST on a fresh connection, for the
 // server's small API calls (/tokenize, /apply-template, ...), under the
 // same policy as Get: every status is an answer, GetTimeout bounds the
 // whole exchange.
-func Post(ctx context.Context, url string, body []byte) (status int, answer []byte, err error) {
-	status, answer, _, err = send(ctx, http.MethodPost, url, body, options{})
+func Post(ctx context.Context, url string, body []byte, o ...GetOptions) (status int, answer []byte, err error) {
+	status, answer, _, err = send(ctx, http.MethodPost, url, body, withCall(options{}, o))
 	return status, answer, err
 }
 
 func get(ctx context.Context, url string, opt options) (int, []byte, http.Header, error) {
 	return send(ctx, http.MethodGet, url, nil, opt)
+}
+
+// withCall adds a caller's GetOptions to the internal options.
+func withCall(opt options, o []GetOptions) options {
+	if len(o) > 0 {
+		if o[0].TLS != nil {
+			opt.tls = o[0].TLS
+		}
+		opt.header = o[0].Header
+	}
+	return opt
 }
 
 // send is one short request: a GET without a body, or a POST of JSON.
@@ -67,6 +87,9 @@ func send(ctx context.Context, method, url string, payload []byte, opt options) 
 		return 0, nil, nil, newError(KindRequest, method, url, err, "cannot build the request: %v", err)
 	}
 	req.Header.Set("User-Agent", "ttftlab")
+	for k, v := range opt.header {
+		req.Header.Set(k, v)
+	}
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

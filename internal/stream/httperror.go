@@ -75,7 +75,8 @@ func httpHint(resp *http.Response, se serverError) string {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return fmt.Sprintf("; the server redirects to %q", resp.Header.Get("Location"))
 	case resp.StatusCode == http.StatusUnauthorized:
-		return "; the server wants an API key: send it as an Authorization: Bearer header"
+		return "; the server wants an API key, or refused the one sent: pass it with --api-key KEY " +
+			"(or --api-key-file FILE, TTFTLAB_API_KEY, OPENAI_API_KEY)"
 	case resp.StatusCode == http.StatusServiceUnavailable:
 		return "; the server is not ready (still loading the model?): wait until GET /health answers 200"
 	case resp.StatusCode >= 500:

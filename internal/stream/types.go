@@ -13,16 +13,19 @@
 package stream
 
 import (
+	"crypto/tls"
 	"io"
 	"time"
 )
 
 // Request describes one streamed request.
 type Request struct {
-	// URL is the server's base URL, e.g. http://127.0.0.1:8080.
+	// URL is the server's base URL, e.g. http://127.0.0.1:8080 or
+	// https://api.example.com/v1.
 	URL string
-	// Path is appended to URL; default the API's path
-	// (/v1/chat/completions for APIChat, DefaultPath).
+	// Path is joined to URL (endpoint.Join: a base ending in /v1 is not
+	// doubled); default the API's path (/v1/chat/completions for APIChat,
+	// DefaultPath).
 	Path string
 	// API is the streaming API the body speaks and the answer follows:
 	// chat (the zero value), completions or responses.
@@ -31,6 +34,9 @@ type Request struct {
 	Body []byte
 	// Header holds extra request headers (e.g. Authorization).
 	Header map[string]string
+	// TLS configures https (a private CA, or no verification); nil takes
+	// Go's defaults, which honour SSL_CERT_FILE and SSL_CERT_DIR.
+	TLS *tls.Config
 	// RawOut, when set, receives every byte of the response body exactly as
 	// read, also when the stream fails.
 	RawOut io.Writer

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"ttftlab/internal/endpoint"
+	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/stream"
+)
+
+// ErrSeveralModels says GET /v1/models listed more than one model and
+// --model-name chose none.
+var ErrSeveralModels = errors.New("the server lists several models")
+
+// settle finishes the endpoint once a server answers: it refuses a key
+// the server does not accept, at once and with the server's own words,
+// and picks the model name (--model-name, else the one id GET /v1/models
+// lists).
+func (e *env) settle(ctx context.Context, l *llamaserver.Lease) error {
+	ep := l.Endpoint
+	models, err := e.listModels(ctx, ep)
+	if err != nil {
+		return err
+	}
+	if err := refusedKey(ctx, ep, "/props"); err != nil {
+		return err
+	}
+	if ep.Model != "" {
+		return nil
+	}
+	switch len(models) {
+	case 0:
+		return nil
+	case 1:
+		ep.Model, ep.ModelSource = models[0], "GET /v1/models"
+		return nil
+	}
+	return fmt.Errorf("%w at %s: %s; choose one with --model-name NAME", ErrSeveralModels,
+		ep.URL("/v1/models"), strings.Join(models, ", "))
+}
+
+// listModels reads the ids of GET /v1/models; none when the server has no
+// such list. A 401 or 403 is the key refused: an error.
+func (e *env) listModels(ctx context.Context, ep *endpoint.Endpoint) ([]string, error) {
+	url := ep.URL("/v1/models")
+	status, body, err := stream.Get(ctx, url, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
+	if err != nil {
+		return nil, nil
+	}
+	if err := authError(url, status, body, ep); err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, nil
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &list) != nil {
+		return nil, nil
+	}
+	var ids []string
+	for _, m := range list.Data {
+		if m.ID != "" {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids, nil
+}
+
+// refusedKey asks path once: llama-server with --api-key answers 401 on
+// everything but /health and /v1/models, so a wrong key shows here before
+// any measurement. Other answers say nothing about the key.
+func refusedKey(ctx context.Context, ep *endpoint.Endpoint, path string) error {
+	url := ep.URL(path)
+	status, body, err := stream.Get(ctx, url, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
+	if err != nil {
+		return nil
+	}
+	return authError(url, status, body, ep)
+}
+
+// authError is a 401 or 403 as the user reads it: the server's own
+// message and the flag that fixes it.
+func authError(url string, status int, body []byte, ep *endpoint.Endpoint) error {
+	if status != http.StatusUnauthorized && status != http.StatusForbidden {
+		return nil
+	}
+	msg := serverMessage(body)
+	if ep.Key == "" {
+		return fmt.Errorf("GET %s answered %d: %s; the server wants an API key: pass it with --api-key KEY "+
+			"(or --api-key-file FILE, TTFTLAB_API_KEY, OPENAI_API_KEY)", url, status, msg)
+	}
+	return fmt.Errorf("GET %s answered %d: %s; the server refused the API key from %s: check --api-key", url, status, msg, ep.KeySource)
+}
+
+// serverMessage is error.message of an OpenAI-style error body, else the
+// start of the body.
+func serverMessage(body []byte) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
+		return fmt.Sprintf("%q", e.Error.Message)
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// hostedFake is a hosted API as voice teams meet it: 401 on every path
+// without the right key, 404 on /health, a /v1/models list, and streamed
+// chat completions. It keeps every request it saw.
+type hostedFake struct {
+	key    string
+	models []string
+	mu     sync.Mutex
+	seen   []seenRequest
+}
+
+type seenRequest struct {
+	Path, Auth, Model, Trace string
+}
+
+func (f *hostedFake) requests() []seenRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]seenRequest(nil), f.seen...)
+}
+
+func (f *hostedFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var b struct {
+		Model string `json:"model"`
+	}
+	json.Unmarshal(body, &b)
+	f.mu.Lock()
+	f.seen = append(f.seen, seenRequest{Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Model: b.Model, Trace: r.Header.Get("X-Trace")})
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get("Authorization") != "Bearer "+f.key {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		return
+	}
+	switch r.URL.Path {
+	case "/v1/models":
+		var data []string
+		for _, m := range f.models {
+			data = append(data, fmt.Sprintf(`{"id":%q,"object":"model"}`, m))
+		}
+		fmt.Fprintf(w, `{"object":"list","data":[%s]}`, strings.Join(data, ","))
+	case "/v1/chat/completions":
+		if b.Model == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"message":"you must provide a model parameter"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello.\"}}]}\n\n")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":{"message":"not found"}}`)
+	}
+}
+
+// endpointScript streams once and writes what server_info() says of the
+// endpoint, and what get() of /v1/models answered, into the out folder.
+const endpointScript = `
+local chunks = stream({{role = "user", content = "hi"}})
+local text = {}
+for _, c in ipairs(chunks) do text[#text + 1] = c.text end
+local status = get("/v1/models")
+write_json("endpoint.json", {endpoint = server_info().endpoint, text = table.concat(text), models_status = status})
+print("streamed: " .. table.concat(text))
+`
+
+func epScript(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.lua")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHostedAPIEndpoint: the key from OPENAI_API_KEY, a base ending in /v1,
+// the one model /v1/models lists sent as "model", an extra header on every
+// request, and the key in no output.
+// Fails before this change: no request carried a key or a model.
+func TestHostedAPIEndpoint(t *testing.T) {
+	const key = "sk-hosted-4f1d9c2b7e"
+	fake := &hostedFake{key: key, models: []string{"gpt-test-mini"}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	t.Setenv("TTFTLAB_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", key)
+	out := t.TempDir()
+	script := epScript(t, endpointScript)
+	code, stdout, stderr := runCLI("run", script, "--server", srv.URL+"/v1", "--out", out,
+		"--header", "X-Trace: run-7", "--header", "X-Org-Token: tok-"+key)
+	t.Logf("run:\n%s%s", stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "streamed: Hello.") {
+		t.Fatalf("run against the hosted fake exited %d", code)
+	}
+	if !strings.Contains(stderr, "API key from OPENAI_API_KEY") {
+		t.Errorf("stderr does not say where the key came from: %q", stderr)
+	}
+	for _, r := range fake.requests() {
+		if r.Auth != "Bearer "+key || r.Trace != "run-7" {
+			t.Errorf("%s came without the endpoint's headers: auth set %v, X-Trace %q", r.Path, r.Auth != "", r.Trace)
+		}
+		if strings.HasPrefix(r.Path, "/v1/v1") {
+			t.Errorf("the /v1 base was doubled: %s", r.Path)
+		}
+		if r.Path == "/v1/chat/completions" && r.Model != "gpt-test-mini" {
+			t.Errorf("the stream sent model %q, want the one /v1/models lists", r.Model)
+		}
+	}
+	var got struct {
+		Endpoint     map[string]any `json:"endpoint"`
+		ModelsStatus float64        `json:"models_status"`
+	}
+	readJSON(t, filepath.Join(out, "endpoint.json"), &got)
+	if got.Endpoint["api_key"] != "set from OPENAI_API_KEY" || got.Endpoint["model"] != "gpt-test-mini" ||
+		got.Endpoint["url"] != srv.URL+"/v1" || got.ModelsStatus != 200 {
+		t.Errorf("server_info().endpoint = %v, get(/v1/models) = %v", got.Endpoint, got.ModelsStatus)
+	}
+	if h, _ := got.Endpoint["headers"].(map[string]any); h["X-Org-Token"] != "[redacted]" || h["X-Trace"] != "run-7" {
+		t.Errorf("headers shown as %v, want X-Org-Token redacted and X-Trace shown", got.Endpoint["headers"])
+	}
+	requireNoKey(t, key, out, stdout, stderr)
+}
+
+// TestHostedAPINoKey: without a key the run stops at once with the
+// server's own message and a hint naming --api-key; a wrong key too.
+func TestHostedAPINoKey(t *testing.T) {
+	const key = "sk-hosted-a83c51"
+	for _, c := range []struct {
+		name, env, want string
+	}{
+		{"none", "", "pass it with --api-key KEY"},
+		{"wrong", "sk-wrong-key-9", "refused the API key from TTFTLAB_API_KEY"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fake := &hostedFake{key: key, models: []string{"m"}}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			t.Setenv("OPENAI_API_KEY", "")
+			t.Setenv("TTFTLAB_API_KEY", c.env)
+			code, stdout, stderr := runCLI("run", epScript(t, endpointScript), "--server", srv.URL+"/v1", "--out", t.TempDir())
+			if code != 1 || !strings.Contains(stderr, "Incorrect API key provided.") || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, want 1 with the server's message and %q:\n%s%s", code, c.want, stdout, stderr)
+			}
+			if n := len(fake.requests()); n > 3 {
+				t.Errorf("the server saw %d requests before ttftlab stopped, want at most 3 (health, models, props)", n)
+			}
+			if c.env != "" {
+				requireNoKey(t, c.env, "", stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestModelName: several models listed stop the run and name them;
+// --model-name picks one; a script's own body.model wins.
+func TestModelName(t *testing.T) {
+	const key = "sk-models-77"
+	fake := &hostedFake{key: key, models: []string{"chat-a", "embed-b", "whisper-c"}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("TTFTLAB_API_KEY", "")
+	keyFile := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
+	script := epScript(t, endpointScript)
+	code, stdout, stderr := runCLI("run", script, "--server", srv.URL, "--api-key-file", keyFile, "--out", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "chat-a, embed-b, whisper-c") || !strings.Contains(stderr, "--model-name") {
+		t.Fatalf("several models: exit %d, want 1 naming them and --model-name:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI("run", script, "--server", srv.URL, "--api-key-file", keyFile, "--model-name", "chat-a", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("--model-name: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	own := epScript(t, `stream({{role = "user", content = "hi"}}, {body = {model = "mine"}})`)
+	if code, stdout, stderr = runCLI("run", own, "--server", srv.URL, "--api-key-file", keyFile, "--model-name", "chat-a", "--out", t.TempDir()); code != 0 {
+		t.Fatalf("body.model: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	var models []string
+	for _, r := range fake.requests() {
+		if r.Path == "/v1/chat/completions" {
+			models = append(models, r.Model)
+		}
+	}
+	if strings.Join(models, ",") != "chat-a,mine" {
+		t.Errorf("models sent: %v, want chat-a (--model-name) then mine (the script's body)", models)
+	}
+	if !strings.Contains(stderr, "API key from --api-key-file") {
+		t.Errorf("stderr does not name the key file as the source: %q", stderr)
+	}
+}
+
+// requireNoKey fails when key appears in any file under dir (when dir is
+// not "") or in any of the texts.
+func requireNoKey(t *testing.T, key, dir string, texts ...string) {
+	t.Helper()
+	for i, s := range texts {
+		if strings.Contains(s, key) {
+			t.Errorf("the key appears in output %d", i)
+		}
+	}
+	if dir == "" {
+		return
+	}
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("reading %s: %v", p, err)
+		} else if strings.Contains(string(data), key) {
+			t.Errorf("the key appears in %s", p)
+		}
+		return nil
+	})
+	if n == 0 {
+		t.Errorf("no file in %s to search for the key", dir)
+	}
+}

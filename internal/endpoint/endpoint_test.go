@@ -1,0 +1,108 @@
+package endpoint
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJoinOnce(t *testing.T) {
+	cases := []struct{ base, path, want string }{
+		{"http://127.0.0.1:8080", "/v1/chat/completions", "http://127.0.0.1:8080/v1/chat/completions"},
+		{"http://127.0.0.1:8080/", "health", "http://127.0.0.1:8080/health"},
+		{"https://api.example.com/v1", "/v1/chat/completions", "https://api.example.com/v1/chat/completions"},
+		{"https://api.example.com/v1/", "/v1/models", "https://api.example.com/v1/models"},
+		{"https://api.example.com/v1", "/health", "https://api.example.com/health"},
+		{"http://h:1/proxy", "/v1/models", "http://h:1/proxy/v1/models"},
+		{"http://h:1", "http://other:2/x", "http://other:2/x"},
+	}
+	for _, c := range cases {
+		if got := Join(c.base, c.path); got != c.want {
+			t.Errorf("Join(%q, %q) = %q, want %q", c.base, c.path, got, c.want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, bad := range []string{"", "127.0.0.1:8080", "ftp://h", "http://h?x=1", "http://u:p@h"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+	e, err := Parse("https://api.example.com/v1/")
+	if err != nil || e.Base != "https://api.example.com/v1" {
+		t.Fatalf("Parse = %+v, %v", e, err)
+	}
+}
+
+func TestKeyOrderAndRedaction(t *testing.T) {
+	env := map[string]string{"OPENAI_API_KEY": "sk-open", "TTFTLAB_API_KEY": ""}
+	get := func(k string) string { return env[k] }
+	key, src, err := ResolveKey(KeyFlags{Getenv: get})
+	if err != nil || key != "sk-open" || src != "OPENAI_API_KEY" {
+		t.Fatalf("env: %q %q %v", key, src, err)
+	}
+	env["TTFTLAB_API_KEY"] = "sk-lab"
+	if key, src, _ = ResolveKey(KeyFlags{Getenv: get}); key != "sk-lab" || src != "TTFTLAB_API_KEY" {
+		t.Fatalf("TTFTLAB_API_KEY first: %q %q", key, src)
+	}
+	if key, src, _ = ResolveKey(KeyFlags{Flag: "sk-flag", Getenv: get}); key != "sk-flag" || src != "--api-key" {
+		t.Fatalf("flag first: %q %q", key, src)
+	}
+	e := &Endpoint{Base: "http://h:1", Key: "sk-secret-1", KeySource: "--api-key",
+		Header: map[string]string{"X-Api-Key": "sk-secret-2", "X-Trace": "abc", "Authorization": "Basic sk-secret-3"}}
+	all := e.String() + " " + strings.Join(values(e.Shown()), " ") + " " + describe(e)
+	if strings.Contains(all, "sk-secret") {
+		t.Fatalf("a secret is shown: %s", all)
+	}
+	if e.Shown()["X-Trace"] != "abc" || e.Headers()["Authorization"] != "Basic sk-secret-3" {
+		t.Fatalf("headers: %v", e.Headers())
+	}
+	if e.Describe()["api_key"] != "set from --api-key" {
+		t.Fatalf("describe: %v", e.Describe())
+	}
+	if _, _, err := ParseHeader("X-Token sk-secret-4"); err == nil || strings.Contains(err.Error(), "sk-secret") {
+		t.Fatalf("bad header error: %v", err)
+	}
+}
+
+func values(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func describe(e *Endpoint) string {
+	var b strings.Builder
+	for k, v := range e.Describe() {
+		b.WriteString(k)
+		b.WriteString("=")
+		if m, ok := v.(map[string]any); ok {
+			for hk, hv := range m {
+				b.WriteString(hk + ":" + hv.(string) + ",")
+			}
+			continue
+		}
+		if s, ok := v.(string); ok {
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+func TestOriginAndHostPort(t *testing.T) {
+	if !SameOrigin("https://h/v1", "https://H:443/v1/models") || SameOrigin("http://h:1", "http://h:2/x") || SameOrigin("http://h", "https://h") {
+		t.Error("SameOrigin")
+	}
+	for _, c := range []struct {
+		base string
+		host string
+		port int
+	}{{"http://127.0.0.1:8080", "127.0.0.1", 8080}, {"https://h/v1", "h", 443}, {"http://[::1]:9", "::1", 9}, {"http://[::1]", "::1", 80}} {
+		h, p, err := HostPort(c.base)
+		if err != nil || h != c.host || p != c.port {
+			t.Errorf("HostPort(%q) = %q %d %v", c.base, h, p, err)
+		}
+	}
+}
