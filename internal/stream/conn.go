@@ -9,10 +9,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ttftlab/internal/wire"
 )
 
 const (
-	dialTimeout = 10 * time.Second
+	dialTimeout = wire.DialTimeout
 	// ioBufferSize sizes the transport's socket buffers: one read can take a
 	// whole burst of events, one write a large prompt.
 	ioBufferSize = 64 << 10
@@ -137,22 +139,8 @@ func (c *closer) armT0() {
 	}
 }
 
-// dialNoDelay dials and sets TCP_NODELAY. Go sets it by default; it is set
-// explicitly because a delayed request write would shift t0.
-func dialNoDelay(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := net.Dialer{Timeout: dialTimeout}
-	conn, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	if tcp, ok := conn.(*net.TCPConn); ok {
-		if err := tcp.SetNoDelay(true); err != nil {
-			conn.Close()
-			return nil, err
-		}
-	}
-	return conn, nil
-}
+// dialNoDelay dials with TCP_NODELAY set (see wire.DialNoDelay).
+var dialNoDelay = wire.DialNoDelay
 
 // timedConn reads the clock right before the first request write.
 type timedConn struct {

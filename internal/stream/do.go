@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ttftlab/internal/sse"
+	"ttftlab/internal/wire"
 )
 
 const (
@@ -123,10 +124,8 @@ type run struct {
 	// The hand-off from the reader: the batch being worked through, and
 	// for the raw-socket client the body's framing and the body bytes that
 	// came in the read that completed the head.
-	h        *handoff
-	batch    []readMsg
-	bi       int
-	frame    *framing
+	h        *wire.Handoff
+	frame    *wire.Framing
 	start    []byte
 	startSt  stamp
 	hasStart bool
@@ -178,11 +177,11 @@ func (r *run) executeHTTP(reqCtx context.Context, body []byte, opt options) erro
 	if err := r.checkResponse(resp); err != nil {
 		return err
 	}
-	r.h = newHandoff()
-	rd := startNetReader(resp.Body, r.clk, r.h, &r.lastRead)
+	r.h = wire.NewHandoff()
+	rd := wire.StartReader(resp.Body, r.clk.forWire(), r.h, &r.lastRead)
 	defer func() {
 		r.cl.close(closedEnd)
-		rd.stop()
+		rd.Stop()
 		r.recycle()
 	}()
 	return r.stream()

@@ -19,6 +19,10 @@ import (
 // threads block in epoll_pwait2 (the poller) or recvmsg (WireThread),
 // which neither Go's runtime (its netpoller uses epoll_pwait, its idle
 // threads futex) nor the test servers (read) ever do.
+// sysEpollPwait2 is the system call the poller waits in (wire's
+// epollWait).
+const sysEpollPwait2 = 441
+
 type resources struct{ goroutines, readerThreads, fds int }
 
 func countResources(t *testing.T) resources {

@@ -3,6 +3,8 @@ package stream
 import (
 	"fmt"
 	"net/url"
+
+	"ttftlab/internal/wire"
 )
 
 // Wire chooses how Do reads the answer. The zero value takes the most exact
@@ -49,7 +51,7 @@ func ParseWire(s string) (Wire, error) {
 // choose is the wire a request to u takes: the raw-socket client serves
 // plain http:// where the platform has it; https keeps net/http's TLS.
 func (w Wire) choose(u *url.URL, opt options) Wire {
-	if !rawSupported || u.Scheme != "http" || opt.tls != nil || w == WireNetHTTP {
+	if !wire.Supported || u.Scheme != "http" || opt.tls != nil || w == WireNetHTTP {
 		return WireNetHTTP
 	}
 	if w == WireThread {
