@@ -48,6 +48,9 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 }
 
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
+	if opt.tls == nil {
+		opt.tls = req.TLS
+	}
 	r := &run{req: req, ctx: ctx, res: &Result{}}
 	target, err := requestURL(req.URL, req.Path)
 	if err != nil {
@@ -124,7 +127,7 @@ type run struct {
 	// The hand-off from the reader: the batch being worked through, and
 	// for the raw-socket client the body's framing and the body bytes that
 	// came in the read that completed the head.
-	h        *wire.Handoff
+	h        wire.Reads
 	frame    *wire.Framing
 	start    []byte
 	startSt  stamp
@@ -152,7 +155,7 @@ func (r *run) execute(body []byte, opt options) error {
 	defer r.cleanup()
 	r.startTimers()
 	if w := r.req.Wire.choose(u, opt); w != WireNetHTTP {
-		return r.executeRaw(reqCtx, u, body, w)
+		return r.executeRaw(reqCtx, u, body, w, opt)
 	}
 	return r.executeHTTP(reqCtx, body, opt)
 }
@@ -177,8 +180,9 @@ func (r *run) executeHTTP(reqCtx context.Context, body []byte, opt options) erro
 	if err := r.checkResponse(resp); err != nil {
 		return err
 	}
-	r.h = wire.NewHandoff()
-	rd := wire.StartReader(resp.Body, r.clk.forWire(), r.h, &r.lastRead)
+	h := wire.NewHandoff()
+	r.h = h
+	rd := wire.StartReader(resp.Body, r.clk.forWire(), h, &r.lastRead)
 	defer func() {
 		r.cl.close(closedEnd)
 		rd.Stop()

@@ -21,12 +21,13 @@ func (c rawConn) t0() (time.Duration, bool) { return c.T0() }
 // socket is read by the poller thread (WireEpoll) or a thread of its own
 // (WireThread), never by Go's netpoller, and every read carries its
 // stamp to this goroutine through a handoff.
-func (r *run) executeRaw(reqCtx context.Context, u *url.URL, body []byte, w Wire) error {
+func (r *run) executeRaw(reqCtx context.Context, u *url.URL, body []byte, w Wire, opt options) error {
 	head, err := wire.RequestHead(u, r.req.Header, len(body))
 	if err != nil {
 		return newError(KindRequest, "POST", r.url, err, "cannot build the request: %v", err)
 	}
-	c, err := wire.Dial(reqCtx, hostPort(u), wire.Options{Clock: r.clk.forWire(), KernelStamps: !r.req.NoKernelStamps, Last: &r.lastRead})
+	addr := hostPort(u)
+	c, err := wire.Dial(reqCtx, addr, wire.Options{Clock: r.clk.forWire(), KernelStamps: !r.req.NoKernelStamps, Last: &r.lastRead})
 	if err != nil {
 		return r.failedBeforeHeaders(err)
 	}
@@ -50,10 +51,18 @@ func (r *run) executeRaw(reqCtx context.Context, u *url.URL, body []byte, w Wire
 		c.Release()
 		r.recycle()
 	}()
+	write := c.WriteAll
+	if u.Scheme == "https" {
+		tc := wire.Client(c, tlsConfig(opt.tls, addr))
+		if err := probedHandshake(reqCtx, addr, func() { c.Close() }, tc.Handshake); err != nil {
+			return r.failedBeforeHeaders(err)
+		}
+		r.h, write = tc, tc.WriteAll
+	}
 	// A failed write still lets a response that came first be read (a
 	// server may refuse a request before reading all of it), as net/http
 	// does; without one, the write error is what went wrong.
-	werr := c.WriteAll(head, body, r.cl.afterT0)
+	werr := write(head, body, r.cl.afterT0)
 	resp, err := r.readHead()
 	if err != nil {
 		if werr != nil && !errors.Is(werr, wire.ErrWriteClosed) {
@@ -122,10 +131,14 @@ func (r *run) readHead() (*http.Response, error) {
 	}
 }
 
-// hostPort is the address to dial for u (port 80 when it names none).
+// hostPort is the address to dial for u (port 80, or 443 for https, when
+// it names none).
 func hostPort(u *url.URL) string {
 	if u.Port() != "" {
 		return u.Host
+	}
+	if u.Scheme == "https" {
+		return net.JoinHostPort(u.Hostname(), "443")
 	}
 	return net.JoinHostPort(u.Hostname(), "80")
 }

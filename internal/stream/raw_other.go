@@ -7,6 +7,6 @@ import (
 	"net/url"
 )
 
-func (r *run) executeRaw(context.Context, *url.URL, []byte, Wire) error {
+func (r *run) executeRaw(context.Context, *url.URL, []byte, Wire, options) error {
 	panic("stream: the raw-socket client is Linux-only")
 }

@@ -13,6 +13,7 @@
 package stream
 
 import (
+	"crypto/tls"
 	"io"
 	"time"
 )
@@ -27,6 +28,9 @@ type Request struct {
 	Body []byte
 	// Header holds extra request headers (e.g. Authorization).
 	Header map[string]string
+	// TLS configures https (a private CA, or no verification); nil takes
+	// Go's defaults, which honour SSL_CERT_FILE and SSL_CERT_DIR.
+	TLS *tls.Config
 	// RawOut, when set, receives every byte of the response body exactly as
 	// read, also when the stream fails.
 	RawOut io.Writer

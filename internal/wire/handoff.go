@@ -268,3 +268,15 @@ func (h *Handoff) ReadPauses() int {
 	defer h.mu.Unlock()
 	return h.pauses
 }
+
+// Reads is where a request's reads come from, in order, each with its
+// stamp: a Handoff (the socket's reads) or a TLSConn (the records
+// decrypted from them).
+type Reads interface {
+	// Next returns the next read; its Data stays valid until the next call.
+	Next() Msg
+	// Recycle returns the buffers held, once the reader has stopped.
+	Recycle()
+	// ReadPauses is how often the reader stopped at the backlog bound.
+	ReadPauses() int
+}

@@ -8,12 +8,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// writeAll writes the request, reading the clock for t0 right before the
+// WriteAll writes the request, reading the clock for t0 right before the
 // first byte goes to the socket and calling afterT0 once that first write
 // has returned.
 func (c *Conn) WriteAll(head, body []byte, afterT0 func()) error {
-	bufs := [][]byte{head, body}
-	first := true
+	return c.write([][]byte{head, body}, true, afterT0)
+}
+
+// write writes bufs whole; with t0 set it reads the clock for t0 right
+// before the first byte goes to the socket and calls afterT0 once that
+// first write has returned.
+func (c *Conn) write(bufs [][]byte, t0 bool, afterT0 func()) error {
+	first := t0
 	for len(bufs) > 0 {
 		if first {
 			c.start.Store(int64(c.sock.clk.Now()))

@@ -34,6 +34,13 @@ const (
 	ModeThread
 )
 
+func (m Mode) String() string {
+	if m == ModeThread {
+		return "thread"
+	}
+	return "epoll"
+}
+
 // Options configure Dial.
 type Options struct {
 	// Clock is the request's clock: every stamp counts from its base.
