@@ -2,10 +2,10 @@ package stream
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,13 +173,16 @@ func (c *timedConn) t0() (time.Duration, bool) {
 }
 
 // newTransport builds a transport for exactly one request: no keep-alive (a
-// fresh connection each time), no environment proxy (measurements must hit
-// the server itself), no transparent gzip (raw bytes stay raw), HTTP/1.1
-// only (so closing the connection cuts this one request), and a TLS
-// handshake that notices a plain-HTTP server (tlsDial).
-func newTransport(dial func(context.Context, string, string) (net.Conn, error), tlsConf *tls.Config) *http.Transport {
+// fresh connection each time), the proxy opt.proxy chooses (by default the
+// environment's), no transparent gzip (raw bytes stay raw), HTTP/1.1 only
+// (so closing the connection cuts this one request), and a TLS handshake
+// that notices a plain-HTTP server (tlsDial; through a proxy's tunnel
+// net/http does the handshake with TLSClientConfig).
+func newTransport(dial func(context.Context, string, string) (net.Conn, error), opt options) *http.Transport {
+	tlsConf := opt.tls
 	return &http.Transport{
-		Proxy:               nil,
+		Proxy:               func(req *http.Request) (*url.URL, error) { return proxyFor(opt.proxy, req.URL) },
+		TLSClientConfig:     tlsConf,
 		DialContext:         dial,
 		DisableKeepAlives:   true,
 		DisableCompression:  true,

@@ -28,6 +28,8 @@ const (
 // options are settings tests need and callers do not.
 type options struct {
 	tls *tls.Config
+	// proxy is Request.Proxy, for Get and Post too.
+	proxy func(*url.URL) (*url.URL, error)
 }
 
 // Do sends req on a fresh connection and reads the streamed answer.
@@ -50,6 +52,9 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
 	if opt.tls == nil {
 		opt.tls = req.TLS
+	}
+	if opt.proxy == nil {
+		opt.proxy = req.Proxy
 	}
 	r := &run{req: req, ctx: ctx, res: &Result{}}
 	target, err := requestURL(req.URL, req.Path)
@@ -167,7 +172,7 @@ func (r *run) executeHTTP(reqCtx context.Context, body []byte, opt options) erro
 	if err != nil {
 		return newError(KindRequest, "POST", r.url, err, "cannot build the request: %v", err)
 	}
-	resp, err := newClient(newTransport(r.cl.dial, opt.tls)).Do(hreq)
+	resp, err := newClient(newTransport(r.cl.dial, opt)).Do(hreq)
 	headersAt := r.clk.now()
 	if err != nil {
 		return r.failedBeforeHeaders(err)

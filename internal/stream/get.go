@@ -70,7 +70,7 @@ func send(ctx context.Context, method, url string, payload []byte, opt options) 
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := newClient(newTransport(dialNoDelay, opt.tls)).Do(req)
+	resp, err := newClient(newTransport(dialNoDelay, opt)).Do(req)
 	if err != nil {
 		return 0, nil, nil, requestError(ctx, method, url, limit, err)
 	}

@@ -22,13 +22,31 @@ func (c rawConn) t0() (time.Duration, bool) { return c.T0() }
 // (WireThread), never by Go's netpoller, and every read carries its
 // stamp to this goroutine through a handoff.
 func (r *run) executeRaw(reqCtx context.Context, u *url.URL, body []byte, w Wire, opt options) error {
-	head, err := wire.RequestHead(u, r.req.Header, len(body))
+	proxy, err := proxyFor(opt.proxy, u)
+	if err != nil {
+		return newError(KindRequest, "POST", r.url, err, "cannot choose a proxy: %v", err)
+	}
+	if proxy != nil && proxy.Scheme != "http" {
+		return r.executeHTTP(reqCtx, body, opt) // net/http speaks https and socks5 proxies
+	}
+	var head []byte
+	if proxy != nil && u.Scheme == "http" {
+		head, err = wire.ProxiedRequestHead(u, proxy, r.req.Header, len(body))
+	} else {
+		head, err = wire.RequestHead(u, r.req.Header, len(body))
+	}
 	if err != nil {
 		return newError(KindRequest, "POST", r.url, err, "cannot build the request: %v", err)
 	}
-	addr := hostPort(u)
-	c, err := wire.Dial(reqCtx, addr, wire.Options{Clock: r.clk.forWire(), KernelStamps: !r.req.NoKernelStamps, Last: &r.lastRead})
+	addr, dialAddr := hostPort(u), hostPort(u)
+	if proxy != nil {
+		dialAddr = hostPort(proxy)
+	}
+	c, err := wire.Dial(reqCtx, dialAddr, wire.Options{Clock: r.clk.forWire(), KernelStamps: !r.req.NoKernelStamps, Last: &r.lastRead})
 	if err != nil {
+		if proxy != nil {
+			err = &net.OpError{Op: "proxyconnect", Net: "tcp", Err: err}
+		}
 		return r.failedBeforeHeaders(err)
 	}
 	r.h = c.Handoff()
@@ -53,8 +71,20 @@ func (r *run) executeRaw(reqCtx context.Context, u *url.URL, body []byte, w Wire
 	}()
 	write := c.WriteAll
 	if u.Scheme == "https" {
+		if proxy != nil {
+			if err := c.Connect(addr, proxy); err != nil {
+				return r.failedBeforeHeaders(err)
+			}
+		}
 		tc := wire.Client(c, tlsConfig(opt.tls, addr))
-		if err := probedHandshake(reqCtx, addr, func() { c.Close() }, tc.Handshake); err != nil {
+		handshake := tc.Handshake
+		if proxy == nil {
+			// The plain-HTTP probe dials the server itself: not through a proxy.
+			handshake = func(ctx context.Context) error {
+				return probedHandshake(ctx, addr, func() { c.Close() }, tc.Handshake)
+			}
+		}
+		if err := boundedHandshake(reqCtx, handshake); err != nil {
 			return r.failedBeforeHeaders(err)
 		}
 		r.h, write = tc, tc.WriteAll

@@ -81,6 +81,18 @@ func probedHandshake(ctx context.Context, addr string, closeRaw func(), handshak
 	return err
 }
 
+// boundedHandshake runs a handshake within dialTimeout; a handshake that
+// got an HTTP answer to its ClientHello fails with ErrPlainHTTP.
+func boundedHandshake(ctx context.Context, handshake func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	err := handshake(ctx)
+	if looksLikePlainHTTP(err) {
+		return ErrPlainHTTP
+	}
+	return err
+}
+
 // looksLikePlainHTTP reports a handshake that got an HTTP answer to its
 // ClientHello.
 func looksLikePlainHTTP(err error) bool {

@@ -15,6 +15,7 @@ package stream
 import (
 	"crypto/tls"
 	"io"
+	"net/url"
 	"time"
 )
 
@@ -31,6 +32,13 @@ type Request struct {
 	// TLS configures https (a private CA, or no verification); nil takes
 	// Go's defaults, which honour SSL_CERT_FILE and SSL_CERT_DIR.
 	TLS *tls.Config
+	// Proxy chooses the proxy for the request's URL (nil result: none),
+	// as http.Transport.Proxy does; nil takes the environment's
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY by net/http's rules
+	// (http.ProxyFromEnvironment), which never proxy loopback. http://
+	// goes to an HTTP proxy in absolute form, https:// through a CONNECT
+	// tunnel; the stamps are of the reads from the proxy.
+	Proxy func(*url.URL) (*url.URL, error)
 	// RawOut, when set, receives every byte of the response body exactly as
 	// read, also when the stream fails.
 	RawOut io.Writer

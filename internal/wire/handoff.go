@@ -134,9 +134,11 @@ type Handoff struct {
 	// resume restarts a paused reader; called by take outside the lock.
 	resume func()
 
-	// The caller's side: the batch being worked through.
+	// The caller's side: the batch being worked through, and a read put
+	// back (unread) to come first.
 	batch []Msg
 	bi    int
+	back  *Msg
 }
 
 // waker wakes a goroutine parked in take from a reader's thread.
@@ -219,6 +221,10 @@ func (h *Handoff) take(dst []Msg) []Msg {
 // read's Data stays valid until its arena is used up, which is after the
 // caller has moved on by a whole arena of later reads.
 func (h *Handoff) Next() Msg {
+	if m := h.back; m != nil {
+		h.back = nil
+		return *m
+	}
 	for {
 		if h.bi == len(h.batch) {
 			h.batch, h.bi = h.take(h.batch), 0
@@ -232,6 +238,9 @@ func (h *Handoff) Next() Msg {
 		return m
 	}
 }
+
+// unread makes m the next read Next returns.
+func (h *Handoff) unread(m Msg) { h.back = &m }
 
 // Recycle returns every buffer still held, by the caller's batch or the
 // queue, once the reader has stopped.

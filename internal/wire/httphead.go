@@ -19,8 +19,28 @@ const maxHeadBytes = 1 << 20
 // sends them for this client: no keep-alive, no compression, the body's
 // length up front.
 func RequestHead(u *url.URL, header map[string]string, bodyLen int) ([]byte, error) {
+	return requestHead(u, nil, header, bodyLen)
+}
+
+// ProxiedRequestHead is RequestHead for a plain-http request sent to the
+// HTTP proxy proxy: the request line names the whole URL (absolute form),
+// and the proxy's user, when its URL has one, goes in Proxy-Authorization.
+func ProxiedRequestHead(u, proxy *url.URL, header map[string]string, bodyLen int) ([]byte, error) {
+	return requestHead(u, proxy, header, bodyLen)
+}
+
+func requestHead(u, proxy *url.URL, header map[string]string, bodyLen int) ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", u.RequestURI(), u.Host)
+	target := u.RequestURI()
+	if proxy != nil {
+		abs := *u
+		abs.User, abs.Fragment = nil, ""
+		target = abs.String()
+	}
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", target, u.Host)
+	if auth := ProxyAuthorization(proxy); auth != "" {
+		fmt.Fprintf(&b, "Proxy-Authorization: %s\r\n", auth)
+	}
 	fixed := map[string]string{
 		"User-Agent":     "ttftlab",
 		"Content-Type":   "application/json",
@@ -35,7 +55,7 @@ func RequestHead(u *url.URL, header map[string]string, bodyLen int) ([]byte, err
 			return nil, fmt.Errorf("invalid header %q: %q", k, v)
 		}
 		switch ck {
-		case "Host", "Content-Length", "Connection", "Transfer-Encoding":
+		case "Host", "Content-Length", "Connection", "Transfer-Encoding", "Proxy-Authorization":
 			continue // the client's own, as with net/http
 		}
 		if _, ok := fixed[ck]; ok {
@@ -132,7 +152,16 @@ func ParseHead(head []byte) (*http.Response, error) {
 	return resp, nil
 }
 
-// interim reports a 1xx answer other than 101: net/http skips those and
+// readConnectHead parses a proxy's answer to CONNECT.
+func readConnectHead(head []byte) (*http.Response, error) {
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		return nil, fmt.Errorf("malformed answer to CONNECT from the proxy: %w", err)
+	}
+	return resp, nil
+}
+
+// Interim reports a 1xx answer other than 101: net/http skips those and
 // waits for the final response.
 func Interim(resp *http.Response) bool {
 	return resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols
