@@ -3,11 +3,13 @@
 //
 // t0 is read immediately before the request's first byte is written, and
 // each line is stamped with the read that completed it, before JSON
-// decoding, callbacks or disk writes. On Linux, for http:// servers, a
-// request has a raw socket of its own that one locked OS thread of the
-// process (the poller) reads as soon as the kernel wakes it, with the
-// kernel's own receive timestamp when it gives one (see Wire and
-// StampSource); elsewhere net/http and a reader goroutine do the reading.
+// decoding, callbacks or disk writes. On Linux a request has a raw socket
+// of its own (internal/wire) that one locked OS thread of the process (the
+// poller) reads as soon as the kernel wakes it, with the kernel's own
+// receive timestamp when it gives one (see Wire and StampSource); for
+// https:// crypto/tls decrypts those reads, each record keeping the stamp
+// of the read that completed it. Elsewhere net/http and a reader goroutine
+// do the reading.
 // Do is safe to call from many goroutines at once: all raw-path streams
 // share the poller.
 package stream
