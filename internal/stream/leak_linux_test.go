@@ -3,7 +3,10 @@ package stream
 import (
 	"context"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strconv"
@@ -112,6 +115,18 @@ func leakScenarios(t *testing.T) map[string]func(Wire) error {
 	})).URL
 	failing := newServer(t, &scripted{parts: []string{contentEvent("a"), `data: {"error":{"message":"boom"}}` + "\n\n"}}).URL
 	refused := closedPort(t)
+	tlsServer := func(h http.Handler) *httptest.Server {
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused certificate's handshake errors
+		srv.StartTLS()
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	secure := tlsServer(&scripted{parts: []string{roleEvent(), contentEvent("a"), finalEvent("stop"), doneEvent}})
+	secureEndless := tlsServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		newEndless(time.Millisecond).ServeHTTP(w, r)
+	}))
+	conf := secure.Client().Transport.(*http.Transport).TLSClientConfig // httptest's one certificate
 	do := func(ctx context.Context, req Request) (*Result, error) {
 		req.Body = chatBody()
 		return Do(ctx, req)
@@ -141,6 +156,18 @@ func leakScenarios(t *testing.T) map[string]func(Wire) error {
 		},
 		"refused": func(w Wire) error {
 			res, err := do(context.Background(), Request{URL: refused, Wire: w})
+			return want(res, err, func(r *Result, err error) bool { return err != nil })
+		},
+		"https finished": func(w Wire) error {
+			res, err := do(context.Background(), Request{URL: secure.URL, Wire: w, TLS: conf})
+			return want(res, err, func(r *Result, err error) bool { return err == nil && r.Info.Done })
+		},
+		"https cut after": func(w Wire) error {
+			res, err := do(context.Background(), Request{URL: secureEndless.URL, Wire: w, TLS: conf, CutAfter: 20 * time.Millisecond})
+			return want(res, err, func(r *Result, err error) bool { return err == nil && r.Info.Cut })
+		},
+		"https certificate refused": func(w Wire) error {
+			res, err := do(context.Background(), Request{URL: secure.URL, Wire: w})
 			return want(res, err, func(r *Result, err error) bool { return err != nil })
 		},
 		"ctrl-c": func(w Wire) error {
