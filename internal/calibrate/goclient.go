@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"math"
 
@@ -19,8 +20,12 @@ const TTFTLabGo = "ttftlab-go"
 // stamps on CLOCK_MONOTONIC, the costs and the stamps' source.
 func runGoClient(ctx context.Context, url string, chunks int, o Options, m monoclock.Mapping) ([]int64, *Cost, string, error) {
 	smp := newSampler(chunks)
+	var conf *tls.Config
+	if o.TLS != nil {
+		conf = o.TLS.Cert.ClientConfig()
+	}
 	res, err := stream.Do(ctx, stream.Request{URL: url, Body: []byte(fmt.Sprintf(`{"stream":true,"max_tokens":%d}`, chunks)),
-		Wire: o.Wire, NoKernelStamps: o.NoKernelStamps,
+		Wire: o.Wire, NoKernelStamps: o.NoKernelStamps, TLS: conf,
 		OnChunk: func(c stream.Chunk) (bool, error) { smp.at(c.Index); return true, nil }})
 	arrive := make([]int64, chunks+1)
 	if !res.Info.T0.IsZero() {

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -24,19 +25,24 @@ type Launcher func(ctx context.Context, s Schedule, stampsPath string, firstRequ
 // and allocations then count as the client's, and its pacing thread
 // competes with the client's goroutines inside one Go scheduler.
 func InProcess(ctx context.Context, s Schedule, stampsPath string, firstRequest int) (string, func() error, error) {
+	return inProcess(ctx, s, stampsPath, firstRequest, nil)
+}
+
+// inProcess serves s in this process, over https when conf is set.
+func inProcess(ctx context.Context, s Schedule, stampsPath string, firstRequest int, conf *tls.Config) (string, func() error, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("calibration server: cannot listen on loopback: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	srv := &Server{Schedule: s, StampsPath: stampsPath, FirstRequest: firstRequest}
+	srv := &Server{Schedule: s, StampsPath: stampsPath, FirstRequest: firstRequest, TLS: conf}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	stop := func() error {
 		cancel()
 		return <-done
 	}
-	return "http://" + ln.Addr().String(), stop, nil
+	return srv.Scheme() + "://" + ln.Addr().String(), stop, nil
 }
 
 // Child runs the server as a separate process, started as
@@ -78,12 +84,12 @@ func Child(command []string) Launcher {
 func readURL(r io.Reader) (string, error) {
 	line, err := bufio.NewReader(r).ReadString('\n')
 	for _, f := range strings.Fields(line) {
-		if strings.HasPrefix(f, "http://") {
+		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
 			return f, nil
 		}
 	}
 	if err == nil {
-		err = errors.New("no http:// URL in it")
+		err = errors.New("no http:// or https:// URL in it")
 	}
 	return "", fmt.Errorf("did not announce its address (first line %q): %v", strings.TrimSpace(line), err)
 }

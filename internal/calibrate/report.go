@@ -18,8 +18,12 @@ func (rep *Report) WriteTable(w io.Writer) {
 	m := rep.Machine
 	fmt.Fprintf(w, "stamp error = arrival stamp - send stamp on CLOCK_MONOTONIC, in µs (ttftlab's mapped within ±%.2f µs)\n",
 		float64(rep.ClockMapErrorNs)/1e3)
-	fmt.Fprintf(w, "%d CPUs, GOMAXPROCS %d, %s, load %s -> %s, keep_chunks=%v, wire %s, kernel stamps %v\n",
-		m.CPUs, m.GOMAXPROCS, m.Go, m.LoadBefore, m.LoadAfter, rep.KeepChunks, rep.Wire, onOff(rep.KernelStamps))
+	scheme := "http"
+	if rep.TLS {
+		scheme = "https"
+	}
+	fmt.Fprintf(w, "%d CPUs, GOMAXPROCS %d, %s, load %s -> %s, keep_chunks=%v, %s, wire %s, kernel stamps %v\n",
+		m.CPUs, m.GOMAXPROCS, m.Go, m.LoadBefore, m.LoadAfter, rep.KeepChunks, scheme, rep.Wire, onOff(rep.KernelStamps))
 	if rep.ContendedBy > 0 {
 		fmt.Fprintf(w, "contended by %d spinning processes (%s) during every schedule\n\n", rep.ContendedBy, strings.Join(rep.SpinCommand, " "))
 	} else {

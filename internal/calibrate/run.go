@@ -37,6 +37,11 @@ type Options struct {
 	NoKernelStamps bool
 	// GoClient also measures TTFTLabGo on every schedule.
 	GoClient bool
+	// TLS, when set, makes the server speak https with its certificate
+	// (Launch must serve it: InProcessTLS, or Child with TLS.ChildArgs)
+	// and measures TTFTLabGo alone, trusting it: the runtime's stream()
+	// and other clients take no certificate here.
+	TLS *TLS
 	// Spinning, when set, is called once the contending processes run
 	// (e.g. to kill them on a hard exit).
 	Spinning func(*Contention)
@@ -54,6 +59,7 @@ type Report struct {
 	ContendedBy  int              `json:"contended_by_spinners"`
 	SpinCommand  []string         `json:"spin_command,omitempty"`
 	Wire         string           `json:"wire"`
+	TLS          bool             `json:"tls"`
 	KernelStamps bool             `json:"kernel_stamps"`
 	StampsFile   string           `json:"stamps_file,omitempty"`
 	Schedules    []ScheduleResult `json:"schedules"`
@@ -115,7 +121,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	start := time.Now()
 	rep := &Report{Machine: describeMachine(), KeepChunks: o.KeepChunks, StampsFile: o.StampsPath,
-		Wire: o.Wire.String(), KernelStamps: !o.NoKernelStamps}
+		Wire: o.Wire.String(), KernelStamps: !o.NoKernelStamps, TLS: o.TLS != nil}
 	spin, err := StartContention(o.Contend)
 	if err != nil {
 		return nil, err
@@ -168,6 +174,11 @@ func (r *runner) schedule(ctx context.Context, s Schedule) (ScheduleResult, erro
 	} else {
 		r.progress("%s: %d chunks over %.1f s", s.Name(), s.Chunks, s.Duration().Seconds())
 	}
+	if r.o.TLS != nil {
+		res, send := r.ttftlabGo(ctx, url, s)
+		return ScheduleResult{Name: s.Name(), Schedule: s, Clients: []ClientResult{res},
+			SendLateness: summarize(lateness(send, s))}, nil
+	}
 	own := 1
 	if r.o.GoClient {
 		own = 2
@@ -186,7 +197,7 @@ func (r *runner) schedule(ctx context.Context, s Schedule) (ScheduleResult, erro
 			res, send := r.ttftlab(ctx, url, s)
 			sr.Clients[0], sr.SendLateness = res, summarize(lateness(send, s))
 		case i < own:
-			sr.Clients[i] = r.ttftlabGo(ctx, url, s)
+			sr.Clients[i], _ = r.ttftlabGo(ctx, url, s)
 		default:
 			sr.Clients[i] = r.external(ctx, r.o.Clients[i-own], url, s)
 		}
@@ -208,13 +219,14 @@ func (r *runner) ttftlab(ctx context.Context, url string, s Schedule) (ClientRes
 	return res, send
 }
 
-// ttftlabGo measures the stream package without Lua (TTFTLabGo).
-func (r *runner) ttftlabGo(ctx context.Context, url string, s Schedule) ClientResult {
+// ttftlabGo measures the stream package without Lua (TTFTLabGo); it also
+// returns the server's send stamps.
+func (r *runner) ttftlabGo(ctx context.Context, url string, s Schedule) (ClientResult, []int64) {
 	res := ClientResult{Client: TTFTLabGo, Expected: s.Chunks}
 	arrive, cost, source, err := runGoClient(ctx, url, s.Chunks, r.o, r.m)
-	r.finish(&res, s, arrive, err)
+	send := r.finish(&res, s, arrive, err)
 	res.Cost, res.StampSource = cost, source
-	return res
+	return res, send
 }
 
 // external measures another client program.

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ type Server struct {
 	FirstRequest int
 	// Log receives one line per request; nil for none.
 	Log io.Writer
+	// TLS, when set, makes the server speak https: the handshake comes
+	// before the request is read, so it is outside every stamp.
+	TLS *tls.Config
 
 	served int
 }
@@ -56,9 +60,32 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
+// Scheme is the server's URL scheme: http, or https with TLS.
+func (s *Server) Scheme() string {
+	if s.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
 // handle serves one connection and logs how it went.
 func (s *Server) handle(conn net.Conn, request int) {
 	defer conn.Close()
+	if s.TLS != nil {
+		tc := tls.Server(conn, s.TLS)
+		tc.SetDeadline(time.Now().Add(requestTimeout))
+		err := tc.Handshake()
+		tc.SetDeadline(time.Time{})
+		if err != nil {
+			// Like an unreadable request: a record, so the numbering holds.
+			appendStamps(s.StampsPath, request, s.Schedule, []int64{0})
+			if s.Log != nil {
+				fmt.Fprintf(s.Log, "request %d: TLS handshake: %v\n", request, err)
+			}
+			return
+		}
+		conn = tc
+	}
 	sent, err := s.answer(conn, request)
 	if s.Log == nil {
 		return

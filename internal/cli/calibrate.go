@@ -24,6 +24,8 @@ type calibrateCmd struct {
 	contend                int
 	wire                   string
 	kernelStamps, goClient bool
+	tls                    bool
+	tlsCert, tlsKey        string
 }
 
 func newCalibrate(e *env) runner { return &calibrateCmd{env: e} }
@@ -37,7 +39,8 @@ Lua on_chunk callback. Without --rate and --chunks it runs the standard
 schedules (steady 10 to 20,000 chunks/s, and bursts). --serve runs only the
 server, for other clients. --contend N keeps N processes spinning on the
 CPU during the schedules, as a busy inference server does; calibrate starts
-and stops them.`
+and stops them. --tls serves https (a certificate made for the run) and
+measures ttftlab-go over it, to compare with a run without --tls.`
 
 func (c *calibrateCmd) register(fs *flagSet) {
 	fs.floatVar(&c.rate, "rate", 0, 0, 10e6, "content chunks per second of a single schedule; 0 sends as fast as the socket takes them")
@@ -59,6 +62,9 @@ func (c *calibrateCmd) register(fs *flagSet) {
 	fs.StringVar(&c.wire, "wire", "auto", "how ttftlab reads: auto, epoll (one poller thread), thread (a blocking reader thread per stream) or go-netpoll (net/http)")
 	fs.BoolVar(&c.kernelStamps, "kernel-stamps", true, "use the kernel's receive timestamps where the wire has them")
 	fs.BoolVar(&c.goClient, "go-client", false, "also measure ttftlab-go: the stream path from Go, chunks kept, no Lua callback")
+	fs.BoolVar(&c.tls, "tls", false, "serve https with a certificate made for the run and measure ttftlab-go over it (compare with a run without --tls)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "with --serve: serve https with the certificate in `FILE` (PEM; needs --tls-key)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "with --serve: the certificate's key in `FILE` (PEM)")
 }
 
 // schedules turns the flags into the schedules to run.
@@ -113,20 +119,38 @@ func (c *calibrateCmd) Run(ctx context.Context, args []string) error {
 }
 
 func (c *calibrateCmd) measure(ctx context.Context, schedules []calibrate.Schedule, wire stream.Wire) error {
+	var tlsRun *calibrate.TLS
+	if c.tls {
+		dir, err := os.MkdirTemp("", "ttftlab-calibrate-tls-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if tlsRun, err = calibrate.NewTLS(dir); err != nil {
+			return err
+		}
+	}
 	launch := calibrate.InProcess
+	if tlsRun != nil {
+		launch = calibrate.InProcessTLS(tlsRun)
+	}
 	if !c.inProcess {
 		exe, err := os.Executable()
 		if err != nil {
 			return fmt.Errorf("cannot find my own binary to start the server (%v); use --in-process", err)
 		}
-		launch = calibrate.Child([]string{exe, "calibrate"})
+		command := []string{exe, "calibrate"}
+		if tlsRun != nil {
+			command = append(command, tlsRun.ChildArgs()...)
+		}
+		launch = calibrate.Child(command)
 	}
 	if c.stamps != "" {
 		os.Remove(c.stamps) // the file numbers requests from 1 again
 	}
 	rep, err := calibrate.Run(ctx, calibrate.Options{Schedules: schedules, Clients: c.clients, KeepChunks: c.keep,
 		Launch: launch, StampsPath: c.stamps, Progress: c.env.Err, Contend: c.contend, Wire: wire,
-		NoKernelStamps: !c.kernelStamps, GoClient: c.goClient,
+		NoKernelStamps: !c.kernelStamps, GoClient: c.goClient, TLS: tlsRun,
 		Spinning: func(s *calibrate.Contention) { c.env.signals.onHardExit(s.Kill) }})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -162,7 +186,13 @@ func (c *calibrateCmd) serveOnly(ctx context.Context, s calibrate.Schedule) erro
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %v (choose another address, e.g. 127.0.0.1:0 for any free port)", c.serve, err)
 	}
-	fmt.Fprintf(c.env.Out, "calibration server: http://%s (%s, %d chunks); send stamps: %s\n", ln.Addr(), s.Name(), s.Chunks, c.stamps)
 	srv := &calibrate.Server{Schedule: s, StampsPath: c.stamps, FirstRequest: c.firstRequest, Log: c.env.Err}
+	if c.tlsCert != "" || c.tlsKey != "" {
+		if srv.TLS, err = calibrate.ServerTLS(c.tlsCert, c.tlsKey); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	fmt.Fprintf(c.env.Out, "calibration server: %s://%s (%s, %d chunks); send stamps: %s\n", srv.Scheme(), ln.Addr(), s.Name(), s.Chunks, c.stamps)
 	return srv.Serve(ctx, ln)
 }

@@ -24,21 +24,11 @@ func (r *run) stream() error {
 // nextMsg returns the reader's next read, recycling used-up buffers on the
 // way and counting the reads and their stamps' sources.
 func (r *run) nextMsg() readMsg {
-	for {
-		if r.bi == len(r.batch) {
-			r.batch, r.bi = r.h.take(r.batch), 0
-		}
-		m := r.batch[r.bi]
-		r.bi++
-		if m.free != nil {
-			putArena(m.free)
-			continue
-		}
-		if len(m.data) > 0 {
-			r.countRead(m)
-		}
-		return m
+	m := fromWire(r.h.Next())
+	if len(m.data) > 0 {
+		r.countRead(m)
 	}
+	return m
 }
 
 // countRead tallies a read that brought data, keeping it when asked. Its
@@ -78,27 +68,21 @@ func (r *run) nextRead() (pieces [][]byte, st stamp, err error) {
 		m := r.nextMsg()
 		data, st, sockErr = m.data, m.st, m.err
 	}
-	pieces, err = r.frame.body(data, pieces)
+	pieces, err = r.frame.Body(data, pieces)
 	r.pieces = pieces
 	switch {
 	case err != nil:
 		return pieces, st, err
 	case errors.Is(sockErr, io.EOF):
-		return pieces, st, r.frame.end()
+		return pieces, st, r.frame.End()
 	}
 	return pieces, st, sockErr
 }
 
 // recycle returns the buffers still held once the reader has stopped.
 func (r *run) recycle() {
-	for _, m := range r.batch[r.bi:] {
-		if m.free != nil {
-			putArena(m.free)
-		}
-	}
-	r.batch, r.bi = nil, 0
-	r.h.drain()
-	r.res.Info.ReadPauses = r.h.readPauses()
+	r.h.Recycle()
+	r.res.Info.ReadPauses = r.h.ReadPauses()
 }
 
 // consume handles the body bytes of one read: raw copy, lines, events.

@@ -2,17 +2,19 @@ package stream
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ttftlab/internal/wire"
 )
 
 const (
-	dialTimeout = 10 * time.Second
+	dialTimeout = wire.DialTimeout
 	// ioBufferSize sizes the transport's socket buffers: one read can take a
 	// whole burst of events, one write a large prompt.
 	ioBufferSize = 64 << 10
@@ -137,22 +139,8 @@ func (c *closer) armT0() {
 	}
 }
 
-// dialNoDelay dials and sets TCP_NODELAY. Go sets it by default; it is set
-// explicitly because a delayed request write would shift t0.
-func dialNoDelay(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := net.Dialer{Timeout: dialTimeout}
-	conn, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	if tcp, ok := conn.(*net.TCPConn); ok {
-		if err := tcp.SetNoDelay(true); err != nil {
-			conn.Close()
-			return nil, err
-		}
-	}
-	return conn, nil
-}
+// dialNoDelay dials with TCP_NODELAY set (see wire.DialNoDelay).
+var dialNoDelay = wire.DialNoDelay
 
 // timedConn reads the clock right before the first request write.
 type timedConn struct {
@@ -185,13 +173,16 @@ func (c *timedConn) t0() (time.Duration, bool) {
 }
 
 // newTransport builds a transport for exactly one request: no keep-alive (a
-// fresh connection each time), no environment proxy (measurements must hit
-// the server itself), no transparent gzip (raw bytes stay raw), HTTP/1.1
-// only (so closing the connection cuts this one request), and a TLS
-// handshake that notices a plain-HTTP server (tlsDial).
-func newTransport(dial func(context.Context, string, string) (net.Conn, error), tlsConf *tls.Config) *http.Transport {
+// fresh connection each time), the proxy opt.proxy chooses (by default the
+// environment's), no transparent gzip (raw bytes stay raw), HTTP/1.1 only
+// (so closing the connection cuts this one request), and a TLS handshake
+// that notices a plain-HTTP server (tlsDial; through a proxy's tunnel
+// net/http does the handshake with TLSClientConfig).
+func newTransport(dial func(context.Context, string, string) (net.Conn, error), opt options) *http.Transport {
+	tlsConf := opt.tls
 	return &http.Transport{
-		Proxy:               nil,
+		Proxy:               func(req *http.Request) (*url.URL, error) { return proxyFor(opt.proxy, req.URL) },
+		TLSClientConfig:     tlsConf,
 		DialContext:         dial,
 		DisableKeepAlives:   true,
 		DisableCompression:  true,

@@ -12,6 +12,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/sse"
+	"ttftlab/internal/wire"
 )
 
 const (
@@ -30,6 +31,8 @@ type options struct {
 	// header is a Get's or Post's extra headers (a stream's are
 	// Request.Header).
 	header map[string]string
+	// proxy is Request.Proxy, for Get and Post too.
+	proxy func(*url.URL) (*url.URL, error)
 }
 
 // Do sends req on a fresh connection and reads the streamed answer.
@@ -52,6 +55,9 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
 	if opt.tls == nil {
 		opt.tls = req.TLS
+	}
+	if opt.proxy == nil {
+		opt.proxy = req.Proxy
 	}
 	r := &run{req: req, ctx: ctx, res: &Result{Info: Info{API: req.API}}}
 	path := req.Path
@@ -130,10 +136,8 @@ type run struct {
 	// The hand-off from the reader: the batch being worked through, and
 	// for the raw-socket client the body's framing and the body bytes that
 	// came in the read that completed the head.
-	h        *handoff
-	batch    []readMsg
-	bi       int
-	frame    *framing
+	h        wire.Reads
+	frame    *wire.Framing
 	start    []byte
 	startSt  stamp
 	hasStart bool
@@ -160,7 +164,7 @@ func (r *run) execute(body []byte, opt options) error {
 	defer r.cleanup()
 	r.startTimers()
 	if w := r.req.Wire.choose(u, opt); w != WireNetHTTP {
-		return r.executeRaw(reqCtx, u, body, w)
+		return r.executeRaw(reqCtx, u, body, w, opt)
 	}
 	return r.executeHTTP(reqCtx, body, opt)
 }
@@ -172,7 +176,7 @@ func (r *run) executeHTTP(reqCtx context.Context, body []byte, opt options) erro
 	if err != nil {
 		return newError(KindRequest, "POST", r.url, err, "cannot build the request: %v", err)
 	}
-	resp, err := newClient(newTransport(r.cl.dial, opt.tls)).Do(hreq)
+	resp, err := newClient(newTransport(r.cl.dial, opt)).Do(hreq)
 	headersAt := r.clk.now()
 	if err != nil {
 		return r.failedBeforeHeaders(err)
@@ -185,11 +189,12 @@ func (r *run) executeHTTP(reqCtx context.Context, body []byte, opt options) erro
 	if err := r.checkResponse(resp); err != nil {
 		return err
 	}
-	r.h = newHandoff()
-	rd := startNetReader(resp.Body, r.clk, r.h, &r.lastRead)
+	h := wire.NewHandoff()
+	r.h = h
+	rd := wire.StartReader(resp.Body, r.clk.forWire(), h, &r.lastRead)
 	defer func() {
 		r.cl.close(closedEnd)
-		rd.stop()
+		rd.Stop()
 		r.recycle()
 	}()
 	return r.stream()

@@ -75,7 +75,10 @@ func connectError(method, url string, err error) *Error {
 	var certErr *tls.CertificateVerificationError
 	var unknownAuth x509.UnknownAuthorityError
 	var hostErr x509.HostnameError
+	var op *net.OpError
 	switch {
+	case errors.As(err, &op) && op.Op == "proxyconnect":
+		return newError(KindConnect, method, url, err, "cannot reach the proxy (%v)", op.Err)
 	case errors.As(err, &dnsErr):
 		return newError(KindConnect, method, url, err, "cannot resolve host %q (%v)", dnsErr.Name, dnsErr.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -26,6 +27,8 @@ const (
 type GetOptions struct {
 	Header map[string]string
 	TLS    *tls.Config
+	// Proxy is as Request.Proxy (nil: the environment's).
+	Proxy func(*url.URL) (*url.URL, error)
 }
 
 // Get fetches url with a plain GET on a fresh connection, for llama-server's
@@ -63,6 +66,9 @@ func withCall(opt options, o []GetOptions) options {
 			opt.tls = o[0].TLS
 		}
 		opt.header = o[0].Header
+		if o[0].Proxy != nil {
+			opt.proxy = o[0].Proxy
+		}
 	}
 	return opt
 }
@@ -93,7 +99,7 @@ func send(ctx context.Context, method, url string, payload []byte, opt options) 
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := newClient(newTransport(dialNoDelay, opt.tls)).Do(req)
+	resp, err := newClient(newTransport(dialNoDelay, opt)).Do(req)
 	if err != nil {
 		return 0, nil, nil, requestError(ctx, method, url, limit, err)
 	}

@@ -3,7 +3,10 @@ package stream
 import (
 	"context"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strconv"
@@ -19,6 +22,10 @@ import (
 // threads block in epoll_pwait2 (the poller) or recvmsg (WireThread),
 // which neither Go's runtime (its netpoller uses epoll_pwait, its idle
 // threads futex) nor the test servers (read) ever do.
+// sysEpollPwait2 is the system call the poller waits in (wire's
+// epollWait).
+const sysEpollPwait2 = 441
+
 type resources struct{ goroutines, readerThreads, fds int }
 
 func countResources(t *testing.T) resources {
@@ -108,6 +115,18 @@ func leakScenarios(t *testing.T) map[string]func(Wire) error {
 	})).URL
 	failing := newServer(t, &scripted{parts: []string{contentEvent("a"), `data: {"error":{"message":"boom"}}` + "\n\n"}}).URL
 	refused := closedPort(t)
+	tlsServer := func(h http.Handler) *httptest.Server {
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused certificate's handshake errors
+		srv.StartTLS()
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	secure := tlsServer(&scripted{parts: []string{roleEvent(), contentEvent("a"), finalEvent("stop"), doneEvent}})
+	secureEndless := tlsServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		newEndless(time.Millisecond).ServeHTTP(w, r)
+	}))
+	conf := secure.Client().Transport.(*http.Transport).TLSClientConfig // httptest's one certificate
 	do := func(ctx context.Context, req Request) (*Result, error) {
 		req.Body = chatBody()
 		return Do(ctx, req)
@@ -137,6 +156,18 @@ func leakScenarios(t *testing.T) map[string]func(Wire) error {
 		},
 		"refused": func(w Wire) error {
 			res, err := do(context.Background(), Request{URL: refused, Wire: w})
+			return want(res, err, func(r *Result, err error) bool { return err != nil })
+		},
+		"https finished": func(w Wire) error {
+			res, err := do(context.Background(), Request{URL: secure.URL, Wire: w, TLS: conf})
+			return want(res, err, func(r *Result, err error) bool { return err == nil && r.Info.Done })
+		},
+		"https cut after": func(w Wire) error {
+			res, err := do(context.Background(), Request{URL: secureEndless.URL, Wire: w, TLS: conf, CutAfter: 20 * time.Millisecond})
+			return want(res, err, func(r *Result, err error) bool { return err == nil && r.Info.Cut })
+		},
+		"https certificate refused": func(w Wire) error {
+			res, err := do(context.Background(), Request{URL: secure.URL, Wire: w})
 			return want(res, err, func(r *Result, err error) bool { return err != nil })
 		},
 		"ctrl-c": func(w Wire) error {

@@ -1,44 +1,41 @@
 package stream
 
-import "time"
+import (
+	"time"
 
-// StampSource says how the arrival time of a read was taken.
-type StampSource uint8
+	"ttftlab/internal/wire"
+)
+
+// StampSource says how the arrival time of a read was taken (see
+// wire.Source).
+type StampSource = wire.Source
 
 const (
 	// SourceNone is the zero value: no read.
-	SourceNone StampSource = iota
+	SourceNone = wire.SourceNone
 	// SourceKernel is the kernel's receive timestamp (SO_TIMESTAMPNS) of
 	// the last TCP segment the read copied, placed on the monotonic clock.
-	// It does not depend on when any thread got round to the read. A read
-	// that finds several segments waiting gets the last one's time, an
-	// upper bound for chunks that came in the earlier ones.
-	SourceKernel
+	SourceKernel = wire.SourceKernel
 	// SourceEpoll is the clock read on the poller thread right after
 	// recvmsg returned.
-	SourceEpoll
+	SourceEpoll = wire.SourceEpoll
 	// SourceThread is the clock read on the stream's own reader thread
 	// right after a blocking recvmsg returned.
-	SourceThread
+	SourceThread = wire.SourceThread
 	// SourceNetpoll is the clock read on a reader goroutine right after
-	// net/http's Read returned: the read waited for Go's netpoller and
-	// scheduler, which a busy CPU delays.
-	SourceNetpoll
+	// net/http's Read returned.
+	SourceNetpoll = wire.SourceNetpoll
 	// SourceMixed is for Info only: the content chunks' stamps did not all
 	// come from one source.
-	SourceMixed
+	SourceMixed = wire.SourceMixed
 )
 
-var sourceNames = [...]string{"", "kernel", "epoll-thread", "read-thread", "go-netpoll", "mixed"}
-
-// String is the source's name in results: "kernel", "epoll-thread",
-// "read-thread", "go-netpoll" or "mixed" ("" for SourceNone).
-func (s StampSource) String() string {
-	if int(s) < len(sourceNames) {
-		return sourceNames[s]
-	}
-	return "unknown"
-}
+const (
+	// DefaultHandOff applies when Request.HandOff is 0 and OnChunk is
+	// set; DefaultHandOffNoCallback when no callback waits for chunks.
+	DefaultHandOff           = wire.DefaultHandOff
+	DefaultHandOffNoCallback = wire.DefaultHandOffNoCallback
+)
 
 // stamp is when the bytes of one read arrived, on the request's clock.
 type stamp struct {
@@ -50,12 +47,21 @@ type stamp struct {
 	src  StampSource
 }
 
-// readStamp is a stamp taken when a read returned, with no kernel stamp.
-func readStamp(read time.Duration, src StampSource) stamp {
-	return stamp{at: read, read: read, src: src}
+// readMsg is one read as the caller's goroutine works with it.
+type readMsg struct {
+	data []byte
+	st   stamp
+	err  error
 }
 
-// maxClockSkew is how far a kernel stamp may seem to lie after the read
-// that returned it before it is refused: the wall and monotonic readings
-// of one time.Now are a few nanoseconds apart.
-const maxClockSkew = time.Microsecond
+func fromWire(m wire.Msg) readMsg {
+	return readMsg{data: m.Data, st: stamp{at: m.St.At, read: m.St.Read, src: m.St.Src}, err: m.Err}
+}
+
+// forWire is the clock as the wire package takes it.
+func (c clock) forWire() wire.Clock { return wire.Clock{Base: c.base} }
+
+// ReaderCPU is the CPU time the raw-socket readers' threads (the poller,
+// and WireThread readers) have used so far, the running ones included: the
+// readers' share of ttftlab's cost.
+func ReaderCPU() time.Duration { return wire.ReaderCPU() }

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"ttftlab/internal/wire"
 )
 
 // pacedServer sends n content events, the i-th at start+i*gap, on a raw
@@ -83,7 +86,7 @@ func TestStampsFollowTheServerDespiteASlowCallback(t *testing.T) {
 		}
 		for i, c := range res.Chunks {
 			arrival := res.Info.T0.Add(time.Duration(c.TMs * float64(time.Millisecond)))
-			if e := arrival.Sub(sends[i]); e < -maxClockSkew || e >= behind/2 {
+			if e := arrival.Sub(sends[i]); e < -wire.MaxClockSkew || e >= behind/2 {
 				t.Fatalf("chunk %d (%s) stamped %v after it was sent, while the callbacks ended %v behind the server",
 					i+1, res.Info.StampSource, e, behind)
 			}
@@ -135,37 +138,6 @@ func TestStampsOrderedAndKernelBeforeRead(t *testing.T) {
 	})
 }
 
-// The reader's hand-off never waits for the caller: far more reads than
-// any fixed queue would hold go in while nobody takes them, and only the
-// backlog bound (reached exactly there) asks the reader to pause.
-func TestHandoffNeverBlocksTheReader(t *testing.T) {
-	h := newHandoff()
-	data := make([]byte, 100)
-	below := (maxBacklog+len(data)-1)/len(data) - 1 // reads that stay below the bound
-	done := make(chan bool)
-	go func() {
-		for i := 0; i < below; i++ {
-			if _, full := h.push(readMsg{data: data}); full {
-				t.Errorf("full after %d reads of %d bytes, below the %d-byte backlog", i, len(data), maxBacklog)
-				break
-			}
-		}
-		_, full := h.push(readMsg{data: data})
-		done <- full
-	}()
-	select {
-	case full := <-done:
-		if !full {
-			t.Errorf("not full at the %d-byte backlog", maxBacklog)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("push blocked with nobody taking")
-	}
-	if got := h.take(nil); len(got) != below+1 {
-		t.Fatalf("took %d reads", len(got))
-	}
-}
-
 // Many streams at once share the poller: each gets its own chunks, in
 // order, with its own stamps.
 func TestConcurrentStreamsShareThePoller(t *testing.T) {
@@ -201,4 +173,13 @@ func TestConcurrentStreamsShareThePoller(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -33,39 +33,64 @@ func tlsDial(dial dialFunc, conf *tls.Config) dialFunc {
 		if err != nil {
 			return nil, err
 		}
-		cfg := &tls.Config{}
-		if conf != nil {
-			cfg = conf.Clone()
-		}
-		if cfg.ServerName == "" {
-			cfg.ServerName, _, _ = net.SplitHostPort(addr)
-		}
-		ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-		defer cancel()
-		var plain atomic.Bool
-		probed := make(chan struct{})
-		probe := time.AfterFunc(plainProbeAfter, func() {
-			defer close(probed)
-			if answersPlainHTTP(ctx, network, addr) {
-				plain.Store(true)
-				raw.Close() // ends the handshake
-			}
-		})
+		cfg := tlsConfig(conf, addr)
 		tc := tls.Client(raw, cfg)
-		err = tc.HandshakeContext(ctx)
-		if !probe.Stop() {
-			<-probed
-		}
-		switch {
-		case plain.Load() || looksLikePlainHTTP(err):
-			raw.Close()
-			return nil, ErrPlainHTTP
-		case err != nil:
+		if err := probedHandshake(ctx, addr, func() { raw.Close() }, tc.HandshakeContext); err != nil {
 			raw.Close()
 			return nil, err
 		}
 		return tc, nil
 	}
+}
+
+// tlsConfig is conf (nil: Go's defaults) naming the server of addr.
+func tlsConfig(conf *tls.Config, addr string) *tls.Config {
+	cfg := &tls.Config{}
+	if conf != nil {
+		cfg = conf.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+	}
+	return cfg
+}
+
+// probedHandshake runs a TLS handshake to addr, bounded by dialTimeout,
+// with the plain-HTTP probe beside it: a server that answers the
+// ClientHello with HTTP, or a plain HEAD while the handshake hangs, fails
+// it with ErrPlainHTTP. closeRaw closes the connection under the handshake.
+func probedHandshake(ctx context.Context, addr string, closeRaw func(), handshake func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	var plain atomic.Bool
+	probed := make(chan struct{})
+	probe := time.AfterFunc(plainProbeAfter, func() {
+		defer close(probed)
+		if answersPlainHTTP(ctx, "tcp", addr) {
+			plain.Store(true)
+			closeRaw() // ends the handshake
+		}
+	})
+	err := handshake(ctx)
+	if !probe.Stop() {
+		<-probed
+	}
+	if plain.Load() || looksLikePlainHTTP(err) {
+		return ErrPlainHTTP
+	}
+	return err
+}
+
+// boundedHandshake runs a handshake within dialTimeout; a handshake that
+// got an HTTP answer to its ClientHello fails with ErrPlainHTTP.
+func boundedHandshake(ctx context.Context, handshake func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	err := handshake(ctx)
+	if looksLikePlainHTTP(err) {
+		return ErrPlainHTTP
+	}
+	return err
 }
 
 // looksLikePlainHTTP reports a handshake that got an HTTP answer to its

@@ -3,11 +3,13 @@
 //
 // t0 is read immediately before the request's first byte is written, and
 // each line is stamped with the read that completed it, before JSON
-// decoding, callbacks or disk writes. On Linux, for http:// servers, a
-// request has a raw socket of its own that one locked OS thread of the
-// process (the poller) reads as soon as the kernel wakes it, with the
-// kernel's own receive timestamp when it gives one (see Wire and
-// StampSource); elsewhere net/http and a reader goroutine do the reading.
+// decoding, callbacks or disk writes. On Linux a request has a raw socket
+// of its own (internal/wire) that one locked OS thread of the process (the
+// poller) reads as soon as the kernel wakes it, with the kernel's own
+// receive timestamp when it gives one (see Wire and StampSource); for
+// https:// crypto/tls decrypts those reads, each record keeping the stamp
+// of the read that completed it. Elsewhere net/http and a reader goroutine
+// do the reading.
 // Do is safe to call from many goroutines at once: all raw-path streams
 // share the poller.
 package stream
@@ -15,6 +17,7 @@ package stream
 import (
 	"crypto/tls"
 	"io"
+	"net/url"
 	"time"
 )
 
@@ -37,6 +40,13 @@ type Request struct {
 	// TLS configures https (a private CA, or no verification); nil takes
 	// Go's defaults, which honour SSL_CERT_FILE and SSL_CERT_DIR.
 	TLS *tls.Config
+	// Proxy chooses the proxy for the request's URL (nil result: none),
+	// as http.Transport.Proxy does; nil takes the environment's
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY by net/http's rules
+	// (http.ProxyFromEnvironment), which never proxy loopback. http://
+	// goes to an HTTP proxy in absolute form, https:// through a CONNECT
+	// tunnel; the stamps are of the reads from the proxy.
+	Proxy func(*url.URL) (*url.URL, error)
 	// RawOut, when set, receives every byte of the response body exactly as
 	// read, also when the stream fails.
 	RawOut io.Writer

@@ -3,6 +3,8 @@ package stream
 import (
 	"fmt"
 	"net/url"
+
+	"ttftlab/internal/wire"
 )
 
 // Wire chooses how Do reads the answer. The zero value takes the most exact
@@ -11,8 +13,8 @@ import (
 type Wire uint8
 
 const (
-	// WireAuto is WireEpoll where it works (Linux, http://), else
-	// WireNetHTTP.
+	// WireAuto is WireEpoll where it works (Linux, http:// and https://),
+	// else WireNetHTTP.
 	WireAuto Wire = iota
 	// WireEpoll is ttftlab's own HTTP/1.1 client on a raw socket: one
 	// locked OS thread of the process waits in epoll_wait for every open
@@ -23,7 +25,7 @@ const (
 	// stream's own blocking in recvmsg.
 	WireThread
 	// WireNetHTTP is net/http on Go's netpoller, with a reader goroutine
-	// that stamps each read (https, and every platform but Linux).
+	// that stamps each read (every platform but Linux).
 	WireNetHTTP
 )
 
@@ -47,9 +49,10 @@ func ParseWire(s string) (Wire, error) {
 }
 
 // choose is the wire a request to u takes: the raw-socket client serves
-// plain http:// where the platform has it; https keeps net/http's TLS.
+// http:// and https:// (crypto/tls over its reads) where the platform has
+// it.
 func (w Wire) choose(u *url.URL, opt options) Wire {
-	if !rawSupported || u.Scheme != "http" || opt.tls != nil || w == WireNetHTTP {
+	if !wire.Supported || w == WireNetHTTP {
 		return WireNetHTTP
 	}
 	if w == WireThread {

@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"bufio"
@@ -18,9 +18,29 @@ const maxHeadBytes = 1 << 20
 // requestHead is the request line and headers of the POST, as net/http
 // sends them for this client: no keep-alive, no compression, the body's
 // length up front.
-func requestHead(u *url.URL, header map[string]string, bodyLen int) ([]byte, error) {
+func RequestHead(u *url.URL, header map[string]string, bodyLen int) ([]byte, error) {
+	return requestHead(u, nil, header, bodyLen)
+}
+
+// ProxiedRequestHead is RequestHead for a plain-http request sent to the
+// HTTP proxy proxy: the request line names the whole URL (absolute form),
+// and the proxy's user, when its URL has one, goes in Proxy-Authorization.
+func ProxiedRequestHead(u, proxy *url.URL, header map[string]string, bodyLen int) ([]byte, error) {
+	return requestHead(u, proxy, header, bodyLen)
+}
+
+func requestHead(u, proxy *url.URL, header map[string]string, bodyLen int) ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", u.RequestURI(), u.Host)
+	target := u.RequestURI()
+	if proxy != nil {
+		abs := *u
+		abs.User, abs.Fragment = nil, ""
+		target = abs.String()
+	}
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", target, u.Host)
+	if auth := ProxyAuthorization(proxy); auth != "" {
+		fmt.Fprintf(&b, "Proxy-Authorization: %s\r\n", auth)
+	}
 	fixed := map[string]string{
 		"User-Agent":     "ttftlab",
 		"Content-Type":   "application/json",
@@ -35,7 +55,7 @@ func requestHead(u *url.URL, header map[string]string, bodyLen int) ([]byte, err
 			return nil, fmt.Errorf("invalid header %q: %q", k, v)
 		}
 		switch ck {
-		case "Host", "Content-Length", "Connection", "Transfer-Encoding":
+		case "Host", "Content-Length", "Connection", "Transfer-Encoding", "Proxy-Authorization":
 			continue // the client's own, as with net/http
 		}
 		if _, ok := fixed[ck]; ok {
@@ -68,16 +88,16 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-// errHeadTooLong is returned for a response head past maxHeadBytes.
-var errHeadTooLong = fmt.Errorf("the response headers are longer than %d bytes", maxHeadBytes)
+// ErrHeadTooLong is returned for a response head past maxHeadBytes.
+var ErrHeadTooLong = fmt.Errorf("the response headers are longer than %d bytes", maxHeadBytes)
 
-// headReader collects the response head across reads.
-type headReader struct{ buf []byte }
+// HeadReader collects the response head across reads.
+type HeadReader struct{ buf []byte }
 
 // feed adds one read's bytes. When the head is complete it returns it and
 // the bytes after it (the body's start); the head is a slice of data when
 // it came in one read.
-func (h *headReader) feed(data []byte) (head, rest []byte, done bool, err error) {
+func (h *HeadReader) Feed(data []byte) (head, rest []byte, done bool, err error) {
 	if len(h.buf) == 0 {
 		if end := headEnd(data, 0); end > 0 {
 			return data[:end], data[end:], true, nil
@@ -92,13 +112,13 @@ func (h *headReader) feed(data []byte) (head, rest []byte, done bool, err error)
 		return head, data[n:], true, nil
 	}
 	if len(h.buf) > maxHeadBytes {
-		return nil, nil, false, errHeadTooLong
+		return nil, nil, false, ErrHeadTooLong
 	}
 	return nil, nil, false, nil
 }
 
 // partial reports whether some of a head has arrived.
-func (h *headReader) partial() bool { return len(h.buf) > 0 }
+func (h *HeadReader) Partial() bool { return len(h.buf) > 0 }
 
 // headEnd returns the index just past the blank line that ends a head in
 // b (CRLF or bare LF line ends, as net/http accepts), searching from from;
@@ -123,7 +143,7 @@ func headEnd(b []byte, from int) int {
 // parseHead reads a complete head with net/http's own parser, so status,
 // headers and framing are understood exactly as on the net/http path. The
 // Body it sets up is not used: framing (below) reads the body.
-func parseHead(head []byte) (*http.Response, error) {
+func ParseHead(head []byte) (*http.Response, error) {
 	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), &http.Request{Method: http.MethodPost})
 	if err != nil {
 		return nil, fmt.Errorf("malformed HTTP response: %w", err)
@@ -132,8 +152,17 @@ func parseHead(head []byte) (*http.Response, error) {
 	return resp, nil
 }
 
-// interim reports a 1xx answer other than 101: net/http skips those and
+// readConnectHead parses a proxy's answer to CONNECT.
+func readConnectHead(head []byte) (*http.Response, error) {
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		return nil, fmt.Errorf("malformed answer to CONNECT from the proxy: %w", err)
+	}
+	return resp, nil
+}
+
+// Interim reports a 1xx answer other than 101: net/http skips those and
 // waits for the final response.
-func interim(resp *http.Response) bool {
+func Interim(resp *http.Response) bool {
 	return resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols
 }

@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"net"
@@ -14,7 +14,7 @@ import (
 // only the one reading touches it.
 type sock struct {
 	fd     int
-	clk    clock
+	clk    Clock
 	kernel bool // SO_TIMESTAMPNS is on
 	local  net.Addr
 	remote net.Addr
@@ -27,7 +27,7 @@ type sock struct {
 // before anything else. With blocking false the call does not wait (the
 // poller knows the socket is readable) and holds on to its P, since a
 // non-blocking recvmsg cannot stall the scheduler.
-func (s *sock) recv(p []byte, blocking bool, src StampSource) (int, stamp, syscall.Errno) {
+func (s *sock) recv(p []byte, blocking bool, src Source) (int, Stamp, syscall.Errno) {
 	s.iov.Base = &p[0]
 	s.iov.SetLen(len(p))
 	s.hdr.Iov, s.hdr.Iovlen = &s.iov, 1
@@ -41,7 +41,7 @@ func (s *sock) recv(p []byte, blocking bool, src StampSource) (int, stamp, sysca
 		n, _, e = unix.RawSyscall(unix.SYS_RECVMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&s.hdr)), unix.MSG_DONTWAIT)
 	}
 	now := time.Now()
-	st := readStamp(now.Sub(s.clk.base), src)
+	st := ReadStamp(now.Sub(s.clk.Base), src)
 	if e != 0 {
 		return 0, st, e
 	}
@@ -58,16 +58,16 @@ func (s *sock) recv(p []byte, blocking bool, src StampSource) (int, stamp, sysca
 // monotonic time. A wall-clock step between the two would show as an age
 // below zero or beyond the request's life; such stamps are refused and the
 // read keeps its own.
-func (s *sock) placeKernelStamp(st *stamp, now time.Time) {
+func (s *sock) placeKernelStamp(st *Stamp, now time.Time) {
 	kern, ok := kernelStamp(s.oob[:s.hdr.Controllen])
 	if !ok {
 		return
 	}
 	age := time.Duration(now.UnixNano() - kern)
-	if age < -maxClockSkew || age > st.read {
+	if age < -MaxClockSkew || age > st.Read {
 		return
 	}
-	st.at, st.src = st.read-max(age, 0), SourceKernel
+	st.At, st.Src = st.Read-max(age, 0), SourceKernel
 }
 
 // kernelStamp finds SCM_TIMESTAMPNS in the control messages of a recvmsg

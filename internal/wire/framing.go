@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 // chunked transfer coding, a Content-Length, or everything up to the close.
 // It never copies: the body comes back as slices of the reads, so every
 // byte keeps the stamp of the read that brought it.
-type framing struct {
+type Framing struct {
 	mode  frameMode
 	left  int64 // bytes left: of the body (frameLength) or of the chunk (frameChunked)
 	state chunkState
@@ -53,20 +53,20 @@ var (
 )
 
 // newFraming reads the framing of a response's body as net/http does.
-func newFraming(resp *http.Response) *framing {
+func NewFraming(resp *http.Response) *Framing {
 	switch {
 	case len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked":
-		return &framing{mode: frameChunked}
+		return &Framing{mode: frameChunked}
 	case resp.ContentLength >= 0:
-		return &framing{mode: frameLength, left: resp.ContentLength, done: resp.ContentLength == 0}
+		return &Framing{mode: frameLength, left: resp.ContentLength, done: resp.ContentLength == 0}
 	}
-	return &framing{mode: frameClose}
+	return &Framing{mode: frameClose}
 }
 
 // body appends to out the body bytes of one read (slices of data) and
 // returns io.EOF once the body is complete (bytes after it are ignored) or
 // an error for broken framing.
-func (f *framing) body(data []byte, out [][]byte) ([][]byte, error) {
+func (f *Framing) Body(data []byte, out [][]byte) ([][]byte, error) {
 	if f.done {
 		return out, io.EOF
 	}
@@ -92,7 +92,7 @@ func (f *framing) body(data []byte, out [][]byte) ([][]byte, error) {
 
 // end is the body's outcome when the connection ends: io.EOF where the
 // body may end, io.ErrUnexpectedEOF inside it (net/http's errors).
-func (f *framing) end() error {
+func (f *Framing) End() error {
 	if f.done || f.mode == frameClose {
 		return io.EOF
 	}
@@ -100,7 +100,7 @@ func (f *framing) end() error {
 }
 
 // chunked walks the chunked coding through data.
-func (f *framing) chunked(data []byte, out [][]byte) ([][]byte, error) {
+func (f *Framing) chunked(data []byte, out [][]byte) ([][]byte, error) {
 	for i := 0; i < len(data); {
 		if f.state == chunkData {
 			n := int(min(int64(len(data)-i), f.left))
@@ -124,7 +124,7 @@ func (f *framing) chunked(data []byte, out [][]byte) ([][]byte, error) {
 
 // framingByte takes one byte of a size line, a data terminator or a
 // trailer.
-func (f *framing) framingByte(c byte) error {
+func (f *Framing) framingByte(c byte) error {
 	if f.state == chunkSize || f.state == chunkExt {
 		if f.line++; f.line > maxChunkLine {
 			return errChunkLine
@@ -166,7 +166,7 @@ func (f *framing) framingByte(c byte) error {
 }
 
 // sizeByte takes one byte of a chunk size.
-func (f *framing) sizeByte(c byte) error {
+func (f *Framing) sizeByte(c byte) error {
 	var v byte
 	switch {
 	case '0' <= c && c <= '9':
@@ -195,7 +195,7 @@ func (f *framing) sizeByte(c byte) error {
 
 // sizeDone starts the chunk whose size line just ended; size 0 is the last
 // chunk, followed by trailers and a blank line.
-func (f *framing) sizeDone() error {
+func (f *Framing) sizeDone() error {
 	if f.size == 0 {
 		f.state, f.blank = chunkTrailer, true
 		return nil

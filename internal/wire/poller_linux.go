@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"runtime"
@@ -21,16 +21,16 @@ import (
 type poller struct {
 	epfd int
 	evfd int   // an eventfd in the set, to wake the loop for stopping
-	clk  clock // the poller's own clock, for hand-off deadlines
+	clk  Clock // the poller's own clock, for hand-off deadlines
 	stop atomic.Bool
 	done chan struct{}
 	tid  int
 
 	mu    sync.Mutex
-	conns map[uint32]*rawConn
+	conns map[uint32]*Conn
 	next  uint32
 
-	pending []*rawConn // streams with a deferred wake-up; loop only
+	pending []*Conn // streams with a deferred wake-up; loop only
 }
 
 // yieldEvery is how often the poller passes through Go's scheduler. A
@@ -59,7 +59,7 @@ var pollers struct {
 }
 
 // attach registers c with the process's poller, starting it if needed.
-func attach(c *rawConn) error {
+func attach(c *Conn) error {
 	pollers.mu.Lock()
 	defer pollers.mu.Unlock()
 	if pollers.cur == nil {
@@ -91,7 +91,7 @@ func attach(c *rawConn) error {
 
 // detach unregisters c, stopping the poller after its last stream. When
 // it returns, the poller thread no longer touches c's socket.
-func detach(c *rawConn) {
+func detach(c *Conn) {
 	c.mu.Lock()
 	c.unwatch()
 	c.detached.Store(true)
@@ -148,7 +148,7 @@ func startPoller() (*poller, error) {
 		unix.Close(evfd)
 		return nil, err
 	}
-	p := &poller{epfd: epfd, evfd: evfd, clk: newClock(), done: make(chan struct{}), conns: map[uint32]*rawConn{}}
+	p := &poller{epfd: epfd, evfd: evfd, clk: NewClock(), done: make(chan struct{}), conns: map[uint32]*Conn{}}
 	started := make(chan struct{})
 	go p.loop(started)
 	<-started
@@ -157,24 +157,24 @@ func startPoller() (*poller, error) {
 
 // watch adds or re-arms c's socket in the set (level-triggered: data left
 // unread is reported again).
-func (p *poller) watch(c *rawConn, op int) error {
+func (p *poller) watch(c *Conn, op int) error {
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.id)}
 	return unix.EpollCtl(p.epfd, op, c.sock.fd, &ev)
 }
 
 // pause stops reporting c's socket until resumeWatch; c.mu is held.
-func (p *poller) pause(c *rawConn) {
+func (p *poller) pause(c *Conn) {
 	ev := unix.EpollEvent{Fd: int32(c.id)}
 	unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, c.sock.fd, &ev)
 }
 
-func (p *poller) forget(c *rawConn) {
+func (p *poller) forget(c *Conn) {
 	p.mu.Lock()
 	delete(p.conns, c.id)
 	p.mu.Unlock()
 }
 
-func (p *poller) lookup(id uint32) *rawConn {
+func (p *poller) lookup(id uint32) *Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.conns[id]
@@ -199,13 +199,13 @@ func (p *poller) loop(started chan<- struct{}) {
 	events := make([]unix.EpollEvent, 256)
 	var yielded time.Duration
 	for !p.stop.Load() {
-		if now := p.clk.now(); now-yielded >= yieldEvery {
+		if now := p.clk.Now(); now-yielded >= yieldEvery {
 			runtime.Gosched()
 			yielded = now
 		}
 		n, err := epollWait(p.epfd, events, p.timeout())
 		if err != nil && err != unix.EINTR {
-			panic("stream: epoll_wait failed: " + err.Error())
+			panic("wire: epoll_wait failed: " + err.Error())
 		}
 		for _, ev := range events[:max(n, 0)] {
 			if ev.Fd == wakeID {
@@ -233,10 +233,10 @@ func (p *poller) exit() {
 // much time has passed. A stream read every few microseconds then costs
 // its caller one wake-up per handOff, not one per read, while a stream
 // slower than that is handed every read at once.
-func (p *poller) wake(c *rawConn, ended bool) {
-	now := p.clk.now()
+func (p *poller) wake(c *Conn, ended bool) {
+	now := p.clk.Now()
 	if ended || c.handOff < 0 || now-c.lastWake >= c.handOff {
-		if c.h.signal() {
+		if c.h.Signal() {
 			c.lastWake = now
 		}
 		return
@@ -252,7 +252,7 @@ func (p *poller) firePending() {
 	if len(p.pending) == 0 {
 		return
 	}
-	now := p.clk.now()
+	now := p.clk.Now()
 	keep := p.pending[:0]
 	for _, c := range p.pending {
 		if c.wakeAt > now {
@@ -260,7 +260,7 @@ func (p *poller) firePending() {
 			continue
 		}
 		c.wakeAt = 0
-		if !c.detached.Load() && c.h.signal() {
+		if !c.detached.Load() && c.h.Signal() {
 			c.lastWake = now
 		}
 	}
@@ -278,7 +278,7 @@ func (p *poller) timeout() time.Duration {
 	for _, c := range p.pending[1:] {
 		next = min(next, c.wakeAt)
 	}
-	return max(next-p.clk.now(), 0)
+	return max(next-p.clk.Now(), 0)
 }
 
 // threadCPU is the CPU time of thread tid of this process, in ns.

@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"bufio"
@@ -15,11 +15,11 @@ import (
 
 // frameAll runs a body through framing in reads of the given sizes (cycled)
 // and returns the body bytes and the outcome, as the raw-socket client does.
-func frameAll(f *framing, wire []byte, sizes []int) ([]byte, error) {
+func frameAll(f *Framing, wire []byte, sizes []int) ([]byte, error) {
 	var body []byte
 	for i := 0; len(wire) > 0; i++ {
 		n := min(sizes[i%len(sizes)], len(wire))
-		pieces, err := f.body(wire[:n], nil)
+		pieces, err := f.Body(wire[:n], nil)
 		for _, p := range pieces {
 			body = append(body, p...)
 		}
@@ -28,7 +28,7 @@ func frameAll(f *framing, wire []byte, sizes []int) ([]byte, error) {
 			return body, err
 		}
 	}
-	return body, f.end()
+	return body, f.End()
 }
 
 // chunkedWire is body in chunked coding as net/http's own writer sends it.
@@ -53,7 +53,7 @@ func TestFramingChunkedAnyReadSizes(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for k := 0; k < 200; k++ {
 		sizes := []int{1 + rng.Intn(9), 1 + rng.Intn(300), 1 + rng.Intn(4)}
-		body, err := frameAll(&framing{mode: frameChunked}, wire, sizes)
+		body, err := frameAll(&Framing{mode: frameChunked}, wire, sizes)
 		if string(body) != want || err != io.EOF {
 			t.Fatalf("sizes %v: body %d bytes (want %d), err %v (want io.EOF)", sizes, len(body), len(want), err)
 		}
@@ -62,7 +62,7 @@ func TestFramingChunkedAnyReadSizes(t *testing.T) {
 
 func TestFramingChunkedExtensionsAndTrailers(t *testing.T) {
 	wire := "5;name=value\r\nhello\r\n1 ; x\r\n!\r\n0\r\nX-Trailer: 1\r\n\r\n"
-	body, err := frameAll(&framing{mode: frameChunked}, []byte(wire), []int{3})
+	body, err := frameAll(&Framing{mode: frameChunked}, []byte(wire), []int{3})
 	if string(body) != "hello!" || err != io.EOF {
 		t.Fatalf("body %q err %v", body, err)
 	}
@@ -80,7 +80,7 @@ func TestFramingChunkedErrorsMatchNetHTTP(t *testing.T) {
 		"5\rXhello\r\n0\r\n\r\n",           // CR without LF
 		strings.Repeat("1", 5000) + "\r\n", // a line past the limit
 	} {
-		_, err := frameAll(&framing{mode: frameChunked}, []byte(wire), []int{2})
+		_, err := frameAll(&Framing{mode: frameChunked}, []byte(wire), []int{2})
 		if err == nil || err == io.EOF {
 			t.Errorf("%q: err %v, want a framing error", wire, err)
 			continue
@@ -101,15 +101,15 @@ func httputilReadChunked(wire string) ([]byte, error) {
 }
 
 func TestFramingLengthAndClose(t *testing.T) {
-	body, err := frameAll(&framing{mode: frameLength, left: 5}, []byte("hello, and more"), []int{2})
+	body, err := frameAll(&Framing{mode: frameLength, left: 5}, []byte("hello, and more"), []int{2})
 	if string(body) != "hello" || err != io.EOF {
 		t.Errorf("length: body %q err %v", body, err)
 	}
-	body, err = frameAll(&framing{mode: frameLength, left: 9}, []byte("hello"), []int{2})
+	body, err = frameAll(&Framing{mode: frameLength, left: 9}, []byte("hello"), []int{2})
 	if string(body) != "hello" || err != io.ErrUnexpectedEOF {
 		t.Errorf("short length: body %q err %v", body, err)
 	}
-	body, err = frameAll(&framing{mode: frameClose}, []byte("all of it"), []int{4})
+	body, err = frameAll(&Framing{mode: frameClose}, []byte("all of it"), []int{4})
 	if string(body) != "all of it" || err != io.EOF {
 		t.Errorf("close-delimited: body %q err %v", body, err)
 	}
@@ -118,28 +118,28 @@ func TestFramingLengthAndClose(t *testing.T) {
 func TestHeadReaderAcrossReads(t *testing.T) {
 	wire := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello"
 	for cut := 1; cut < len(wire); cut++ {
-		var h headReader
-		head, rest, done, err := h.feed([]byte(wire[:cut]))
+		var h HeadReader
+		head, rest, done, err := h.Feed([]byte(wire[:cut]))
 		if err != nil {
 			t.Fatal(err)
 		}
 		fed := wire[:cut]
 		if !done {
-			head, rest, done, err = h.feed([]byte(wire[cut:]))
+			head, rest, done, err = h.Feed([]byte(wire[cut:]))
 			fed = wire
 		}
 		if err != nil || !done || string(head)+string(rest) != fed || !strings.HasSuffix(string(head), "\r\n\r\n") {
 			t.Fatalf("cut %d: head %q rest %q done %v err %v", cut, head, rest, done, err)
 		}
-		resp, err := parseHead(head)
-		if err != nil || resp.StatusCode != 200 || newFraming(resp).mode != frameChunked {
+		resp, err := ParseHead(head)
+		if err != nil || resp.StatusCode != 200 || NewFraming(resp).mode != frameChunked {
 			t.Fatalf("cut %d: %+v %v", cut, resp, err)
 		}
 	}
-	var h headReader
+	var h HeadReader
 	for len(h.buf) <= maxHeadBytes {
-		if _, _, _, err := h.feed([]byte("X-Long: " + strings.Repeat("y", 4000) + "\r\n")); err != nil {
-			if err != errHeadTooLong {
+		if _, _, _, err := h.Feed([]byte("X-Long: " + strings.Repeat("y", 4000) + "\r\n")); err != nil {
+			if err != ErrHeadTooLong {
 				t.Fatal(err)
 			}
 			return
@@ -150,7 +150,7 @@ func TestHeadReaderAcrossReads(t *testing.T) {
 
 func TestRequestHeadRejectsInjection(t *testing.T) {
 	u := mustURL(t, "http://127.0.0.1:8080/v1/chat/completions?x=1")
-	head, err := requestHead(u, map[string]string{"x-key": "v"}, 12)
+	head, err := RequestHead(u, map[string]string{"x-key": "v"}, 12)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestRequestHeadRejectsInjection(t *testing.T) {
 		t.Fatalf("request %+v, err %v", req, err)
 	}
 	for _, h := range []map[string]string{{"X-Evil": "a\r\nInjected: 1"}, {"Bad Name": "v"}, {"": "v"}} {
-		if _, err := requestHead(u, h, 1); err == nil {
+		if _, err := RequestHead(u, h, 1); err == nil {
 			t.Errorf("header %q accepted", h)
 		}
 	}

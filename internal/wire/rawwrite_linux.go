@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"errors"
@@ -8,15 +8,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// writeAll writes the request, reading the clock for t0 right before the
+// WriteAll writes the request, reading the clock for t0 right before the
 // first byte goes to the socket and calling afterT0 once that first write
 // has returned.
-func (c *rawConn) writeAll(head, body []byte, afterT0 func()) error {
-	bufs := [][]byte{head, body}
-	first := true
+func (c *Conn) WriteAll(head, body []byte, afterT0 func()) error {
+	return c.write([][]byte{head, body}, true, afterT0)
+}
+
+// write writes bufs whole; with t0 set it reads the clock for t0 right
+// before the first byte goes to the socket and calls afterT0 once that
+// first write has returned.
+func (c *Conn) write(bufs [][]byte, t0 bool, afterT0 func()) error {
+	first := t0
 	for len(bufs) > 0 {
 		if first {
-			c.start.Store(int64(c.sock.clk.now()))
+			c.start.Store(int64(c.sock.clk.Now()))
 			c.wrote.Store(true)
 		}
 		n, e := c.sendmsg(bufs)
@@ -55,7 +61,7 @@ func advance(bufs [][]byte, n int) [][]byte {
 }
 
 // sendmsg writes bufs in one system call, without SIGPIPE.
-func (c *rawConn) sendmsg(bufs [][]byte) (int, syscall.Errno) {
+func (c *Conn) sendmsg(bufs [][]byte) (int, syscall.Errno) {
 	var iov [2]unix.Iovec
 	k := 0
 	for _, b := range bufs {
@@ -75,12 +81,12 @@ func (c *rawConn) sendmsg(bufs [][]byte) (int, syscall.Errno) {
 	return int(n), e
 }
 
-// errWriteClosed says the request could not be written because the
+// ErrWriteClosed says the request could not be written because the
 // connection was shut down meanwhile.
-var errWriteClosed = errors.New("the connection was closed while the request was written")
+var ErrWriteClosed = errors.New("the connection was closed while the request was written")
 
 // waitWritable waits until the socket takes more bytes (or fails).
-func (c *rawConn) waitWritable() error {
+func (c *Conn) waitWritable() error {
 	fds := []unix.PollFd{{Fd: int32(c.sock.fd), Events: unix.POLLOUT}}
 	for {
 		_, err := unix.Poll(fds, -1)
@@ -91,7 +97,7 @@ func (c *rawConn) waitWritable() error {
 			return err
 		}
 		if fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 && fds[0].Revents&unix.POLLOUT == 0 {
-			return errWriteClosed
+			return ErrWriteClosed
 		}
 		return nil
 	}

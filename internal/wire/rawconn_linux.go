@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rawConn is the connection of one raw-path request: a socket of its own
+// Conn is the connection of one raw-path request: a socket of its own
 // (outside Go's netpoller), read by the poller thread or by a thread of
 // its own, whose reads go through a handoff to the caller's goroutine.
-type rawConn struct {
+type Conn struct {
 	sock sock
-	h    *handoff
+	h    *Handoff
 	last *atomic.Int64 // the last read's time, for the idle limit
 
 	// mu is held by whoever reads or shuts down the socket, so nothing
@@ -42,7 +42,7 @@ type rawConn struct {
 	room       chan struct{}
 	ev         *eventWake
 
-	start atomic.Int64 // t0 since clk.base; valid once wrote is set
+	start atomic.Int64 // t0 since clk.Base; valid once wrote is set
 	wrote atomic.Bool
 
 	prevAt time.Duration // the last read's arrival time; reader only
@@ -52,8 +52,9 @@ type rawConn struct {
 // as on the net/http path), then takes the socket out of Go's netpoller:
 // it duplicates the descriptor and closes net's copy, so readiness wakes
 // only the reader chosen here.
-func dialRaw(ctx context.Context, addr string, clk clock, kernel bool) (*rawConn, error) {
-	conn, err := dialNoDelay(ctx, "tcp", addr)
+func Dial(ctx context.Context, addr string, opt Options) (*Conn, error) {
+	clk, kernel := opt.Clock, opt.KernelStamps
+	conn, err := DialNoDelay(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,10 @@ func dialRaw(ctx context.Context, addr string, clk clock, kernel bool) (*rawConn
 	if derr != nil {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: conn.RemoteAddr(), Err: derr}
 	}
-	c := &rawConn{sock: sock{fd: fd, clk: clk, local: conn.LocalAddr(), remote: conn.RemoteAddr()}, h: newHandoff()}
+	c := &Conn{sock: sock{fd: fd, clk: clk, local: conn.LocalAddr(), remote: conn.RemoteAddr()}, h: NewHandoff(), last: opt.Last}
+	if c.last == nil {
+		c.last = new(atomic.Int64)
+	}
 	ev, err := newEventWake()
 	if err != nil {
 		unix.Close(fd)
@@ -87,7 +91,7 @@ func dialRaw(ctx context.Context, addr string, clk clock, kernel bool) (*rawConn
 // Close shuts the connection down for the closer: the server sees the
 // close (and an RST for whatever it sends after it), the reader stops
 // reading, and the caller's goroutine is woken with the news.
-func (c *rawConn) Close() error {
+func (c *Conn) Close() error {
 	c.mu.Lock()
 	if !c.closed {
 		c.closed = true
@@ -95,21 +99,27 @@ func (c *rawConn) Close() error {
 		unix.Shutdown(c.sock.fd, unix.SHUT_RDWR)
 	}
 	c.mu.Unlock()
-	c.h.push(readMsg{st: readStamp(c.sock.clk.now(), SourceNone), err: net.ErrClosed})
-	c.h.signal()
+	c.h.Push(Msg{St: ReadStamp(c.sock.clk.Now(), SourceNone), Err: net.ErrClosed})
+	c.h.Signal()
 	return nil
 }
 
-// t0 returns when the request's first byte was written, if it was.
-func (c *rawConn) t0() (time.Duration, bool) {
+// T0 returns when the request's first byte was written, if it was.
+func (c *Conn) T0() (time.Duration, bool) {
 	if !c.wrote.Load() {
 		return 0, false
 	}
 	return time.Duration(c.start.Load()), true
 }
 
-// startReading starts the reader of the chosen wire.
-func (c *rawConn) startReading(w Wire, handOff time.Duration) error {
+// Handoff is where the connection's reads arrive, for the caller's
+// goroutine to take.
+func (c *Conn) Handoff() *Handoff { return c.h }
+
+// Start starts the reader of the chosen mode. handOff bounds how long a
+// read may wait before the caller's goroutine is woken (ModeEpoll; see
+// stream.Request.HandOff); negative wakes it for every read.
+func (c *Conn) Start(mode Mode, handOff time.Duration) error {
 	c.handOff = handOff
 	c.lastWake = math.MinInt64 / 2 // the first read is handed over at once
 	// The first buffer is taken here, on the caller's goroutine: taken by
@@ -117,7 +127,7 @@ func (c *rawConn) startReading(w Wire, handOff time.Duration) error {
 	// make the poller thread allocate, and assist the GC, before the read
 	// it was woken for.
 	c.a.buf = getArena()
-	if w == WireThread {
+	if mode == ModeThread {
 		if err := unix.SetNonblock(c.sock.fd, false); err != nil {
 			return err
 		}
@@ -130,9 +140,9 @@ func (c *rawConn) startReading(w Wire, handOff time.Duration) error {
 	return attach(c)
 }
 
-// release stops the reader and closes the descriptor; the closer must
+// Release stops the reader and closes the descriptor; the closer must
 // already have shut the socket down.
-func (c *rawConn) release() {
+func (c *Conn) Release() {
 	if c.threadDone != nil {
 		close(c.roomChan())
 		<-c.threadDone
@@ -145,7 +155,7 @@ func (c *rawConn) release() {
 }
 
 // unwatch removes the socket from the poller's set; c.mu is held.
-func (c *rawConn) unwatch() {
+func (c *Conn) unwatch() {
 	if c.watching {
 		c.watching = false
 		unix.EpollCtl(c.p.epfd, unix.EPOLL_CTL_DEL, c.sock.fd, nil)
@@ -153,7 +163,7 @@ func (c *rawConn) unwatch() {
 }
 
 // resumeWatch watches the socket again after a pause at maxBacklog.
-func (c *rawConn) resumeWatch() {
+func (c *Conn) resumeWatch() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.closed && !c.ended && c.watching {
@@ -162,7 +172,7 @@ func (c *rawConn) resumeWatch() {
 }
 
 // roomChan is where a paused reader thread waits; release closes it.
-func (c *rawConn) roomChan() chan struct{} {
+func (c *Conn) roomChan() chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.room == nil {
@@ -172,7 +182,7 @@ func (c *rawConn) roomChan() chan struct{} {
 }
 
 // resumeThread lets a paused reader thread go on.
-func (c *rawConn) resumeThread() {
+func (c *Conn) resumeThread() {
 	select {
 	case c.roomChan() <- struct{}{}:
 	default:

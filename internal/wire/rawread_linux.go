@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"io"
@@ -13,17 +13,17 @@ import (
 // of a later read after those of an earlier one, but two reads of one
 // segment carry the same kernel time, placed on the monotonic clock with
 // a few nanoseconds of jitter each.
-func (c *rawConn) order(st *stamp) {
-	if st.at < c.prevAt {
-		st.at = c.prevAt
+func (c *Conn) order(st *Stamp) {
+	if st.At < c.prevAt {
+		st.At = c.prevAt
 	}
-	c.prevAt = st.at
+	c.prevAt = st.At
 }
 
 // readReady reads what the socket has, on the poller thread: every read
 // is stamped and queued at once, and the caller's goroutine is woken as
 // the hand-off policy says.
-func (c *rawConn) readReady(p *poller) {
+func (c *Conn) readReady(p *poller) {
 	c.mu.Lock()
 	if c.closed || c.ended || !c.watching {
 		c.mu.Unlock()
@@ -37,11 +37,11 @@ func (c *rawConn) readReady(p *poller) {
 			break
 		}
 		c.order(&st)
-		c.last.Store(int64(st.read))
-		msg := readMsg{data: c.a.took(n), st: st, err: c.endErr(n, e)}
+		c.last.Store(int64(st.Read))
+		msg := Msg{Data: c.a.took(n), St: st, Err: c.endErr(n, e)}
 		var full bool
-		parked, full = c.h.push(msg)
-		if msg.err != nil {
+		parked, full = c.h.Push(msg)
+		if msg.Err != nil {
 			c.ended, ended = true, true
 			c.unwatch()
 			c.a.release(c.h)
@@ -66,7 +66,7 @@ func (c *rawConn) readReady(p *poller) {
 const maxReadsPerWake = 16
 
 // endErr is a read's error: io.EOF for 0 bytes, the read error, or nil.
-func (c *rawConn) endErr(n int, e syscall.Errno) error {
+func (c *Conn) endErr(n int, e syscall.Errno) error {
 	switch {
 	case e != 0:
 		return c.sock.readError(e)
@@ -79,14 +79,14 @@ func (c *rawConn) endErr(n int, e syscall.Errno) error {
 // threadLoop is the reader of WireThread: a locked OS thread blocking in
 // recvmsg, woken by the kernel itself. The goroutine exits without
 // unlocking, so its thread ends with it.
-func (c *rawConn) threadLoop() {
+func (c *Conn) threadLoop() {
 	runtime.LockOSThread()
 	defer close(c.threadDone)
 	defer readerThread()()
 	defer c.a.release(c.h)
 	var yielded time.Duration
 	for {
-		if now := c.sock.clk.now(); now-yielded >= yieldEvery {
+		if now := c.sock.clk.Now(); now-yielded >= yieldEvery {
 			runtime.Gosched() // see yieldEvery
 			yielded = now
 		}
@@ -96,11 +96,11 @@ func (c *rawConn) threadLoop() {
 			continue
 		}
 		c.order(&st)
-		c.last.Store(int64(st.read))
-		msg := readMsg{data: c.a.took(n), st: st, err: c.endErr(n, e)}
-		_, full := c.h.push(msg)
-		c.h.signal()
-		if msg.err != nil {
+		c.last.Store(int64(st.Read))
+		msg := Msg{Data: c.a.took(n), St: st, Err: c.endErr(n, e)}
+		_, full := c.h.Push(msg)
+		c.h.Signal()
+		if msg.Err != nil {
 			return
 		}
 		if full {

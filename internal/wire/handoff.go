@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"sync"
@@ -79,12 +79,12 @@ type arena struct {
 // space returns where the next read goes, first handing the used-up buffer
 // to the caller's goroutine (through h, after every read that points into
 // it) when less than minRead is left.
-func (a *arena) space(h *handoff) []byte {
+func (a *arena) space(h *Handoff) []byte {
 	if a.buf != nil && len(*a.buf)-a.off >= minRead {
 		return (*a.buf)[a.off:]
 	}
 	if a.buf != nil {
-		h.push(readMsg{free: a.buf})
+		h.Push(Msg{free: a.buf})
 	}
 	a.buf, a.off = getArena(), 0
 	return *a.buf
@@ -92,9 +92,9 @@ func (a *arena) space(h *handoff) []byte {
 
 // release hands the last buffer to the caller's goroutine when the reader
 // stops.
-func (a *arena) release(h *handoff) {
+func (a *arena) release(h *Handoff) {
 	if a.buf != nil {
-		h.push(readMsg{free: a.buf})
+		h.Push(Msg{free: a.buf})
 		a.buf = nil
 	}
 }
@@ -106,21 +106,21 @@ func (a *arena) took(n int) []byte {
 	return b
 }
 
-// readMsg is one read handed from the reader to the caller's goroutine.
-type readMsg struct {
-	data []byte  // what the read returned; valid until free of its arena arrives
-	st   stamp   // when it arrived
-	err  error   // the read's error; the last message carries one
+// Msg is one read handed from the reader to the caller's goroutine.
+type Msg struct {
+	Data []byte  // what the read returned; valid until the next Next after the arena is used up
+	St   Stamp   // when it arrived
+	Err  error   // the read's error; the last message carries one
 	free *[]byte // an arena all earlier messages used up, to recycle
 }
 
-// handoff carries reads from a reader to the caller's goroutine. The
+// Handoff carries reads from a reader to the caller's goroutine. The
 // reader never waits for the caller: the queue grows (up to maxBacklog),
 // and waking the caller is the reader's decision, so a reader serving many
 // streams can batch wake-ups while every read keeps its own stamp.
-type handoff struct {
+type Handoff struct {
 	mu sync.Mutex
-	q  []readMsg
+	q  []Msg
 	// queued is the data in q, taken the data of the batch the caller's
 	// goroutine works through: together what the reader may not outrun
 	// by more than maxBacklog.
@@ -133,6 +133,12 @@ type handoff struct {
 	ev waker
 	// resume restarts a paused reader; called by take outside the lock.
 	resume func()
+
+	// The caller's side: the batch being worked through, and a read put
+	// back (unread) to come first.
+	batch []Msg
+	bi    int
+	back  *Msg
 }
 
 // waker wakes a goroutine parked in take from a reader's thread.
@@ -141,14 +147,14 @@ type waker interface {
 	wait()
 }
 
-func newHandoff() *handoff { return &handoff{wake: make(chan struct{}, 1)} }
+func NewHandoff() *Handoff { return &Handoff{wake: make(chan struct{}, 1)} }
 
 // push queues m. parked reports that the caller's goroutine is waiting
 // (signal wakes it); full that the reader must stop reading until resume.
-func (h *handoff) push(m readMsg) (parked, full bool) {
+func (h *Handoff) Push(m Msg) (parked, full bool) {
 	h.mu.Lock()
 	h.q = append(h.q, m)
-	h.queued += len(m.data)
+	h.queued += len(m.Data)
 	if h.queued+h.taken >= maxBacklog && !h.paused {
 		h.paused, full = true, true
 		h.pauses++
@@ -160,7 +166,7 @@ func (h *handoff) push(m readMsg) (parked, full bool) {
 
 // signal wakes the caller's goroutine if it is parked and something is
 // queued; it reports whether it did.
-func (h *handoff) signal() bool {
+func (h *Handoff) Signal() bool {
 	h.mu.Lock()
 	if !h.waiting || len(h.q) == 0 {
 		h.mu.Unlock()
@@ -183,7 +189,7 @@ func (h *handoff) signal() bool {
 // (emptied) to the reader as its next queue, so steady streaming allocates
 // nothing. The caller is done with the previous batch: a reader paused at
 // maxBacklog resumes once less than half of it is left.
-func (h *handoff) take(dst []readMsg) []readMsg {
+func (h *Handoff) take(dst []Msg) []Msg {
 	h.mu.Lock()
 	h.taken = 0
 	if h.paused && h.queued < maxBacklog/2 {
@@ -210,9 +216,50 @@ func (h *handoff) take(dst []readMsg) []readMsg {
 	return got
 }
 
+// Next returns the reader's next read, waiting for it, and recycles the
+// used-up buffers on the way. Only the caller's goroutine calls it; a
+// read's Data stays valid until its arena is used up, which is after the
+// caller has moved on by a whole arena of later reads.
+func (h *Handoff) Next() Msg {
+	if m := h.back; m != nil {
+		h.back = nil
+		return *m
+	}
+	for {
+		if h.bi == len(h.batch) {
+			h.batch, h.bi = h.take(h.batch), 0
+		}
+		m := h.batch[h.bi]
+		h.bi++
+		if m.free != nil {
+			putArena(m.free)
+			continue
+		}
+		return m
+	}
+}
+
+// unread makes m the next read Next returns.
+func (h *Handoff) unread(m Msg) { h.back = &m }
+
+// Recycle returns every buffer still held, by the caller's batch or the
+// queue, once the reader has stopped.
+func (h *Handoff) Recycle() {
+	for _, m := range h.batch[h.bi:] {
+		if m.free != nil {
+			putArena(m.free)
+		}
+	}
+	h.batch, h.bi = nil, 0
+	h.drain()
+}
+
+// SetResume sets what restarts a reader paused at the backlog bound.
+func (h *Handoff) SetResume(f func()) { h.resume = f }
+
 // drain recycles the buffers of whatever is still queued, once the reader
 // has stopped and nothing reads the messages any more.
-func (h *handoff) drain() {
+func (h *Handoff) drain() {
 	h.mu.Lock()
 	q := h.q
 	h.q, h.queued, h.taken = nil, 0, 0
@@ -225,8 +272,20 @@ func (h *handoff) drain() {
 }
 
 // readPauses is how often the reader stopped at maxBacklog.
-func (h *handoff) readPauses() int {
+func (h *Handoff) ReadPauses() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.pauses
+}
+
+// Reads is where a request's reads come from, in order, each with its
+// stamp: a Handoff (the socket's reads) or a TLSConn (the records
+// decrypted from them).
+type Reads interface {
+	// Next returns the next read; its Data stays valid until the next call.
+	Next() Msg
+	// Recycle returns the buffers held, once the reader has stopped.
+	Recycle()
+	// ReadPauses is how often the reader stopped at the backlog bound.
+	ReadPauses() int
 }
