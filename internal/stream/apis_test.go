@@ -130,7 +130,7 @@ func feed(api API, pieces ...[]byte) (*Result, bool, error) {
 	r := &run{req: Request{API: api}, res: &Result{}, url: "http://127.0.0.1:1/v1"}
 	for i, p := range pieces {
 		at := time.Duration(i+1) * time.Millisecond
-		if stop, err := r.parse(p, readStamp(at, SourceEpoll)); stop || err != nil {
+		if stop, err := r.parse(p, stamp{at: at, read: at, src: SourceEpoll}); stop || err != nil {
 			return r.res, stop, err
 		}
 	}
