@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"ttftlab/internal/servers"
 	"ttftlab/internal/stream"
 )
 
@@ -33,7 +34,8 @@ type HealthReport struct {
 	Summary string
 }
 
-// CheckHealth asks url/health once through stream.Get.
+// CheckHealth asks url/health once through stream.Get; when that is not
+// llama-server's ready answer, servers.Health asks as other kinds answer.
 func CheckHealth(ctx context.Context, url string) HealthReport {
 	code, body, header, err := stream.GetHeader(ctx, url+"/health")
 	if err != nil {
@@ -48,6 +50,10 @@ func CheckHealth(ctx context.Context, url string) HealthReport {
 		r.OK, r.Summary = true, "ok"
 	case code == http.StatusServiceUnavailable:
 		r.Loading, r.Summary = true, "loading model"
+	case servers.Health(ctx, url).OK:
+		// Another kind of server (vLLM's empty 200, Ollama's
+		// /api/version, a hosted API's /v1/models): ready too.
+		r.OK, r.Summary = true, "ok"
 	default:
 		ct := r.ContentType
 		if ct == "" {
