@@ -105,6 +105,3 @@ func TestDropped(t *testing.T) {
 		}
 	}
 }
-
-
-
