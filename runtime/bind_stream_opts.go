@@ -109,6 +109,7 @@ func (vm *VM) newCall(L *lua.LState, messages lua.LValue) streamCall {
 }
 
 func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
+	vm.fitToKind(&c)
 	body, err := vm.json.encodeJSON(c.body, false)
 	if err != nil {
 		L.RaiseError("stream: the request body cannot be sent as JSON: %v", err)

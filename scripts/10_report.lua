@@ -8,7 +8,10 @@ end
 
 local runinfo = dofile("runinfo.lua")
 
-local props = read_json("props.json")
+-- props.json is llama.cpp's; other kinds have none (server.json says so).
+local f = io.open(OUT .. "/props.json", "r")
+if f then f:close() end
+local props = f and read_json("props.json") or {}
 local model = runinfo.model_of(props)
 local ttft = read_json("ttft.json")
 local prefill = read_json("prefill.json")

@@ -36,6 +36,7 @@ function M.server_of(p)
     cache_ram = args and arg_after(args, { "--cache-ram", "-cram" }) or json_null,
     args = args and json_array(args) or json_null,
     build = p.build_info or json_null,
+    kind = server_caps().kind,
   })
 end
 

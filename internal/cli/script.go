@@ -53,7 +53,8 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	}
 	defer e.release(lease, &s.flags)
 	log := serverLog(lease, &s.flags)
-	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log})
+	kind := e.serverKind(ctx, lease)
+	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log, Kind: string(kind.Kind), KindEvidence: kind.Evidence})
 	if s.finish == nil {
 		return err
 	}
