@@ -80,6 +80,10 @@ type RunServer struct {
 	CacheRAM *float64 `json:"cache_ram"`
 	Args     []string `json:"args"`
 	Build    *string  `json:"build"`
+	// Kind is the kind of server (servers.Kind: "llama.cpp", "vllm",
+	// "sglang", "ollama", "openai-compatible"); "" in a file written
+	// before kinds were told apart.
+	Kind string `json:"kind,omitempty"`
 }
 
 // LoadLevel is one level of the sweep.
