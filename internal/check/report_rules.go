@@ -2,7 +2,7 @@ package check
 
 import (
 	"fmt"
-	"math"
+
 	"strings"
 
 	"ttftlab/internal/synth"
@@ -97,74 +97,6 @@ func strOrNull(s *string) string {
 		return "null"
 	}
 	return excerpt(*s, 60)
-}
-
-func checkReportServer(l *lab) error {
-	s := l.report.Server
-	if s == nil {
-		return skip("report.json has no server block")
-	}
-	var bad []string
-	if s.NCtx != nil && *s.NCtx != l.props.Settings.NCtx {
-		bad = append(bad, fmt.Sprintf("server.n_ctx is %s but props.json n_ctx is %s", num(*s.NCtx), num(l.props.Settings.NCtx)))
-	}
-	if s.Slots != nil && *s.Slots != l.props.TotalSlots {
-		bad = append(bad, fmt.Sprintf("server.slots is %s but props.json total_slots is %s", num(*s.Slots), num(l.props.TotalSlots)))
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("%s", strings.Join(bad, "; "))
-	}
-	return l.pass("n_ctx %s, %s slots", num(l.props.Settings.NCtx), num(l.props.TotalSlots))
-}
-
-// checkReportModel: the report names the model /props named, and calls it
-// synthetic exactly when its chat template carries the synthetic model's
-// marker.
-func checkReportModel(l *lab) error {
-	m, pr := l.report.Model, l.props
-	var bad []string
-	if !sameStr(m.Path, pr.ModelPath) {
-		bad = append(bad, fmt.Sprintf("model.path is %s but props.json model_path is %s", strOrNull(m.Path), strOrNull(pr.ModelPath)))
-	}
-	name := synth.NameFromTemplate(deref(pr.ChatTemplate))
-	switch {
-	case m.Synthetic && name == "":
-		bad = append(bad, "model.synthetic is true but props.json's chat template lacks the synthetic model's marker")
-	case !m.Synthetic && name != "":
-		bad = append(bad, fmt.Sprintf("model.synthetic is false but props.json's chat template names the synthetic model %q", name))
-	case name != "" && !sameStr(m.Name, &name):
-		bad = append(bad, fmt.Sprintf("model.name is %s but the synthetic model calls itself %q", strOrNull(m.Name), name))
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("%s", strings.Join(bad, "; "))
-	}
-	return l.pass("%s, synthetic %v", strOrNull(m.Name), m.Synthetic)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func sameStr(a, b *string) bool {
-	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
-func strOrNull(s *string) string {
-	if s == nil {
-		return "null"
-	}
-	return excerpt(*s, 60)
-}
-
-// orNaN is a number that may be null, as a value no copy equals.
-func orNaN(p *float64) float64 {
-	if p == nil {
-		return math.NaN()
-	}
-	return *p
 }
 
 func checkReport(l *lab) error {
