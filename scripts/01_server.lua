@@ -11,7 +11,7 @@ write_json("server.json", {
 })
 
 if caps.kind ~= "llama.cpp" then
-  local _, body, status = get(caps.health)
+  local status, body = get(caps.health)
   if status ~= 200 then
     error(string.format("%s%s answered %s %s: the server is not ready", SERVER, caps.health, tostring(status), body))
   end

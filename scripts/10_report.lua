@@ -41,7 +41,7 @@ local report = {
 write_json("report.json", report)
 
 local line = string.format("report.json: model %s%s, ttft p50 %.1f ms, total p50 %.1f ms, cached ttft %.1f ms, first sentence %.1f ms",
-  tostring(model.name), model.synthetic and " (synthetic)" or "",
+  model.name ~= json_null and tostring(model.name) or "unknown", model.synthetic and " (synthetic)" or "",
   report.ttft_p50_ms, report.total_p50_ms, report.cache_ttft_ms, report.first_sentence_ms)
 print("report: " .. line)
 return line

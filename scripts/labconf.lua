@@ -132,7 +132,7 @@ function M.flush()
     end
     return true
   end
-  return false, string.format("a %s server offers no way to empty its prompt cache (cannot flush)", M.kind)
+  return false, string.format("the %s server offers no way to empty its prompt cache (cannot flush)", M.kind)
 end
 
 -- busy returns how many requests the server is processing and how it
@@ -173,11 +173,11 @@ function M.lacks(need)
   local c = M.caps
   if need == "prompt_tokens" then
     if not (c.timings or c.usage) then
-      return string.format("a %s server reports no prompt tokens (no timings, no usage)", M.kind)
+      return string.format("the %s server reports no prompt tokens (no timings, no usage)", M.kind)
     end
   elseif need == "cached_tokens" then
     if not c.cached_tokens then
-      return string.format("a %s server does not say how many prompt tokens came from its cache " ..
+      return string.format("the %s server does not say how many prompt tokens came from its cache " ..
         "(no timings.cache_n, no usage.prompt_tokens_details.cached_tokens)", M.kind)
     end
   elseif need == "flush" then

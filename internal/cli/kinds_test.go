@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/servers/servertest"
+)
+
+// kindCase is one fake server kind and what its lab must show.
+type kindCase struct {
+	fake, kind string
+	// skipped are the steps the kind cannot support, each with a word of
+	// its reason.
+	skipped map[string]string
+	// evidence is cancel.json's evidence.
+	evidence string
+}
+
+var kindCases = []kindCase{
+	{servertest.VLLM, "vllm", map[string]string{}, "metrics"},
+	{servertest.SGLang, "sglang", map[string]string{}, "metrics"},
+	{servertest.Ollama, "ollama", map[string]string{
+		"cache": "cached_tokens", "bargein": "cached_tokens", "prefix": "cached_tokens", "report": "needs step cache"}, "client"},
+	{servertest.Hosted, "openai-compatible", map[string]string{
+		"bargein": "cannot flush", "report": "needs step bargein"}, "client"},
+}
+
+// TestLabOnEveryKind runs the whole lab and check, through the command
+// line, against a fake vLLM, SGLang, Ollama and hosted API: every step
+// passes or is skipped with its reason, and check passes. Fails before
+// this change: the lab said "something answers at URL, but not as an LLM
+// server" (vLLM's empty /health, Ollama's and the hosted API's 404), and
+// llama.cpp's fields in every body were refused by strict servers.
+func TestLabOnEveryKind(t *testing.T) {
+	for _, c := range kindCases {
+		t.Run(c.fake, func(t *testing.T) {
+			fake := &servertest.Fake{Kind: c.fake}
+			url := fake.Start(t)
+			out := t.TempDir()
+			code, stdout, stderr := runCLI("lab", "--server", url, "--out", out, "--no-report")
+			t.Logf("lab output:\n%s%s", stdout, stderr)
+			if code != 0 {
+				t.Fatalf("lab exited %d", code)
+			}
+			if !strings.Contains(stdout, "server kind: "+c.kind+" (") {
+				t.Errorf("the lab did not print the kind %s", c.kind)
+			}
+			var steps artifact.Steps
+			readJSON(t, filepath.Join(out, "steps.json"), &steps)
+			for _, st := range steps.Steps {
+				want, skip := c.skipped[st.Name]
+				switch {
+				case skip && (st.Status != artifact.StepSkipped || !strings.Contains(st.Detail, want)):
+					t.Errorf("step %s: %s (%s), want skipped for %q", st.Name, st.Status, st.Detail, want)
+				case !skip && st.Status != artifact.StepPassed:
+					t.Errorf("step %s: %s (%s), want passed", st.Name, st.Status, st.Detail)
+				}
+			}
+			var server artifact.ServerKind
+			readJSON(t, filepath.Join(out, "server.json"), &server)
+			if server.Kind != c.kind || server.Evidence == "" {
+				t.Errorf("server.json %+v, want kind %s with its evidence", server, c.kind)
+			}
+			if _, cancelled := c.skipped["cancel"]; !cancelled {
+				var cancel artifact.Cancel
+				readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
+				if cancel.Evidence != c.evidence || (cancel.SlotIdleAfterMs == nil) != (c.evidence == "client") {
+					t.Errorf("cancel.json evidence %q, slot_idle_after_ms %v; want %q", cancel.Evidence, cancel.SlotIdleAfterMs, c.evidence)
+				}
+			}
+			var prefill []artifact.PrefillRow
+			readJSON(t, filepath.Join(out, "prefill.json"), &prefill)
+			for _, r := range prefill {
+				if r.PromptMs != nil || r.TokensFrom != "usage" || r.ColdPrompt == "" {
+					t.Errorf("prefill row %+v: want prompt_ms null, tokens from usage, the cold prompt named", r)
+				}
+			}
+			for i, b := range fake.Bodies() {
+				for _, f := range []string{"cache_prompt", "return_progress", "n_probs"} {
+					if _, ok := b[f]; ok {
+						t.Fatalf("request %d carried llama.cpp's %s: %v", i, f, b)
+					}
+				}
+			}
+			code, stdout, stderr = runCLI("check", out)
+			t.Logf("check output:\n%s%s", stdout, stderr)
+			if code != 0 || !strings.Contains(stdout, " 0 failed") {
+				t.Fatalf("check exited %d", code)
+			}
+			for _, line := range []string{"PASS server kind: " + c.kind} {
+				if !strings.Contains(stdout, line) {
+					t.Errorf("check lacks %q", line)
+				}
+			}
+		})
+	}
+}
