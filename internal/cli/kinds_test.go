@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,4 +99,62 @@ func TestLabOnEveryKind(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoadOnEveryKind runs a small load against each fake kind: it ends
+// with every request answered, load.json names the kind, and server.jsonl
+// carries the kind with the running-requests gauge where the kind has one.
+// Fails before this change: load read /props, which none of them serves.
+func TestLoadOnEveryKind(t *testing.T) {
+	for _, c := range kindCases {
+		t.Run(c.fake, func(t *testing.T) {
+			url := (&servertest.Fake{Kind: c.fake}).Start(t)
+			out := t.TempDir()
+			code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4",
+				"--out", out, "--slo", "ttft_ms<=60000@p95", "--no-report")
+			t.Logf("%s%s", stdout, stderr)
+			if code != 0 {
+				t.Fatalf("load exited %d", code)
+			}
+			var res artifact.Load
+			readJSON(t, filepath.Join(out, "load.json"), &res)
+			if res.Settings.ServerKind != c.kind || res.Server == nil || res.Server.Kind != c.kind {
+				t.Errorf("load.json settings.server_kind %q, server %+v: want %s", res.Settings.ServerKind, res.Server, c.kind)
+			}
+			for _, l := range res.Levels {
+				if l.Summary.OK != l.Summary.Requests || l.Summary.Requests == 0 {
+					t.Errorf("level %v: %v of %v requests ok", l.Level, l.Summary.OK, l.Summary.Requests)
+				}
+			}
+			lines := readLines(t, filepath.Join(out, "server.jsonl"))
+			if len(lines) == 0 {
+				t.Fatal("server.jsonl is empty")
+			}
+			gauge := 0
+			for _, line := range lines {
+				var s artifact.LoadServerSample
+				if err := json.Unmarshal([]byte(line), &s); err != nil {
+					t.Fatalf("server.jsonl line %q: %v", line, err)
+				}
+				if s.Kind != c.kind {
+					t.Fatalf("server.jsonl line %q: kind %q, want %s", line, s.Kind, c.kind)
+				}
+				if s.RequestsProcessing != nil {
+					gauge++
+				}
+			}
+			if hasGauge := c.evidence == "metrics"; (gauge > 0) != hasGauge {
+				t.Errorf("%d of %d samples carry requests_processing; the kind has a gauge: %v", gauge, len(lines), hasGauge)
+			}
+		})
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
