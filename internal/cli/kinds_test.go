@@ -158,3 +158,36 @@ func readLines(t *testing.T, path string) []string {
 	}
 	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
+
+// TestLabCancelEvidenceFromTheGauge runs the lab's cancel and barge-in
+// steps against the real llama-server with /slots turned off
+// (--no-slots) and --metrics on: the evidence that the server stopped the
+// cut request comes from llamacpp:requests_processing, polled until it
+// drops, and check passes. Fails before this change: the cancel step read
+// /slots, which answers 501, and failed.
+func TestLabCancelEvidenceFromTheGauge(t *testing.T) {
+	srv := startLlama(t, "--no-slots", "--metrics")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath, "--no-report",
+		"--", "server", "cancel", "bargein")
+	t.Logf("lab output:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("lab exited %d", code)
+	}
+	if !strings.Contains(stdout, "server kind: llama.cpp (") {
+		t.Errorf("the kind was not printed")
+	}
+	var cancel artifact.Cancel
+	readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
+	if cancel.Evidence != "metrics" || cancel.SlotIdleAfterMs == nil || *cancel.SlotIdleAfterMs < 0 {
+		t.Errorf("cancel.json evidence %q, slot_idle_after_ms %v: want the gauge's time", cancel.Evidence, cancel.SlotIdleAfterMs)
+	}
+	if cancel.LogCancelTask == nil || !*cancel.LogCancelTask {
+		t.Errorf("the server log lacks the cancel of the cut request")
+	}
+	code, stdout, stderr = runCLI("check", out, "--server-log", srv.LogPath)
+	t.Logf("check output:\n%s%s", stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "PASS cancel evidence: from metrics") {
+		t.Fatalf("check exited %d or did not pass the gauge's evidence", code)
+	}
+}
