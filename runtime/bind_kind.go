@@ -4,6 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
 )
 
 // kind is the kind of server at SERVER: Config.Kind when the command line
@@ -12,7 +13,7 @@ func (vm *VM) kind(L *lua.LState) servers.Detection {
 	if vm.detected == nil {
 		d := servers.Detection{Kind: servers.Kind(vm.cfg.Kind), Evidence: vm.cfg.KindEvidence}
 		if d.Kind == "" {
-			d = servers.Detect(vm.callCtx(L), vm.cfg.Server)
+			d = servers.Detect(vm.callCtx(L), stream.Get, vm.cfg.Server)
 		}
 		vm.detected = &d
 	}
@@ -60,7 +61,7 @@ func (vm *VM) runningRequests(L *lua.LState) int {
 		L.Push(lua.LString("a " + string(c.Kind) + " server has no running-requests gauge"))
 		return 2
 	}
-	v, ok, err := servers.Running(vm.callCtx(L), vm.cfg.Server, d.Kind)
+	v, ok, err := servers.Running(vm.callCtx(L), stream.Get, vm.cfg.Server, d.Kind)
 	switch {
 	case err != nil:
 		L.RaiseError("running_requests: GET %s/metrics: %v", vm.cfg.Server, err)

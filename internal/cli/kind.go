@@ -6,6 +6,7 @@ import (
 
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
 )
 
 // serverKind says which kind of server the lease is on: llama.cpp for one
@@ -21,7 +22,7 @@ func (e *env) serverKind(ctx context.Context, l *llamaserver.Lease) servers.Dete
 	case !l.Answered:
 		return servers.Detection{}
 	}
-	d := servers.Detect(ctx, l.URL)
+	d := servers.Detect(ctx, stream.Get, l.URL)
 	fmt.Fprintf(e.Out, "server kind: %s (%s)\n", d.Kind, d.Evidence)
 	return d
 }

@@ -50,7 +50,7 @@ func CheckHealth(ctx context.Context, url string) HealthReport {
 		r.OK, r.Summary = true, "ok"
 	case code == http.StatusServiceUnavailable:
 		r.Loading, r.Summary = true, "loading model"
-	case servers.Health(ctx, url).OK:
+	case servers.Health(ctx, stream.Get, url).OK:
 		// Another kind of server (vLLM's empty 200, Ollama's
 		// /api/version, a hosted API's /v1/models): ready too.
 		r.OK, r.Summary = true, "ok"

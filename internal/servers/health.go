@@ -31,8 +31,8 @@ type HealthReport struct {
 // no /health), else GET /v1/models (hosted APIs; llama-server with
 // --api-key answers 401 on everything but /health). A 503 from /health is
 // a model still loading.
-func Health(ctx context.Context, base string) HealthReport {
-	code, body, err := get(ctx, base, "/health")
+func Health(ctx context.Context, g Getter, base string) HealthReport {
+	code, body, err := get(ctx, g, base, "/health")
 	if err != nil {
 		return HealthReport{Path: "/health", Summary: "not answering"}
 	}
@@ -49,13 +49,13 @@ func Health(ctx context.Context, base string) HealthReport {
 	var v struct {
 		Version string `json:"version"`
 	}
-	if c, b, err := get(ctx, base, "/api/version"); err == nil && c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
+	if c, b, err := get(ctx, g, base, "/api/version"); err == nil && c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
 		return HealthReport{OK: true, Answered: true, Path: "/api/version", Status: c, Summary: "ok"}
 	}
 	var models struct {
 		Data []json.RawMessage `json:"data"`
 	}
-	c, b, err := get(ctx, base, "/v1/models")
+	c, b, err := get(ctx, g, base, "/v1/models")
 	if err != nil {
 		return r
 	}
