@@ -30,9 +30,9 @@ end
 result.second = measure(first, "cache second")
 result.changed_prefix = measure((conf.cold(conf.messages(prompt.prepend(system, conf.CHANGED_LINE), conf.Q_SATURDAY))),
   "cache changed_prefix")
-result.tokens_from = source
-result.cold_prompt = cold_note
-if not flushed then result.flush = no_flush end
+-- How it was measured on this kind of server: where the tokens came from,
+-- how the first request avoided the cache, why nothing was flushed.
+result.method = { tokens_from = source, cold_prompt = cold_note, flush = (not flushed) and no_flush or nil }
 write_json("cache.json", result)
 
 local line = string.format("first %d tok %.1f ms; second %d tok %.1f ms; changed prefix %d tok %.1f ms",

@@ -11,7 +11,7 @@ import (
 
 // serverKind says which kind of server the lease is on: llama.cpp for one
 // ttftlab started, else what servers.Detect finds at the URL, printed once
-// so the user knows what the run will measure and how. Nothing answering
+// (on stderr) so the user knows what the run will measure and how. Nothing answering
 // leaves it unknown ("").
 func (e *env) serverKind(ctx context.Context, l *llamaserver.Lease) servers.Detection {
 	switch {
@@ -23,6 +23,8 @@ func (e *env) serverKind(ctx context.Context, l *llamaserver.Lease) servers.Dete
 		return servers.Detection{}
 	}
 	d := servers.Detect(ctx, stream.Get, l.URL)
-	fmt.Fprintf(e.Out, "server kind: %s (%s)\n", d.Kind, d.Evidence)
+	// On stderr, with the other notes about how the run is set up: a
+	// script's standard output stays its own.
+	fmt.Fprintf(e.Err, "server kind: %s (%s)\n", d.Kind, d.Evidence)
 	return d
 }

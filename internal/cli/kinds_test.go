@@ -47,7 +47,7 @@ func TestLabOnEveryKind(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("lab exited %d", code)
 			}
-			if !strings.Contains(stdout, "server kind: "+c.kind+" (") {
+			if !strings.Contains(stderr, "server kind: "+c.kind+" (") {
 				t.Errorf("the lab did not print the kind %s", c.kind)
 			}
 			var steps artifact.Steps
@@ -174,7 +174,7 @@ func TestLabCancelEvidenceFromTheGauge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("lab exited %d", code)
 	}
-	if !strings.Contains(stdout, "server kind: llama.cpp (") {
+	if !strings.Contains(stderr, "server kind: llama.cpp (") {
 		t.Errorf("the kind was not printed")
 	}
 	var cancel artifact.Cancel
