@@ -94,18 +94,23 @@ end
 -- tokens returns what a request cost in prompt tokens, from the server's
 -- timings (llama.cpp: prompt_n evaluated, cache_n reused, prompt_ms), else
 -- from usage (prompt_tokens, of which prompt_tokens_details.cached_tokens
--- came from the cache; no server-side prefill time), else nil and why.
+-- came from the cache; input_tokens and input_tokens_details for the
+-- Responses API; no server-side prefill time), else nil and why.
 -- The result says its source.
 function M.tokens(timings, info, what)
   if type(timings) == "table" and number(timings.prompt_n) then
     return { prompt_n = timings.prompt_n, cache_n = number(timings.cache_n) or 0,
       prompt_ms = number(timings.prompt_ms), source = "timings" }
   end
+  -- Chat and completions count prompt_tokens; the Responses API
+  -- input_tokens.
   local u = info and info.usage
-  if type(u) == "table" and number(u.prompt_tokens) then
+  local total = type(u) == "table" and (number(u.prompt_tokens) or number(u.input_tokens)) or nil
+  if total then
     local d = u.prompt_tokens_details
+    if type(d) ~= "table" then d = u.input_tokens_details end
     local cached = type(d) == "table" and number(d.cached_tokens) or nil
-    return { prompt_n = u.prompt_tokens - (cached or 0), cache_n = cached, prompt_ms = nil, source = "usage" }
+    return { prompt_n = total - (cached or 0), cache_n = cached, prompt_ms = nil, source = "usage" }
   end
   return nil, string.format("%s: the server sent neither timings nor usage.prompt_tokens; prompt tokens are unknown", what)
 end

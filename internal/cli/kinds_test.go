@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -189,5 +191,31 @@ func TestLabCancelEvidenceFromTheGauge(t *testing.T) {
 	t.Logf("check output:\n%s%s", stdout, stderr)
 	if code != 0 || !strings.Contains(stdout, "PASS cancel evidence: from metrics") {
 		t.Fatalf("check exited %d or did not pass the gauge's evidence", code)
+	}
+}
+
+// TestReplAskOnEveryKind: the REPL detects the kind and ask() answers on
+// each fake, its requests fitted to the kind (no llama.cpp fields).
+func TestReplAskOnEveryKind(t *testing.T) {
+	for _, c := range kindCases {
+		t.Run(c.fake, func(t *testing.T) {
+			fake := &servertest.Fake{Kind: c.fake}
+			url := fake.Start(t)
+			var out, errb bytes.Buffer
+			code := Main(context.Background(), []string{"repl", "--server", url, "--out", t.TempDir()},
+				Stdio{In: strings.NewReader("ask('What should a new patient bring?')\n"), Out: &out, Err: &errb})
+			t.Logf("%s%s", out.String(), errb.String())
+			if code != 0 || !strings.Contains(out.String(), "The clinic opens at nine.") {
+				t.Fatalf("repl exited %d without the answer", code)
+			}
+			if !strings.Contains(errb.String(), "server kind: "+c.kind) {
+				t.Errorf("the REPL did not note the kind %s", c.kind)
+			}
+			for _, b := range fake.Bodies() {
+				if _, ok := b["cache_prompt"]; ok {
+					t.Errorf("ask sent cache_prompt to %s: %v", c.kind, b)
+				}
+			}
+		})
 	}
 }
