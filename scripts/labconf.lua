@@ -66,8 +66,15 @@ end
 -- What the server at SERVER offers (server_caps(), docs/servers.md). The
 -- steps read it to choose how to measure, and return {skip = why} where
 -- the server cannot give what a step measures.
-M.caps = server_caps()
-M.kind = M.caps.kind
+-- Asked for on first use, so the lab's preflight (before any server is
+-- up) asks the server nothing.
+setmetatable(M, { __index = function(t, k)
+  if k == "caps" or k == "kind" then
+    rawset(t, "caps", server_caps())
+    rawset(t, "kind", t.caps.kind)
+    return rawget(t, k)
+  end
+end })
 
 -- A cold prompt. llama.cpp honours cache_prompt = false; every other kind
 -- ignores it, so a request that must not reuse the cache starts with a

@@ -247,7 +247,11 @@ func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
 		f.gen++
 		f.mu.Unlock()
 	}
-	if !flush(chunk(`{`+strings.TrimSuffix(role, ",")+`}`, "length")) {
+	final := `{}`
+	if f.Kind == Ollama {
+		final = `{"role":"assistant","content":""}` // a content field in every chunk
+	}
+	if !flush(chunk(final, "length")) {
 		return
 	}
 	if usage {
