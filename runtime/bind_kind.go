@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"context"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/servers"
@@ -13,11 +15,18 @@ func (vm *VM) kind(L *lua.LState) servers.Detection {
 	if vm.detected == nil {
 		d := servers.Detection{Kind: servers.Kind(vm.cfg.Kind), Evidence: vm.cfg.KindEvidence}
 		if d.Kind == "" {
-			d = servers.Detect(vm.callCtx(L), stream.Get, vm.cfg.Server)
+			d = servers.Detect(vm.callCtx(L), vm.getter())
 		}
 		vm.detected = &d
 	}
 	return *vm.detected
+}
+
+// getter GETs paths of SERVER, for the servers probes.
+func (vm *VM) getter() servers.Getter {
+	return func(ctx context.Context, path string) (int, []byte, error) {
+		return stream.Get(ctx, vm.serverURL(vm.cfg.Server, path))
+	}
 }
 
 // serverCaps is server_caps() -> caps: the kind of server at SERVER and
@@ -61,7 +70,7 @@ func (vm *VM) runningRequests(L *lua.LState) int {
 		L.Push(lua.LString("a " + string(c.Kind) + " server has no running-requests gauge"))
 		return 2
 	}
-	v, ok, err := servers.Running(vm.callCtx(L), stream.Get, vm.cfg.Server, d.Kind)
+	v, ok, err := servers.Running(vm.callCtx(L), vm.getter(), d.Kind)
 	switch {
 	case err != nil:
 		L.RaiseError("running_requests: GET %s/metrics: %v", vm.cfg.Server, err)

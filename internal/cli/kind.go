@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/servers"
@@ -22,7 +23,9 @@ func (e *env) serverKind(ctx context.Context, l *llamaserver.Lease) servers.Dete
 	case !l.Answered:
 		return servers.Detection{}
 	}
-	d := servers.Detect(ctx, stream.Get, l.URL)
+	d := servers.Detect(ctx, func(ctx context.Context, path string) (int, []byte, error) {
+		return stream.Get(ctx, strings.TrimRight(l.URL, "/")+path)
+	})
 	// On stderr, with the other notes about how the run is set up: a
 	// script's standard output stays its own.
 	fmt.Fprintf(e.Err, "server kind: %s (%s)\n", d.Kind, d.Evidence)

@@ -50,7 +50,7 @@ func CheckHealth(ctx context.Context, url string) HealthReport {
 		r.OK, r.Summary = true, "ok"
 	case code == http.StatusServiceUnavailable:
 		r.Loading, r.Summary = true, "loading model"
-	case servers.Health(ctx, stream.Get, url).OK:
+	case servers.Health(ctx, getter(url)).OK:
 		// Another kind of server (vLLM's empty 200, Ollama's
 		// /api/version, a hosted API's /v1/models): ready too.
 		r.OK, r.Summary = true, "ok"
@@ -62,6 +62,11 @@ func CheckHealth(ctx context.Context, url string) HealthReport {
 		r.Summary = fmt.Sprintf("HTTP %d (%s): %q", code, ct, bytes.TrimSpace(firstBytes(body, 120)))
 	}
 	return r
+}
+
+// getter GETs paths of the server at url, for the servers probes.
+func getter(url string) servers.Getter {
+	return func(ctx context.Context, path string) (int, []byte, error) { return stream.Get(ctx, url+path) }
 }
 
 func firstBytes(b []byte, n int) []byte {

@@ -25,14 +25,14 @@ type HealthReport struct {
 	Summary string
 }
 
-// Health asks base whether a server is ready, as each kind can say it:
+// Health asks whether a server is ready, as each kind can say it:
 // GET /health (llama.cpp, vLLM, SGLang: a 200 with an empty body or JSON
 // whose status, if any, is "ok"), else GET /api/version (Ollama, which has
 // no /health), else GET /v1/models (hosted APIs; llama-server with
 // --api-key answers 401 on everything but /health). A 503 from /health is
 // a model still loading.
-func Health(ctx context.Context, g Getter, base string) HealthReport {
-	code, body, err := get(ctx, g, base, "/health")
+func Health(ctx context.Context, g Getter) HealthReport {
+	code, body, err := get(ctx, g, "/health")
 	if err != nil {
 		return HealthReport{Path: "/health", Summary: "not answering"}
 	}
@@ -49,13 +49,13 @@ func Health(ctx context.Context, g Getter, base string) HealthReport {
 	var v struct {
 		Version string `json:"version"`
 	}
-	if c, b, err := get(ctx, g, base, "/api/version"); err == nil && c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
+	if c, b, err := get(ctx, g, "/api/version"); err == nil && c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
 		return HealthReport{OK: true, Answered: true, Path: "/api/version", Status: c, Summary: "ok"}
 	}
 	var models struct {
 		Data []json.RawMessage `json:"data"`
 	}
-	c, b, err := get(ctx, g, base, "/v1/models")
+	c, b, err := get(ctx, g, "/v1/models")
 	if err != nil {
 		return r
 	}

@@ -121,15 +121,15 @@ func Dropped(k Kind) []string {
 	return out
 }
 
-// Getter sends one GET to a full URL and returns any HTTP status as an
-// answer; err is for no answer at all. The caller decides how a request is
-// sent (stream.Get, or one that adds the endpoint's headers); the probes
-// here decide which paths to ask.
-type Getter func(ctx context.Context, url string) (status int, body []byte, err error)
+// Getter sends one GET of a path of the server ("/health", "/v1/models")
+// and returns any HTTP status as an answer; err is for no answer at all.
+// The probes here decide which paths to ask; the caller decides how a
+// request is sent: the URL join, headers, keys and TLS.
+type Getter func(ctx context.Context, path string) (status int, body []byte, err error)
 
-// get is the one request the probes make: a GET of base+path.
-func get(ctx context.Context, g Getter, base, path string) (int, []byte, error) {
-	return g(ctx, strings.TrimRight(base, "/")+path)
+// get is the one request the probes make.
+func get(ctx context.Context, g Getter, path string) (int, []byte, error) {
+	return g(ctx, path)
 }
 
 // Detection is what Detect found.
@@ -142,30 +142,30 @@ type Detection struct {
 	Version string `json:"version,omitempty"`
 }
 
-// Detect asks the server at base which kind it is: llama.cpp answers
+// Detect asks the server which kind it is: llama.cpp answers
 // /props with default_generation_settings, SGLang /get_server_info, vLLM
 // /version (and vllm: metrics when it serves them), Ollama /api/version;
 // any other server is OpenAI-compatible. Requests that fail only rule a
 // kind out.
-func Detect(ctx context.Context, g Getter, base string) Detection {
+func Detect(ctx context.Context, g Getter) Detection {
 	var props struct {
 		Settings  map[string]any `json:"default_generation_settings"`
 		BuildInfo string         `json:"build_info"`
 	}
-	if getObject(ctx, g, base, "/props", &props) && props.Settings != nil {
+	if getObject(ctx, g, "/props", &props) && props.Settings != nil {
 		return Detection{Kind: LlamaCpp, Evidence: "GET /props answered with default_generation_settings", Version: props.BuildInfo}
 	}
 	var sg map[string]any
-	if getObject(ctx, g, base, "/get_server_info", &sg) {
+	if getObject(ctx, g, "/get_server_info", &sg) {
 		v, _ := sg["version"].(string)
 		return Detection{Kind: SGLang, Evidence: "GET /get_server_info answered a JSON object", Version: v}
 	}
 	var ver struct {
 		Version string `json:"version"`
 	}
-	if getObject(ctx, g, base, "/version", &ver) && ver.Version != "" {
+	if getObject(ctx, g, "/version", &ver) && ver.Version != "" {
 		d := Detection{Kind: VLLM, Evidence: "GET /version answered {\"version\": ...}", Version: ver.Version}
-		if code, body, err := get(ctx, g, base, "/metrics"); err == nil && code == http.StatusOK {
+		if code, body, err := get(ctx, g, "/metrics"); err == nil && code == http.StatusOK {
 			if f, err := metrics.Families(body); err == nil && metrics.HasPrefix(f, "vllm:") {
 				d.Evidence += " and /metrics has vllm: names"
 			}
@@ -175,15 +175,15 @@ func Detect(ctx context.Context, g Getter, base string) Detection {
 	var ol struct {
 		Version string `json:"version"`
 	}
-	if getObject(ctx, g, base, "/api/version", &ol) && ol.Version != "" {
+	if getObject(ctx, g, "/api/version", &ol) && ol.Version != "" {
 		return Detection{Kind: Ollama, Evidence: "GET /api/version answered {\"version\": ...}", Version: ol.Version}
 	}
 	return Detection{Kind: OpenAI, Evidence: "none of /props, /get_server_info, /version, /api/version answered as its server does"}
 }
 
 // getObject GETs base+path and decodes a 200 JSON object into v.
-func getObject(ctx context.Context, g Getter, base, path string, v any) bool {
-	code, body, err := get(ctx, g, base, path)
+func getObject(ctx context.Context, g Getter, path string, v any) bool {
+	code, body, err := get(ctx, g, path)
 	if err != nil || code != http.StatusOK {
 		return false
 	}
@@ -194,15 +194,15 @@ func getObject(ctx context.Context, g Getter, base, path string, v any) bool {
 	return json.Unmarshal([]byte(b), v) == nil
 }
 
-// Running reads the kind's running-requests gauge from base/metrics; ok is
+// Running reads the kind's running-requests gauge from /metrics; ok is
 // false when the kind has no such gauge or the server does not serve it
 // (llama-server without --metrics, SGLang without --enable-metrics).
-func Running(ctx context.Context, g Getter, base string, k Kind) (v float64, ok bool, err error) {
+func Running(ctx context.Context, g Getter, k Kind) (v float64, ok bool, err error) {
 	names, known := metrics.For(string(k))
 	if !known {
 		return 0, false, nil
 	}
-	code, body, err := get(ctx, g, base, "/metrics")
+	code, body, err := get(ctx, g, "/metrics")
 	if err != nil {
 		return 0, false, err
 	}

@@ -29,14 +29,14 @@ func TestDetectAndHealthPerKind(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.fake, func(t *testing.T) {
 			url := (&servertest.Fake{Kind: c.fake}).Start(t)
-			d := servers.Detect(ctx, stream.Get, url)
+			d := servers.Detect(ctx, at(url))
 			if d.Kind != c.kind {
 				t.Fatalf("detected %s (%s), want %s", d.Kind, d.Evidence, c.kind)
 			}
 			if d.Evidence == "" {
 				t.Error("no evidence")
 			}
-			h := servers.Health(ctx, stream.Get, url)
+			h := servers.Health(ctx, at(url))
 			if !h.OK || h.Path != c.health {
 				t.Errorf("health %+v, want ok from %s", h, c.health)
 			}
@@ -49,14 +49,14 @@ func TestDetectAndHealthPerKind(t *testing.T) {
 
 func TestVLLMEvidenceIncludesMetrics(t *testing.T) {
 	url := (&servertest.Fake{Kind: servertest.VLLM}).Start(t)
-	if d := servers.Detect(context.Background(), stream.Get, url); d.Version != "0.11.0" || !strings.Contains(d.Evidence, "vllm:") {
+	if d := servers.Detect(context.Background(), at(url)); d.Version != "0.11.0" || !strings.Contains(d.Evidence, "vllm:") {
 		t.Errorf("detection %+v: want version 0.11.0 and the vllm: metrics named", d)
 	}
 }
 
 func TestHostedWithKeyAnswersNotOK(t *testing.T) {
 	url := (&servertest.Fake{Kind: servertest.Hosted, Key: "K"}).Start(t)
-	h := servers.Health(context.Background(), stream.Get, url)
+	h := servers.Health(context.Background(), at(url))
 	if h.OK || !h.Answered || h.Status != 401 || h.Path != "/v1/models" {
 		t.Errorf("health %+v: want the 401 of /v1/models", h)
 	}
@@ -66,13 +66,13 @@ func TestHostedWithKeyAnswersNotOK(t *testing.T) {
 // fake) is none of the known kinds.
 func TestDetectOther(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"a"}}).Start(t)
-	if d := servers.Detect(context.Background(), stream.Get, url); d.Kind != servers.OpenAI {
+	if d := servers.Detect(context.Background(), at(url)); d.Kind != servers.OpenAI {
 		t.Errorf("detected %s (%s), want openai-compatible", d.Kind, d.Evidence)
 	}
 }
 
 func TestClosedPortIsNotAnswering(t *testing.T) {
-	h := servers.Health(context.Background(), stream.Get, "http://127.0.0.1:1")
+	h := servers.Health(context.Background(), at("http://127.0.0.1:1"))
 	if h.OK || h.Answered || h.Summary != "not answering" {
 		t.Errorf("health %+v", h)
 	}
@@ -81,13 +81,13 @@ func TestClosedPortIsNotAnswering(t *testing.T) {
 func TestRunningGauge(t *testing.T) {
 	for _, k := range []servers.Kind{servers.VLLM, servers.SGLang} {
 		url := (&servertest.Fake{Kind: string(k)}).Start(t)
-		v, ok, err := servers.Running(context.Background(), stream.Get, url, k)
+		v, ok, err := servers.Running(context.Background(), at(url), k)
 		if err != nil || !ok || v != 0 {
 			t.Errorf("%s: running %v %v %v, want 0 read", k, v, ok, err)
 		}
 	}
 	url := (&servertest.Fake{Kind: servertest.Ollama}).Start(t)
-	if _, ok, _ := servers.Running(context.Background(), stream.Get, url, servers.Ollama); ok {
+	if _, ok, _ := servers.Running(context.Background(), at(url), servers.Ollama); ok {
 		t.Error("ollama has no gauge, yet one was read")
 	}
 }
@@ -105,4 +105,9 @@ func TestDropped(t *testing.T) {
 			t.Errorf("%s: ignore_eos dropped %v but taken %v", k, slices.Contains(d, "ignore_eos"), servers.CapsOf(k).IgnoreEOS)
 		}
 	}
+}
+
+// at GETs paths of the server at base.
+func at(base string) servers.Getter {
+	return func(ctx context.Context, path string) (int, []byte, error) { return stream.Get(ctx, base+path) }
 }
