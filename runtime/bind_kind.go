@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -107,7 +108,10 @@ func (vm *VM) fitToKind(c *streamCall) {
 			}
 		}
 	}
-	if caps.Usage && !caps.Timings && c.body.RawGetString("stream_options") == lua.LNil {
+	// The Responses API sends usage in response.completed and takes no
+	// stream_options.
+	responses := strings.HasSuffix(c.req.Path, "/responses")
+	if caps.Usage && !caps.Timings && !responses && c.body.RawGetString("stream_options") == lua.LNil {
 		so := &lua.LTable{}
 		so.RawSetString("include_usage", lua.LTrue)
 		c.body.RawSetString("stream_options", so)

@@ -112,3 +112,17 @@ func TestRateLimitedIsItsOwnKind(t *testing.T) {
 		t.Errorf("the server saw %d requests for 6 sent: a 429 was retried", n)
 	}
 }
+
+// The Responses API takes no stream_options: a body to /v1/responses is
+// not given one.
+func TestResponsesBodyGetsNoStreamOptions(t *testing.T) {
+	fake := &streamtest.FakeLlama{Pieces: []string{"a"}}
+	url := fake.Start(t)
+	vm, out := testVM(t, Config{Server: url, Kind: "vllm"})
+	if err := vm.RunString(`stream("hi", {path = "/v1/responses", errors = "return"})`, "k.lua"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if b := fake.LastBody(t); b["stream_options"] != nil || b["cache_prompt"] != nil {
+		t.Errorf("body %v", b)
+	}
+}
