@@ -56,7 +56,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	if r.Err != nil {
 		f.kind, f.message = errorKind(r.Err), err.Error()
 		var se *stream.Error
-		if errors.As(r.Err, &se) && se.Kind == stream.KindHTTP {
+		if errors.As(r.Err, &se) && (se.Kind == stream.KindHTTP || se.Kind == stream.KindRateLimited) {
 			f.status = se.Status
 		}
 	}

@@ -61,10 +61,10 @@ func (m *many) watchServer() func() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ep, begin := m.vm.endpoint(), m.begin
+	ep, begin, kind := m.vm.endpoint(), m.begin, m.vm.kind(m.L).Kind
 	go func() {
 		defer close(done)
-		llamaserver.Watch(ctx, ep, w.every, func(s llamaserver.Sample) {
+		llamaserver.Watch(ctx, ep, kind, w.every, func(s llamaserver.Sample) {
 			w.write(s, time.Since(begin))
 		})
 	}()
@@ -81,7 +81,7 @@ func (w *watcher) write(s llamaserver.Sample, at time.Duration) {
 		}
 		return artifact.Num(*p)
 	}
-	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
+	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), Kind: string(s.Kind), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
 		RequestsProcessing: num(s.RequestsProcessing), RequestsDeferred: num(s.RequestsDeferred), PredictedPerS: num(s.PredictedPerS)}
 	names := make([]string, 0, len(w.tags))
 	for k := range w.tags {

@@ -131,6 +131,7 @@ func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
 		c.body.RawSetString("model", lua.LString(c.ep.Model))
 	}
 	vm.shapeBody(L, &c)
+	vm.fitToKind(&c)
 	body, err := vm.json.encodeJSON(c.body, false)
 	if err != nil {
 		L.RaiseError("stream: the request body cannot be sent as JSON: %v", err)

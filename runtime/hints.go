@@ -31,6 +31,8 @@ func streamHint(err error, serverFrom string) string {
 		return "; if the server is just slow, raise opts.idle_timeout_ms"
 	case stream.KindTimeout:
 		return "; raise opts.timeout_ms (default: the command's --request-timeout) if the answer may take that long"
+	case stream.KindRateLimited:
+		return "; the server limits the request rate (429): lower the load, or raise the quota; ttftlab does not retry"
 	case stream.KindHTTP:
 		switch {
 		case se.Status == http.StatusNotFound:

@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/servers"
 	"ttftlab/internal/stream"
 )
 
@@ -60,6 +61,11 @@ type Config struct {
 	// request whose opts do not set api (the command's --api); the zero
 	// value is chat.
 	API stream.API
+	// Kind is the kind of server at Server ("llama.cpp", "vllm", "sglang",
+	// "ollama", "openai-compatible"), as the command line detected it, with
+	// KindEvidence saying how; "" leaves it to be detected when a script
+	// asks (server_caps()) and request bodies as the script built them.
+	Kind, KindEvidence string
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.
@@ -80,6 +86,8 @@ type VM struct {
 	// interrupted is the stream() call a cancelled context stopped during
 	// the current run, if any.
 	interrupted *InterruptedStream
+	// detected is the kind of server at SERVER once known.
+	detected *servers.Detection
 	// src is where relative dofile/loadfile names are looked up: the
 	// folder of the file currently running, on disk or inside an fs.FS.
 	src source

@@ -1,5 +1,9 @@
 -- Step 7: cancellation. Ask for a long answer, close the connection while it
--- streams, and time how long the server takes to free its slot.
+-- streams, and time how long the server takes to free its slot. The
+-- evidence that it stopped: /slots' is_processing (llama.cpp), else the
+-- running-requests gauge at /metrics polled until it drops, else none: the
+-- cut is then seen from the client's side only, and cancel.json says so
+-- (evidence "client", slot_idle_after_ms null).
 --
 -- A fast server can finish before the cut; then nothing was cancelled, so we
 -- retry with more tokens (as far as the context allows) and an earlier cut,
@@ -10,16 +14,18 @@ local SLOT_IDLE_LIMIT_MS = 5000
 local POLL_MS = 2
 local MAX_ATTEMPTS = 6
 
+local evidence, no_evidence = conf.evidence()
+
 local function any_processing()
-  for _, s in ipairs(slots()) do
-    if s.is_processing then return true end
-  end
-  return false
+  if not evidence then return false end
+  local n = conf.busy()
+  return n ~= nil and n > 0
 end
 
--- wait_idle polls /slots until no slot processes, and returns the time in
--- now_ms() when it saw that.
+-- wait_idle polls /slots (or the gauge) until nothing processes, and
+-- returns the time in now_ms() when it saw that; without evidence, nil.
 local function wait_idle(since_ms)
+  if not evidence then return nil end
   while true do
     if not any_processing() then return now_ms() end
     if now_ms() - since_ms > SLOT_IDLE_LIMIT_MS then
@@ -33,7 +39,7 @@ end
 -- context_budget is how many tokens the slot can still generate after the
 -- prompt.
 local function context_budget(prompt_n)
-  local n_ctx = slots()[1].n_ctx or 2048
+  local n_ctx = conf.n_ctx()
   return math.max(64, n_ctx - (prompt_n or 64) - 16)
 end
 
@@ -64,7 +70,9 @@ for attempt = 1, MAX_ATTEMPTS do
     local chunk_ms = {}
     for i, c in ipairs(chunks) do chunk_ms[i] = c.t_ms end
     result = { max_tokens = max_tokens, cut_after_ms = cut_after_ms, received_tokens = #chunks,
-      closed_at_ms = info.closed_at_ms, slot_idle_after_ms = math.max(0, idle_at - closed_at),
+      closed_at_ms = info.closed_at_ms,
+      slot_idle_after_ms = idle_at and math.max(0, idle_at - closed_at) or json_null,
+      evidence = evidence or "client", no_evidence = no_evidence,
       done = info.done, cut = info.cut, ignore_eos = body ~= nil, chunk_ms = chunk_ms }
     break
   end
@@ -81,14 +89,15 @@ for attempt = 1, MAX_ATTEMPTS do
   else
     -- It finished first. Aim the next cut at about a third of the answer,
     -- using this run's own decode speed, with as many tokens as fit.
-    local prompt_n = timings and (timings.prompt_n + (timings.cache_n or 0)) or nil
+    local t = conf.tokens(timings, info, "cancel")
+    local prompt_n = t and (t.prompt_n + (t.cache_n or 0)) or nil
     max_tokens = context_budget(prompt_n)
     local ttft = info.ttft_ms or 0
     local per_token = (#chunks > 1) and (total_ms - ttft) / (#chunks - 1) or 1
     -- Never later than the cut that came too late.
     local aim = math.floor(ttft + per_token * max_tokens / 3)
     cut_after_ms = math.max(1, math.min(aim, math.floor(cut_after_ms * 0.8)))
-    if info.finish_reason == "stop" or info.finish_reason == "completed" then
+    if (info.finish_reason == "stop" or info.finish_reason == "completed") and conf.caps.ignore_eos then
       -- The model ended on its own (a Responses stream says "completed"
       -- whether it stopped or hit the limit): ask llama-server to keep
       -- going.
@@ -115,8 +124,10 @@ if log_from then
 end
 write_json("cancel.json", result)
 
-local line = string.format("cut at %.1f ms after %d of %d tokens; slot idle %.1f ms later%s",
-  result.closed_at_ms, result.received_tokens, result.max_tokens, result.slot_idle_after_ms,
+local idle = evidence and string.format("%s idle %.1f ms later", evidence == "slots" and "slot" or
+  "running-requests gauge at 0", result.slot_idle_after_ms) or ("client-side only: " .. no_evidence)
+local line = string.format("cut at %.1f ms after %d of %d tokens; %s%s",
+  result.closed_at_ms, result.received_tokens, result.max_tokens, idle,
   SERVER_LOG and (result.log_cancel_task and "; log: cancel task" or "; log: NO cancel task") or "")
 print("cancel: " .. line)
 return line

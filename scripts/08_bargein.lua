@@ -15,10 +15,8 @@ local question = conf.Q_NUMBERS
 local follow_up = conf.Q_BARGE_IN
 
 local function any_processing()
-  for _, s in ipairs(slots()) do
-    if s.is_processing then return true end
-  end
-  return false
+  local n = conf.busy()
+  return n ~= nil and n > 0
 end
 
 -- wait_idle polls /slots until no slot processes; returns that moment on
@@ -34,18 +32,19 @@ local function wait_idle(since_ms)
 end
 
 local function flush()
-  stream({ { role = "user", content = "hi" } }, { max_tokens = 4, cache_prompt = true })
+  assert(conf.flush())
 end
 
 local function measure(messages, what)
   local _, _, timings, info = stream(messages, { max_tokens = 16, cache_prompt = true })
-  local t = conf.need_timings(timings, what)
-  return { prompt_n = t.prompt_n, cache_n = t.cache_n or 0, ttft_ms = conf.need_ttft(info, what) }
+  local t = conf.need_tokens(timings, info, what)
+  if t.cache_n == nil then error(what .. ": the server sent no cached-token count") end
+  return { prompt_n = t.prompt_n, cache_n = t.cache_n, ttft_ms = conf.need_ttft(info, what) }
 end
 
 flush()
 local first = conf.messages(system, question)
-local chunks, _, _, info = stream(first, { max_tokens = 1000, body = { ignore_eos = true },
+local chunks, _, _, info = stream(first, { max_tokens = 1000, body = conf.caps.ignore_eos and { ignore_eos = true } or nil,
   on_chunk = function(c) return c.index < CUT_AFTER_CHUNKS end })
 if not info.cut or #chunks == 0 then
   error(string.format("bargein: the answer ended after %d chunks, before the interruption at chunk %d",

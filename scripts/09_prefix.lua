@@ -34,8 +34,9 @@ end
 
 local function measure(msgs, what)
   local _, _, timings, info = stream(msgs, { max_tokens = 8, cache_prompt = true })
-  local t = conf.need_timings(timings, what)
-  return { prompt_n = t.prompt_n, cache_n = t.cache_n or 0, ttft_ms = conf.need_ttft(info, what) }
+  local t = conf.need_tokens(timings, info, what)
+  if t.cache_n == nil then error(what .. ": the server sent no cached-token count") end
+  return { prompt_n = t.prompt_n, cache_n = t.cache_n, ttft_ms = conf.need_ttft(info, what) }
 end
 
 local rows = json_array()

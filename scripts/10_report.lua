@@ -8,7 +8,10 @@ end
 
 local runinfo = dofile("runinfo.lua")
 
-local props = read_json("props.json")
+-- props.json is llama.cpp's; other kinds have none (server.json says so).
+local f = io.open(OUT .. "/props.json", "r")
+if f then f:close() end
+local props = f and read_json("props.json") or {}
 local model = runinfo.model_of(props)
 local ttft = read_json("ttft.json")
 local prefill = read_json("prefill.json")
@@ -38,7 +41,7 @@ local report = {
 write_json("report.json", report)
 
 local line = string.format("report.json: model %s%s, ttft p50 %.1f ms, total p50 %.1f ms, cached ttft %.1f ms, first sentence %.1f ms",
-  tostring(model.name), model.synthetic and " (synthetic)" or "",
+  model.name ~= json_null and tostring(model.name) or "unknown", model.synthetic and " (synthetic)" or "",
   report.ttft_p50_ms, report.total_p50_ms, report.cache_ttft_ms, report.first_sentence_ms)
 print("report: " .. line)
 return line

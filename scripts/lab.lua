@@ -9,16 +9,23 @@
 --
 -- With PREFLIGHT set (ttftlab lab does so before it starts a server), it
 -- only checks its inputs: the step names and the knowledge base.
+-- requires names what a step needs of the server (labconf.lacks says
+-- which server lacks it, and why): a step whose server lacks one is
+-- skipped with the reason, never failed, never passed without measuring.
 local STEPS = {
-  { file = "01_server.lua",   name = "server",   artifacts = { "health.json", "props.json" } },
+  { file = "01_server.lua",   name = "server",   artifacts = { "server.json", "health.json", "props.json" } },
   { file = "02_stream.lua",   name = "stream",   artifacts = { "sse_raw.txt", "chunks.jsonl" } },
   { file = "03_ttft.lua",     name = "ttft",     artifacts = { "ttft.json" } },
-  { file = "04_prefill.lua",  name = "prefill",  artifacts = { "prefill.json" }, docs = 12 },
-  { file = "05_cache.lua",    name = "cache",    artifacts = { "cache.json" }, docs = 1 },
+  { file = "04_prefill.lua",  name = "prefill",  artifacts = { "prefill.json" }, docs = 12,
+    requires = { "prompt_tokens" } },
+  { file = "05_cache.lua",    name = "cache",    artifacts = { "cache.json" }, docs = 1,
+    requires = { "prompt_tokens", "cached_tokens" } },
   { file = "06_sentence.lua", name = "sentence", artifacts = { "sentence.json" } },
   { file = "07_cancel.lua",   name = "cancel",   artifacts = { "cancel.json" } },
-  { file = "08_bargein.lua",  name = "bargein",  artifacts = { "bargein.json" }, docs = 12 },
-  { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 4 },
+  { file = "08_bargein.lua",  name = "bargein",  artifacts = { "bargein.json" }, docs = 12,
+    requires = { "prompt_tokens", "cached_tokens", "flush", "busy_evidence" } },
+  { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 4,
+    requires = { "prompt_tokens", "cached_tokens" } },
   { file = "10_report.lua",   name = "report",   artifacts = { "report.json" },
     needs = { "server", "ttft", "prefill", "cache", "sentence", "cancel", "bargein", "prefix" } },
 }
@@ -102,10 +109,16 @@ local function blocked(step)
     end
   end
   if not keep_going and count("failed") > 0 then return "an earlier step failed (--keep-going=false)" end
+  for _, need in ipairs(step.requires or {}) do
+    local why = dofile("labconf.lua").lacks(need)
+    if why then return why end
+  end
 end
 
 -- A step ends by returning its summary line; it may instead return
--- {skip = "reason"} when the server cannot do what it measures.
+-- {skip = "reason"} when the server cannot do what it measures, or
+-- {detail = line, not_written = {file, ...}} when it passed without files
+-- its kind of server cannot give (steps.json then does not list them).
 local function run(step)
   local r = step.record
   local why = blocked(step)
@@ -120,6 +133,14 @@ local function run(step)
       eprint(string.format("step %s failed: %s", step.name, r.detail))
     elseif type(res) == "table" and res.skip then
       r.status, r.detail = "skipped", tostring(res.skip)
+    elseif type(res) == "table" then
+      local drop = {}
+      for _, f in ipairs(res.not_written or {}) do drop[f] = true end
+      local kept = json_array()
+      for _, a in ipairs(r.artifacts) do
+        if not drop[a] then kept[#kept + 1] = a end
+      end
+      r.status, r.detail, r.artifacts = "passed", res.detail ~= nil and tostring(res.detail) or nil, kept
     else
       r.status, r.detail = "passed", res ~= nil and tostring(res) or nil
     end
@@ -141,7 +162,7 @@ end
 -- outlives its numbers.
 local missing = {}
 for _, step in ipairs(STEPS) do
-  for _, a in ipairs(step.artifacts) do
+  for _, a in ipairs(step.record.status == "passed" and step.record.artifacts or step.artifacts) do
     if step ~= REPORT and not exists(a) then missing[#missing + 1] = a end
   end
 end

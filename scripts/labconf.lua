@@ -63,6 +63,159 @@ function M.need_timings(timings, what)
   return timings
 end
 
+-- What the server at SERVER offers (server_caps(), docs/servers.md). The
+-- steps read it to choose how to measure, and return {skip = why} where
+-- the server cannot give what a step measures.
+-- Asked for on first use, so the lab's preflight (before any server is
+-- up) asks the server nothing.
+setmetatable(M, { __index = function(t, k)
+  if k == "caps" or k == "kind" then
+    rawset(t, "caps", server_caps())
+    rawset(t, "kind", t.caps.kind)
+    return rawget(t, k)
+  end
+end })
+
+-- A cold prompt. llama.cpp honours cache_prompt = false; every other kind
+-- ignores it, so a request that must not reuse the cache starts with a
+-- short line of its own at the very front of the prompt, which changes the
+-- first tokens and leaves nothing to reuse. cold(messages) returns the
+-- messages to send (a copy) and the note the artifact records (nil when
+-- cache_prompt = false does the work).
+M.COLD_NOTE = "a unique line at the very front of each prompt: the server ignores cache_prompt false"
+local cold_n = 0
+function M.cold(messages)
+  if not M.caps.cold_prompt then return messages, nil end
+  cold_n = cold_n + 1
+  local line = string.format("Call %d-%d-%d.", os.time(), math.floor(now_ms() * 1000) % 1000000000, cold_n)
+  local out = {}
+  for i, m in ipairs(messages) do out[i] = { role = m.role, content = m.content } end
+  out[1].content = line .. "\n" .. out[1].content
+  return out, M.COLD_NOTE
+end
+
+local function number(v)
+  if type(v) == "number" then return v end
+end
+
+-- tokens returns what a request cost in prompt tokens, from the server's
+-- timings (llama.cpp: prompt_n evaluated, cache_n reused, prompt_ms), else
+-- from usage (prompt_tokens, of which prompt_tokens_details.cached_tokens
+-- came from the cache; input_tokens and input_tokens_details for the
+-- Responses API; no server-side prefill time), else nil and why.
+-- The result says its source.
+function M.tokens(timings, info, what)
+  if type(timings) == "table" and number(timings.prompt_n) then
+    return { prompt_n = timings.prompt_n, cache_n = number(timings.cache_n) or 0,
+      prompt_ms = number(timings.prompt_ms), source = "timings" }
+  end
+  -- Chat and completions count prompt_tokens; the Responses API
+  -- input_tokens.
+  local u = info and info.usage
+  local total = type(u) == "table" and (number(u.prompt_tokens) or number(u.input_tokens)) or nil
+  if total then
+    local d = u.prompt_tokens_details
+    if type(d) ~= "table" then d = u.input_tokens_details end
+    local cached = type(d) == "table" and number(d.cached_tokens) or nil
+    return { prompt_n = total - (cached or 0), cache_n = cached, prompt_ms = nil, source = "usage" }
+  end
+  return nil, string.format("%s: the server sent neither timings nor usage.prompt_tokens; prompt tokens are unknown", what)
+end
+
+-- need_tokens is tokens() or an error.
+function M.need_tokens(timings, info, what)
+  local t, why = M.tokens(timings, info, what)
+  if not t then error(why, 2) end
+  return t
+end
+
+-- flush empties the prompt cache: llama.cpp's slot by a short unrelated
+-- request that replaces the cached prompt, vLLM and SGLang by their flush
+-- endpoint; false and why where the server offers no way.
+function M.flush()
+  if M.caps.evict then
+    stream({ { role = "user", content = "hi" } }, { max_tokens = 4, cache_prompt = true })
+    return true
+  end
+  if M.caps.flush then
+    local _, body, status = post(M.caps.flush, {})
+    if status ~= 200 then
+      error(string.format("POST %s answered %s: %s", M.caps.flush, tostring(status), body), 2)
+    end
+    return true
+  end
+  return false, string.format("the %s server offers no way to empty its prompt cache (cannot flush)", M.kind)
+end
+
+-- busy returns how many requests the server is processing and how it
+-- knows: /slots' is_processing (llama.cpp), else the metrics gauge of
+-- running requests; nil when neither answers (client-side evidence only).
+function M.busy()
+  if M.caps.slots then
+    local ok, s = pcall(slots)
+    if ok and type(s) == "table" then
+      local n = 0
+      for _, slot in ipairs(s) do
+        if slot.is_processing then n = n + 1 end
+      end
+      return n, "slots"
+    end
+  end
+  if M.caps.running_metric then
+    local n = running_requests()
+    if n then return n, "metrics" end
+  end
+  return nil
+end
+
+-- evidence says how this server shows that it stopped work: "slots",
+-- "metrics" (the gauge, polled until it drops), or nil and why.
+function M.evidence()
+  local _, how = M.busy()
+  if how then return how end
+  return nil, string.format("the %s server has neither /slots nor a running-requests gauge at /metrics%s", M.kind,
+    M.caps.running_metric and (" (" .. M.caps.running_metric .. ")") or "")
+end
+
+-- lacks says why the server cannot give what a lab step requires (nil
+-- when it can): "prompt_tokens" (timings or usage), "cached_tokens" (how
+-- many prompt tokens the cache served), "flush" (emptying the prompt
+-- cache), "busy_evidence" (/slots or a running-requests gauge).
+function M.lacks(need)
+  local c = M.caps
+  if need == "prompt_tokens" then
+    if not (c.timings or c.usage) then
+      return string.format("the %s server reports no prompt tokens (no timings, no usage)", M.kind)
+    end
+  elseif need == "cached_tokens" then
+    if not c.cached_tokens then
+      return string.format("the %s server does not say how many prompt tokens came from its cache " ..
+        "(no timings.cache_n, no usage.prompt_tokens_details.cached_tokens)", M.kind)
+    end
+  elseif need == "flush" then
+    local ok, why = c.evict or c.flush, nil
+    if not ok then _, why = M.flush() end
+    return why
+  elseif need == "busy_evidence" then
+    local how, why = M.evidence()
+    if not how then return why end
+  else
+    error("unknown requirement " .. tostring(need))
+  end
+end
+
+-- n_ctx is the context a request may fill: /props' per-slot n_ctx on
+-- llama.cpp; other kinds do not say, so 2048 is assumed.
+function M.n_ctx()
+  if M.kind == "llama.cpp" then
+    local ok, p = pcall(props)
+    if ok and type(p.default_generation_settings) == "table" and number(p.default_generation_settings.n_ctx) then
+      return p.default_generation_settings.n_ctx
+    end
+  end
+  return 2048
+end
+
 -- need_docs returns the KB's documents, at least n of them.
 function M.need_docs(n)
   local docs = kb_docs()

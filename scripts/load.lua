@@ -23,9 +23,11 @@ local QUESTION = "Do you open on Saturday?"
 -- A fresh run: rows of an earlier run must not mix with this one's.
 for _, f in ipairs({ "requests.jsonl", "requests.csv", "server.jsonl", "load.json" }) do os.remove(OUT .. "/" .. f) end
 
-local props_table = props()
+-- /props is llama.cpp's; other kinds leave the model's settings unknown.
+local caps = server_caps()
+local props_table = caps.kind == "llama.cpp" and props() or {}
 local settings = {
-  server = SERVER, mode = P.mode, levels = P.levels, requests = P.requests, duration_ms = P.duration_ms,
+  server = SERVER, server_kind = caps.kind, mode = P.mode, levels = P.levels, requests = P.requests, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
   seed = P.seed, warmup = P.warmup, slo = P.slo, api = API or "chat",
 }

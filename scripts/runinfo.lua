@@ -10,7 +10,7 @@ function M.model_of(p)
   local synthetic = type(p.chat_template) == "string" and p.chat_template:match("ttftlab synthetic model ([^%s:]+):")
   local name = synthetic or (type(p.model_alias) == "string" and p.model_alias ~= path and p.model_alias) or
     (path and (path:match("([^/]+)%.gguf$") or path:match("[^/]+$")))
-  return json_object({ name = name or json_null, path = path or json_null, synthetic = synthetic ~= nil })
+  return json_object({ name = name or json_null, path = path or json_null, synthetic = type(synthetic) == "string" })
 end
 
 -- The server's settings: the context and slots /props reports, and, for a
@@ -38,6 +38,7 @@ function M.server_of(p)
     build = p.build_info or json_null,
     -- how ttftlab reached it: the key only as "set from SOURCE"
     endpoint = info.endpoint or json_null,
+    kind = server_caps().kind,
   })
 end
 

@@ -11,6 +11,7 @@ import "encoding/json"
 
 // Lab file names.
 const (
+	ServerFile   = "server.json"
 	HealthFile   = "health.json"
 	PropsFile    = "props.json"
 	SSEFile      = "sse_raw.txt"
@@ -27,6 +28,16 @@ const (
 )
 
 // Health is health.json: the body of GET /health.
+// ServerKind is server.json: the kind of server the lab measured and how
+// that was told (servers.Detection), with what the kind offers.
+type ServerKind struct {
+	Kind     string          `json:"kind"`
+	Evidence string          `json:"evidence"`
+	Version  *string         `json:"version"`
+	Health   string          `json:"health"`
+	Caps     json.RawMessage `json:"caps,omitempty"`
+}
+
 type Health struct {
 	Status string `json:"status"`
 }
@@ -68,10 +79,18 @@ type TTFT struct {
 
 // PrefillRow is one row of prefill.json (an array of them).
 type PrefillRow struct {
-	Docs     float64 `json:"docs"`
-	PromptN  float64 `json:"prompt_n"`
-	PromptMs float64 `json:"prompt_ms"`
-	TTFTMs   float64 `json:"ttft_ms"`
+	Docs    float64 `json:"docs"`
+	PromptN float64 `json:"prompt_n"`
+	// PromptMs is the server's own prefill time (llama.cpp's
+	// timings.prompt_ms); null for a server that does not say it.
+	PromptMs *float64 `json:"prompt_ms"`
+	// TokensFrom says where prompt_n came from: "timings" or "usage".
+	TokensFrom string `json:"tokens_from,omitempty"`
+	// ColdPrompt says how the request avoided the cache when the server
+	// ignores cache_prompt false.
+	ColdPrompt string  `json:"cold_prompt,omitempty"`
+	Note       string  `json:"note,omitempty"`
+	TTFTMs     float64 `json:"ttft_ms"`
 }
 
 // Tokens is one timed request: the prompt tokens the server evaluated
@@ -152,17 +171,24 @@ type CancelAttempt struct {
 
 // Cancel is cancel.json: a cut mid-answer and the slot going idle.
 type Cancel struct {
-	MaxTokens       float64         `json:"max_tokens"`
-	CutAfterMs      *float64        `json:"cut_after_ms,omitempty"`
-	ReceivedTokens  float64         `json:"received_tokens"`
-	ClosedAtMs      float64         `json:"closed_at_ms"`
-	SlotIdleAfterMs float64         `json:"slot_idle_after_ms"`
-	Done            *bool           `json:"done,omitempty"`
-	Cut             *bool           `json:"cut,omitempty"`
-	IgnoreEOS       *bool           `json:"ignore_eos,omitempty"`
-	TotalMs         *float64        `json:"total_ms,omitempty"`
-	ChunkMs         []float64       `json:"chunk_ms,omitempty"`
-	Attempts        []CancelAttempt `json:"attempts,omitempty"`
+	MaxTokens      float64  `json:"max_tokens"`
+	CutAfterMs     *float64 `json:"cut_after_ms,omitempty"`
+	ReceivedTokens float64  `json:"received_tokens"`
+	ClosedAtMs     float64  `json:"closed_at_ms"`
+	// SlotIdleAfterMs is how long after the close the server showed it
+	// had stopped (Evidence says how); null with evidence "client".
+	SlotIdleAfterMs *float64 `json:"slot_idle_after_ms"`
+	// Evidence is "slots" (/slots' is_processing), "metrics" (the
+	// running-requests gauge) or "client" (the server shows neither:
+	// NoEvidence says why); "" in a file written before evidence was named.
+	Evidence   string          `json:"evidence,omitempty"`
+	NoEvidence string          `json:"no_evidence,omitempty"`
+	Done       *bool           `json:"done,omitempty"`
+	Cut        *bool           `json:"cut,omitempty"`
+	IgnoreEOS  *bool           `json:"ignore_eos,omitempty"`
+	TotalMs    *float64        `json:"total_ms,omitempty"`
+	ChunkMs    []float64       `json:"chunk_ms,omitempty"`
+	Attempts   []CancelAttempt `json:"attempts,omitempty"`
 	// LogFrom and LogCancelTask only when the lab had the server's log.
 	LogFrom       *LogMark `json:"log_from,omitempty"`
 	LogCancelTask *bool    `json:"log_cancel_task,omitempty"`

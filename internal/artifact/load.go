@@ -35,6 +35,9 @@ type Load struct {
 // LoadSettings are the flags of the run.
 type LoadSettings struct {
 	Server string `json:"server"`
+	// ServerKind is the kind of server that answered (servers.Kind), ""
+	// in a load.json written before kinds were told apart.
+	ServerKind string `json:"server_kind,omitempty"`
 	// Mode is "concurrency" (a closed loop) or "rate" (an open one).
 	Mode       string    `json:"mode"`
 	Levels     []float64 `json:"levels"`
@@ -80,6 +83,10 @@ type RunServer struct {
 	CacheRAM *float64 `json:"cache_ram"`
 	Args     []string `json:"args"`
 	Build    *string  `json:"build"`
+	// Kind is the kind of server (servers.Kind: "llama.cpp", "vllm",
+	// "sglang", "ollama", "openai-compatible"); "" in a file written
+	// before kinds were told apart.
+	Kind string `json:"kind,omitempty"`
 	// Endpoint is how ttftlab reached the server (server_info().endpoint).
 	Endpoint *RunEndpoint `json:"endpoint,omitempty"`
 }
@@ -326,7 +333,10 @@ type LoadRequest struct {
 // the server's own view at TMs since the run began; a figure the server
 // did not give is null (/slots turned off, no --metrics).
 type ServerSample struct {
-	TMs                float64  `json:"t_ms"`
+	TMs float64 `json:"t_ms"`
+	// Kind is the kind of server the sample was read from (servers.Kind:
+	// "llama.cpp", "vllm", ...), whose metric names were read.
+	Kind               string   `json:"kind,omitempty"`
 	SlotsProcessing    *int     `json:"slots_processing"`
 	SlotsTotal         *int     `json:"slots_total"`
 	RequestsProcessing *float64 `json:"requests_processing"`

@@ -32,11 +32,34 @@ var cancelRules = []rule{
 		}
 		return l.pass("closed at %s ms", num(l.cancel.ClosedAtMs))
 	}},
-	{"cancel slot idle >= 0", []string{"cancel.json"}, func(l *lab) error {
-		if !(l.cancel.SlotIdleAfterMs >= 0) {
-			return fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(l.cancel.SlotIdleAfterMs))
+	{"cancel evidence", []string{"cancel.json"}, func(l *lab) error {
+		c := l.cancel
+		switch c.Evidence {
+		case "", "slots", "metrics":
+			if c.SlotIdleAfterMs == nil {
+				return fmt.Errorf("slot_idle_after_ms is null, yet the evidence is %q: the server's own view must give the time it went idle", orSlots(c.Evidence))
+			}
+			return l.pass("from %s", orSlots(c.Evidence))
+		case "client":
+			if c.SlotIdleAfterMs != nil {
+				return fmt.Errorf("evidence is \"client\" but slot_idle_after_ms is %s: the client alone cannot see the server go idle", num(*c.SlotIdleAfterMs))
+			}
+			if c.NoEvidence == "" {
+				return fmt.Errorf("evidence is \"client\" without no_evidence saying why the server showed none")
+			}
+			return skip("client-side only: %s", c.NoEvidence)
 		}
-		return l.pass("idle %s ms after the close", num(l.cancel.SlotIdleAfterMs))
+		return fmt.Errorf("evidence %q is none of slots, metrics, client", c.Evidence)
+	}},
+	{"cancel slot idle >= 0", []string{"cancel.json"}, func(l *lab) error {
+		v := l.cancel.SlotIdleAfterMs
+		if v == nil {
+			return skip("cancel.json has no slot_idle_after_ms (evidence %q)", l.cancel.Evidence)
+		}
+		if !(*v >= 0) {
+			return fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(*v))
+		}
+		return l.pass("idle %s ms after the close (%s)", num(*v), orSlots(l.cancel.Evidence))
 	}},
 	{"cancel flags", []string{"cancel.json"}, func(l *lab) error {
 		c := l.cancel
@@ -52,6 +75,15 @@ var cancelRules = []rule{
 		return l.pass("cut, not done")
 	}},
 	{"cancel task in server log", nil, checkServerLog},
+}
+
+// orSlots names the evidence of a file written before evidence was named:
+// /slots, the only one there was.
+func orSlots(e string) string {
+	if e == "" {
+		return "slots"
+	}
+	return e
 }
 
 // checkServerLog looks for the cancel line in the given log, only in the

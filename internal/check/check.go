@@ -27,6 +27,7 @@ type lab struct {
 	// loaded says which files were read and well-formed.
 	loaded map[string]bool
 
+	server   artifact.ServerKind
 	health   artifact.Health
 	sse      sseStream
 	chunks   []artifact.Chunk
@@ -52,6 +53,7 @@ var outputFiles = []struct {
 	name string
 	load func(l *lab, data []byte) error
 }{
+	{artifact.ServerFile, record(func(l *lab) any { return &l.server })},
 	{artifact.HealthFile, record(func(l *lab) any { return &l.health })},
 	{artifact.PropsFile, record(func(l *lab) any { return &l.props })},
 	{artifact.SSEFile, (*lab).loadSSE},
@@ -142,6 +144,7 @@ func Results(outDir, serverLog string) []Outcome {
 	}
 	l := &lab{dir: outDir, serverLog: serverLog, loaded: map[string]bool{}, notWritten: map[string]string{}}
 	out := l.readSteps()
+	l.unlisted()
 	for _, f := range outputFiles {
 		if why, ok := l.notWritten[f.name]; ok && !l.exists(f.name) {
 			out = append(out, outcome("file "+f.name, skip("not checked: %s", why), ""))
@@ -194,6 +197,24 @@ func (l *lab) readSteps() []Outcome {
 		}
 	}
 	return out
+}
+
+// unlisted marks the files no step of steps.json lists as not written:
+// a step that passed without a file its server cannot give (props.json on
+// a server without /props) drops it from its list. A folder without
+// steps.json predates server.json.
+func (l *lab) unlisted() {
+	if l.steps == nil {
+		l.notWritten[artifact.ServerFile] = "the folder has no steps.json (written before the lab recorded the server's kind)"
+		return
+	}
+	for _, f := range outputFiles {
+		if _, ok := l.steps.Of(f.name); !ok {
+			if _, known := l.notWritten[f.name]; !known {
+				l.notWritten[f.name] = "no step of steps.json lists it (its server cannot give it; server.json names the kind)"
+			}
+		}
+	}
 }
 
 func firstLine(s string) string {

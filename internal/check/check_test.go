@@ -58,6 +58,7 @@ data: [DONE]
  {"position":"front","at_char":37,"prompt_n":473,"cache_n":29,"first_difference":29,"ttft_ms":66},
  {"position":"between_docs","at_char":385,"prompt_n":246,"cache_n":256,"first_difference":256,"ttft_ms":29.5},
  {"position":"before_question","at_char":693,"prompt_n":50,"cache_n":451,"first_difference":451,"ttft_ms":14.8}]}`,
+		"server.json": `{"kind":"llama.cpp","evidence":"GET /props answered with default_generation_settings","version":"b1","health":"/health"}`,
 		"cancel.json": `{"max_tokens":400,"received_tokens":25,"closed_at_ms":50.5,"slot_idle_after_ms":4.2,
  "log_cancel_task":true,"log_from":{"path":"server.log","offset":0,"inode":0},"cut_after_ms":50,"attempts":[{"max_tokens":256,"cut_after_ms":50,"received_tokens":25,"total_ms":51,"cut":true}],"done":false,"cut":true,"total_ms":51}`,
 		"report.json": `{"ttft_p50_ms":12,"total_p50_ms":110,"ttft_12docs_ms":215.75,"prompt_n_12docs":1200,
@@ -249,8 +250,10 @@ func TestEachBrokenThingFailsItsCheck(t *testing.T) {
 			fail: "file cancel.json", msg: []string{"cancel.json is missing"}},
 		{name: "invalid JSON", changes: []change{{"ttft.json", `"total_p50":110}`, `"total_p50":110`}},
 			fail: "file ttft.json", msg: []string{"not valid JSON"}},
-		{name: "wrong field type", changes: []change{{"cancel.json", `"slot_idle_after_ms":4.2`, `"slot_idle_after_ms":null`}},
-			fail: "file cancel.json", msg: []string{"slot_idle_after_ms is null, want a number"}},
+		{name: "wrong field type", changes: []change{{"cancel.json", `"closed_at_ms":50.5`, `"closed_at_ms":null`}},
+			fail: "file cancel.json", msg: []string{"closed_at_ms is null, want a number"}},
+		{name: "idle null with server evidence", changes: []change{{"cancel.json", `"slot_idle_after_ms":4.2`, `"slot_idle_after_ms":null`}},
+			fail: "cancel evidence", msg: []string{"slot_idle_after_ms is null"}},
 		{name: "missing field", changes: []change{{"prefill.json", `"prompt_ms":60,`, ``}},
 			fail: "file prefill.json", msg: []string{"[1].prompt_ms is missing"}},
 		{name: "bad chunk line", changes: []change{{"chunks.jsonl", `{"t_ms":14.25,`, `{"t_ms":"14.25",`}},
@@ -297,7 +300,7 @@ func TestMissingFileSkipsItsChecks(t *testing.T) {
 			t.Errorf("%s = %+v, want SKIP naming cancel.json:\n%s", name, got[name], out)
 		}
 	}
-	if !strings.HasSuffix(out, " failed, 6 skipped\n") {
+	if !strings.HasSuffix(out, " failed, 7 skipped\n") {
 		t.Errorf("summary should count the skipped checks:\n%s", out)
 	}
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+
 	"strings"
 
 	"ttftlab/internal/synth"
@@ -10,11 +11,30 @@ import (
 // reportRules check that report.json copies its numbers from the step files
 // unchanged (exact float64 equality: a copy must not be rounded).
 var reportRules = []rule{
+	{"server kind", []string{"server.json"}, checkServerKind},
 	{"report copies sources",
 		[]string{"report.json", "ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json"},
 		checkReport},
 	{"report model matches props", []string{"report.json", "props.json"}, checkReportModel},
 	{"report server matches props", []string{"report.json", "props.json"}, checkReportServer},
+}
+
+// checkServerKind: server.json names a kind ttftlab knows, and /props
+// (props.json) is there exactly for llama.cpp, the kind that serves it.
+func checkServerKind(l *lab) error {
+	k := l.server.Kind
+	switch k {
+	case "llama.cpp", "vllm", "sglang", "ollama", "openai-compatible":
+	default:
+		return fmt.Errorf("kind %q is none of llama.cpp, vllm, sglang, ollama, openai-compatible", k)
+	}
+	if has := l.exists("props.json"); has != (k == "llama.cpp") {
+		return fmt.Errorf("kind %s but props.json is %s: only llama.cpp serves /props", k, map[bool]string{true: "there", false: "missing"}[has])
+	}
+	if s := l.report.Server; l.loaded["report.json"] && s != nil && s.Kind != "" && s.Kind != k {
+		return fmt.Errorf("report.json server.kind is %s but server.json says %s", s.Kind, k)
+	}
+	return l.pass("%s (%s)", k, l.server.Evidence)
 }
 
 // checkReportServer: the report's server block states the context and
@@ -97,11 +117,13 @@ func checkReport(l *lab) error {
 		{"prompt_n_12docs", "prefill.json docs 12 prompt_n", r.PromptN12Docs, row12.PromptN},
 		{"cache_ttft_ms", "cache.json second.ttft_ms", r.CacheTTFTMs, l.cache.Second.TTFTMs},
 		{"first_sentence_ms", "sentence.json first_sentence_ms", r.FirstSentenceMs, l.sentence.FirstSentenceMs},
-		{"cancel_idle_ms", "cancel.json slot_idle_after_ms", r.CancelIdleMs, l.cancel.SlotIdleAfterMs},
 		{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", r.BargeinResumedTTFTMs, l.bargein.Resumed.TTFTMs},
 		{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", r.BargeinColdTTFTMs, l.bargein.Cold.TTFTMs},
 		{"prefix_front_prompt_n", "prefix.json positions[1].prompt_n", r.PrefixFrontPromptN, first.PromptN},
 		{"prefix_last_prompt_n", "prefix.json's last position's prompt_n", r.PrefixLastPromptN, last.PromptN},
+	}
+	if v := l.cancel.SlotIdleAfterMs; v != nil { // null: the cancel rules say why
+		sources = append(sources, source{"cancel_idle_ms", "cancel.json slot_idle_after_ms", r.CancelIdleMs, *v})
 	}
 	if p := l.sentence.Pacing; p != nil {
 		sources = append(sources, source{"speech_stall_ms", "sentence.json pacing.stall_ms", r.SpeechStallMs, p.StallMs})

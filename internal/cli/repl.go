@@ -56,8 +56,10 @@ prompts. :help lists the bindings and commands.`)
 		return err
 	}
 	defer c.env.release(lease, &c.flags)
+	kind := c.env.serverKind(ctx, lease)
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
+		Kind: string(kind.Kind), KindEvidence: kind.Evidence,
 		Server: c.flags.server, Endpoint: lease.Endpoint, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
 		RequestTimeout: c.flags.requestTimeout, API: c.flags.api,

@@ -53,7 +53,9 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	}
 	defer e.release(lease, &s.flags)
 	log := serverLog(lease, &s.flags)
-	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint})
+	kind := e.serverKind(ctx, lease)
+	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
+		Kind: string(kind.Kind), KindEvidence: kind.Evidence})
 	if s.finish == nil {
 		return err
 	}

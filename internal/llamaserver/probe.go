@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/servers"
 	"ttftlab/internal/stream"
 )
 
@@ -47,7 +48,9 @@ type HealthReport struct {
 	TLS error
 }
 
-// CheckHealth asks the endpoint's /health once through stream.Get.
+// CheckHealth asks the endpoint's /health once through stream.Get; when
+// that is not llama-server's ready answer, servers.Health asks as other
+// kinds answer.
 func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
 	code, body, header, err := get(ctx, ep, "/health")
 	if err != nil {
@@ -65,6 +68,10 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
 		r.OK, r.Summary = true, "ok"
 	case code == http.StatusServiceUnavailable:
 		r.Loading, r.Summary = true, "loading model"
+	case servers.Health(ctx, getter(ep)).OK:
+		// Another kind of server (vLLM's empty 200, Ollama's
+		// /api/version, a hosted API's /v1/models): ready too.
+		r.OK, r.Summary = true, "ok"
 	default:
 		ct := r.ContentType
 		if ct == "" {
@@ -73,6 +80,15 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
 		r.Summary = fmt.Sprintf("HTTP %d (%s): %q", code, ct, bytes.TrimSpace(firstBytes(body, 120)))
 	}
 	return r
+}
+
+// getter GETs paths of the endpoint (its join, headers and TLS), for the
+// servers probes.
+func getter(ep *endpoint.Endpoint) servers.Getter {
+	return func(ctx context.Context, path string) (int, []byte, error) {
+		code, body, _, err := get(ctx, ep, path)
+		return code, body, err
+	}
 }
 
 func firstBytes(b []byte, n int) []byte {

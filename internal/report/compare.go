@@ -151,13 +151,15 @@ func labFigures(l *rundir.Lab) []measure {
 	for _, r := range l.Prefill {
 		d := num(r.Docs)
 		add("prefill "+d+" docs prompt_n", "tokens", r.PromptN)
-		add("prefill "+d+" docs prompt_ms", "ms", r.PromptMs)
+		add("prefill "+d+" docs prompt_ms", "ms", orNaN(r.PromptMs))
 		add("prefill "+d+" docs ttft_ms", "ms", r.TTFTMs)
 	}
 	if len(l.Prefill) > 1 {
 		var xs, ys []float64
 		for _, r := range l.Prefill {
-			xs, ys = append(xs, r.PromptN), append(ys, r.PromptMs)
+			if r.PromptMs != nil {
+				xs, ys = append(xs, r.PromptN), append(ys, *r.PromptMs)
+			}
 		}
 		if _, b, ok := fit(xs, ys); ok {
 			add("prefill fit of prompt_ms", "ms/token", b)
@@ -176,7 +178,7 @@ func labFigures(l *rundir.Lab) []measure {
 	}
 	if c := l.Cancel; c != nil {
 		add("cancel received_tokens", "tokens", c.ReceivedTokens)
-		add("cancel slot_idle_after_ms", "ms", c.SlotIdleAfterMs)
+		add("cancel slot_idle_after_ms", "ms", orNaN(c.SlotIdleAfterMs))
 	}
 	if b := l.Bargein; b != nil {
 		for _, t := range []namedTokens{{"resumed", b.Resumed}, {"cold", b.Cold}} {

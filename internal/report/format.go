@@ -21,6 +21,15 @@ func num(f float64) string {
 }
 
 // numP is num of *f, or a dash for a value the file left out.
+// orNaN is a value that may be null (a server that does not give it),
+// NaN when it is: shown as a dash, never drawn.
+func orNaN(f *float64) float64 {
+	if f == nil {
+		return math.NaN()
+	}
+	return *f
+}
+
 func numP(f *float64) string {
 	if f == nil {
 		return "–"

@@ -63,23 +63,32 @@ func fit(xs, ys []float64) (a, b float64, ok bool) {
 func prefillFigure(rows []rundir.PrefillRow) (figure, error) {
 	p := chart.New("Prefill: time against prompt length", "prompt evaluated (tokens, prompt_n)", "time (ms)")
 	tab := table{Head: []string{"docs", "prompt_n", "prompt_ms", "ttft_ms", "ttft − prompt_ms"}}
-	var xs, ttft, prompt []float64
+	var xs, ttft, pxs, prompt []float64
 	for _, r := range rows {
-		xs, ttft, prompt = append(xs, r.PromptN), append(ttft, r.TTFTMs), append(prompt, r.PromptMs)
-		tab.add(num(r.Docs), num(r.PromptN), num(r.PromptMs), num(r.TTFTMs), num(r.TTFTMs-r.PromptMs))
+		xs, ttft = append(xs, r.PromptN), append(ttft, r.TTFTMs)
+		if r.PromptMs != nil { // a server without timings gives no prompt_ms
+			pxs, prompt = append(pxs, r.PromptN), append(prompt, *r.PromptMs)
+		}
+		tab.add(num(r.Docs), num(r.PromptN), numP(r.PromptMs), num(r.TTFTMs), num(r.TTFTMs-orNaN(r.PromptMs)))
 	}
 	if err := chart.Points(p, "ttft_ms", xy(xs, ttft), chart.TTFT); err != nil {
 		return figure{}, err
 	}
-	if err := chart.Points(p, "prompt_ms (server)", xy(xs, prompt), chart.Prompt); err != nil {
-		return figure{}, err
+	if len(prompt) > 0 {
+		if err := chart.Points(p, "prompt_ms (server)", xy(pxs, prompt), chart.Prompt); err != nil {
+			return figure{}, err
+		}
 	}
 	slope, icept := map[string]string{}, map[string]string{}
 	for _, s := range []struct {
 		name string
 		ys   []float64
 	}{{"ttft_ms", ttft}, {"prompt_ms", prompt}} {
-		a, b, ok := fit(xs, s.ys)
+		x := xs
+		if s.name == "prompt_ms" {
+			x = pxs
+		}
+		a, b, ok := fit(x, s.ys)
 		if !ok {
 			continue
 		}

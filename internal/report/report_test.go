@@ -188,7 +188,7 @@ func TestLabPageShowsReportJSON(t *testing.T) {
 		}
 	}
 	for _, want := range []string{">9.224</td>", ">ms</td>", ">1239</td>", ">tokens</td>", ">-c 2048 -np 1 --cache-ram 0</td>",
-		">2048 tokens</td>", ">b11669-Debian</td>", " passed, 0 failed, 0 skipped</caption>", "future.json", ">1790.5</td>", ">ttftlab test</td>"} {
+		">2048 tokens</td>", ">b11669-Debian</td>", ">llama.cpp (GET /props answered with default_generation_settings)</td>", " passed, 0 failed, 0 skipped</caption>", "future.json", ">1790.5</td>", ">ttftlab test</td>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
 		}

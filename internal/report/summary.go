@@ -70,6 +70,9 @@ func serverTable(l *rundir.Lab) table {
 			t.add("model "+strings.TrimPrefix(f.Path, "model."), value(f.Value))
 		}
 	}
+	if s := l.Server; s != nil {
+		t.add("server kind", s.Kind+" ("+s.Evidence+")")
+	}
 	if p := l.Props; p != nil {
 		if p.ModelPath != nil {
 			t.add("model file (/props)", *p.ModelPath)

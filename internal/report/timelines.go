@@ -182,8 +182,12 @@ func cancelFigure(c *rundir.Cancel) (figure, error) {
 // cancelCloseFigure zooms on the cut: the last chunks before it, the
 // close, and the slot still processing until /slots showed it idle.
 func cancelCloseFigure(c *rundir.Cancel) (figure, error) {
-	idleAt := c.ClosedAtMs + c.SlotIdleAfterMs
-	margin := max(5, 2*c.SlotIdleAfterMs)
+	idle := 0.0 // client-side evidence only: no idle time to draw
+	if c.SlotIdleAfterMs != nil {
+		idle = *c.SlotIdleAfterMs
+	}
+	idleAt := c.ClosedAtMs + idle
+	margin := max(5, 2*idle)
 	from, to := max(0, c.ClosedAtMs-margin), idleAt+margin/2
 	p, h := timeline("Cancellation: the close and the slot going idle", []string{"chunks", "slot busy"}, 4)
 	p.X.Min, p.X.Max = from, to
@@ -196,9 +200,13 @@ func cancelCloseFigure(c *rundir.Cancel) (figure, error) {
 	if len(recent) > 0 {
 		chart.AddTicks(p, "chunk", chunkTicks(0, recent), chart.Chunk, 14, 1)
 	}
-	chart.AddSpans(p, "slot still processing", []chart.Span{{Row: 1, From: c.ClosedAtMs, To: idleAt}}, chart.Idle, 10)
+	if c.SlotIdleAfterMs != nil {
+		chart.AddSpans(p, "slot still processing", []chart.Span{{Row: 1, From: c.ClosedAtMs, To: idleAt}}, chart.Idle, 10)
+	}
 	chart.AddRule(p, "connection closed", c.ClosedAtMs, true, chart.Cut, false)
-	chart.AddRule(p, "slot idle", idleAt, true, chart.Idle, false)
+	if c.SlotIdleAfterMs != nil {
+		chart.AddRule(p, "slot idle", idleAt, true, chart.Idle, false)
+	}
 	tab := table{Head: []string{"", "value"}}
 	tab.add("cut planned (cut_after_ms)", numP(c.CutAfterMs))
 	tab.add("connection closed (closed_at_ms)", num(c.ClosedAtMs))
@@ -207,7 +215,10 @@ func cancelCloseFigure(c *rundir.Cancel) (figure, error) {
 		tab.add("last chunk before the close (ms)", num(c.ChunkMs[len(c.ChunkMs)-1]))
 		tab.add("chunks in this view", strconv.Itoa(len(recent)))
 	}
-	tab.add("slot idle after the close (slot_idle_after_ms)", num(c.SlotIdleAfterMs))
+	tab.add("slot idle after the close (slot_idle_after_ms)", numP(c.SlotIdleAfterMs))
+	if c.Evidence != "" {
+		tab.add("evidence the server stopped", c.Evidence)
+	}
 	if c.LogCancelTask != nil {
 		tab.add("server logged cancel task", value(*c.LogCancelTask))
 	}

@@ -17,6 +17,9 @@ import (
 type Lab struct {
 	Dir      string
 	Finished time.Time
+	// Server is server.json: the kind of server measured (absent in older
+	// folders).
+	Server   *ServerKind
 	Props    *Props
 	Chunks   []Chunk
 	TTFT     *TTFT
@@ -39,6 +42,7 @@ type Lab struct {
 
 // The lab's files, as the lab writes them and check reads them.
 type (
+	ServerKind = artifact.ServerKind
 	Props      = artifact.Props
 	Chunk      = artifact.Chunk
 	TTFT       = artifact.TTFT
@@ -54,7 +58,7 @@ type (
 )
 
 // labFiles are the files a section reads; every other *.json is Extra.
-var labFiles = map[string]bool{"health.json": true, "props.json": true, "ttft.json": true, "prefill.json": true,
+var labFiles = map[string]bool{"server.json": true, "health.json": true, "props.json": true, "ttft.json": true, "prefill.json": true,
 	"cache.json": true, "sentence.json": true, "cancel.json": true, "bargein.json": true, "prefix.json": true,
 	"report.json": true, "steps.json": true}
 
@@ -63,6 +67,7 @@ var labFiles = map[string]bool{"health.json": true, "props.json": true, "ttft.js
 func ReadLab(dir, serverLog string) *Lab {
 	var p problems
 	l := &Lab{Dir: dir, Finished: finished(dir), Extra: map[string][]Field{}}
+	l.Server = readOpt[ServerKind](dir, "server.json", &p)
 	l.Props = readOpt[Props](dir, "props.json", &p)
 	l.TTFT = readOpt[TTFT](dir, "ttft.json", &p)
 	l.Cache = readOpt[Cache](dir, "cache.json", &p)

@@ -17,20 +17,24 @@ type Kind string
 
 // Kinds of failure.
 const (
-	KindRequest   Kind = "request"      // the request could not be built (bad URL, body)
-	KindConnect   Kind = "connect"      // no connection or no response headers
-	KindHTTP      Kind = "http"         // the server answered with a non-2xx status
-	KindNotStream Kind = "not_stream"   // 2xx but not text/event-stream
-	KindBadData   Kind = "bad_data"     // a data event that is not a chat-completion chunk
-	KindServer    Kind = "server_error" // the server sent an error event mid-stream
-	KindTruncated Kind = "truncated"    // the body ended without its end marker (data: [DONE]; response.completed)
-	KindDropped   Kind = "dropped"      // the connection failed mid-stream
-	KindIdle      Kind = "idle_timeout" // nothing arrived for IdleTimeout
-	KindTimeout   Kind = "timeout"      // the whole request took longer than Timeout
-	KindCanceled  Kind = "canceled"     // the caller's context was cancelled
-	KindCallback  Kind = "callback"     // OnChunk returned an error
-	KindRawOut    Kind = "raw_out"      // writing RawOut failed
-	KindEncoded   Kind = "encoded"      // the body came compressed (Content-Encoding) although none was asked for
+	KindRequest Kind = "request" // the request could not be built (bad URL, body)
+	KindConnect Kind = "connect" // no connection or no response headers
+	KindHTTP    Kind = "http"    // the server answered with a non-2xx status
+	// KindRateLimited is a 429: the server (a hosted API's quota) refused
+	// the request for its rate. Its own kind, so a load counts it apart
+	// from errors; nothing in ttftlab retries it.
+	KindRateLimited Kind = "rate_limited"
+	KindNotStream   Kind = "not_stream"   // 2xx but not text/event-stream
+	KindBadData     Kind = "bad_data"     // a data event that is not a chat-completion chunk
+	KindServer      Kind = "server_error" // the server sent an error event mid-stream
+	KindTruncated   Kind = "truncated"    // the body ended without its end marker (data: [DONE]; response.completed)
+	KindDropped     Kind = "dropped"      // the connection failed mid-stream
+	KindIdle        Kind = "idle_timeout" // nothing arrived for IdleTimeout
+	KindTimeout     Kind = "timeout"      // the whole request took longer than Timeout
+	KindCanceled    Kind = "canceled"     // the caller's context was cancelled
+	KindCallback    Kind = "callback"     // OnChunk returned an error
+	KindRawOut      Kind = "raw_out"      // writing RawOut failed
+	KindEncoded     Kind = "encoded"      // the body came compressed (Content-Encoding) although none was asked for
 )
 
 // Error is what Do and Get return. Its message names the URL and, where

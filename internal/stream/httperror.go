@@ -63,6 +63,9 @@ func httpError(method, url string, resp *http.Response, body []byte) *Error {
 		e = newError(KindHTTP, method, url, nil, "%s; the body starts %s%s", status, quote(body, 200), httpHint(resp, se))
 	}
 	e.Status, e.Type, e.Message = resp.StatusCode, se.Type, se.Message
+	if resp.StatusCode == http.StatusTooManyRequests {
+		e.Kind = KindRateLimited
+	}
 	return e
 }
 

@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/servers/servertest"
+)
+
+// kindCase is one fake server kind and what its lab must show.
+type kindCase struct {
+	fake, kind string
+	// skipped are the steps the kind cannot support, each with a word of
+	// its reason.
+	skipped map[string]string
+	// evidence is cancel.json's evidence.
+	evidence string
+}
+
+var kindCases = []kindCase{
+	{servertest.VLLM, "vllm", map[string]string{}, "metrics"},
+	{servertest.SGLang, "sglang", map[string]string{}, "metrics"},
+	{servertest.Ollama, "ollama", map[string]string{
+		"cache": "cached_tokens", "bargein": "cached_tokens", "prefix": "cached_tokens", "report": "needs step cache"}, "client"},
+	{servertest.Hosted, "openai-compatible", map[string]string{
+		"bargein": "cannot flush", "report": "needs step bargein"}, "client"},
+}
+
+// TestLabOnEveryKind runs the whole lab and check, through the command
+// line, against a fake vLLM, SGLang, Ollama and hosted API: every step
+// passes or is skipped with its reason, and check passes. Fails before
+// this change: the lab said "something answers at URL, but not as an LLM
+// server" (vLLM's empty /health, Ollama's and the hosted API's 404), and
+// llama.cpp's fields in every body were refused by strict servers.
+func TestLabOnEveryKind(t *testing.T) {
+	for _, c := range kindCases {
+		t.Run(c.fake, func(t *testing.T) {
+			fake := &servertest.Fake{Kind: c.fake}
+			url := fake.Start(t)
+			out := t.TempDir()
+			code, stdout, stderr := runCLI("lab", "--server", url, "--out", out, "--no-report")
+			t.Logf("lab output:\n%s%s", stdout, stderr)
+			if code != 0 {
+				t.Fatalf("lab exited %d", code)
+			}
+			if !strings.Contains(stderr, "server kind: "+c.kind+" (") {
+				t.Errorf("the lab did not print the kind %s", c.kind)
+			}
+			var steps artifact.Steps
+			readJSON(t, filepath.Join(out, "steps.json"), &steps)
+			for _, st := range steps.Steps {
+				want, skip := c.skipped[st.Name]
+				switch {
+				case skip && (st.Status != artifact.StepSkipped || !strings.Contains(st.Detail, want)):
+					t.Errorf("step %s: %s (%s), want skipped for %q", st.Name, st.Status, st.Detail, want)
+				case !skip && st.Status != artifact.StepPassed:
+					t.Errorf("step %s: %s (%s), want passed", st.Name, st.Status, st.Detail)
+				}
+			}
+			var server artifact.ServerKind
+			readJSON(t, filepath.Join(out, "server.json"), &server)
+			if server.Kind != c.kind || server.Evidence == "" {
+				t.Errorf("server.json %+v, want kind %s with its evidence", server, c.kind)
+			}
+			if _, cancelled := c.skipped["cancel"]; !cancelled {
+				var cancel artifact.Cancel
+				readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
+				if cancel.Evidence != c.evidence || (cancel.SlotIdleAfterMs == nil) != (c.evidence == "client") {
+					t.Errorf("cancel.json evidence %q, slot_idle_after_ms %v; want %q", cancel.Evidence, cancel.SlotIdleAfterMs, c.evidence)
+				}
+			}
+			var prefill []artifact.PrefillRow
+			readJSON(t, filepath.Join(out, "prefill.json"), &prefill)
+			for _, r := range prefill {
+				if r.PromptMs != nil || r.TokensFrom != "usage" || r.ColdPrompt == "" {
+					t.Errorf("prefill row %+v: want prompt_ms null, tokens from usage, the cold prompt named", r)
+				}
+			}
+			for i, b := range fake.Bodies() {
+				for _, f := range []string{"cache_prompt", "return_progress", "n_probs"} {
+					if _, ok := b[f]; ok {
+						t.Fatalf("request %d carried llama.cpp's %s: %v", i, f, b)
+					}
+				}
+			}
+			code, stdout, stderr = runCLI("check", out)
+			t.Logf("check output:\n%s%s", stdout, stderr)
+			if code != 0 || !strings.Contains(stdout, " 0 failed") {
+				t.Fatalf("check exited %d", code)
+			}
+			for _, line := range []string{"PASS server kind: " + c.kind} {
+				if !strings.Contains(stdout, line) {
+					t.Errorf("check lacks %q", line)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadOnEveryKind runs a small load against each fake kind: it ends
+// with every request answered, load.json names the kind, and server.jsonl
+// carries the kind with the running-requests gauge where the kind has one.
+// Fails before this change: load read /props, which none of them serves.
+func TestLoadOnEveryKind(t *testing.T) {
+	for _, c := range kindCases {
+		t.Run(c.fake, func(t *testing.T) {
+			url := (&servertest.Fake{Kind: c.fake}).Start(t)
+			out := t.TempDir()
+			code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4",
+				"--out", out, "--slo", "ttft_ms<=60000@p95", "--no-report")
+			t.Logf("%s%s", stdout, stderr)
+			if code != 0 {
+				t.Fatalf("load exited %d", code)
+			}
+			var res artifact.Load
+			readJSON(t, filepath.Join(out, "load.json"), &res)
+			if res.Settings.ServerKind != c.kind || res.Server == nil || res.Server.Kind != c.kind {
+				t.Errorf("load.json settings.server_kind %q, server %+v: want %s", res.Settings.ServerKind, res.Server, c.kind)
+			}
+			for _, l := range res.Levels {
+				if l.Summary.OK != l.Summary.Requests || l.Summary.Requests == 0 {
+					t.Errorf("level %v: %v of %v requests ok", l.Level, l.Summary.OK, l.Summary.Requests)
+				}
+			}
+			lines := readLines(t, filepath.Join(out, "server.jsonl"))
+			if len(lines) == 0 {
+				t.Fatal("server.jsonl is empty")
+			}
+			gauge := 0
+			for _, line := range lines {
+				var s artifact.LoadServerSample
+				if err := json.Unmarshal([]byte(line), &s); err != nil {
+					t.Fatalf("server.jsonl line %q: %v", line, err)
+				}
+				if s.Kind != c.kind {
+					t.Fatalf("server.jsonl line %q: kind %q, want %s", line, s.Kind, c.kind)
+				}
+				if s.RequestsProcessing != nil {
+					gauge++
+				}
+			}
+			if hasGauge := c.evidence == "metrics"; (gauge > 0) != hasGauge {
+				t.Errorf("%d of %d samples carry requests_processing; the kind has a gauge: %v", gauge, len(lines), hasGauge)
+			}
+		})
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// TestLabCancelEvidenceFromTheGauge runs the lab's cancel and barge-in
+// steps against the real llama-server with /slots turned off
+// (--no-slots) and --metrics on: the evidence that the server stopped the
+// cut request comes from llamacpp:requests_processing, polled until it
+// drops, and check passes. Fails before this change: the cancel step read
+// /slots, which answers 501, and failed.
+func TestLabCancelEvidenceFromTheGauge(t *testing.T) {
+	srv := startLlama(t, "--no-slots", "--metrics")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath, "--no-report",
+		"--", "server", "cancel", "bargein")
+	t.Logf("lab output:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("lab exited %d", code)
+	}
+	if !strings.Contains(stderr, "server kind: llama.cpp (") {
+		t.Errorf("the kind was not printed")
+	}
+	var cancel artifact.Cancel
+	readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
+	if cancel.Evidence != "metrics" || cancel.SlotIdleAfterMs == nil || *cancel.SlotIdleAfterMs < 0 {
+		t.Errorf("cancel.json evidence %q, slot_idle_after_ms %v: want the gauge's time", cancel.Evidence, cancel.SlotIdleAfterMs)
+	}
+	if cancel.LogCancelTask == nil || !*cancel.LogCancelTask {
+		t.Errorf("the server log lacks the cancel of the cut request")
+	}
+	code, stdout, stderr = runCLI("check", out, "--server-log", srv.LogPath)
+	t.Logf("check output:\n%s%s", stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "PASS cancel evidence: from metrics") {
+		t.Fatalf("check exited %d or did not pass the gauge's evidence", code)
+	}
+}
+
+// TestReplAskOnEveryKind: the REPL detects the kind and ask() answers on
+// each fake, its requests fitted to the kind (no llama.cpp fields).
+func TestReplAskOnEveryKind(t *testing.T) {
+	for _, c := range kindCases {
+		t.Run(c.fake, func(t *testing.T) {
+			fake := &servertest.Fake{Kind: c.fake}
+			url := fake.Start(t)
+			var out, errb bytes.Buffer
+			code := Main(context.Background(), []string{"repl", "--server", url, "--out", t.TempDir()},
+				Stdio{In: strings.NewReader("ask('What should a new patient bring?')\n"), Out: &out, Err: &errb})
+			t.Logf("%s%s", out.String(), errb.String())
+			if code != 0 || !strings.Contains(out.String(), "The clinic opens at nine.") {
+				t.Fatalf("repl exited %d without the answer", code)
+			}
+			if !strings.Contains(errb.String(), "server kind: "+c.kind) {
+				t.Errorf("the REPL did not note the kind %s", c.kind)
+			}
+			for _, b := range fake.Bodies() {
+				if _, ok := b["cache_prompt"]; ok {
+					t.Errorf("ask sent cache_prompt to %s: %v", c.kind, b)
+				}
+			}
+		})
+	}
+}

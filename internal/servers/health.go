@@ -1,0 +1,92 @@
+package servers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// HealthReport is what the health probe found.
+type HealthReport struct {
+	// OK is a ready server.
+	OK bool
+	// Answered is true when any HTTP answer came, OK or not.
+	Answered bool
+	// Loading is a 503 from /health: a server still loading its model.
+	Loading bool
+	// Path is the endpoint whose answer decided: /health, /api/version or
+	// /v1/models.
+	Path   string
+	Status int
+	// Summary is "ok", "loading model", "not answering" or what the last
+	// endpoint answered ("HTTP 401: ...").
+	Summary string
+}
+
+// Health asks whether a server is ready, as each kind can say it:
+// GET /health (llama.cpp, vLLM, SGLang: a 200 with an empty body or JSON
+// whose status, if any, is "ok"), else GET /api/version (Ollama, which has
+// no /health), else GET /v1/models (hosted APIs; llama-server with
+// --api-key answers 401 on everything but /health). A 503 from /health is
+// a model still loading.
+func Health(ctx context.Context, g Getter) HealthReport {
+	code, body, err := get(ctx, g, "/health")
+	if err != nil {
+		return HealthReport{Path: "/health", Summary: "not answering"}
+	}
+	r := HealthReport{Answered: true, Path: "/health", Status: code}
+	switch {
+	case code == http.StatusOK && healthyBody(body):
+		r.OK, r.Summary = true, "ok"
+		return r
+	case code == http.StatusServiceUnavailable:
+		r.Loading, r.Summary = true, "loading model"
+		return r
+	}
+	r.Summary = summary("/health", code, body)
+	var v struct {
+		Version string `json:"version"`
+	}
+	if c, b, err := get(ctx, g, "/api/version"); err == nil && c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
+		return HealthReport{OK: true, Answered: true, Path: "/api/version", Status: c, Summary: "ok"}
+	}
+	var models struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	c, b, err := get(ctx, g, "/v1/models")
+	if err != nil {
+		return r
+	}
+	if c == http.StatusOK && json.Unmarshal(b, &models) == nil && models.Data != nil {
+		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok"}
+	}
+	if c == http.StatusUnauthorized || c == http.StatusForbidden {
+		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b)}
+	}
+	return r
+}
+
+// healthyBody is an empty body (vLLM), or JSON whose status, when it has
+// one, is "ok" (llama.cpp, SGLang); an HTML page is some other program.
+func healthyBody(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return true
+	}
+	var h map[string]any
+	if json.Unmarshal(b, &h) != nil {
+		return false
+	}
+	s, has := h["status"]
+	return !has || s == "ok"
+}
+
+func summary(path string, code int, body []byte) string {
+	b := bytes.TrimSpace(body)
+	if len(b) > 120 {
+		b = b[:120]
+	}
+	return fmt.Sprintf("GET %s: HTTP %d %q", path, code, b)
+}

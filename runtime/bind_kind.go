@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
+)
+
+// kind is the kind of server at SERVER: Config.Kind when the command line
+// detected it, else detected now, once per VM.
+func (vm *VM) kind(L *lua.LState) servers.Detection {
+	if vm.detected == nil {
+		d := servers.Detection{Kind: servers.Kind(vm.cfg.Kind), Evidence: vm.cfg.KindEvidence}
+		if d.Kind == "" {
+			d = servers.Detect(vm.callCtx(L), vm.getter())
+		}
+		vm.detected = &d
+	}
+	return *vm.detected
+}
+
+// getter GETs paths of SERVER with the endpoint's headers and TLS, for
+// the servers probes.
+func (vm *VM) getter() servers.Getter {
+	return func(ctx context.Context, path string) (int, []byte, error) {
+		url := vm.serverURL(path)
+		return stream.Get(ctx, url, vm.callOptions(url))
+	}
+}
+
+// serverCaps is server_caps() -> caps: the kind of server at SERVER and
+// what it offers (docs/servers.md).
+func (vm *VM) serverCaps(L *lua.LState) int {
+	d := vm.kind(L)
+	c := servers.CapsOf(d.Kind)
+	t := L.CreateTable(0, 16)
+	t.RawSetString("kind", lua.LString(c.Kind))
+	t.RawSetString("evidence", lua.LString(d.Evidence))
+	if d.Version != "" {
+		t.RawSetString("version", lua.LString(d.Version))
+	}
+	t.RawSetString("health", lua.LString(c.Health))
+	t.RawSetString("llama_fields", lua.LBool(c.LlamaFields))
+	t.RawSetString("ignore_eos", lua.LBool(c.IgnoreEOS))
+	t.RawSetString("token_limit", lua.LString(c.TokenLimit))
+	t.RawSetString("cold_prompt", lua.LBool(c.ColdPrompt))
+	t.RawSetString("timings", lua.LBool(c.Timings))
+	t.RawSetString("usage", lua.LBool(c.Usage))
+	t.RawSetString("cached_tokens", lua.LBool(c.CachedTokens))
+	if c.Flush != "" {
+		t.RawSetString("flush", lua.LString(c.Flush))
+	}
+	t.RawSetString("evict", lua.LBool(c.Evict))
+	t.RawSetString("slots", lua.LBool(c.Slots))
+	if c.Running != "" {
+		t.RawSetString("running_metric", lua.LString(c.Running))
+	}
+	L.Push(t)
+	return 1
+}
+
+// runningRequests is running_requests() -> n | nil, why: the kind's
+// running-requests gauge from SERVER's /metrics.
+func (vm *VM) runningRequests(L *lua.LState) int {
+	d := vm.kind(L)
+	c := servers.CapsOf(d.Kind)
+	if c.Running == "" {
+		L.Push(lua.LNil)
+		L.Push(lua.LString("a " + string(c.Kind) + " server has no running-requests gauge"))
+		return 2
+	}
+	v, ok, err := servers.Running(vm.callCtx(L), vm.getter(), d.Kind)
+	switch {
+	case err != nil:
+		L.RaiseError("running_requests: GET %s/metrics: %v", vm.cfg.Server, err)
+	case !ok:
+		L.Push(lua.LNil)
+		L.Push(lua.LString(vm.cfg.Server + "/metrics does not serve " + c.Running +
+			" (llama-server needs --metrics, SGLang --enable-metrics)"))
+		return 2
+	}
+	L.Push(lua.LNumber(v))
+	return 1
+}
+
+// fitToKind makes a request body fit the kind of server at SERVER, after
+// the body is built (API shape, opts, opts.body): llama.cpp's own fields go
+// to llama.cpp only, the token limit goes under the field the kind takes,
+// and kinds that count tokens in usage are asked for it
+// (stream_options.include_usage) unless the script set stream_options.
+// Only a kind the command line detected (Config.Kind) changes the body, and
+// only for requests to SERVER.
+func (vm *VM) fitToKind(c *streamCall) {
+	if vm.cfg.Kind == "" || c.req.URL != vm.cfg.Server {
+		return
+	}
+	caps := servers.CapsOf(servers.Kind(vm.cfg.Kind))
+	for _, name := range servers.Dropped(caps.Kind) {
+		c.body.RawSetString(name, lua.LNil)
+	}
+	if caps.TokenLimit != "max_tokens" {
+		if v := c.body.RawGetString("max_tokens"); v != lua.LNil {
+			c.body.RawSetString("max_tokens", lua.LNil)
+			if c.body.RawGetString(caps.TokenLimit) == lua.LNil {
+				c.body.RawSetString(caps.TokenLimit, v)
+			}
+		}
+	}
+	// The Responses API sends usage in response.completed and takes no
+	// stream_options.
+	responses := strings.HasSuffix(c.req.Path, "/responses")
+	if caps.Usage && !caps.Timings && !responses && c.body.RawGetString("stream_options") == lua.LNil {
+		so := &lua.LTable{}
+		so.RawSetString("include_usage", lua.LTrue)
+		c.body.RawSetString("stream_options", so)
+	}
+}
