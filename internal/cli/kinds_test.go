@@ -23,6 +23,21 @@ type kindCase struct {
 	evidence string
 }
 
+// fakeKeyForTests is the key the hosted fake requires.
+const fakeKeyForTests = "sk-fake-hosted-51e0"
+
+// strictFake is a fake of the case's kind as strict as the real server:
+// Ollama refuses a request without "model", the hosted API one without
+// its key; args are the flags that reach it.
+func strictFake(c kindCase) (*servertest.Fake, []string) {
+	f := &servertest.Fake{Kind: c.fake, RequireModel: c.fake == servertest.Ollama || c.fake == servertest.Hosted}
+	if c.fake == servertest.Hosted {
+		f.Key = fakeKeyForTests
+		return f, []string{"--api-key", fakeKeyForTests}
+	}
+	return f, nil
+}
+
 var kindCases = []kindCase{
 	{servertest.VLLM, "vllm", map[string]string{}, "metrics"},
 	{servertest.SGLang, "sglang", map[string]string{}, "metrics"},
@@ -41,10 +56,10 @@ var kindCases = []kindCase{
 func TestLabOnEveryKind(t *testing.T) {
 	for _, c := range kindCases {
 		t.Run(c.fake, func(t *testing.T) {
-			fake := &servertest.Fake{Kind: c.fake}
+			fake, args := strictFake(c)
 			url := fake.Start(t)
 			out := t.TempDir()
-			code, stdout, stderr := runCLI("lab", "--server", url, "--out", out, "--no-report")
+			code, stdout, stderr := runCLI(append([]string{"lab", "--server", url, "--out", out, "--no-report"}, args...)...)
 			t.Logf("lab output:\n%s%s", stdout, stderr)
 			if code != 0 {
 				t.Fatalf("lab exited %d", code)
@@ -110,10 +125,11 @@ func TestLabOnEveryKind(t *testing.T) {
 func TestLoadOnEveryKind(t *testing.T) {
 	for _, c := range kindCases {
 		t.Run(c.fake, func(t *testing.T) {
-			url := (&servertest.Fake{Kind: c.fake}).Start(t)
+			fake, args := strictFake(c)
+			url := fake.Start(t)
 			out := t.TempDir()
-			code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4",
-				"--out", out, "--slo", "ttft_ms<=60000@p95", "--no-report")
+			code, stdout, stderr := runCLI(append([]string{"load", "--server", url, "--concurrency", "1,2", "--requests", "4",
+				"--out", out, "--slo", "ttft_ms<=60000@p95", "--no-report"}, args...)...)
 			t.Logf("%s%s", stdout, stderr)
 			if code != 0 {
 				t.Fatalf("load exited %d", code)
@@ -199,10 +215,10 @@ func TestLabCancelEvidenceFromTheGauge(t *testing.T) {
 func TestReplAskOnEveryKind(t *testing.T) {
 	for _, c := range kindCases {
 		t.Run(c.fake, func(t *testing.T) {
-			fake := &servertest.Fake{Kind: c.fake}
+			fake, args := strictFake(c)
 			url := fake.Start(t)
 			var out, errb bytes.Buffer
-			code := Main(context.Background(), []string{"repl", "--server", url, "--out", t.TempDir()},
+			code := Main(context.Background(), append([]string{"repl", "--server", url, "--out", t.TempDir()}, args...),
 				Stdio{In: strings.NewReader("ask('What should a new patient bring?')\n"), Out: &out, Err: &errb})
 			t.Logf("%s%s", out.String(), errb.String())
 			if code != 0 || !strings.Contains(out.String(), "The clinic opens at nine.") {

@@ -68,7 +68,7 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
 		r.OK, r.Summary = true, "ok"
 	case code == http.StatusServiceUnavailable:
 		r.Loading, r.Summary = true, "loading model"
-	case servers.Health(ctx, getter(ep)).OK:
+	case servers.Others(ctx, getter(ep), servers.HealthReport{Answered: true, Path: "/health", Status: code}).OK:
 		// Another kind of server (vLLM's empty 200, Ollama's
 		// /api/version, a hosted API's /v1/models): ready too.
 		r.OK, r.Summary = true, "ok"

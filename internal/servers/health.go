@@ -46,6 +46,13 @@ func Health(ctx context.Context, g Getter) HealthReport {
 		return r
 	}
 	r.Summary = summary("/health", code, body)
+	return Others(ctx, g, r)
+}
+
+// Others goes on where /health did not say ready (r is what it said): asks
+// as the kinds without llama.cpp's /health answer, GET /api/version
+// (Ollama), else GET /v1/models (hosted APIs, a keyed llama-server).
+func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
 	var v struct {
 		Version string `json:"version"`
 	}
