@@ -11,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/monoclock"
+	"ttftlab/internal/endpoint"
 	"ttftlab/runtime"
 )
 
@@ -75,8 +76,11 @@ func newLuaClient(chunks int) *luaClient {
 
 // run streams from url through the runtime's stream() binding.
 func (c *luaClient) run(ctx context.Context, url string, o Options) error {
-	vm, err := runtime.New(ctx, runtime.Config{Server: url, Stdout: io.Discard, Stderr: io.Discard,
-		Wire: o.Wire, NoKernelStamps: o.NoKernelStamps})
+	cfg := runtime.Config{Server: url, Stdout: io.Discard, Stderr: io.Discard, Wire: o.Wire, NoKernelStamps: o.NoKernelStamps}
+	if o.TLS != nil {
+		cfg.Endpoint = &endpoint.Endpoint{Base: url, TLS: o.TLS.Cert.ClientConfig()}
+	}
+	vm, err := runtime.New(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -175,8 +175,12 @@ func (r *runner) schedule(ctx context.Context, s Schedule) (ScheduleResult, erro
 		r.progress("%s: %d chunks over %.1f s", s.Name(), s.Chunks, s.Duration().Seconds())
 	}
 	if r.o.TLS != nil {
-		res, send := r.ttftlabGo(ctx, url, s)
-		return ScheduleResult{Name: s.Name(), Schedule: s, Clients: []ClientResult{res},
+		// https: ttftlab through Lua and the stream package alone, both
+		// trusting the run's certificate (the comparison clients would need
+		// it too).
+		lua, send := r.ttftlab(ctx, url, s)
+		goRes, _ := r.ttftlabGo(ctx, url, s)
+		return ScheduleResult{Name: s.Name(), Schedule: s, Clients: []ClientResult{lua, goRes},
 			SendLateness: summarize(lateness(send, s))}, nil
 	}
 	own := 1
