@@ -10,8 +10,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"ttftlab/internal/monoclock"
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/monoclock"
 	"ttftlab/runtime"
 )
 
