@@ -274,11 +274,15 @@ type Stats struct {
 // Request is one row of stream_many's record (requests.jsonl; the CSV
 // has the same columns, RequestColumns): one request, as it ended. Times
 // count from the request's own t0 except StartMs and ScheduledMs (since
-// the run began); a figure the request never reached is null.
+// its stream_many began: a load level) and RunMs; a figure the request
+// never reached is null.
 type Request struct {
-	Index           int      `json:"index"`
-	Warmup          bool     `json:"warmup"`
-	StartMs         *float64 `json:"start_ms"`
+	Index   int      `json:"index"`
+	Warmup  bool     `json:"warmup"`
+	StartMs *float64 `json:"start_ms"`
+	// RunMs is the request's start since the whole run began (the script's
+	// start: one time axis across the levels of a load).
+	RunMs           *float64 `json:"run_ms"`
 	ScheduledMs     *float64 `json:"scheduled_ms"`
 	QueueMs         *float64 `json:"queue_ms"`
 	TTFTMs          *float64 `json:"ttft_ms"`
@@ -297,7 +301,7 @@ type Request struct {
 
 // RequestColumns are a request row's fields in CSV order, after the
 // record's tags.
-var RequestColumns = []string{"index", "warmup", "start_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
+var RequestColumns = []string{"index", "warmup", "start_ms", "run_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
 	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error"}
 
 // Cells are the row's values in RequestColumns order, as a CSV writes
@@ -315,7 +319,7 @@ func (r Request) Cells() []string {
 		}
 		return *p
 	}
-	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.ScheduledMs), num(r.QueueMs),
+	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.RunMs), num(r.ScheduledMs), num(r.QueueMs),
 		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
 		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error)}
 }
@@ -330,10 +334,13 @@ type LoadRequest struct {
 }
 
 // ServerSample is one line of stream_many's watch file (server.jsonl):
-// the server's own view at TMs since the run began; a figure the server
-// did not give is null (/slots turned off, no --metrics).
+// the server's own view at TMs since its stream_many began (a load
+// level) and RunMs since the whole run began (one time axis across the
+// levels); a figure the server did not give is null (/slots turned off,
+// no --metrics).
 type ServerSample struct {
-	TMs float64 `json:"t_ms"`
+	TMs   float64 `json:"t_ms"`
+	RunMs float64 `json:"run_ms"`
 	// Kind is the kind of server the sample was read from (servers.Kind:
 	// "llama.cpp", "vllm", ...), whose metric names were read.
 	Kind               string   `json:"kind,omitempty"`
