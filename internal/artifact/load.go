@@ -39,17 +39,23 @@ type LoadSettings struct {
 	// in a load.json written before kinds were told apart.
 	ServerKind string `json:"server_kind,omitempty"`
 	// Mode is "concurrency" (a closed loop) or "rate" (an open one).
-	Mode       string    `json:"mode"`
-	Levels     []float64 `json:"levels"`
-	Requests   int       `json:"requests"`
-	DurationMs float64   `json:"duration_ms"`
-	Turns      int       `json:"turns"`
-	ThinkMs    float64   `json:"think_ms"`
-	Docs       int       `json:"docs"`
-	MaxTokens  int       `json:"max_tokens"`
-	Arrival    string    `json:"arrival"`
-	Seed       int       `json:"seed"`
-	Warmup     int       `json:"warmup"`
+	Mode   string    `json:"mode"`
+	Levels []float64 `json:"levels"`
+	// Calls is the number of calls per level (the --requests flag);
+	// Requests the requests they make, Calls x Turns (a call that fails
+	// ends early, so a level may make fewer). 0 in a load.json written
+	// before calls were told apart from requests, whose Requests was the
+	// calls.
+	Calls      int     `json:"calls,omitempty"`
+	Requests   int     `json:"requests"`
+	DurationMs float64 `json:"duration_ms"`
+	Turns      int     `json:"turns"`
+	ThinkMs    float64 `json:"think_ms"`
+	Docs       int     `json:"docs"`
+	MaxTokens  int     `json:"max_tokens"`
+	Arrival    string  `json:"arrival"`
+	Seed       int     `json:"seed"`
+	Warmup     int     `json:"warmup"`
 	// RequestTimeoutMs bounds each whole request (--request-timeout).
 	RequestTimeoutMs *float64 `json:"request_timeout_ms,omitempty"`
 	SLO              []SLO    `json:"slo"`
@@ -114,8 +120,14 @@ type LoadLevel struct {
 	// Goodput is the share of the level's requests (warm-up left out) that
 	// meet every SLO on their own; null when no request counted.
 	Goodput *float64 `json:"goodput"`
-	// SLOMet: every SLO met and no request failed.
+	// SLOMet: every SLO met and no request failed; never for an
+	// interrupted level.
 	SLOMet bool `json:"slo_met"`
+	// Interrupted marks the level the run was stopped in (Ctrl-C): its
+	// record is computed from the requests it recorded, those the stop
+	// canceled counted as failed (kind canceled), and it counts for no
+	// capacity.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // SLOVerdict is one SLO checked on a level. The percentile is over every

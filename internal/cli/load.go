@@ -47,7 +47,8 @@ errors and the share of requests meeting the SLOs (goodput); at the end the capa
 the highest level whose SLOs hold. A server it starts gets --ctx tokens of context per
 slot and, unless --slots, as many slots as the largest --concurrency level, or with
 --rate as many as calls are in flight (see --slots). Artifacts in --out: load.json,
-requests.jsonl, requests.csv, server.jsonl. Exits 1 when every request of a level failed (the sweep stops
+requests.jsonl, requests.csv, server.jsonl; Ctrl-C keeps them, the level it stopped
+marked interrupted. Exits 1 when every request of a level failed (the sweep stops
 there), naming the failure kinds; a missed SLO or a partial failure still exits 0.`
 
 // loadRequestTimeout is load's --request-timeout: a call of a voice agent
@@ -108,8 +109,14 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	c.sizeServer(fs, levels)
 	s := script{flags: c.flags, need: serverOrSynth, preflight: true, params: params}
-	if !c.noReport {
-		s.finish = c.env.writeReport
+	s.finish = func(ctx context.Context, out, serverLog string) error {
+		if ctx.Err() != nil {
+			return c.finishInterrupted(out)
+		}
+		if c.noReport {
+			return nil
+		}
+		return c.env.writeReport(ctx, out, serverLog)
 	}
 	if _, err := os.Stat(workingTreeLoad); err == nil {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLoad) }
