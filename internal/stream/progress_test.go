@@ -12,7 +12,9 @@ import (
 // TestCanceledMessageAgreesWithTotal: a request canceled while the server
 // has not answered yet (a busy server queues it) says how long it waited,
 // the same time as its total_ms, not "0 bytes in 0.0 ms".
-func TestCanceledMessageAgreesWithTotal(t *testing.T) { eachWire(t, testCanceledMessageAgreesWithTotal) }
+func TestCanceledMessageAgreesWithTotal(t *testing.T) {
+	eachWire(t, testCanceledMessageAgreesWithTotal)
+}
 
 func testCanceledMessageAgreesWithTotal(t *testing.T, w Wire) {
 	hold := make(chan struct{})
