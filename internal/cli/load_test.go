@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -112,6 +115,24 @@ func TestLoadCtrlC(t *testing.T) {
 		doc.Levels[0].SLOMet || doc.Capacity != nil {
 		t.Errorf("load.json levels %+v, capacity %+v; want the interrupted level with its %d requests", doc.Levels, doc.Capacity, len(rows))
 	}
+	// A request the stop canceled says how long it ran, as its total_ms.
+	inMs := regexp.MustCompile(`bytes in ([0-9.]+) ms`)
+	canceled := 0
+	for _, r := range rows {
+		if r["error_kind"] != "canceled" {
+			continue
+		}
+		canceled++
+		m := inMs.FindStringSubmatch(r["error"].(string))
+		if m == nil {
+			t.Errorf("canceled row: %q", r["error"])
+			continue
+		}
+		if v, _ := strconv.ParseFloat(m[1], 64); math.Abs(v-r["total_ms"].(float64)) > 0.051 {
+			t.Errorf("canceled row: %q, total_ms %v", r["error"], r["total_ms"])
+		}
+	}
+	t.Logf("%d requests recorded, %d canceled by the stop", len(rows), canceled)
 	if !strings.Contains(stderr.String(), "interrupted; ") {
 		t.Errorf("stderr does not say what was kept:\n%s", stderr)
 	}
