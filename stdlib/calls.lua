@@ -28,7 +28,11 @@
 --                the lines after it round robin: callers differ, so a
 --                call's first turn is a cold prompt as a real caller's
 --                is, and the same seed gives the same lines. Default
---                M.DEFAULT_LINES
+--                M.DEFAULT_LINES, the first said after "Hi, this is NAME."
+--                with a name of M.DEFAULT_NAMES the same draw picks: five
+--                lines alone would repeat from the sixth caller on, and a
+--                caller who repeats an earlier one's first line finds it in
+--                the server's cache
 --   opts         stream() options for every turn (default {max_tokens = 48})
 --   warmup, progress, record, watch, duration_ms   as for stream_many;
 --                every turn's tags are {call =, turn =}
@@ -54,6 +58,10 @@ M.DEFAULT_LINES = {
   "What should I bring to my first visit?",
   "Can I park at the clinic?",
   "Thanks, that is all.",
+}
+M.DEFAULT_NAMES = {
+  "Ana", "Ben", "Chloe", "David", "Elif", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kai", "Lena",
+  "Marco", "Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sven", "Tomoko", "Uma", "Victor", "Wen", "Yusuf",
 }
 M.DEFAULT_SYSTEM = "You are a clinic phone assistant. Answer in one or two short sentences."
 
@@ -94,10 +102,21 @@ function M.first_line(u, n)
   return math.min(math.floor(u * n), n - 1) + 1
 end
 
+-- name_of is the caller's name for the default lines: the draw's
+-- remainder once the line is picked, itself uniform in [0, 1), picks it.
+function M.name_of(u, n_lines)
+  local rest = u * n_lines - (M.first_line(u, n_lines) - 1)
+  return M.DEFAULT_NAMES[M.first_line(math.max(0, math.min(rest, 1)), #M.DEFAULT_NAMES)]
+end
+
 local function line_of(o, call, turn, u)
   local lines = o.lines or M.DEFAULT_LINES
   if type(lines) == "function" then return lines(call, turn) end
-  return lines[(M.first_line(u, #lines) - 1 + turn - 1) % #lines + 1]
+  local line = lines[(M.first_line(u, #lines) - 1 + turn - 1) % #lines + 1]
+  if o.lines == nil and turn == 1 then
+    line = "Hi, this is " .. M.name_of(u, #lines) .. ". " .. line
+  end
+  return line
 end
 
 local function text_of(chunks)
