@@ -25,6 +25,9 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	src := vm.requestSource(L, L.Get(1))
 	o := vm.manyOptions(L, L.Get(2))
 	m := &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0), begin: time.Now()}
+	if !vm.runBegan.IsZero() {
+		m.runOffset = m.begin.Sub(vm.runBegan)
+	}
 	if o.thinkFn != nil {
 		o.plan.Think.Func = m.think
 	}
@@ -70,8 +73,11 @@ type many struct {
 	loop    *load.Loop
 	results *lua.LTable
 	begin   time.Time
-	elapsed time.Duration
-	started int
+	// runOffset is begin since the run began (VM.runBegan): what turns a
+	// time since begin into run_ms.
+	runOffset time.Duration
+	elapsed   time.Duration
+	started   int
 	// calls are the requests started, by index, until they finish.
 	calls    map[int]*manyCall
 	done     []finishedRequest

@@ -154,7 +154,8 @@ func (vm *VM) requestSource(L *lua.LState, v lua.LValue) requestSource {
 // get returns the request of turn t: Done past the end (nil from the
 // function), Wait when the function returns false (nothing to start until
 // a request ends). The function gets the request's index, its call and
-// turn, and the result of the call's previous turn (nil for the first).
+// turn, the result of the call's previous turn (nil for the first) and the
+// call's own draw in [0, 1) (load.Plan.CallDraw).
 func (s requestSource) get(L *lua.LState, t load.Turn, results *lua.LTable) (messages, opts lua.LValue, st load.Status) {
 	if s.list != nil {
 		i := t.Index
@@ -176,7 +177,8 @@ func (s requestSource) get(L *lua.LState, t load.Turn, results *lua.LTable) (mes
 	L.Push(lua.LNumber(t.Call))
 	L.Push(lua.LNumber(t.Turn))
 	L.Push(previous)
-	L.Call(4, 2)
+	L.Push(lua.LNumber(t.Draw))
+	L.Call(5, 2)
 	messages, opts = L.Get(-2), L.Get(-1)
 	L.Pop(2)
 	switch messages {

@@ -20,7 +20,8 @@ type finishedRequest struct {
 	warmup, ok, cut                  bool
 	kind, message                    string
 	status                           int // the HTTP status of an "http" failure
-	startMs, scheduledMs, queueMs    float64
+	startMs, runMs                   float64
+	scheduledMs, queueMs             float64
 	ttftMs, firstSentenceMs, totalMs float64
 	stallMs                          float64
 	chunks                           int
@@ -43,7 +44,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	}
 	vals := m.vm.streamValues(L, res, err)
 	f := finishedRequest{index: r.Index, table: L.CreateTable(0, 12), warmup: r.Index <= m.opts.warmup,
-		startMs: msOf(r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
+		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),
 		predictedN: timing(res, "predicted_n"), cut: res.Info.Cut, ok: r.Err == nil}
@@ -140,6 +141,7 @@ func (m *many) fill(f *finishedRequest, vals []lua.LValue) {
 	}
 	set("index", lua.LNumber(f.index))
 	num("start_ms", f.startMs)
+	num("run_ms", f.runMs)
 	num("scheduled_ms", f.scheduledMs)
 	num("queue_ms", f.queueMs)
 	set("chunks", vals[0])

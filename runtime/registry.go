@@ -72,15 +72,15 @@ var registry = []Entry{
 		Signature: "stream_many(requests, opts) -> results, summary",
 		Summary:   "Many streamed requests at once (opts.concurrency or opts.rate), as calls of opts.turns turns, each timed as stream() times it; a failure is a result.",
 		Help: `requests: an array of {messages, opts} pairs, or a function
-(i, call, turn, previous) -> messages, opts, called when the turn is due
-(previous: the call's last result; nil ends the list, false waits until a
-running request ends). A request's opts take every stream() option, plus tags.
+(i, call, turn, previous, draw) -> messages, opts, called when the turn is
+due (previous: the call's last result; draw: the call's seeded number in
+[0, 1); nil ends the list, false waits until a running request ends). A request's opts take every stream() option, plus tags.
 opts: concurrency (calls at once), rate (calls per second), arrival
 ("constant" or "poisson"), seed, calls, turns, think_ms (ms, {min, max} or
 function(call, turn) -> ms), duration_ms, warmup, on_result(result) (false
 stops new starts), progress, record = {jsonl =, csv =, tags =, columns =},
 watch = {file =, every_ms =, tags =}.
-results[i]: index, start_ms, scheduled_ms, queue_ms, chunks, total_ms,
+results[i]: index, start_ms, run_ms, scheduled_ms, queue_ms, chunks, total_ms,
 timings, info, first_sentence_ms, stall_ms, error, error_kind, warmup, tags.
 summary: requests, ok, errors, cut, warmup, duration_ms, requests_per_s,
 tokens_per_s, and {n, p50, p90, p95, p99, mean, max} of ttft_ms,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -90,6 +91,7 @@ func (vm *VM) runFn(parent context.Context, fn *lua.LFunction, name string, src 
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	vm.cancelRun, vm.exit, vm.interrupted = cancel, nil, nil
+	vm.runBegan = time.Now()
 	vm.L.SetContext(ctx)
 	defer vm.L.SetContext(vm.ctx)
 	vm.enter(name, src)

@@ -103,6 +103,9 @@ type VM struct {
 	// logStart is where the server log stood when the VM was made: what
 	// log_contains searches by default.
 	logStart logMark
+	// runBegan is when the current run (a script, a REPL line) began:
+	// stream_many's run_ms count from it, one time axis across its calls.
+	runBegan time.Time
 }
 
 // luaOptions raise gopher-lua's defaults: 256 call frames and a fixed

@@ -18,7 +18,6 @@ if PREFLIGHT then return end
 
 local SYSTEM = "You are a clinic phone assistant. Answer in one or two short sentences."
 local system = prompt.build(SYSTEM, docs, P.docs)
-local QUESTION = "Do you open on Saturday?"
 
 -- A fresh run: rows of an earlier run must not mix with this one's.
 for _, f in ipairs({ "requests.jsonl", "requests.csv", "server.jsonl", "load.json" }) do os.remove(OUT .. "/" .. f) end
@@ -27,7 +26,9 @@ for _, f in ipairs({ "requests.jsonl", "requests.csv", "server.jsonl", "load.jso
 local caps = server_caps()
 local props_table = caps.kind == "llama.cpp" and props() or {}
 local settings = {
-  server = SERVER, server_kind = caps.kind, mode = P.mode, levels = P.levels, requests = P.requests, duration_ms = P.duration_ms,
+  -- --requests is the calls per level; each makes --turns requests.
+  server = SERVER, server_kind = caps.kind, mode = P.mode, levels = P.levels, calls = P.requests,
+  requests = P.requests * P.turns, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
   seed = P.seed, warmup = P.warmup, slo = P.slo, api = API or "chat",
 }
@@ -35,6 +36,9 @@ local result = {
   settings = settings, model = runinfo.model_of(props_table), server = runinfo.server_of(props_table),
   levels = json_array(), capacity = json_null,
 }
+-- Written before the first level too: a run stopped in it still has its
+-- settings, model and server, and ttftlab adds the level it stopped in.
+write_json("load.json", result)
 
 -- value is a request's measure for an SLO, or nil and why it has none:
 -- "failed" (it failed) or "missing" (it ended without reaching the
@@ -95,10 +99,24 @@ local function level_slo(turns)
   return out, all
 end
 
--- fmt3 is a distribution's p50/p95/p99 and its n.
+-- thin_tail: a pNN over fewer than 100/(100-NN) values (p95 of fewer
+-- than 20, p99 of fewer than 100) has no value beyond it: it is the
+-- largest value, or between the two largest, not the tail it names. Such
+-- a percentile is marked "*" on the console.
+local marked = false
+local function thin_tail(p, n) return n < 100 / (100 - p) - 1e-9 end
+
+-- fmt3 is a distribution's p50/p95/p99 and its n, a percentile its n
+-- cannot support marked "*".
 local function fmt3(d)
-  if d == nil or d.n == 0 then return string.format("%-17s %-6s", "      -", "(n=0)") end
-  return string.format("%5.0f/%5.0f/%5.0f %-6s", d.p50, d.p95, d.p99, "(n=" .. d.n .. ")")
+  if d == nil or d.n == 0 then return string.format("%-20s %-6s", "      -", "(n=0)") end
+  local cells = {}
+  for i, p in ipairs({ 50, 95, 99 }) do
+    local mark = thin_tail(p, d.n) and "*" or ""
+    if mark ~= "" then marked = true end
+    cells[i] = string.format("%6s", string.format("%.0f", d["p" .. p]) .. mark)
+  end
+  return string.format("%s/%s/%s %-6s", cells[1], cells[2], cells[3], "(n=" .. d.n .. ")")
 end
 
 local function number_or(x, default)
@@ -126,18 +144,19 @@ local function failure_lines(summary)
   return lines
 end
 
-print(string.format("ttftlab load: server %s, %s levels %s, %d calls of %d turns each, %d docs, max_tokens %d",
-  SERVER, P.mode, table.concat(P.levels, ","), P.requests, P.turns, P.docs, P.max_tokens))
+print(string.format("ttftlab load: server %s, %s levels %s, per level %d calls of %d turn%s each (%d requests), %d docs, max_tokens %d",
+  SERVER, P.mode, table.concat(P.levels, ","), P.requests, P.turns, P.turns == 1 and "" or "s", P.requests * P.turns,
+  P.docs, P.max_tokens))
 local slo_text = {}
 for i, s in ipairs(P.slo) do slo_text[i] = s.text end
 print("SLO: " .. table.concat(slo_text, ", "))
-print(string.format("\n%-8s %9s  %-24s %-24s %9s %8s  %s", P.mode == "rate" and "rate/s" or "calls", "ok/all",
-  "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
+print(string.format("\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s", P.mode == "rate" and "rate/s" or "at once", "calls",
+  "requests ok", "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
 
 for _, level in ipairs(P.levels) do
   local opts = {
     calls = P.requests, turns = P.turns, think_ms = P.think_ms, seed = P.seed, arrival = P.arrival,
-    system = SYSTEM, docs = P.docs, lines = P.turns == 1 and { QUESTION } or nil,
+    system = SYSTEM, docs = P.docs,
     opts = { max_tokens = P.max_tokens }, warmup = P.warmup, progress = true,
     duration_ms = P.duration_ms > 0 and P.duration_ms or nil,
     record = { jsonl = "requests.jsonl", csv = "requests.csv", tags = { level = level }, columns = { "call", "turn" } },
@@ -161,7 +180,7 @@ for _, level in ipairs(P.levels) do
   result.levels[#result.levels + 1] = row
   write_json("load.json", result)
   local verdict = row.slo_met and "met" or "missed"
-  print(string.format("%-8s %9s  %-24s %-24s %9.1f %7s  %s", string.format("%g", level),
+  print(string.format("%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s", string.format("%g", level), summary.calls,
     summary.ok .. "/" .. summary.requests, fmt3(summary.ttft_ms), fmt3(summary.first_sentence_ms),
     number_or(summary.tokens_per_s, 0), counted > 0 and string.format("%.0f%%", good / counted * 100) or "-", verdict))
   for _, line in ipairs(failure_lines(summary)) do print(line) end
@@ -186,8 +205,13 @@ local function unit(level)
   return level == 1 and " call at once" or " calls at once"
 end
 print("")
+print("calls: the calls that ran; requests ok: of their requests (one per turn), those that ended without an error.")
 print("ttft: p50/p95/p99 over the requests with a first token; 1st sent: over those with a complete first")
 print("sentence (n: how many). The SLO and goodput count a failed request as infinitely late.")
+if marked then
+  print("*: the sample is too small for this percentile (a p95 needs 20 requests, a p99 100): it is the")
+  print("  largest value or near it, not the tail it names.")
+end
 if capacity then
   local s = capacity.slo[1]
   local line = string.format("capacity: %g%s (%s p%g %.0f ms <= %g ms)", capacity.level, unit(capacity.level), s.metric, s.percentile,

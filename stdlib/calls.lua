@@ -21,8 +21,18 @@
 --                (default 2000)
 --   system       the system prompt (default: a clinic phone assistant)
 --   docs         add the first n knowledge-base documents to it (0)
---   lines        the caller's lines: an array (turn k says lines[k],
---                round robin) or function(call, turn) -> text
+--   lines        the caller's lines: an array or function(call, turn) ->
+--                text. From an array each call starts at its own line,
+--                chosen by stream_many's seeded draw for the call (the
+--                plan's, from seed: no random source of Lua's), and says
+--                the lines after it round robin: callers differ, so a
+--                call's first turn is a cold prompt as a real caller's
+--                is, and the same seed gives the same lines. Default
+--                M.DEFAULT_LINES, the first said after "Hi, this is NAME."
+--                with a name of M.DEFAULT_NAMES the same draw picks: five
+--                lines alone would repeat from the sixth caller on, and a
+--                caller who repeats an earlier one's first line finds it in
+--                the server's cache
 --   opts         stream() options for every turn (default {max_tokens = 48})
 --   warmup, progress, record, watch, duration_ms   as for stream_many;
 --                every turn's tags are {call =, turn =}
@@ -48,6 +58,10 @@ M.DEFAULT_LINES = {
   "What should I bring to my first visit?",
   "Can I park at the clinic?",
   "Thanks, that is all.",
+}
+M.DEFAULT_NAMES = {
+  "Ana", "Ben", "Chloe", "David", "Elif", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kai", "Lena",
+  "Marco", "Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sven", "Tomoko", "Uma", "Victor", "Wen", "Yusuf",
 }
 M.DEFAULT_SYSTEM = "You are a clinic phone assistant. Answer in one or two short sentences."
 
@@ -82,10 +96,27 @@ local function check(o)
   return c, o
 end
 
-local function line_of(o, call, turn)
+-- first_line is the line (1..n) a call with stream_many's draw u in
+-- [0, 1) starts at.
+function M.first_line(u, n)
+  return math.min(math.floor(u * n), n - 1) + 1
+end
+
+-- name_of is the caller's name for the default lines: the draw's
+-- remainder once the line is picked, itself uniform in [0, 1), picks it.
+function M.name_of(u, n_lines)
+  local rest = u * n_lines - (M.first_line(u, n_lines) - 1)
+  return M.DEFAULT_NAMES[M.first_line(math.max(0, math.min(rest, 1)), #M.DEFAULT_NAMES)]
+end
+
+local function line_of(o, call, turn, u)
   local lines = o.lines or M.DEFAULT_LINES
   if type(lines) == "function" then return lines(call, turn) end
-  return lines[(turn - 1) % #lines + 1]
+  local line = lines[(M.first_line(u, #lines) - 1 + turn - 1) % #lines + 1]
+  if o.lines == nil and turn == 1 then
+    line = "Hi, this is " .. M.name_of(u, #lines) .. ". " .. line
+  end
+  return line
 end
 
 local function text_of(chunks)
@@ -103,7 +134,7 @@ function M.run(opts)
   -- request builds a turn's messages when stream_many's plan makes it
   -- due: the system prompt, the call's history (its earlier lines and the
   -- answers to them) and the caller's next line.
-  local function request(_, call, turn, previous)
+  local function request(_, call, turn, previous, u)
     local s = said[call]
     if s == nil then
       s = { history = {} }
@@ -113,7 +144,7 @@ function M.run(opts)
       s.history[#s.history + 1] = { role = "user", content = s.line }
       s.history[#s.history + 1] = { role = "assistant", content = text_of(previous.chunks) }
     end
-    s.line = line_of(o, call, turn)
+    s.line = line_of(o, call, turn, u)
     local messages = { { role = "system", content = system } }
     for _, m in ipairs(s.history) do messages[#messages + 1] = m end
     messages[#messages + 1] = { role = "user", content = s.line }

@@ -1,6 +1,8 @@
 package stdlib_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -40,19 +42,77 @@ func TestCallsRunMultiTurn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	// The second turn sends: system, user one, assistant answer, user two.
+	// The second turn sends: system, the call's first line, the
+	// assistant's answer, its next line (each call starts at a line of its
+	// own: "one" then "two", or "two" then "one").
 	second := 0
 	for _, b := range f.Bodies() {
-		if strings.Contains(b, `"content":"two"`) {
+		msgs := userLines(t, b)
+		if len(msgs) == 4 {
 			second++
-			if !strings.Contains(b, `"content":"one"`) || !strings.Contains(b, `"role":"assistant","content":"Yes. We open."`) &&
-				!strings.Contains(b, `"content":"Yes. We open.","role":"assistant"`) {
+			if msgs[2] != "Yes. We open." || msgs[1] == msgs[3] || (msgs[1] != "one" && msgs[1] != "two") {
 				t.Errorf("a second turn without the history: %s", b)
 			}
 		}
 	}
 	if second != 3 {
 		t.Errorf("%d second turns sent, want 3", second)
+	}
+}
+
+// userLines are the contents of a chat request's messages.
+func userLines(t *testing.T, body string) []string {
+	t.Helper()
+	var req struct {
+		Messages []struct{ Content string } `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatalf("%v in %s", err, body)
+	}
+	var out []string
+	for _, m := range req.Messages {
+		out = append(out, m.Content)
+	}
+	return out
+}
+
+// TestCallsCallersDiffer: each call's first line is chosen by the plan's
+// seeded draw for the call, so four callers do not all open with the same
+// line (a real caller's first turn is a cold prompt), and the same seed
+// gives the same lines again; another seed, other lines.
+func TestCallsCallersDiffer(t *testing.T) {
+	f := &streamtest.FakeLlama{Pieces: []string{"Yes."}, Delay: time.Millisecond}
+	url := f.Start(t)
+	var out strings.Builder
+	vm, err := runtime.New(t.Context(), runtime.Config{Server: url, Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	firsts := func(seed int) []string {
+		before := len(f.Bodies())
+		if err := vm.RunString(fmt.Sprintf(`require("calls").run({calls = 4, turns = 1, concurrency = 1, think_ms = 0, seed = %d})`, seed), "d.lua"); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		var lines []string
+		for _, b := range f.Bodies()[before:] {
+			msgs := userLines(t, b)
+			lines = append(lines, msgs[len(msgs)-1])
+		}
+		if len(lines) != 4 {
+			t.Fatalf("%d requests, want 4", len(lines))
+		}
+		return lines
+	}
+	a, b, c := firsts(7), firsts(7), firsts(8)
+	if a[0] == a[1] && a[1] == a[2] && a[2] == a[3] {
+		t.Errorf("every caller opened with %q", a[0])
+	}
+	if strings.Join(a, "|") != strings.Join(b, "|") {
+		t.Errorf("seed 7 gave %q, then %q", a, b)
+	}
+	if strings.Join(a, "|") == strings.Join(c, "|") {
+		t.Errorf("seeds 7 and 8 gave the same lines %q", a)
 	}
 }
 

@@ -39,17 +39,23 @@ type LoadSettings struct {
 	// in a load.json written before kinds were told apart.
 	ServerKind string `json:"server_kind,omitempty"`
 	// Mode is "concurrency" (a closed loop) or "rate" (an open one).
-	Mode       string    `json:"mode"`
-	Levels     []float64 `json:"levels"`
-	Requests   int       `json:"requests"`
-	DurationMs float64   `json:"duration_ms"`
-	Turns      int       `json:"turns"`
-	ThinkMs    float64   `json:"think_ms"`
-	Docs       int       `json:"docs"`
-	MaxTokens  int       `json:"max_tokens"`
-	Arrival    string    `json:"arrival"`
-	Seed       int       `json:"seed"`
-	Warmup     int       `json:"warmup"`
+	Mode   string    `json:"mode"`
+	Levels []float64 `json:"levels"`
+	// Calls is the number of calls per level (the --requests flag);
+	// Requests the requests they make, Calls x Turns (a call that fails
+	// ends early, so a level may make fewer). 0 in a load.json written
+	// before calls were told apart from requests, whose Requests was the
+	// calls.
+	Calls      int     `json:"calls,omitempty"`
+	Requests   int     `json:"requests"`
+	DurationMs float64 `json:"duration_ms"`
+	Turns      int     `json:"turns"`
+	ThinkMs    float64 `json:"think_ms"`
+	Docs       int     `json:"docs"`
+	MaxTokens  int     `json:"max_tokens"`
+	Arrival    string  `json:"arrival"`
+	Seed       int     `json:"seed"`
+	Warmup     int     `json:"warmup"`
 	// RequestTimeoutMs bounds each whole request (--request-timeout).
 	RequestTimeoutMs *float64 `json:"request_timeout_ms,omitempty"`
 	SLO              []SLO    `json:"slo"`
@@ -114,8 +120,14 @@ type LoadLevel struct {
 	// Goodput is the share of the level's requests (warm-up left out) that
 	// meet every SLO on their own; null when no request counted.
 	Goodput *float64 `json:"goodput"`
-	// SLOMet: every SLO met and no request failed.
+	// SLOMet: every SLO met and no request failed; never for an
+	// interrupted level.
 	SLOMet bool `json:"slo_met"`
+	// Interrupted marks the level the run was stopped in (Ctrl-C): its
+	// record is computed from the requests it recorded, those the stop
+	// canceled counted as failed (kind canceled), and it counts for no
+	// capacity.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // SLOVerdict is one SLO checked on a level. The percentile is over every
@@ -274,11 +286,15 @@ type Stats struct {
 // Request is one row of stream_many's record (requests.jsonl; the CSV
 // has the same columns, RequestColumns): one request, as it ended. Times
 // count from the request's own t0 except StartMs and ScheduledMs (since
-// the run began); a figure the request never reached is null.
+// its stream_many began: a load level) and RunMs; a figure the request
+// never reached is null.
 type Request struct {
-	Index           int      `json:"index"`
-	Warmup          bool     `json:"warmup"`
-	StartMs         *float64 `json:"start_ms"`
+	Index   int      `json:"index"`
+	Warmup  bool     `json:"warmup"`
+	StartMs *float64 `json:"start_ms"`
+	// RunMs is the request's start since the whole run began (the script's
+	// start: one time axis across the levels of a load).
+	RunMs           *float64 `json:"run_ms"`
 	ScheduledMs     *float64 `json:"scheduled_ms"`
 	QueueMs         *float64 `json:"queue_ms"`
 	TTFTMs          *float64 `json:"ttft_ms"`
@@ -297,7 +313,7 @@ type Request struct {
 
 // RequestColumns are a request row's fields in CSV order, after the
 // record's tags.
-var RequestColumns = []string{"index", "warmup", "start_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
+var RequestColumns = []string{"index", "warmup", "start_ms", "run_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
 	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error"}
 
 // Cells are the row's values in RequestColumns order, as a CSV writes
@@ -315,7 +331,7 @@ func (r Request) Cells() []string {
 		}
 		return *p
 	}
-	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.ScheduledMs), num(r.QueueMs),
+	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.RunMs), num(r.ScheduledMs), num(r.QueueMs),
 		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
 		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error)}
 }
@@ -330,10 +346,13 @@ type LoadRequest struct {
 }
 
 // ServerSample is one line of stream_many's watch file (server.jsonl):
-// the server's own view at TMs since the run began; a figure the server
-// did not give is null (/slots turned off, no --metrics).
+// the server's own view at TMs since its stream_many began (a load
+// level) and RunMs since the whole run began (one time axis across the
+// levels); a figure the server did not give is null (/slots turned off,
+// no --metrics).
 type ServerSample struct {
-	TMs float64 `json:"t_ms"`
+	TMs   float64 `json:"t_ms"`
+	RunMs float64 `json:"run_ms"`
 	// Kind is the kind of server the sample was read from (servers.Kind:
 	// "llama.cpp", "vllm", ...), whose metric names were read.
 	Kind               string   `json:"kind,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,10 +44,12 @@ into ttftlab): at each level of --concurrency (calls at once) or --rate (calls p
 second), --requests calls (or as many as --duration allows), each of --turns turns with
 --think between them; per level the p50/p95/p99 of ttft and first sentence, tokens/s,
 errors and the share of requests meeting the SLOs (goodput); at the end the capacity,
-the highest level whose SLOs hold. A server it starts gets as many slots as the largest
-level and --ctx per slot. Artifacts in --out: load.json, requests.jsonl, requests.csv,
-server.jsonl. Exits 1 when every request of a level failed (the sweep stops there),
-naming the failure kinds; a missed SLO or a partial failure still exits 0.`
+the highest level whose SLOs hold. A server it starts gets --ctx tokens of context per
+slot and, unless --slots, as many slots as the largest --concurrency level, or with
+--rate as many as calls are in flight (see --slots). Artifacts in --out: load.json,
+requests.jsonl, requests.csv, server.jsonl; Ctrl-C keeps them, the level it stopped
+marked interrupted. Exits 1 when every request of a level failed (the sweep stops
+there), naming the failure kinds; a missed SLO or a partial failure still exits 0.`
 
 // loadRequestTimeout is load's --request-timeout: a call of a voice agent
 // that has not answered in 5 minutes has failed.
@@ -59,8 +62,8 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.StringVar(&c.concurrency, "concurrency", "", "calls at once, a closed loop; a list (1,2,4,8) is a sweep (default 1,2,4 without --rate)")
 	fs.StringVar(&c.rate, "rate", "", "calls arriving per second, an open loop; a list is a sweep")
 	fs.StringVar(&c.arrival, "arrival", "constant", "with --rate: constant or poisson")
-	fs.intVar(&c.seed, "seed", 7, 0, noLimit, "seed of Poisson arrivals and think times")
-	fs.intVar(&c.requests, "requests", 20, 1, 1000000, "calls per level")
+	fs.intVar(&c.seed, "seed", 7, 0, noLimit, "seed of Poisson arrivals, think times and each call's lines")
+	fs.intVar(&c.requests, "requests", 20, 1, 1000000, "calls per level (each makes --turns requests)")
 	fs.durationVar(&c.duration, "duration", 0, "per level: start no new call after this long (e.g. 60s); --requests still caps")
 	fs.intVar(&c.turns, "turns", 1, 1, 1000, "user turns per call (voice calls: history, answer, next line)")
 	fs.durationVar(&c.think, "think", 2*time.Second, "with --turns > 1: the caller's pause before each next turn")
@@ -68,6 +71,17 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.intVar(&c.maxTokens, "max-tokens", 64, 1, 1000000, "answer length limit")
 	fs.intVar(&c.warmup, "warmup", 0, 0, 1000000, "requests per level left out of the summaries")
 	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
+	// A server that load starts is sized for the load (sizeServer): say so
+	// where the shared server flags are described for every command.
+	if f := fs.Lookup("ctx"); f != nil {
+		f.Usage = "context size in tokens of each slot of a server load starts (-c is this times the slots)"
+	}
+	if f := fs.Lookup("slots"); f != nil {
+		f.Usage = fmt.Sprintf("parallel slots (-np) of a server load starts (default: the largest --concurrency level; with --rate "+
+			"the calls in flight: the largest rate times a call's length, %d tokens/s answering --max-tokens per turn plus "+
+			"--think between turns, rounded up, at most --requests)", assumedTokensPerS)
+		f.DefValue = "0" // the default depends on the levels
+	}
 	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; default first_sentence_ms<=800@p95)", func(s string) error {
 		if _, err := parseSLO(s); err != nil {
 			return err
@@ -95,8 +109,14 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	c.sizeServer(fs, levels)
 	s := script{flags: c.flags, need: serverOrSynth, preflight: true, params: params}
-	if !c.noReport {
-		s.finish = c.env.writeReport
+	s.finish = func(ctx context.Context, out, serverLog string) error {
+		if ctx.Err() != nil {
+			return c.finishInterrupted(out)
+		}
+		if c.noReport {
+			return nil
+		}
+		return c.env.writeReport(ctx, out, serverLog)
 	}
 	if _, err := os.Stat(workingTreeLoad); err == nil {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLoad) }
@@ -185,20 +205,44 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 
 func msFlag(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// sizeServer gives a server that load starts as many slots as the largest
-// level of concurrency (unless --slots was given) and --ctx per slot.
+// assumedTokensPerS is the answering speed --rate's slot rule assumes: a
+// small model on a few cores, so a real server is rather over- than
+// under-provisioned.
+const assumedTokensPerS = 25
+
+// sizeServer gives a server that load starts --ctx per slot and, unless
+// --slots was given, as many slots as the largest level of concurrency,
+// or with --rate slotsForRate's.
 func (c *loadCmd) sizeServer(fs *flagSet, levels []float64) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if c.rate == "" && !set["slots"] {
+	if !set["slots"] {
 		most := 1.0
 		for _, l := range levels {
 			most = max(most, l)
 		}
-		c.flags.start.slots = int(most)
+		if c.rate != "" {
+			c.flags.start.slots = slotsForRate(most, c.turns, c.maxTokens, c.think, c.requests)
+		} else {
+			c.flags.start.slots = int(most)
+		}
 	}
 	c.flags.start.ctx *= c.flags.start.slots
 	c.flags.start.extra = []string{"--metrics"} // requests deferred, tokens per second in server.jsonl
+}
+
+// slotsForRate is how many calls are in flight at rate calls per second
+// (Little's law): rate times a call's length, each of its turns answering
+// maxTokens at assumedTokensPerS and think between turns; rounded up, at
+// least 1, at most the calls of a level and llama-server's 1024. With
+// fewer slots the server queues the requests that arrive meanwhile, and a
+// queued request receives nothing until a slot frees: past the idle
+// timeout it fails.
+func slotsForRate(rate float64, turns, maxTokens int, think time.Duration, calls int) int {
+	answer := float64(maxTokens) / assumedTokensPerS
+	call := float64(turns)*answer + float64(turns-1)*think.Seconds()
+	n := int(math.Ceil(rate * call))
+	return max(1, min(n, calls, 1024))
 }
 
 func parseLevels(s string, whole bool) ([]float64, error) {

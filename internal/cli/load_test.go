@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,7 +92,9 @@ func TestLoadEndToEnd(t *testing.T) {
 }
 
 // TestLoadCtrlC: an interrupted load exits 130, stops the server it
-// started, and leaves artifacts that parse with every request that ended.
+// started, and leaves artifacts that parse with every request that ended:
+// load.json with the level it stopped in, marked interrupted, accounting
+// for every recorded request, so `ttftlab report` draws the folder.
 func TestLoadCtrlC(t *testing.T) {
 	_, model := needLlama(t)
 	port := serverTestEnv(t)
@@ -104,6 +109,35 @@ func TestLoadCtrlC(t *testing.T) {
 	rows := jsonlRows(t, filepath.Join(out, "requests.jsonl"))
 	if len(rows) == 0 {
 		t.Errorf("no request recorded before the interruption")
+	}
+	doc := strictLoad(t, out)
+	if len(doc.Levels) != 1 || !doc.Levels[0].Interrupted || doc.Levels[0].Summary.Requests != len(rows) ||
+		doc.Levels[0].SLOMet || doc.Capacity != nil {
+		t.Errorf("load.json levels %+v, capacity %+v; want the interrupted level with its %d requests", doc.Levels, doc.Capacity, len(rows))
+	}
+	// A request the stop canceled says how long it ran, as its total_ms.
+	inMs := regexp.MustCompile(`bytes in ([0-9.]+) ms`)
+	canceled := 0
+	for _, r := range rows {
+		if r["error_kind"] != "canceled" {
+			continue
+		}
+		canceled++
+		m := inMs.FindStringSubmatch(r["error"].(string))
+		if m == nil {
+			t.Errorf("canceled row: %q", r["error"])
+			continue
+		}
+		if v, _ := strconv.ParseFloat(m[1], 64); math.Abs(v-r["total_ms"].(float64)) > 0.051 {
+			t.Errorf("canceled row: %q, total_ms %v", r["error"], r["total_ms"])
+		}
+	}
+	t.Logf("%d requests recorded, %d canceled by the stop", len(rows), canceled)
+	if !strings.Contains(stderr.String(), "interrupted; ") {
+		t.Errorf("stderr does not say what was kept:\n%s", stderr)
+	}
+	if code, stdout, stderr := runCLI("report", out); code != 0 {
+		t.Errorf("report on the interrupted run: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if st, _ := testRegistry(t).Load(port); st != nil {
 		t.Errorf("the server was left recorded: %+v", st)
@@ -154,5 +188,73 @@ func TestLoadPromptLongerThanContext(t *testing.T) {
 	doc := strictLoad(t, out)
 	if len(doc.Levels) != 1 || doc.Levels[0].Summary.Failures[0].Status != 400 {
 		t.Errorf("levels %+v", doc.Levels)
+	}
+}
+
+// TestLoadCallsAndRequests: `--requests 4 --turns 2` is 4 calls and 8
+// requests per level, and the console and load.json say both under their
+// names; a p95 or p99 of 8 requests is marked as more than its sample
+// supports; run_ms is one time axis across the levels in requests.jsonl
+// and server.jsonl, where start_ms and t_ms restart at each level.
+func TestLoadCallsAndRequests(t *testing.T) {
+	_, model := needLlama(t)
+	port := serverTestEnv(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+		"--concurrency", "1,2", "--requests", "4", "--turns", "2", "--think", "10ms", "--max-tokens", "8", "--docs", "0",
+		"--out", out, "--slo", "ttft_ms<=60000@p50", "--no-report")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(stdout, "per level 4 calls of 2 turns each (8 requests)") {
+		t.Errorf("the heading does not say calls and requests")
+	}
+	rows := 0
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 3 && (f[0] == "1" || f[0] == "2") {
+			rows++
+			if f[1] != "4" || f[2] != "8/8" || !strings.Contains(line, "*") {
+				t.Errorf("level row %q: want 4 calls, 8/8 requests and marked percentiles", line)
+			}
+		}
+	}
+	if rows != 2 || !strings.Contains(stdout, "*: the sample is too small for this percentile") {
+		t.Errorf("%d level rows, or no note on the marked percentiles", rows)
+	}
+	doc := strictLoad(t, out)
+	if doc.Settings.Calls != 4 || doc.Settings.Requests != 8 {
+		t.Errorf("settings calls %d, requests %d; want 4 and 8", doc.Settings.Calls, doc.Settings.Requests)
+	}
+	for _, l := range doc.Levels {
+		if l.Summary.Calls != 4 || l.Summary.Requests != 8 || l.Interrupted {
+			t.Errorf("level %g: calls %d, requests %d", l.Level, l.Summary.Calls, l.Summary.Requests)
+		}
+	}
+	reqs := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
+	lastOfFirst := 0.0
+	for _, r := range reqs {
+		if r.Level == 1 {
+			lastOfFirst = max(lastOfFirst, *r.RunMs+*r.TotalMs)
+		}
+	}
+	for _, r := range reqs {
+		if *r.RunMs < *r.StartMs || (r.Level == 2 && *r.RunMs < lastOfFirst) {
+			t.Errorf("level %g request %d: run_ms %.3f, start_ms %.3f; level 1 ended at run_ms %.3f", r.Level, r.Index, *r.RunMs, *r.StartMs, lastOfFirst)
+		}
+	}
+	samples := strictLines[artifact.LoadServerSample](t, filepath.Join(out, "server.jsonl"))
+	restarts := 0
+	for i := 1; i < len(samples); i++ {
+		if samples[i].RunMs < samples[i-1].RunMs {
+			t.Errorf("server.jsonl line %d: run_ms %.3f after %.3f", i+1, samples[i].RunMs, samples[i-1].RunMs)
+		}
+		if samples[i].TMs < samples[i-1].TMs {
+			restarts++
+		}
+	}
+	if restarts != 1 {
+		t.Errorf("t_ms restarted %d times in %d samples, want once (at level 2)", restarts, len(samples))
 	}
 }

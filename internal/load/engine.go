@@ -61,6 +61,10 @@ type Turn struct {
 	Prev int
 	// Due is when the turn was due, since the run began.
 	Due time.Duration
+	// Draw is the call's own uniform draw in [0, 1) (Plan.CallDraw): the
+	// same for every turn of the call, e.g. to choose what its caller
+	// says.
+	Draw float64
 }
 
 // Job is one request to start.

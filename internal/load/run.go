@@ -157,7 +157,8 @@ func firstFree(free []time.Duration) int {
 
 // build asks Next for a due turn's request and launches it at once.
 func (r *run) build(next nextTurn, at int) {
-	t := Turn{Index: r.index + 1, Call: next.call, Turn: next.turn, Prev: next.prev, Due: next.due}
+	t := Turn{Index: r.index + 1, Call: next.call, Turn: next.turn, Prev: next.prev, Due: next.due,
+		Draw: r.l.plan.CallDraw(next.call)}
 	job, st, err := r.h.Next(t)
 	switch {
 	case err != nil:

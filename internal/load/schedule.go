@@ -73,6 +73,20 @@ func (p Plan) ThinkTime(call, turn int) (time.Duration, error) {
 	return t.Min + time.Duration(u*float64(t.Max-t.Min)), nil
 }
 
+// CallDraw is call's (from 1) own uniform draw in [0, 1): it depends on
+// the plan's seed and the call alone, so the same seed gives every call
+// the same draw on every machine and in every order of events. A script
+// uses it to let its callers differ (calls.lua picks each call's lines
+// with it) without a random source of its own.
+func (p Plan) CallDraw(call int) float64 {
+	h := fnv.New64a()
+	var b [9]byte
+	b[0] = 'c'
+	binary.LittleEndian.PutUint64(b[1:], uint64(call))
+	h.Write(b[:])
+	return rand.New(rand.NewPCG(p.Seed, h.Sum64())).Float64()
+}
+
 // thinkStream names the random stream of one call's turn.
 func thinkStream(call, turn int) uint64 {
 	h := fnv.New64a()

@@ -108,3 +108,24 @@ func TestThinkTime(t *testing.T) {
 		t.Errorf("Think.Func(2, 3) gave %v, want 203ms", d)
 	}
 }
+
+// TestCallDraw: each call's draw lies in [0, 1), the same seed gives the
+// same draws, calls of one plan differ from each other, and another seed
+// gives others.
+func TestCallDraw(t *testing.T) {
+	p := Plan{Seed: 7}
+	seen := map[float64]bool{}
+	for call := 1; call <= 100; call++ {
+		u := p.CallDraw(call)
+		if u < 0 || u >= 1 || u != p.CallDraw(call) {
+			t.Fatalf("call %d: draw %v, then %v", call, u, p.CallDraw(call))
+		}
+		seen[u] = true
+	}
+	if len(seen) < 100 {
+		t.Errorf("100 calls, %d distinct draws", len(seen))
+	}
+	if q := (Plan{Seed: 8}); q.CallDraw(1) == p.CallDraw(1) && q.CallDraw(2) == p.CallDraw(2) {
+		t.Errorf("seeds 7 and 8 gave the same draws")
+	}
+}

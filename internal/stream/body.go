@@ -96,7 +96,6 @@ func (r *run) consume(pieces [][]byte, st stamp) (stop bool, err error) {
 	}
 	at := st.at - r.t0
 	r.bytes += int64(n)
-	r.lastAt = at
 	if err := r.writeRaw(pieces); err != nil {
 		r.res.TotalMs = ms(at)
 		return true, r.fail(KindRawOut, err, "writing the raw output failed after %s: %v", r.progress(), err)

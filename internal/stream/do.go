@@ -147,8 +147,7 @@ type run struct {
 	parser  sse.ParserOf[stamp]
 	chunks  int
 	bytes   int64
-	lastAt  time.Duration // stamp of the last read, since t0
-	sources uint8         // bit set of the content chunks' stamp sources
+	sources uint8 // bit set of the content chunks' stamp sources
 }
 
 func (r *run) execute(body []byte, opt options) error {

@@ -119,9 +119,16 @@ func (r *run) fail(kind Kind, cause error, format string, args ...any) *Error {
 	return e
 }
 
-// progress says how far the stream got, for error messages.
+// progress says how far the stream got, for error messages: its chunks and
+// bytes, and the time to its end as Result.TotalMs holds it (every caller
+// sets TotalMs first), so the message and total_ms agree; a request closed
+// before the answer began says so.
 func (r *run) progress() string {
-	return fmt.Sprintf("%d content chunks, %d bytes in %.1f ms", r.chunks, r.bytes, ms(r.lastAt))
+	s := fmt.Sprintf("%d content chunks, %d bytes in %.1f ms", r.chunks, r.bytes, r.res.TotalMs)
+	if r.res.Info.Status == 0 {
+		s += " (no response yet)"
+	}
+	return s
 }
 
 // ms converts a duration to milliseconds.

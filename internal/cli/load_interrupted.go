@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/atomicfile"
+	"ttftlab/internal/load"
+)
+
+// finishInterrupted completes OUT/load.json after a stopped run: the level
+// that was running gets its record from the rows it recorded, marked
+// interrupted (load.FinishInterrupted), so `ttftlab report` draws the
+// folder. It says on stderr what it kept; a folder without load.json
+// (stopped before the script wrote it) is left as it is.
+func (c *loadCmd) finishInterrupted(out string) error {
+	path := filepath.Join(out, "load.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var doc artifact.Load
+	if err := artifact.DecodeStrict(data, &doc); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	rows, err := loadRows(filepath.Join(out, "requests.jsonl"))
+	if err != nil {
+		return err
+	}
+	added := load.FinishInterrupted(&doc, rows)
+	if doc.Levels == nil {
+		doc.Levels = []artifact.LoadLevel{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	what := "no level had ended"
+	if n := len(doc.Levels); n > 0 {
+		what = fmt.Sprintf("%d level(s)", n)
+		if added {
+			what += fmt.Sprintf(", the last (%g) interrupted", doc.Levels[n-1].Level)
+		}
+	}
+	fmt.Fprintf(c.env.Err, "ttftlab load: interrupted; %s keeps %s (ttftlab report %s draws it)\n", path, what, out)
+	return nil
+}
+
+// loadRows reads requests.jsonl, none when it does not exist.
+func loadRows(path string) ([]artifact.LoadRequest, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rows []artifact.LoadRequest
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var r artifact.LoadRequest
+		if err := artifact.DecodeStrict(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, sc.Err()
+}

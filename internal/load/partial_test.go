@@ -1,0 +1,100 @@
+package load
+
+import (
+	"testing"
+
+	"ttftlab/internal/artifact"
+)
+
+func row(level float64, call, turn int, ttft, first, total float64, kind string) artifact.LoadRequest {
+	r := artifact.LoadRequest{Level: level, Call: call, Turn: turn}
+	r.StartMs, r.QueueMs, r.TotalMs = artifact.Ms(10*float64(call)), artifact.Ms(0.5), artifact.Ms(total)
+	if ttft > 0 {
+		r.TTFTMs = artifact.Ms(ttft)
+	}
+	if first > 0 {
+		r.FirstSentenceMs = artifact.Ms(first)
+	}
+	if kind != "" {
+		msg := "canceled after 1 content chunks, 9 bytes in 12.0 ms: context canceled"
+		r.ErrorKind, r.Error = &kind, &msg
+	} else {
+		r.StallMs = artifact.Ms(0)
+		r.PromptN, r.CacheN = artifact.Num(20), artifact.Num(5)
+	}
+	return r
+}
+
+// TestFinishInterrupted: a run stopped in its second level gets that
+// level's record from its rows, marked interrupted, the canceled request
+// counted as failed; the capacity is the first level, which held, with the
+// interrupted one after it; a level without rows is not invented.
+func TestFinishInterrupted(t *testing.T) {
+	slo := artifact.SLO{Metric: "first_sentence_ms", Percentile: 50, LimitMs: 800}
+	doc := artifact.Load{Settings: artifact.LoadSettings{Mode: "concurrency", Levels: []float64{1, 2, 4}, Turns: 2,
+		SLO: []artifact.SLO{slo}}}
+	doc.Levels = []artifact.LoadLevel{{Level: 1, SLOMet: true, SLO: []artifact.SLOVerdict{{Metric: slo.Metric, Met: true}}}}
+	rows := []artifact.LoadRequest{
+		row(1, 1, 1, 5, 50, 100, ""),
+		row(2, 1, 1, 10, 100, 200, ""),
+		row(2, 1, 2, 20, 300, 400, ""),
+		row(2, 2, 1, 30, 0, 12, "canceled"),
+	}
+	if !FinishInterrupted(&doc, rows) {
+		t.Fatal("no level added")
+	}
+	if len(doc.Levels) != 2 {
+		t.Fatalf("%d levels", len(doc.Levels))
+	}
+	l := doc.Levels[1]
+	s := l.Summary
+	if !l.Interrupted || l.SLOMet || l.Level != 2 || l.Concurrency == nil || *l.Concurrency != 2 {
+		t.Errorf("level %+v", l)
+	}
+	if s.Requests != 3 || s.OK != 2 || s.Failed != 1 || s.Calls != 2 || len(s.Failures) != 1 || s.Failures[0].Kind != "canceled" {
+		t.Errorf("summary %+v", s)
+	}
+	if s.TTFTMs.N != 3 || s.FirstSentenceMs.N != 2 || s.TotalMs.N != 2 || s.QueueMs.N != 3 || s.GapMs.N != 0 {
+		t.Errorf("distributions %+v", s)
+	}
+	if len(s.ByTurn) != 2 || s.ByTurn[0].N != 1 || s.ByTurn[1].N != 1 || s.ByTurn[0].CacheN == nil || s.ByTurn[0].CacheN.P50 != 5 {
+		t.Errorf("by_turn %+v", s.ByTurn)
+	}
+	// p50 of {100, 300, late}: the second of three, 300 ms.
+	if v := l.SLO[0]; v.N != 3 || v.Failed != 1 || v.ValueMs == nil || *v.ValueMs != 300 || !v.Met {
+		t.Errorf("SLO %+v", v)
+	}
+	if l.Goodput == nil || *l.Goodput != 2.0/3 {
+		t.Errorf("goodput %v", l.Goodput)
+	}
+	if c := doc.Capacity; c == nil || c.Level != 1 || c.Next == nil || c.Next.Level != 2 {
+		t.Errorf("capacity %+v", doc.Capacity)
+	}
+	// Stopped before any request of the next level ended: nothing to add.
+	if FinishInterrupted(&doc, rows) || len(doc.Levels) != 2 {
+		t.Errorf("a level without rows was added")
+	}
+}
+
+// TestLatePercentileAsLoadLua: a failed request is infinitely late: the
+// percentile has no value when it falls on or between late ones.
+func TestLatePercentileAsLoadLua(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		late int
+		p    float64
+		want float64
+		ok   bool
+	}{
+		{[]float64{1, 2, 3, 4}, 0, 50, 2.5, true},
+		{[]float64{1, 2, 3}, 1, 50, 2.5, true},
+		{[]float64{1, 2}, 2, 50, 0, false},
+		{[]float64{1, 2, 3}, 1, 95, 0, false},
+		{nil, 0, 50, 0, false},
+	} {
+		got, ok := latePercentile(append([]float64(nil), tc.xs...), tc.late, tc.p)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%v + %d late, p%g: %v %v", tc.xs, tc.late, tc.p, got, ok)
+		}
+	}
+}
