@@ -326,6 +326,9 @@ type LoadRequest struct {
 	Level float64 `json:"level"`
 	Call  int     `json:"call"`
 	Turn  int     `json:"turn"`
+	// RunMs is when the request started since the whole run began
+	// (StartMs is on its level's clock); absent in older files.
+	RunMs *float64 `json:"run_ms,omitempty"`
 	Request
 }
 
@@ -334,6 +337,9 @@ type LoadRequest struct {
 // did not give is null (/slots turned off, no --metrics).
 type ServerSample struct {
 	TMs float64 `json:"t_ms"`
+	// RunMs is the sample's time since the whole run began, where TMs
+	// may restart with each level; absent in files written before it.
+	RunMs *float64 `json:"run_ms,omitempty"`
 	// Kind is the kind of server the sample was read from (servers.Kind:
 	// "llama.cpp", "vllm", ...), whose metric names were read.
 	Kind               string   `json:"kind,omitempty"`

@@ -38,7 +38,9 @@ func bargeinFigure(b *rundir.Bargein) (figure, error) {
 	chart.AddSpans(p, "slot still processing", []chart.Span{{Row: 1, From: b.ClosedAtMs, To: idleAt}}, chart.Idle, 10)
 	chart.AddRule(p, "connection closed", b.ClosedAtMs, true, chart.Cut, false)
 	tab := table{Head: []string{"", "value"}}
-	tab.add("cut planned after (cut_after_chunks)", num(b.CutAfterChunks)+" chunks")
+	if b.CutAfterChunks > 0 {
+		tab.add("cut planned after (cut_after_chunks)", num(b.CutAfterChunks)+" chunks")
+	}
 	tab.add("connection closed (closed_at_ms)", num(b.ClosedAtMs))
 	tab.add("tokens received (received_tokens)", num(b.ReceivedTokens))
 	tab.add("slot idle after the close (slot_idle_after_ms)", num(b.SlotIdleAfterMs))
@@ -92,7 +94,6 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7
 	chart.FromZero(p)
-	chart.Headroom(p, 0.3)
 	return draw(p, chart.Height, *tab.numericFrom(1))
 }
 
