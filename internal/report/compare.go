@@ -309,11 +309,11 @@ func compareStrip(a, b []headline) []headline {
 		if x, ok := inB[h.Label]; ok {
 			bv = x.Value
 		}
-		out = append(out, headline{Label: h.Label, Value: "A " + h.Value + " · B " + bv, Note: "A: " + h.Note})
+		out = append(out, headline{Label: h.Label, Value: h.Value + " → " + bv, Note: "A → B; A: " + h.Note})
 	}
 	for _, h := range b {
 		if !seen[h.Label] {
-			out = append(out, headline{Label: h.Label, Value: "A – · B " + h.Value, Note: "B: " + h.Note})
+			out = append(out, headline{Label: h.Label, Value: "– → " + h.Value, Note: "A → B; B: " + h.Note})
 		}
 	}
 	return out

@@ -75,7 +75,7 @@ func TestHeadlineLeadsThePage(t *testing.T) {
 			"A barge-in keeps</dt><dd class=\"value\">512 of 533 tokens<"}},
 		{[]string{loadFixture}, []string{"Capacity</dt><dd class=\"value\">concurrency 4<", "First sentence p95 by level (SLO ≤ 800 ms)</dt>",
 			"Errors</dt><dd class=\"value\">1 of 24 requests<", "http 503: 1"}},
-		{[]string{labFixture, labFixture}, []string{"Time to first token</dt><dd class=\"value\">A 9.22 ms · B 9.22 ms<"}},
+		{[]string{labFixture, labFixture}, []string{"Time to first token</dt><dd class=\"value\">9.22 ms → 9.22 ms<"}},
 	} {
 		page := render(t, c.dirs...)
 		main := page[strings.Index(page, "<main>")+len("<main>"):]
@@ -239,7 +239,7 @@ func TestPrefillFit(t *testing.T) {
 	}
 }
 
-// TestWideTablesGoUnder: a figure whose table has more than five columns
+// TestWideTablesGoUnder: a figure whose table has more than four columns
 // puts it under the chart at full width; no box scrolls sideways.
 func TestWideTablesGoUnder(t *testing.T) {
 	page := render(t, loadFixture)
@@ -250,7 +250,7 @@ func TestWideTablesGoUnder(t *testing.T) {
 	for _, f := range figs {
 		head := regexp.MustCompile(`(?s)<thead>.*?</thead>`).FindString(f[0])
 		cols := strings.Count(head, "<th")
-		if (cols > 5) != (f[1] != "") {
+		if (cols > 4) != (f[1] != "") {
 			t.Errorf("a figure with a %d-column table has class %q", cols, f[1])
 		}
 	}

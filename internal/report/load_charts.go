@@ -157,6 +157,7 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 	}
 	addCapacity(p, l)
 	chart.FromZero(p)
+	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(1))
 }
 
