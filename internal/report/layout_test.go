@@ -320,3 +320,18 @@ func TestTurnSection(t *testing.T) {
 		t.Errorf("sections in order %v: the answer first, the details last", order)
 	}
 }
+
+// TestHangUpReadable: the barge-in's slot, busy 1.2 ms after a close at
+// 120 ms, has a close-up where the busy bar fills a fair share of the axis.
+func TestHangUpReadable(t *testing.T) {
+	_, drawn := plots(t, labFixture)
+	var b artifact.Bargein
+	readJSON(t, filepath.Join(labFixture, "bargein.json"), &b)
+	p := drawn["Barge-in: the close and the slot going idle"]
+	if p == nil {
+		t.Fatal("no close-up of the barge-in's hang-up")
+	}
+	if share := b.SlotIdleAfterMs / (p.X.Max - p.X.Min); share < 0.2 {
+		t.Errorf("the busy slot takes %.3f of the close-up's axis", share)
+	}
+}

@@ -89,7 +89,7 @@ func TestLabPageHoldsEveryChart(t *testing.T) {
 		"Prompt cache: tokens reused and evaluated", "Prompt cache: TTFT of each request",
 		"First sentence: the answer as it streamed", "First sentence: the answer spoken", "Stream step: one tick per chunk",
 		"Cancellation: each attempt until it finished or was cut", "Cancellation: the close and the slot going idle",
-		"Barge-in: the answer until the cut, the slot going idle", "Barge-in: TTFT of the next turn", "Barge-in: the next turn's prompt",
+		"Barge-in: the answer until the cut, the slot going idle", "Barge-in: the close and the slot going idle", "Barge-in: TTFT of the next turn", "Barge-in: the next turn's prompt",
 		"Changing line: tokens reused by position", "Changing line: TTFT by position",
 	}
 	if len(all) != len(want) {
