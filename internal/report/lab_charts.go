@@ -36,6 +36,8 @@ func ttftFigure(t *rundir.TTFT) (figure, error) {
 	p.X.Min, p.X.Max = 0.5, float64(len(t.Runs))+0.5
 	p.X.Tick.Marker = chart.IntegerTicks{}
 	chart.FromZero(p)
+	// A little room above the highest point, so no marker is cut at the top.
+	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(1))
 }
 
@@ -113,6 +115,8 @@ func prefillFigure(rows []rundir.PrefillRow) (figure, error) {
 	tab.add("fit: ms per token", "", slope["prompt_ms"], slope["ttft_ms"], "")
 	tab.add("fit: ms at 0 tokens", "", icept["prompt_ms"], icept["ttft_ms"], "")
 	chart.FromZero(p)
+	// A little room above the highest point, so no marker is cut at the top.
+	chart.Headroom(p, 0.06)
 	p.X.Min = 0
 	return draw(p, chart.Height, *tab.numericFrom(0))
 }

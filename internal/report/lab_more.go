@@ -112,6 +112,8 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7
 	chart.FromZero(p)
+	// A little room above the highest point, so no marker is cut at the top.
+	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(1))
 }
 

@@ -60,5 +60,7 @@ func turnFigure(l *rundir.Load) (figure, error) {
 	p.X.Tick.Marker = chart.IntegerTicks{}
 	p.X.Min -= 0.3
 	chart.FromZero(p)
+	// A little room above the highest point, so no marker is cut at the top.
+	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(0))
 }
