@@ -83,7 +83,7 @@ func (w *watcher) write(s llamaserver.Sample, at, runAt time.Duration) {
 		}
 		return artifact.Num(*p)
 	}
-	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), RunMs: *artifact.Ms(msOf(runAt)), Kind: string(s.Kind), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
+	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), RunMs: artifact.Ms(msOf(runAt)), Kind: string(s.Kind), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
 		RequestsProcessing: num(s.RequestsProcessing), RequestsDeferred: num(s.RequestsDeferred), PredictedPerS: num(s.PredictedPerS)}
 	names := make([]string, 0, len(w.tags))
 	for k := range w.tags {

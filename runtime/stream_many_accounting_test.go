@@ -150,7 +150,7 @@ func TestWatchSamplesAreRecords(t *testing.T) {
 		if err := artifact.DecodeStrict([]byte(line), &s); err != nil {
 			t.Fatalf("line %s: %v", line, err)
 		}
-		if s.Level != 2 || s.TMs != 1.5 || s.RunMs != 2.5 || *s.SlotsTotal != 2 || (i < 4) != (s.PredictedPerS == nil) || s.RequestsProcessing != nil {
+		if s.Level != 2 || s.TMs != 1.5 || s.RunMs == nil || *s.RunMs != 2.5 || *s.SlotsTotal != 2 || (i < 4) != (s.PredictedPerS == nil) || s.RequestsProcessing != nil {
 			t.Errorf("line %s", line)
 		}
 	}

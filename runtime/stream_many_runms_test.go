@@ -57,8 +57,11 @@ func TestStreamManyRunMs(t *testing.T) {
 	seen := map[float64]bool{}
 	for _, s := range samples {
 		seen[s.Level] = true
-		if s.RunMs < s.TMs || (s.Level == 2 && s.RunMs-s.TMs < least) {
-			t.Errorf("level %g sample: t_ms %.3f, run_ms %.3f (want at least %.3f apart at level 2)", s.Level, s.TMs, s.RunMs, least)
+		if s.RunMs == nil {
+			t.Fatalf("level %g sample at t_ms %.3f has no run_ms", s.Level, s.TMs)
+		}
+		if run := *s.RunMs; run < s.TMs || (s.Level == 2 && run-s.TMs < least) {
+			t.Errorf("level %g sample: t_ms %.3f, run_ms %.3f (want at least %.3f apart at level 2)", s.Level, s.TMs, run, least)
 		}
 	}
 	if !seen[1] || !seen[2] {

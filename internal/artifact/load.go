@@ -351,8 +351,10 @@ type LoadRequest struct {
 // levels); a figure the server did not give is null (/slots turned off,
 // no --metrics).
 type ServerSample struct {
-	TMs   float64 `json:"t_ms"`
-	RunMs float64 `json:"run_ms"`
+	TMs float64 `json:"t_ms"`
+	// RunMs is the sample's time since the whole run began, where TMs
+	// may restart with each level; absent in files written before it.
+	RunMs *float64 `json:"run_ms,omitempty"`
 	// Kind is the kind of server the sample was read from (servers.Kind:
 	// "llama.cpp", "vllm", ...), whose metric names were read.
 	Kind               string   `json:"kind,omitempty"`

@@ -67,9 +67,36 @@ func New(title, xLabel, yLabel string) *plot.Plot {
 // SVG renders p at w×h and returns an <svg> element for an HTML page: no
 // XML prolog, sized by the page's CSS (class "chart"), with the title as
 // its accessible name.
+//
+// The legend stands in a column right of the plotting area, so it covers
+// no mark; h grows when the legend needs more room. A mark that would run
+// past the X axis's end widens the axis first (Fit).
 func SVG(p *plot.Plot, w, h vg.Length) (string, error) {
+	Fit(p)
+	leg := p.Legend
+	lw := legendWidth(&leg)
+	if lw > 0 {
+		h = max(h, legendHeight(&leg)+titleSize+40)
+	}
+	defer forget(p)
 	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+	dc := draw.New(c)
+	if lw > 0 {
+		// The plot draws without its entries; its text style stays, for
+		// the labels marks write in it.
+		p.Legend = plot.NewLegend()
+		p.Legend.TextStyle = leg.TextStyle
+		p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+		p.Legend = leg
+		leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
+		top := vg.Length(0)
+		if p.Title.Text != "" {
+			top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + 4
+		}
+		leg.Draw(draw.Crop(dc, w-lw+legendGap, 0, 0, -top))
+	} else {
+		p.Draw(dc)
+	}
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", fmt.Errorf("drawing the chart %q as SVG: %w", p.Title.Text, err)
@@ -91,3 +118,18 @@ func inline(doc, title string) (string, error) {
 		viewBox, html.EscapeString(title), html.EscapeString(title))
 	return head + strings.TrimSpace(doc[m[1]:]), nil
 }
+
+// legendGap is the space between the plotting area and the legend.
+const legendGap = 12
+
+// legendWidth is the width of the legend's column, gap included; 0 when
+// the legend is empty.
+func legendWidth(l *plot.Legend) vg.Length {
+	r := l.Rectangle(draw.Canvas{})
+	if r.Size().Y <= 0 {
+		return 0
+	}
+	return r.Size().X + legendGap + 6
+}
+
+func legendHeight(l *plot.Legend) vg.Length { return l.Rectangle(draw.Canvas{}).Size().Y }

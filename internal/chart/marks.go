@@ -17,7 +17,23 @@ func Points(p *plot.Plot, name string, xys plotter.XYs, c color.Color) error {
 		return err
 	}
 	s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 3.5, Shape: draw.CircleGlyph{}}
-	p.Add(s)
+	add(p, s)
+	if name != "" {
+		p.Legend.Add(name, s)
+	}
+	return nil
+}
+
+// Rings is a scatter of open circles, larger than Points', so a ring
+// drawn over a point leaves the point in view.
+func Rings(p *plot.Plot, name string, xys plotter.XYs, c color.Color) error {
+	s, err := plotter.NewScatter(xys)
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 5.5, Shape: draw.CircleGlyph{}}
+	s.GlyphStyle.Shape = draw.RingGlyph{}
+	add(p, s)
 	if name != "" {
 		p.Legend.Add(name, s)
 	}
@@ -34,7 +50,7 @@ func Line(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dashed bool
 	if dashed {
 		l.LineStyle.Dashes = []vg.Length{5, 3}
 	}
-	p.Add(l)
+	add(p, l)
 	if name != "" {
 		p.Legend.Add(name, l)
 	}
@@ -68,7 +84,7 @@ func AddSpans(p *plot.Plot, name string, items []Span, c color.Color, t vg.Lengt
 		return
 	}
 	s := &Spans{Items: items, Color: c, Thickness: t}
-	p.Add(s)
+	add(p, s)
 	if name != "" {
 		p.Legend.Add(name, s)
 	}
@@ -121,7 +137,7 @@ func AddTicks(p *plot.Plot, name string, items []Tick, c color.Color, l, w vg.Le
 		return
 	}
 	t := &Ticks{Items: items, Color: c, Length: l, Width: w}
-	p.Add(t)
+	add(p, t)
 	if name != "" {
 		p.Legend.Add(name, t)
 	}
@@ -169,7 +185,7 @@ type Rule struct {
 // legend.
 func AddRule(p *plot.Plot, name string, v float64, x bool, c color.Color, dashed bool) *Rule {
 	r := &Rule{At: v, X: x, Color: c, Dashed: dashed}
-	p.Add(r)
+	add(p, r)
 	if name != "" {
 		p.Legend.Add(name, r)
 	}
@@ -196,7 +212,13 @@ func (r *Rule) Plot(c draw.Canvas, p *plot.Plot) {
 			if r.LabelY != nil {
 				y = trY(*r.LabelY) - sty.Font.Size/3
 			}
-			c.FillText(sty, vg.Point{X: x + 3, Y: y}, r.Label)
+			// A label right of the middle reads leftwards, so it stays
+			// inside the plot.
+			at := x + 3
+			if x > (c.Min.X+c.Max.X)/2 {
+				sty.XAlign, at = draw.XRight, x-3
+			}
+			c.FillText(sty, vg.Point{X: at, Y: y}, r.Label)
 		}
 		return
 	}
@@ -235,9 +257,55 @@ func Steps(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dashed boo
 	if dashed {
 		l.LineStyle.Dashes = []vg.Length{5, 3}
 	}
-	p.Add(l)
+	add(p, l)
 	if name != "" {
 		p.Legend.Add(name, l)
 	}
 	return nil
+}
+
+// Band is a stretch of the X axis, shaded across the whole plot height
+// and named at its top, e.g. one level of a load run.
+type Band struct {
+	From, To float64
+	Label    string
+}
+
+// Bands shade stretches of the X axis in two alternating tints, behind
+// the data; they are added first so every line draws over them.
+type Bands struct{ Items []Band }
+
+// AddBands shades each band of items on p; no legend entry (each band is
+// named where it stands).
+func AddBands(p *plot.Plot, items []Band) {
+	if len(items) > 0 {
+		add(p, &Bands{Items: items})
+	}
+}
+
+var bandTints = [2]color.RGBA{rgb(0xee, 0xf2, 0xf8), rgb(0xf8, 0xf1, 0xe6)}
+
+func (b *Bands) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	sty := p.Legend.TextStyle
+	sty.Color = Chunk
+	for i, it := range b.Items {
+		x0, x1 := trX(it.From), trX(it.To)
+		if x1-x0 < 2 {
+			x1 = x0 + 2
+		}
+		box := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
+		c.FillPolygon(bandTints[i%2], c.ClipPolygonXY(box))
+		if it.Label != "" {
+			c.FillText(sty, vg.Point{X: x0 + 3, Y: c.Max.Y - sty.Font.Size}, it.Label)
+		}
+	}
+}
+
+func (b *Bands) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	for _, it := range b.Items {
+		xmin, xmax = math.Min(xmin, it.From), math.Max(xmax, it.To)
+	}
+	return xmin, xmax, math.Inf(1), math.Inf(-1)
 }

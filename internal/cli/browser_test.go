@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +48,10 @@ type shown struct {
 	loaded   int    // resources the page loaded besides itself
 	bg       string // the body's computed background colour
 	png      []byte
+	// first is the id of <main>'s first element (the headline strip's is
+	// "answer"); overflow names each box wider than its room.
+	first    string
+	overflow []string
 }
 
 // TestReportInBrowser renders the report of a real lab run in headless
@@ -77,6 +83,12 @@ func TestReportInBrowser(t *testing.T) {
 		if len(s.boxes) != charts {
 			t.Errorf("%s: the browser laid out %d charts of %d", scheme, len(s.boxes), charts)
 		}
+		if s.first != "answer" {
+			t.Errorf("%s: the page opens with %q, not the headline strip", scheme, s.first)
+		}
+		for _, o := range s.overflow {
+			t.Errorf("%s: a box overflows: %s", scheme, o)
+		}
 		for i, b := range s.boxes {
 			if b[0] < 100 || b[1] < 50 {
 				t.Errorf("%s: chart %d has a %gx%g box", scheme, i+1, b[0], b[1])
@@ -89,6 +101,78 @@ func TestReportInBrowser(t *testing.T) {
 			t.Errorf("%s: body background %s", scheme, s.bg)
 		}
 		checkScreenshot(t, scheme, s.png)
+	}
+}
+
+// TestReportPagesInBrowser renders the page of a real load run of voice
+// calls (two levels, two turns each), the report's load fixture and an A/B
+// comparison of two lab runs in headless Chromium, light and dark: the
+// headline strip comes first, no box is wider than its room (no sideways
+// scroll bar, no cut column), every chart has a box; the real run's page
+// has its turn-by-turn section and its levels one after the other on the
+// server chart, though server.jsonl's t_ms restarts with each level.
+func TestReportPagesInBrowser(t *testing.T) {
+	browser := needBrowser(t)
+	srv := startLlama(t)
+	real := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", srv.URL, "--concurrency", "1,2", "--requests", "3", "--turns", "2",
+		"--docs", "1", "--slo", "ttft_ms<=400@p95", "--out", real)
+	if code != 0 {
+		t.Fatalf("ttftlab load exited %d:\n%s%s", code, stdout, stderr)
+	}
+	fixtures := filepath.Join("..", "report", "testdata")
+	for _, c := range []struct {
+		name string
+		dirs []string
+	}{
+		{"real-load", []string{real}},
+		{"load", []string{filepath.Join(fixtures, "load")}},
+		{"compare", []string{filepath.Join(fixtures, "lab"), filepath.Join(fixtures, "lab")}},
+	} {
+		page := filepath.Join(t.TempDir(), c.name+".html")
+		code, stdout, stderr := runCLI(append([]string{"report", "--out", page}, c.dirs...)...)
+		if code != 0 {
+			t.Fatalf("%s: ttftlab report exited %d:\n%s%s", c.name, code, stdout, stderr)
+		}
+		html, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		charts := strings.Count(string(html), `<svg class="chart"`)
+		if c.name == "real-load" {
+			if !strings.Contains(string(html), `<section id="turns">`) {
+				t.Errorf("real load: no turn-by-turn section")
+			}
+			one, two := strings.Index(string(html), ">level 1</text>"), strings.Index(string(html), ">level 2</text>")
+			// The server chart comes before the turn chart, whose legend
+			// names the levels too.
+			server := string(html)[strings.Index(string(html), `aria-label="The server:`):]
+			server = server[:strings.Index(server, "</svg>")]
+			x := regexp.MustCompile(`<text x="([0-9.]+)"[^>]*>level ([12])</text>`).FindAllStringSubmatch(server, -1)
+			if one < 0 || two < 0 || len(x) != 2 {
+				t.Errorf("real load: the server chart does not name both levels' bands: %v", x)
+			} else if x1, _ := strconv.ParseFloat(x[0][1], 64); func() bool { x2, _ := strconv.ParseFloat(x[1][1], 64); return x2 <= x1+10 }() {
+				t.Errorf("real load: level 2's band (x %s) does not follow level 1's (x %s)", x[1][1], x[0][1])
+			}
+		}
+		for _, scheme := range []string{"light", "dark"} {
+			s := showPage(t, browser, page, scheme)
+			for _, p := range s.problems {
+				t.Errorf("%s %s: browser reported: %s", c.name, scheme, p)
+			}
+			if s.first != "answer" {
+				t.Errorf("%s %s: the page opens with %q, not the headline strip", c.name, scheme, s.first)
+			}
+			for _, o := range s.overflow {
+				t.Errorf("%s %s: a box overflows: %s", c.name, scheme, o)
+			}
+			if len(s.boxes) != charts || charts < 4 {
+				t.Errorf("%s %s: the browser laid out %d charts of %d", c.name, scheme, len(s.boxes), charts)
+			}
+			if s.loaded != 0 {
+				t.Errorf("%s %s: the page loaded %d resources", c.name, scheme, s.loaded)
+			}
+		}
 	}
 }
 
@@ -141,6 +225,15 @@ func showPage(t *testing.T, browser, page, scheme string) shown {
 	}
 	if err == nil {
 		s.bg, err = chromedp.Run(timed, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
+	}
+	if err == nil {
+		s.first, err = chromedp.Run(timed, chromedp.Evaluate[string](`(document.querySelector("main > *") || {}).id || ""`))
+	}
+	if err == nil {
+		s.overflow, err = chromedp.Run(timed, chromedp.Evaluate[[]string](
+			`[document.documentElement, ...document.querySelectorAll("figure .numbers, .tables, .headline dl, figure .plot")]
+			  .filter(e => e.scrollWidth > e.clientWidth + 1)
+			  .map(e => (e.className || e.tagName) + " " + e.scrollWidth + ">" + e.clientWidth)`))
 	}
 	if err == nil {
 		s.png, err = chromedp.Run(timed, chromedp.FullScreenshot(100))

@@ -247,8 +247,11 @@ func TestLoadCallsAndRequests(t *testing.T) {
 	samples := strictLines[artifact.LoadServerSample](t, filepath.Join(out, "server.jsonl"))
 	restarts := 0
 	for i := 1; i < len(samples); i++ {
-		if samples[i].RunMs < samples[i-1].RunMs {
-			t.Errorf("server.jsonl line %d: run_ms %.3f after %.3f", i+1, samples[i].RunMs, samples[i-1].RunMs)
+		if samples[i].RunMs == nil || samples[i-1].RunMs == nil {
+			t.Fatalf("server.jsonl line %d or %d has no run_ms", i, i+1)
+		}
+		if *samples[i].RunMs < *samples[i-1].RunMs {
+			t.Errorf("server.jsonl line %d: run_ms %.3f after %.3f", i+1, *samples[i].RunMs, *samples[i-1].RunMs)
 		}
 		if samples[i].TMs < samples[i-1].TMs {
 			restarts++

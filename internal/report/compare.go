@@ -24,6 +24,7 @@ func comparePage(meta Meta, a, b run) (*page, error) {
 		{Label: "A", Dir: absDir(a.dir()), Model: a.model() + ", finished " + stamp(a.finished())},
 		{Label: "B", Dir: absDir(b.dir()), Model: b.model() + ", finished " + stamp(b.finished())},
 	}
+	p.Headline = compareStrip(a.strip(), b.strip())
 	fa, fb := a.figures(), b.figures()
 	ratios := section{ID: "ratios", Title: "B against A",
 		Intro: "Every figure both runs have, with B/A: below 1 B is smaller (for times: faster), above 1 larger."}
@@ -32,7 +33,7 @@ func comparePage(meta Meta, a, b run) (*page, error) {
 	} else {
 		ratios.Quotes = append(ratios.Quotes, quote{Label: "chart not drawn", Text: err.Error()})
 	}
-	ratios.Tables = append(ratios.Tables, ratioTable(fa, fb))
+	ratios.Tables = append(ratios.Tables, ratioTable(fa, fb).folded(false))
 	p.Sections = append([]section{ratios}, pairSections(a.sections(), b.sections())...)
 	p.Footer = "Drawn by ttftlab " + meta.Version + ". Self-contained: no script, font or image is loaded from anywhere."
 	return p, nil
@@ -291,4 +292,29 @@ func figureAt(fs []figure, i int, label string) figure {
 		return fs[i]
 	}
 	return figure{Label: label, Table: table{Rows: []row{{Cells: []string{"(not in this run)"}}}}}
+}
+
+// compareStrip is each headline figure of A beside B's, by its label; a
+// figure one run lacks shows a dash.
+func compareStrip(a, b []headline) []headline {
+	inB := map[string]headline{}
+	for _, h := range b {
+		inB[h.Label] = h
+	}
+	seen := map[string]bool{}
+	var out []headline
+	for _, h := range a {
+		seen[h.Label] = true
+		bv := "–"
+		if x, ok := inB[h.Label]; ok {
+			bv = x.Value
+		}
+		out = append(out, headline{Label: h.Label, Value: h.Value + " → " + bv, Note: "A → B; A: " + h.Note})
+	}
+	for _, h := range b {
+		if !seen[h.Label] {
+			out = append(out, headline{Label: h.Label, Value: "– → " + h.Value, Note: "A → B; B: " + h.Note})
+		}
+	}
+	return out
 }

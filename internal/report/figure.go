@@ -12,6 +12,10 @@ import (
 // draw renders p at the default width and height h into a figure with
 // its table.
 func draw(p *plot.Plot, h vg.Length, t table) (figure, error) {
+	chart.Fit(p)
+	if onDraw != nil {
+		onDraw(p)
+	}
 	svg, err := chart.SVG(p, chart.Width, h)
 	if err != nil {
 		return figure{}, err
@@ -19,6 +23,9 @@ func draw(p *plot.Plot, h vg.Length, t table) (figure, error) {
 	// The SVG comes from gonum/plot with every text escaped by it.
 	return figure{Title: p.Title.Text, SVG: template.HTML(svg), Table: t}, nil
 }
+
+// onDraw, when set (by a test), sees each plot as it will be drawn.
+var onDraw func(p *plot.Plot)
 
 // sectionOf is a section with figures made by the given builders; a
 // builder that fails leaves a note in place of its figure, so one odd

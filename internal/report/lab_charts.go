@@ -36,7 +36,8 @@ func ttftFigure(t *rundir.TTFT) (figure, error) {
 	p.X.Min, p.X.Max = 0.5, float64(len(t.Runs))+0.5
 	p.X.Tick.Marker = chart.IntegerTicks{}
 	chart.FromZero(p)
-	chart.Headroom(p, 0.45)
+	// A little room above the highest point, so no marker is cut at the top.
+	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(1))
 }
 
@@ -71,13 +72,15 @@ func prefillFigure(rows []rundir.PrefillRow) (figure, error) {
 		}
 		tab.add(num(r.Docs), num(r.PromptN), numP(r.PromptMs), num(r.TTFTMs), num(r.TTFTMs-orNaN(r.PromptMs)))
 	}
-	if err := chart.Points(p, "ttft_ms", xy(xs, ttft), chart.TTFT); err != nil {
-		return figure{}, err
-	}
+	// prompt_ms first, TTFT over it as rings: TTFT is prompt_ms plus a
+	// little, and a ring on top leaves the dot under it in view.
 	if len(prompt) > 0 {
 		if err := chart.Points(p, "prompt_ms (server)", xy(pxs, prompt), chart.Prompt); err != nil {
 			return figure{}, err
 		}
+	}
+	if err := chart.Rings(p, "ttft_ms", xy(xs, ttft), chart.TTFT); err != nil {
+		return figure{}, err
 	}
 	slope, icept := map[string]string{}, map[string]string{}
 	for _, s := range []struct {
@@ -92,23 +95,42 @@ func prefillFigure(rows []rundir.PrefillRow) (figure, error) {
 		if !ok {
 			continue
 		}
+		// No prompt takes negative time: a free fit that crosses below
+		// zero is refitted through the origin.
+		note := ""
+		if a < 0 {
+			a, b, note = 0, originFit(x, s.ys), " (through 0)"
+		}
 		c := chart.TTFT
 		if s.name == "prompt_ms" {
 			c = chart.Prompt
 		}
 		lo, hi := minMax(xs)
 		line := plotter.XYs{{X: lo, Y: a + b*lo}, {X: hi, Y: a + b*hi}}
-		if err := chart.Line(p, fmt.Sprintf("fit of %s: %s ms/token", s.name, num(b)), line, c, true); err != nil {
+		if err := chart.Line(p, fmt.Sprintf("fit of %s: %s ms/token%s", s.name, num(b), note), line, c, true); err != nil {
 			return figure{}, err
 		}
-		slope[s.name], icept[s.name] = num(b), num(a)
+		slope[s.name], icept[s.name] = num(b), num(a)+note
 	}
 	tab.add("fit: ms per token", "", slope["prompt_ms"], slope["ttft_ms"], "")
 	tab.add("fit: ms at 0 tokens", "", icept["prompt_ms"], icept["ttft_ms"], "")
 	chart.FromZero(p)
+	// A little room above the highest point, so no marker is cut at the top.
+	chart.Headroom(p, 0.06)
 	p.X.Min = 0
-	chart.Headroom(p, 0.45)
 	return draw(p, chart.Height, *tab.numericFrom(0))
+}
+
+// originFit is the least-squares slope of y = b·x.
+func originFit(xs, ys []float64) float64 {
+	var sxx, sxy float64
+	for i := range xs {
+		sxx, sxy = sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return sxy / sxx
 }
 
 func xy(xs, ys []float64) plotter.XYs {

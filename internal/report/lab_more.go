@@ -15,7 +15,8 @@ import (
 func bargeinSection(b *rundir.Bargein) section {
 	s := sectionOf("bargein", "Barge-in",
 		"The caller interrupts: the answer is cut, the slot goes idle, and the next turn follows with the cache kept (resumed) or without it (cold).",
-		func() (figure, error) { return bargeinFigure(b) })
+		func() (figure, error) { return bargeinFigure(b) },
+		func() (figure, error) { return bargeinCloseFigure(b) })
 	rs := []namedTokens{{"resumed", b.Resumed}, {"cold", b.Cold}}
 	if len(rs) > 0 {
 		more := sectionOf("", "", "",
@@ -38,10 +39,29 @@ func bargeinFigure(b *rundir.Bargein) (figure, error) {
 	chart.AddSpans(p, "slot still processing", []chart.Span{{Row: 1, From: b.ClosedAtMs, To: idleAt}}, chart.Idle, 10)
 	chart.AddRule(p, "connection closed", b.ClosedAtMs, true, chart.Cut, false)
 	tab := table{Head: []string{"", "value"}}
-	tab.add("cut planned after (cut_after_chunks)", num(b.CutAfterChunks)+" chunks")
+	if b.CutAfterChunks > 0 {
+		tab.add("cut planned after (cut_after_chunks)", num(b.CutAfterChunks)+" chunks")
+	}
 	tab.add("connection closed (closed_at_ms)", num(b.ClosedAtMs))
 	tab.add("tokens received (received_tokens)", num(b.ReceivedTokens))
 	tab.add("slot idle after the close (slot_idle_after_ms)", num(b.SlotIdleAfterMs))
+	return draw(p, h, *tab.numericFrom(1))
+}
+
+// bargeinCloseFigure zooms on the hang-up: the close and the slot busy
+// until it went idle, on an axis a few times the idle time wide, so a
+// 1 ms wait reads as well as a 1 s one.
+func bargeinCloseFigure(b *rundir.Bargein) (figure, error) {
+	idle := b.SlotIdleAfterMs
+	margin := max(1, 2*idle)
+	p, h := timeline("Barge-in: the close and the slot going idle", []string{"slot busy"}, 3)
+	p.X.Min, p.X.Max = max(0, b.ClosedAtMs-margin), b.ClosedAtMs+idle+margin/2
+	chart.AddSpans(p, "slot still processing", []chart.Span{{Row: 0, From: b.ClosedAtMs, To: b.ClosedAtMs + idle}}, chart.Idle, 10)
+	chart.AddRule(p, "connection closed", b.ClosedAtMs, true, chart.Cut, false)
+	chart.AddRule(p, "slot idle", b.ClosedAtMs+idle, true, chart.Idle, false)
+	tab := table{Head: []string{"", "value"}}
+	tab.add("connection closed (closed_at_ms)", num(b.ClosedAtMs))
+	tab.add("slot idle after the close (slot_idle_after_ms)", num(idle))
 	return draw(p, h, *tab.numericFrom(1))
 }
 
@@ -92,7 +112,8 @@ func prefixFigure(x *rundir.Prefix, field, title, yLabel string) (figure, error)
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7
 	chart.FromZero(p)
-	chart.Headroom(p, 0.3)
+	// A little room above the highest point, so no marker is cut at the top.
+	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(1))
 }
 

@@ -9,7 +9,7 @@ import (
 // labSections are a lab run's sections in the lab's order; a step whose
 // file is missing has no section.
 func labSections(l *rundir.Lab, version string) []section {
-	out := []section{labSummary(l, version)}
+	var out []section
 	if l.TTFT != nil && len(l.TTFT.Runs) > 0 {
 		out = append(out, sectionOf("ttft", "TTFT and total",
 			"Five runs of the same question with the prompt cache off: time to the first content chunk, and to the end of the answer.",
@@ -46,7 +46,9 @@ func labSections(l *rundir.Lab, version string) []section {
 	for _, n := range names {
 		out = append(out, extraSection(n, l.Extra[n]))
 	}
-	return out
+	// The raw fields, the server and the check list come after the
+	// charts: the headline strip has said what they add up to.
+	return append(out, labSummary(l, version))
 }
 
 // sentenceSection: the stream step's chunks and the sentence step's
@@ -56,6 +58,9 @@ func sentenceSection(l *rundir.Lab) section {
 	s := l.Sentence
 	if s != nil {
 		builders = append(builders, func() (figure, error) { return sentenceFigure(s) })
+		if s.Pacing != nil {
+			builders = append(builders, func() (figure, error) { return speechFigure(s) })
+		}
 	}
 	if len(l.Chunks) > 0 {
 		builders = append(builders, func() (figure, error) { return streamFigure(l.Chunks) })

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -120,12 +121,18 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 		tab.Caption = "over " + over + " (n: how many)"
 	}
 	lines := map[string]plotter.XYs{}
+	thin := false
 	for i, lv := range l.Levels {
 		d, _ := lv.Summary.Metric(metric)
 		cells := []string{num(lv.Level), strconv.Itoa(d.N)}
 		for _, q := range []string{"p50", "p90", "p95", "p99", "max"} {
 			v := quantile(d, q)
-			cells = append(cells, numP(v))
+			cell := numP(v)
+			if v != nil && !supported(q, d.N) {
+				cell += " *"
+				thin = true
+			}
+			cells = append(cells, cell)
 			if v != nil {
 				lines[q] = append(lines[q], plotter.XY{X: float64(i), Y: *v})
 			}
@@ -145,8 +152,31 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 			tab.add(fmt.Sprintf("SLO: p%s ≤", num(o.Percentile)), "", "", "", num(o.LimitMs), "", "")
 		}
 	}
+	if thin {
+		tab.Caption = strings.TrimPrefix(tab.Caption+"; * fewer requests than the percentile needs (p95 needs 20, p99 100): it is the largest value, not a percentile", "; ")
+	}
 	addCapacity(p, l)
 	chart.FromZero(p)
-	chart.Headroom(p, 0.4)
+	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(1))
+}
+
+// supported says whether n values can give the percentile q ("p99"):
+// the top (100-q)% of n must hold at least one value beside the
+// largest, else the nearest rank is simply the maximum.
+func supported(q string, n int) bool {
+	var pct float64
+	switch q {
+	case "p50":
+		pct = 50
+	case "p90":
+		pct = 90
+	case "p95":
+		pct = 95
+	case "p99":
+		pct = 99
+	default:
+		return true
+	}
+	return float64(n)*(100-pct)/100 >= 1
 }

@@ -29,23 +29,26 @@ func loadModel(l *rundir.Load) string {
 // by level against the SLOs, the requests' timelines and the server's
 // series.
 func loadSections(l *rundir.Load, version string) []section {
-	out := []section{loadSummary(l, version)}
+	var out []section
 	if len(l.Levels) > 0 {
 		out = append(out, percentileSection(l))
+	}
+	if len(l.Server) > 0 {
+		out = append(out, sectionOf("server", "The server under load",
+			"The server's own state over the whole run, sampled about every 250 ms: slots busy and requests waiting for a slot, each level a shaded band.",
+			func() (figure, error) { return serverFigure(l) }))
+	}
+	if turns := turnSection(l); turns != nil {
+		out = append(out, *turns)
 	}
 	if len(l.Requests) > 0 {
 		out = append(out, requestsSection(l))
 	}
-	if len(l.Server) > 0 {
-		out = append(out, sectionOf("server", "The server under load",
-			"llama-server's own state, sampled about every 250 ms: slots busy and requests waiting for a slot.",
-			func() (figure, error) { return serverFigure(l) }))
-	}
-	return out
+	return append(out, loadSummary(l, version))
 }
 
 func loadSummary(l *rundir.Load, version string) section {
-	s := section{ID: "summary", Title: "Summary"}
+	s := section{ID: "summary", Title: "Levels and run details"}
 	s.Intro = capacityText(l)
 	s.Tables = append(s.Tables, levelsTable(l))
 	if f := failuresTable(l); f != nil {
@@ -55,7 +58,7 @@ func loadSummary(l *rundir.Load, version string) section {
 		s.Tables = append(s.Tables, sloTable(l))
 	}
 	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version),
-		fieldTable("load.json (settings, model, server, capacity)", l.Fields))
+		fieldTable("load.json (settings, model, server, capacity)", l.Fields).folded(true))
 	if len(l.Problems) > 0 {
 		s.Tables = append(s.Tables, problemsTable(l.Problems))
 	}
@@ -84,19 +87,19 @@ func capacityText(l *rundir.Load) string {
 
 // levelsTable is one row per level: counts, rates, goodput, SLO.
 func levelsTable(l *rundir.Load) table {
-	t := table{Caption: "levels (warm-up requests left out)",
-		Head: []string{"level", "requests", "ok", "failed", "requests/s", "tokens/s", "goodput", "SLO met"}}
+	t := table{Caption: "levels (warm-up requests left out): a call is one caller, a request one turn of a call",
+		Head: []string{"level", "calls", "requests", "ok", "failed", "requests/s", "tokens/s", "goodput", "SLO met"}}
 	for _, lv := range l.Levels {
 		s := lv.Summary
 		class := ""
 		if !lv.SLOMet {
 			class = "bad"
 		}
-		t.addClass(class, num(lv.Level), strconv.Itoa(s.Requests), strconv.Itoa(s.OK), failedText(s.ManySummary),
+		t.addClass(class, num(lv.Level), strconv.Itoa(lv.Summary.Calls), strconv.Itoa(s.Requests), strconv.Itoa(s.OK), failedText(s.ManySummary),
 			numP(s.RequestsPerS), numP(s.TokensPerS), numP(lv.Goodput), value(lv.SLOMet))
 	}
 	t.numericFrom(1)
-	delete(t.Numeric, 3)
+	delete(t.Numeric, 4)
 	return t
 }
 

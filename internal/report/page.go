@@ -13,7 +13,10 @@ type page struct {
 	Title    string
 	Subtitle []string
 	// Runs heads a comparison: A and B, each with its folder.
-	Runs     []runHead
+	Runs []runHead
+	// Headline opens the page: the figures a reader acts on, before any
+	// chart or table.
+	Headline []headline
 	Sections []section
 	// Columns is 2 on a comparison page: each section shows A then B.
 	Columns int
@@ -52,6 +55,9 @@ type table struct {
 	Rows    []row
 	// Numeric marks the columns to right-align, by index.
 	Numeric map[int]bool
+	// Fold puts a long table behind a disclosure, its caption the summary;
+	// Open shows it unfolded (e.g. a check list with a failure).
+	Fold, Open bool
 }
 
 type row struct {
@@ -66,6 +72,16 @@ func (t *table) add(cells ...string) { t.Rows = append(t.Rows, row{Cells: cells}
 
 func (t *table) addClass(class string, cells ...string) {
 	t.Rows = append(t.Rows, row{Class: class, Cells: cells})
+}
+
+// foldRows is the length above which a table of the run's details is
+// folded.
+const foldRows = 8
+
+// folded folds t when it is longer than foldRows, or always.
+func (t table) folded(always bool) table {
+	t.Fold = always || len(t.Rows) > foldRows
+	return t
 }
 
 // numericFrom marks columns from..len(Head)-1 as numbers.

@@ -117,9 +117,17 @@ func (r run) sections() []section {
 	return loadSections(r.load, r.version)
 }
 
+// strip is the headline: the figures that opens the run's page.
+func (r run) strip() []headline {
+	if r.lab != nil {
+		return labHeadline(r.lab)
+	}
+	return loadHeadline(r.load)
+}
+
 // page is the run's own page.
 func (r run) page(meta Meta) *page {
-	p := &page{Title: fmt.Sprintf("ttftlab %s run: %s", r.kind, r.model()), Sections: r.sections(), Columns: 1}
+	p := &page{Title: fmt.Sprintf("ttftlab %s run: %s", r.kind, r.model()), Sections: r.sections(), Columns: 1, Headline: r.strip()}
 	finished := r.finished()
 	p.Subtitle = []string{
 		"folder " + absDir(r.dir()),

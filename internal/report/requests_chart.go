@@ -71,8 +71,7 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	}
 	p := chart.New(fmt.Sprintf("Requests at %s", l.LevelName(level)), "time since the level began (ms)", "request")
 	rowH := min(18, max(3, 420/float64(len(rs))))
-	legend := 6*float64(chart.LegendLine) + 8
-	chart.Rows(p, names, legend/rowH)
+	chart.Rows(p, names, 0)
 	p.X.Min = 0
 	var queued, sent, failed []chart.Span
 	var ttft, sentence []chart.Tick
@@ -105,7 +104,7 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	chart.AddSpans(p, "failed", failed, chart.Cut, thick)
 	chart.AddTicks(p, "first token", ttft, chart.TTFT, thick+2, 1.5)
 	chart.AddTicks(p, "first sentence", sentence, chart.FirstSentence, thick+2, 1.5)
-	f, err := draw(p, vg.Length(75+legend+rowH*float64(len(rs))), summaryOf(tab))
+	f, err := draw(p, vg.Length(max(75+rowH*float64(len(rs)), 40+6*float64(chart.LegendLine))), summaryOf(tab))
 	f.More = &tab
 	f.More.Caption = fmt.Sprintf("all %d requests", len(rs))
 	f.More.numericFrom(0)
@@ -138,46 +137,42 @@ func summaryOf(t table) table {
 	return *s.numericFrom(1)
 }
 
-// serverFigure: slots busy and requests deferred over the run, the
-// levels marked where they begin.
+// serverFigure: slots busy and requests deferred over the whole run on
+// one clock, each level a shaded band.
 func serverFigure(l *rundir.Load) (figure, error) {
 	p := chart.New("The server: slots busy and requests deferred", "time since the run began (ms)", "count")
-	var busy, deferred, total plotter.XYs
-	tab := table{Head: []string{"level", "samples", "max slots busy", "slots", "max deferred"}}
-	stats := map[float64]*[4]float64{}
-	var order []float64
-	labelY := 0.0
-	for _, s := range l.Server {
-		labelY = max(labelY, intOf(s.SlotsTotal), intOf(s.SlotsProcessing), floatOf(s.RequestsDeferred))
+	runMs, bands := l.ServerTimeline()
+	var shade []chart.Band
+	for _, b := range bands {
+		shade = append(shade, chart.Band{From: b.From, To: b.To, Label: "level " + num(b.Level)})
 	}
-	labelY *= 1.12
+	chart.AddBands(p, shade)
+	var busy, deferred, total plotter.XYs
+	tab := table{Head: []string{"level", "from (ms)", "to (ms)", "samples", "max slots busy", "slots", "max deferred"}}
+	stats := map[float64]*[4]float64{}
 	for i, s := range l.Server {
+		x := runMs[i]
 		// A figure the server did not give (null) is no point on its line.
 		if s.SlotsProcessing != nil {
-			busy = append(busy, plotter.XY{X: s.TMs, Y: intOf(s.SlotsProcessing)})
+			busy = append(busy, plotter.XY{X: x, Y: intOf(s.SlotsProcessing)})
 		}
 		if s.RequestsDeferred != nil {
-			deferred = append(deferred, plotter.XY{X: s.TMs, Y: *s.RequestsDeferred})
+			deferred = append(deferred, plotter.XY{X: x, Y: *s.RequestsDeferred})
 		}
 		if s.SlotsTotal != nil {
-			total = append(total, plotter.XY{X: s.TMs, Y: intOf(s.SlotsTotal)})
-		}
-		if i == 0 || s.Level != l.Server[i-1].Level {
-			r := chart.AddRule(p, "", s.TMs, true, chart.Chunk, true)
-			r.Label, r.LabelY = "level "+num(s.Level), &labelY
+			total = append(total, plotter.XY{X: x, Y: intOf(s.SlotsTotal)})
 		}
 		st := stats[s.Level]
 		if st == nil {
 			st = &[4]float64{}
 			stats[s.Level] = st
-			order = append(order, s.Level)
 		}
 		st[0]++
 		st[1], st[2], st[3] = max(st[1], intOf(s.SlotsProcessing)), max(st[2], intOf(s.SlotsTotal)), max(st[3], floatOf(s.RequestsDeferred))
 	}
-	for _, lv := range order {
-		st := stats[lv]
-		tab.add(num(lv), num(st[0]), num(st[1]), num(st[2]), num(st[3]))
+	for _, b := range bands {
+		st := stats[b.Level]
+		tab.add(num(b.Level), num(b.From), num(b.To), num(st[0]), num(st[1]), num(st[2]), num(st[3]))
 	}
 	if err := chart.Steps(p, "slots busy", busy, chart.TTFT, false); err != nil {
 		return figure{}, err
@@ -189,7 +184,8 @@ func serverFigure(l *rundir.Load) (figure, error) {
 		return figure{}, err
 	}
 	chart.FromZero(p)
-	chart.Headroom(p, 0.5)
+	// Room above the highest line for the bands' names.
+	p.Y.Max *= 1.25
 	return draw(p, chart.Height, *tab.numericFrom(1))
 }
 

@@ -10,16 +10,21 @@ import (
 	"ttftlab/internal/rundir"
 )
 
-// labSummary is the top of a lab page: every value of report.json, the
-// model and server, and check's verdict on each rule.
+// labSummary closes a lab page: each step's status, the model and
+// server, check's verdict on each rule and every value of report.json,
+// the long ones folded.
 func labSummary(l *rundir.Lab, version string) section {
-	s := section{ID: "summary", Title: "Summary"}
+	s := section{ID: "summary", Title: "Run details",
+		Intro: "The run's steps, model and server, ttftlab check's rules and report.json's fields as written; open a list to see it."}
 	if l.Steps != nil {
-		s.Tables = append(s.Tables, stepsTable(l.Steps))
+		s.Tables = append(s.Tables, stepsTable(l.Steps).folded(false))
 	}
-	s.Tables = append(s.Tables, fieldTable("report.json", l.Report))
-	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version), serverTable(l))
-	s.Tables = append(s.Tables, checksTable(l.Checks))
+	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version), serverTable(l).folded(false))
+	checks := checksTable(l.Checks).folded(true)
+	for _, o := range l.Checks {
+		checks.Open = checks.Open || o.Status == "FAIL"
+	}
+	s.Tables = append(s.Tables, checks, fieldTable("report.json", l.Report).folded(true))
 	if len(l.Problems) > 0 {
 		s.Tables = append(s.Tables, problemsTable(l.Problems))
 	}

@@ -39,7 +39,7 @@ func chunkList(cs []rundir.Chunk) *table {
 }
 
 // timeline is a chart with named rows over time since the request, with
-// room above the rows for a legend of legendEntries lines, and its
+// legendEntries lines of legend beside it, and its
 // height.
 func timeline(title string, rows []string, legendEntries int) (*plot.Plot, vg.Length) {
 	p := chart.New(title, "time since the request was sent (ms)", "")
@@ -53,14 +53,16 @@ const rowHeight = 26
 
 // rowsLayout names the rows of p and returns the chart's height.
 func rowsLayout(p *plot.Plot, rows []string, legendEntries int) vg.Length {
-	legend := float64(legendEntries)*float64(chart.LegendLine) + 8
-	chart.Rows(p, rows, legend/rowHeight)
-	return vg.Length(75 + legend + rowHeight*float64(len(rows)))
+	// The legend stands beside the plot (chart.SVG): no room above the
+	// rows, only enough height for its entries.
+	chart.Rows(p, rows, 0)
+	return vg.Length(max(75+rowHeight*float64(len(rows)), 40+float64(legendEntries)*float64(chart.LegendLine)))
 }
 
-// sentenceFigure: the sentence step's answer as it streamed, when its
-// first sentence was complete, and when a speaker would say each
-// sentence.
+// sentenceFigure: the sentence step's answer as it streamed and when its
+// first sentence was complete, on an axis that ends with the answer, so
+// a 10 ms answer and a 10 s one both fill it; the speech that follows is
+// its own chart (speechFigure), whose axis runs to the end of speaking.
 func sentenceFigure(s *rundir.Sentence) (figure, error) {
 	rows := []string{"answer"}
 	if len(s.Chunks) > 0 {
@@ -68,14 +70,7 @@ func sentenceFigure(s *rundir.Sentence) (figure, error) {
 	}
 	textRow := float64(len(rows))
 	rows = append(rows, "first sentence")
-	if s.Pacing != nil {
-		rows = append(rows, "spoken")
-	}
-	legend := 4 + len(rows) - 2
-	if s.Pacing != nil {
-		legend++
-	}
-	p, h := timeline("First sentence: the answer as it streamed", rows, legend)
+	p, h := timeline("First sentence: the answer as it streamed", rows, 5)
 	chart.AddSpans(p, "streaming (ttft to end)", []chart.Span{{Row: 0, From: s.TTFTMs, To: s.TotalMs}}, chart.Cached, 10)
 	tab := table{Head: []string{"moment", "t_ms"}}
 	tab.add("first token (ttft_ms)", num(s.TTFTMs))
@@ -85,18 +80,28 @@ func sentenceFigure(s *rundir.Sentence) (figure, error) {
 		chart.AddTicks(p, "chunk", chunkTicks(1, chunkTimes(s.Chunks)), chart.Chunk, 14, 1)
 		tab.add("chunks", strconv.Itoa(len(s.Chunks)))
 	}
-	if s.Pacing != nil {
-		addPacing(p, float64(len(rows)-1), s.Pacing, &tab)
-	}
 	chart.AddRule(p, "ttft", s.TTFTMs, true, chart.TTFT, true)
 	r := chart.AddRule(p, "first sentence", s.FirstSentenceMs, true, chart.FirstSentence, false)
 	r.Label, r.LabelY = excerpt(s.FirstSentence, 60), &textRow
 	chart.AddRule(p, "end", s.TotalMs, true, chart.Total, true)
+	p.X.Min, p.X.Max = 0, s.TotalMs
 	f, err := draw(p, h, *tab.numericFrom(1))
 	if len(s.Chunks) > 0 {
 		f.More = chunkList(s.Chunks)
 	}
 	return f, err
+}
+
+// speechFigure: the answer played back at a speaking rate: each sentence
+// from when it was spoken, the stalls where the speaker waited, against
+// the answer's streaming on its own row.
+func speechFigure(s *rundir.Sentence) (figure, error) {
+	p, h := timeline("First sentence: the answer spoken", []string{"answer streamed", "spoken"}, 5)
+	chart.AddSpans(p, "streaming (ttft to end)", []chart.Span{{Row: 0, From: s.TTFTMs, To: s.TotalMs}}, chart.Cached, 10)
+	tab := table{Head: []string{"moment", "t_ms"}}
+	addPacing(p, 1, s.Pacing, &tab)
+	chart.AddRule(p, "first sentence", s.FirstSentenceMs, true, chart.FirstSentence, false)
+	return draw(p, h, *tab.numericFrom(1))
 }
 
 // addPacing draws each sentence as spoken (start to end) and each stall
@@ -208,9 +213,17 @@ func cancelCloseFigure(c *rundir.Cancel) (figure, error) {
 		chart.AddRule(p, "slot idle", idleAt, true, chart.Idle, false)
 	}
 	tab := table{Head: []string{"", "value"}}
-	tab.add("cut planned (cut_after_ms)", numP(c.CutAfterMs))
+	// A cut planned by time is shown when the run planned one; a cut by
+	// chunk count (cut_after_ms absent or 0) has no planned moment.
+	if c.CutAfterMs != nil && *c.CutAfterMs > 0 {
+		tab.add("cut planned (cut_after_ms)", num(*c.CutAfterMs))
+	}
 	tab.add("connection closed (closed_at_ms)", num(c.ClosedAtMs))
-	tab.add("tokens received of max_tokens", num(c.ReceivedTokens)+" of "+num(c.MaxTokens))
+	if c.MaxTokens > 0 {
+		tab.add("tokens received of max_tokens", num(c.ReceivedTokens)+" of "+num(c.MaxTokens))
+	} else {
+		tab.add("tokens received (received_tokens)", num(c.ReceivedTokens))
+	}
 	if len(c.ChunkMs) > 0 {
 		tab.add("last chunk before the close (ms)", num(c.ChunkMs[len(c.ChunkMs)-1]))
 		tab.add("chunks in this view", strconv.Itoa(len(recent)))

@@ -1,0 +1,169 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"ttftlab/internal/rundir"
+)
+
+// headline is one figure of the strip that opens a page: what it is in
+// words, its value with its unit, and what it is measured over.
+type headline struct {
+	Label, Value, Note string
+	// Class is "bad" for a figure that failed its objective.
+	Class string
+}
+
+func hl(label, value, note string) headline { return headline{Label: label, Value: value, Note: note} }
+
+// ms writes a time for a reader: a tenth of a millisecond below a
+// second, hundredths of a second above.
+func ms(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case math.Abs(v) >= 1000:
+		return fmt.Sprintf("%.2f s", v/1000)
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	}
+	return fmt.Sprintf("%.2f ms", v)
+}
+
+// labHeadline: the figures a voice engineer acts on, from the lab's files;
+// a step the run did not write is left out.
+func labHeadline(l *rundir.Lab) []headline {
+	var out []headline
+	if t := l.TTFT; t != nil && len(t.Runs) > 0 {
+		out = append(out, hl("Time to first token", ms(t.TTFTP50),
+			fmt.Sprintf("median of %d runs, prompt cache off; the whole answer %s", len(t.Runs), ms(t.TotalP50))))
+	}
+	if s := l.Sentence; s != nil && s.FirstSentenceMs > 0 {
+		out = append(out, hl("First sentence ready to speak", ms(s.FirstSentenceMs),
+			fmt.Sprintf("after the request; first token at %s, answer ended at %s", ms(s.TTFTMs), ms(s.TotalMs))))
+	}
+	if c := l.Cache; c != nil && c.First.TTFTMs > 0 {
+		saved := c.First.TTFTMs - c.Second.TTFTMs
+		out = append(out, hl("The prompt cache saves", ms(saved)+" of TTFT",
+			fmt.Sprintf("%s cold, %s with %s of %s prompt tokens reused", ms(c.First.TTFTMs), ms(c.Second.TTFTMs),
+				num(c.Second.Cached()), num(c.Second.Cached()+c.Second.PromptN))))
+	}
+	if c := l.Cancel; c != nil {
+		h := headline{Label: "Slot idle after a hang-up"}
+		if c.SlotIdleAfterMs != nil {
+			h.Value = ms(*c.SlotIdleAfterMs)
+			h.Note = "after the client closed the stream, as " + evidenceText(c.Evidence) + " showed"
+		} else {
+			h.Value, h.Note = "not measured", "the server shows no slot state: "+c.NoEvidence
+		}
+		out = append(out, h)
+	}
+	if b := l.Bargein; b != nil {
+		r := b.Resumed
+		out = append(out, hl("A barge-in keeps", fmt.Sprintf("%s of %s tokens", num(r.Cached()), num(r.Cached()+r.PromptN)),
+			fmt.Sprintf("of the next turn's prompt in the cache: its TTFT %s, against %s cold", ms(r.TTFTMs), ms(b.Cold.TTFTMs))))
+	}
+	return out
+}
+
+func evidenceText(e string) string {
+	switch e {
+	case "slots":
+		return "/slots"
+	case "metrics":
+		return "the running-requests gauge"
+	case "":
+		return "the server"
+	}
+	return e
+}
+
+// loadHeadline: the capacity found, each SLO's figure at every level,
+// and the failures.
+func loadHeadline(l *rundir.Load) []headline {
+	var out []headline
+	c := headline{Label: "Capacity"}
+	switch {
+	case len(l.Settings.SLO) == 0:
+		c.Value, c.Note = "no SLO set", "pass --slo to find the highest level that meets it"
+	case l.Capacity == nil:
+		c.Value, c.Note, c.Class = "none", "no level met every SLO", "bad"
+	default:
+		c.Value = l.LevelName(l.Capacity.Level)
+		c.Note = "the highest level that met every SLO"
+		if l.Capacity.Next != nil {
+			c.Note += "; " + l.LevelName(l.Capacity.Next.Level) + " did not"
+		}
+	}
+	out = append(out, c)
+	for _, o := range l.Settings.SLO {
+		var parts []string
+		met := true
+		for _, lv := range l.Levels {
+			for _, v := range lv.SLO {
+				if v.Metric != o.Metric || v.Percentile != o.Percentile {
+					continue
+				}
+				val := "failed"
+				if v.ValueMs != nil {
+					val = ms(*v.ValueMs)
+				}
+				mark := "✓"
+				if !v.Met {
+					mark, met = "✗", false
+				}
+				parts = append(parts, fmt.Sprintf("%s: %s %s", num(lv.Level), val, mark))
+			}
+		}
+		h := headline{Label: fmt.Sprintf("%s p%s by level (SLO ≤ %s)", metricWords(o.Metric), num(o.Percentile), ms(o.LimitMs)),
+			Value: strings.Join(parts, " · "), Note: "at each " + levelWord(l) + "; ✗ over the limit or on a failed request"}
+		if !met {
+			h.Class = "mixed"
+		}
+		out = append(out, h)
+	}
+	req, failed := 0, 0
+	kinds := map[string]int{}
+	var order []string
+	for _, lv := range l.Levels {
+		req += lv.Summary.Requests
+		failed += lv.Summary.Failed
+		for _, f := range lv.Summary.Failures {
+			if kinds[f.Label()] == 0 {
+				order = append(order, f.Label())
+			}
+			kinds[f.Label()] += f.N
+		}
+	}
+	e := headline{Label: "Errors", Value: fmt.Sprintf("%d of %d requests", failed, req)}
+	if failed > 0 {
+		e.Class = "bad"
+		var parts []string
+		for _, k := range order {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, kinds[k]))
+		}
+		e.Note = strings.Join(parts, ", ")
+	} else {
+		e.Note = "every request answered (warm-up left out)"
+	}
+	out = append(out, e)
+	return out
+}
+
+func metricWords(m string) string {
+	if t := metricTitle[m]; t != "" {
+		return t
+	}
+	return m
+}
+
+func levelWord(l *rundir.Load) string {
+	if l.Settings.Mode == "rate" {
+		return "rate"
+	}
+	return "concurrency"
+}
