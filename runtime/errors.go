@@ -71,3 +71,34 @@ func shortTrace(trace string) string {
 	}
 	return "stack traceback:\n" + strings.Join(kept, "\n")
 }
+
+// inputError raises msg, an error in what the user gave (a --kb folder
+// that does not exist): the message says what to fix, so the run ends
+// with it and its position but no Lua stack traceback.
+func (vm *VM) inputError(L *lua.LState, msg string) {
+	vm.inputErr = msg
+	L.RaiseError("%s", msg)
+}
+
+// dropInputTrace removes the traceback of an error that inputError raised
+// and no pcall caught on its way out.
+func (vm *VM) dropInputTrace(err error) error {
+	var se *ScriptError
+	if vm.inputErr != "" && errors.As(err, &se) && strings.HasSuffix(se.Message, vm.inputErr) {
+		se.Traceback = ""
+	}
+	return err
+}
+
+// warnOnce prints a warning on the script's standard error the first
+// time it comes up in this VM.
+func (vm *VM) warnOnce(msg string) {
+	if vm.warned[msg] {
+		return
+	}
+	if vm.warned == nil {
+		vm.warned = map[string]bool{}
+	}
+	vm.warned[msg] = true
+	fmt.Fprintf(vm.cfg.Stderr, "ttftlab: warning: %s\n", msg)
+}

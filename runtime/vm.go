@@ -103,6 +103,11 @@ type VM struct {
 	// logStart is where the server log stood when the VM was made: what
 	// log_contains searches by default.
 	logStart logMark
+	// inputErr is the message of the last error a binding raised about
+	// the user's input (inputError): it ends the run without a traceback.
+	inputErr string
+	// warned holds the warnings already printed, so each shows once.
+	warned map[string]bool
 }
 
 // luaOptions raise gopher-lua's defaults: 256 call frames and a fixed
