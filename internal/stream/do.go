@@ -145,6 +145,7 @@ type run struct {
 	rawBuf   []byte // one read's body pieces joined for RawOut
 
 	parser  sse.ParserOf[stamp]
+	lineErr *Error // an error line the parser passed over (strayLine)
 	chunks  int
 	bytes   int64
 	lastAt  time.Duration // stamp of the last read, since t0
