@@ -29,7 +29,7 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 	if err != nil {
 		return nil, err
 	}
-	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out}
+	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out, Install: true}
 	if n == serverOrSynth && h.start.model == "" {
 		want.Fallback = func(context.Context) (string, error) { return e.synthModel(h) }
 	}

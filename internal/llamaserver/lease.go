@@ -27,6 +27,9 @@ type Want struct {
 	Required bool
 	// Progress receives what happens while a server starts.
 	Progress io.Writer
+	// Install installs llama-server (FindOrInstall) when a server must
+	// be started and none is found.
+	Install bool
 }
 
 // Lease is the server a command runs against.
@@ -128,6 +131,11 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 		return nil, err
 	}
 	o := want.Options
+	if want.Install {
+		if o.Binary, err = FindOrInstall(ctx, o.Binary, want.Progress); err != nil {
+			return nil, err
+		}
+	}
 	if o.Model == "" {
 		if o.Model, err = want.Fallback(ctx); err != nil {
 			return nil, err
