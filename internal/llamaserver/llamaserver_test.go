@@ -128,7 +128,7 @@ func TestFindOrder(t *testing.T) {
 		t.Errorf("Find with LLAMA_SERVER = %q, %v", got, err)
 	}
 	t.Setenv("LLAMA_SERVER", filepath.Join(dir, "nope"))
-	if _, err := Find(""); err == nil || !strings.Contains(err.Error(), "install-llama-server.sh") {
+	if _, err := Find(""); err == nil || !strings.Contains(err.Error(), "server install") {
 		t.Errorf("a missing LLAMA_SERVER: %v", err)
 	}
 	notExec := filepath.Join(dir, "plain")
