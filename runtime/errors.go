@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -81,24 +82,30 @@ func (vm *VM) inputError(L *lua.LState, msg string) {
 }
 
 // dropInputTrace removes the traceback of an error that inputError raised
-// and no pcall caught on its way out.
+// and no pcall caught on its way out, and of any error of a preflight run:
+// that run only checks the inputs (the --kb folder, the steps named), so
+// what stops it is an input to fix, named with its line.
 func (vm *VM) dropInputTrace(err error) error {
 	var se *ScriptError
-	if vm.inputErr != "" && errors.As(err, &se) && strings.HasSuffix(se.Message, vm.inputErr) {
+	if !errors.As(err, &se) {
+		return err
+	}
+	if vm.cfg.Preflight || (vm.inputErr != "" && strings.HasSuffix(se.Message, vm.inputErr)) {
 		se.Traceback = ""
 	}
 	return err
 }
 
+// warned holds the warnings printed so far by this process: a command
+// runs a script in more than one VM (the lab's preflight, then the lab),
+// and each warning shows once.
+var warned sync.Map
+
 // warnOnce prints a warning on the script's standard error the first
-// time it comes up in this VM.
+// time it comes up in this process.
 func (vm *VM) warnOnce(msg string) {
-	if vm.warned[msg] {
+	if _, seen := warned.LoadOrStore(msg, true); seen {
 		return
 	}
-	if vm.warned == nil {
-		vm.warned = map[string]bool{}
-	}
-	vm.warned[msg] = true
 	fmt.Fprintf(vm.cfg.Stderr, "ttftlab: warning: %s\n", msg)
 }

@@ -106,8 +106,6 @@ type VM struct {
 	// inputErr is the message of the last error a binding raised about
 	// the user's input (inputError): it ends the run without a traceback.
 	inputErr string
-	// warned holds the warnings already printed, so each shows once.
-	warned map[string]bool
 }
 
 // luaOptions raise gopher-lua's defaults: 256 call frames and a fixed
