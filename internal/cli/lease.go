@@ -103,6 +103,8 @@ func leaseHint(err error, h *hostFlags) error {
 			"  or skip verification (unsafe):    --insecure", err)
 	case errors.As(err, &notLLM) && notLLM.Health.Loading:
 		return fmt.Errorf("%w; wait until it has loaded (`ttftlab server status` tells), or point --server at another server", err)
+	case errors.As(err, &notLLM) && notLLM.Health.Busy:
+		return fmt.Errorf("%w; the server is busy/overloaded: wait until it has room, or point --server at another server", err)
 	case errors.As(err, &notLLM):
 		return fmt.Errorf("%w.\n"+
 			"  Point ttftlab at the LLM server:        --server URL\n"+

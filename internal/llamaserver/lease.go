@@ -70,6 +70,9 @@ func (e *NotLLMError) Error() string {
 	if e.Health.Loading {
 		return fmt.Sprintf("the server at %s is still loading its model (GET /health answers 503)", e.URL)
 	}
+	if e.Health.Busy {
+		return fmt.Sprintf("the server at %s is not ready: GET /health answers %s", e.URL, e.Health.Summary)
+	}
 	return fmt.Sprintf("something answers at %s, but not as an LLM server: GET /health gave %s", e.URL, e.Health.Summary)
 }
 
