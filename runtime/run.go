@@ -89,7 +89,7 @@ func (vm *VM) runFn(parent context.Context, fn *lua.LFunction, name string, src 
 	// swallow a cancelled context) without cancelling the caller's.
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	vm.cancelRun, vm.exit, vm.interrupted, vm.inputErr = cancel, nil, nil, ""
+	vm.cancelRun, vm.exit, vm.interrupted = cancel, nil, nil
 	vm.L.SetContext(ctx)
 	defer vm.L.SetContext(vm.ctx)
 	vm.enter(name, src)

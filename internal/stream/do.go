@@ -123,6 +123,8 @@ type run struct {
 	ctx context.Context
 	url string
 	res *Result
+	// lineErr is an error line the event parser passed over (strayLine).
+	lineErr *Error
 
 	clk      clock
 	cl       *closer
@@ -145,7 +147,6 @@ type run struct {
 	rawBuf   []byte // one read's body pieces joined for RawOut
 
 	parser  sse.ParserOf[stamp]
-	lineErr *Error // an error line the parser passed over (strayLine)
 	chunks  int
 	bytes   int64
 	lastAt  time.Duration // stamp of the last read, since t0
