@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"sort"
 
 	lua "github.com/yuin/gopher-lua"
@@ -17,9 +18,12 @@ func (vm *VM) kbDocs(L *lua.LState) int {
 		from = "kb_docs's dir"
 	}
 	dir := L.OptString(1, vm.cfg.KBDir)
-	docs, err := kb.Load(dir)
+	docs, warnings, err := kb.Load(dir)
 	if err != nil {
-		L.RaiseError("%v; %s names a folder of *.md files (none: the bundled KB)", err, from)
+		vm.inputError(L, fmt.Sprintf("%v; %s names a folder of *.md files (none: the bundled KB)", err, from))
+	}
+	for _, w := range warnings {
+		vm.warnOnce(w)
 	}
 	sort.SliceStable(docs, func(i, j int) bool { return docs[i].Name < docs[j].Name })
 	list := L.CreateTable(len(docs), 0)

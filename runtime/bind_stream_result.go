@@ -82,6 +82,10 @@ func (vm *VM) streamInfo(L *lua.LState, in stream.Info) *lua.LTable {
 	}
 	info.RawSetString("status", lua.LNumber(in.Status))
 	info.RawSetString("lines", lua.LNumber(in.Lines))
+	if in.IgnoredEvents > 0 {
+		info.RawSetString("ignored_events", lua.LNumber(in.IgnoredEvents))
+		info.RawSetString("first_ignored", lua.LString(in.FirstIgnored))
+	}
 	if in.Usage != nil {
 		info.RawSetString("usage", vm.json.toLua(L, in.Usage))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -70,4 +71,41 @@ func shortTrace(trace string) string {
 		kept = append(kept[:maxTraceFrames], "\t...")
 	}
 	return "stack traceback:\n" + strings.Join(kept, "\n")
+}
+
+// inputError raises msg, an error in what the user gave (a --kb folder
+// that does not exist): the message says what to fix, so the run ends
+// with it and its position but no Lua stack traceback.
+func (vm *VM) inputError(L *lua.LState, msg string) {
+	vm.inputErr = msg
+	L.RaiseError("%s", msg)
+}
+
+// dropInputTrace removes the traceback of an error that inputError raised
+// and no pcall caught on its way out, and of any error of a preflight run:
+// that run only checks the inputs (the --kb folder, the steps named), so
+// what stops it is an input to fix, named with its line.
+func (vm *VM) dropInputTrace(err error) error {
+	var se *ScriptError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if vm.cfg.Preflight || (vm.inputErr != "" && strings.HasSuffix(se.Message, vm.inputErr)) {
+		se.Traceback = ""
+	}
+	return err
+}
+
+// warned holds the warnings printed so far by this process: a command
+// runs a script in more than one VM (the lab's preflight, then the lab),
+// and each warning shows once.
+var warned sync.Map
+
+// warnOnce prints a warning on the script's standard error the first
+// time it comes up in this process.
+func (vm *VM) warnOnce(msg string) {
+	if _, seen := warned.LoadOrStore(msg, true); seen {
+		return
+	}
+	fmt.Fprintf(vm.cfg.Stderr, "ttftlab: warning: %s\n", msg)
 }

@@ -248,7 +248,7 @@ Also stream(messages, max_tokens, cache_prompt, raw_out).
 Returns chunks ({t_ms=, text=} per content chunk), total_ms, timings (the
 server's: prompt_n, cache_n, prompt_ms, predicted_n, ...; nil if none) and
 info (ttft_ms, t0_ms, headers_ms, done, cut, closed_at_ms, finish_reason,
-status, lines, usage, stamp_source, reads, kernel_stamps, read_pauses,
+status, lines, ignored_events, usage, stamp_source, reads, kernel_stamps, read_pauses,
 error). Times count from t0, when the request's first byte was written;
 stamp_source says how arrival times were taken ("kernel": the kernel's
 receive time; "epoll-thread", "go-netpoll": when the read returned).

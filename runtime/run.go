@@ -104,7 +104,7 @@ func (vm *VM) runFn(parent context.Context, fn *lua.LFunction, name string, src 
 	}
 	if err != nil {
 		vm.L.SetTop(base)
-		return nil, scriptError(err, parent.Err())
+		return nil, vm.dropInputTrace(scriptError(err, parent.Err()))
 	}
 	results := make([]lua.LValue, 0, vm.L.GetTop()-base)
 	for i := base + 1; i <= vm.L.GetTop(); i++ {

@@ -83,6 +83,9 @@ type VM struct {
 	cancelRun context.CancelFunc
 	// exit is set by os.exit; the run then ends with an *ExitError.
 	exit *ExitError
+	// inputErr is the message of the last error a binding raised about
+	// the user's input (inputError): it ends the run without a traceback.
+	inputErr string
 	// interrupted is the stream() call a cancelled context stopped during
 	// the current run, if any.
 	interrupted *InterruptedStream

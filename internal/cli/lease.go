@@ -29,7 +29,7 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 	if err != nil {
 		return nil, err
 	}
-	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out}
+	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out, Install: true}
 	if n == serverOrSynth && h.start.model == "" {
 		want.Fallback = func(context.Context) (string, error) { return e.synthModel(h) }
 	}
@@ -103,6 +103,8 @@ func leaseHint(err error, h *hostFlags) error {
 			"  or skip verification (unsafe):    --insecure", err)
 	case errors.As(err, &notLLM) && notLLM.Health.Loading:
 		return fmt.Errorf("%w; wait until it has loaded (`ttftlab server status` tells), or point --server at another server", err)
+	case errors.As(err, &notLLM) && notLLM.Health.Busy:
+		return fmt.Errorf("%w; the server is busy/overloaded: wait until it has room, or point --server at another server", err)
 	case errors.As(err, &notLLM):
 		return fmt.Errorf("%w.\n"+
 			"  Point ttftlab at the LLM server:        --server URL\n"+

@@ -65,3 +65,32 @@ func TestNothingWrittenLeavesNoOut(t *testing.T) {
 		t.Errorf("the run made %s: %v", out, err)
 	}
 }
+
+// TestOutFolderUnderProc: /proc/x does not exist, and /proc passes every
+// permission check for root while taking no new folder. The up-front
+// check tries, so run and lab refuse it before any work (the lab, before
+// it looks for a server at all).
+func TestOutFolderUnderProc(t *testing.T) {
+	script := writeScript(t, "print('ran')\n")
+	code, stdout, stderr := runCLI("run", script, "--out", "/proc/ttftlab-x")
+	if code != 1 || strings.Contains(stdout, "ran") || !strings.Contains(stderr, "cannot create output folder /proc/ttftlab-x") {
+		t.Errorf("run: exit %d, stdout %q, stderr %q: want 1, the script not run, the folder refused", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI("lab", "--out", "/proc/ttftlab-x", "--server", noServer)
+	if code != 1 || !strings.Contains(stderr, "cannot create output folder /proc/ttftlab-x") || !strings.Contains(stderr, "--out") {
+		t.Errorf("lab: exit %d, stderr %q: want 1 and the folder refused up front", code, stderr)
+	}
+}
+
+// TestOutFolderProbeLeavesNothing: the check's probe is removed, and an
+// --out that is never written to is not made.
+func TestOutFolderProbeLeavesNothing(t *testing.T) {
+	parent := t.TempDir()
+	script := writeScript(t, "print('ran')\n")
+	if code, _, stderr := runCLI("run", script, "--out", filepath.Join(parent, "a", "b")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if left, _ := os.ReadDir(parent); len(left) != 0 {
+		t.Errorf("%s holds %v after the check, want nothing", parent, left)
+	}
+}

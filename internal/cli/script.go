@@ -101,8 +101,11 @@ func invokedAs() string {
 
 // checkOut returns --out as an absolute path once it is sure the folder
 // can be made: it is a folder, or its nearest existing parent is a folder
-// this process may write to. The folder itself is made by the first
-// write, so a run that writes nothing leaves none.
+// in which this process could make one. Permission bits do not say that
+// (root passes every access check, and /proc or a read-only mount refuse
+// what the bits allow), so it makes and removes a probe folder there. The
+// folder itself is made by the first write, so a run that writes nothing
+// leaves none.
 func checkOut(dir string) (string, error) {
 	out, err := filepath.Abs(dir)
 	if err != nil {
@@ -116,6 +119,9 @@ func checkOut(dir string) (string, error) {
 		case err == nil && unix.Access(p, unix.W_OK) != nil:
 			return "", fmt.Errorf("cannot create output folder %s: %s is not writable (choose another with --out)", dir, p)
 		case err == nil:
+			if err := probeDir(p); err != nil {
+				return "", fmt.Errorf("cannot create output folder %s: %s refuses new files: %v (choose another with --out)", dir, p, err)
+			}
 			return out, nil
 		case !errors.Is(err, fs.ErrNotExist):
 			return "", fmt.Errorf("cannot create output folder %s: %w (choose another with --out)", dir, err)
@@ -123,4 +129,28 @@ func checkOut(dir string) (string, error) {
 			return out, nil
 		}
 	}
+}
+
+// probeDir makes a folder in dir, a file in it, and removes both: what
+// the run's first write will do.
+func probeDir(dir string) error {
+	probe, err := os.MkdirTemp(dir, ".ttftlab-probe-")
+	if err != nil {
+		return unwrapPath(err)
+	}
+	defer os.RemoveAll(probe)
+	f, err := os.CreateTemp(probe, "w")
+	if err != nil {
+		return unwrapPath(err)
+	}
+	return f.Close()
+}
+
+// unwrapPath drops the *PathError's path, which names the probe.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

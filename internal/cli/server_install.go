@@ -3,12 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
-	"ttftlab/scripts"
+	"ttftlab/internal/llamaserver"
 )
 
 // serverInstallCmd is `ttftlab server install [--force]`.
@@ -25,25 +21,10 @@ func (c *serverInstallCmd) Run(ctx context.Context, args []string) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "ttftlab-install")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "install-llama-server.sh")
-	if err := os.WriteFile(script, scripts.InstallScript, 0o755); err != nil {
-		return err
-	}
-	cmdArgs := []string{script}
-	if *force {
-		cmdArgs = append(cmdArgs, "--force")
-	}
-	cmd := exec.CommandContext(ctx, "bash", cmdArgs...)
-	cmd.Stderr = c.env.Err
-	out, err := cmd.Output()
+	path, err := llamaserver.Install(ctx, *force, c.env.Err)
 	if err != nil {
 		return fmt.Errorf("the installation failed: %w", err)
 	}
-	fmt.Fprintf(c.env.Out, "llama-server: %s\n", strings.TrimSpace(string(out)))
+	fmt.Fprintf(c.env.Out, "llama-server: %s\n", path)
 	return nil
 }

@@ -182,7 +182,7 @@ func TestServerUpFailures(t *testing.T) {
 	})
 	t.Run("binary not found", func(t *testing.T) {
 		code, _, errOut := runCLI("server", "up", "--model", model, "--port", p, "--llama-server", "/nonexistent/llama-server")
-		if code != 1 || !strings.Contains(errOut, "install-llama-server.sh") {
+		if code != 1 || !strings.Contains(errOut, "server install") {
 			t.Errorf("exit %d: %s", code, errOut)
 		}
 	})

@@ -32,45 +32,56 @@ var bom = []byte("\xef\xbb\xbf")
 // Load returns the documents of dir sorted by file name: the top-level files
 // ending in .md (subfolders are not searched). dir "" means the bundled
 // documents. Text is the file content as is, minus a leading UTF-8 BOM.
-func Load(dir string) ([]Doc, error) {
+// A file with nothing but white space in it is no document: it is left
+// out, and warnings says so, one line per file.
+func Load(dir string) (docs []Doc, warnings []string, err error) {
 	if dir == "" {
 		return load(scripts.KB, "the bundled knowledge base", func(name string) string { return name })
 	}
 	info, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("kb: folder %s does not exist: %w", dir, err)
+		return nil, nil, fmt.Errorf("kb: folder %s does not exist: %w", dir, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kb: cannot open folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("kb: cannot open folder %s: %w", dir, err)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("kb: %s is a file, not a folder of *.md files", dir)
+		return nil, nil, fmt.Errorf("kb: %s is a file, not a folder of *.md files", dir)
 	}
 	return load(os.DirFS(dir), "folder "+dir, func(name string) string { return filepath.Join(dir, name) })
 }
 
 // load reads the *.md files at the top of fsys. where names the source in
 // errors; path turns a file name into what the user should look at.
-func load(fsys fs.FS, where string, path func(string) string) ([]Doc, error) {
+func load(fsys fs.FS, where string, path func(string) string) ([]Doc, []string, error) {
 	names, err := mdFiles(fsys)
 	if err != nil {
-		return nil, fmt.Errorf("kb: cannot list %s: %w", where, err)
+		return nil, nil, fmt.Errorf("kb: cannot list %s: %w", where, err)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("kb: no *.md files in %s (only files directly in it that end in .md count)", where)
+		return nil, nil, fmt.Errorf("kb: no *.md files in %s (only files directly in it that end in .md count)", where)
 	}
 	docs := make([]Doc, 0, len(names))
+	var warnings []string
 	for _, name := range names {
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, fmt.Errorf("kb: cannot read %s: %w", path(name), err)
+			return nil, nil, fmt.Errorf("kb: cannot read %s: %w", path(name), err)
 		}
 		if off := invalidUTF8(data); off >= 0 {
-			return nil, fmt.Errorf("kb: %s is not valid UTF-8 at byte offset %d; save it as UTF-8", path(name), off)
+			return nil, nil, fmt.Errorf("kb: %s is not valid UTF-8 at byte offset %d; save it as UTF-8", path(name), off)
 		}
-		docs = append(docs, Doc{Name: name, Text: string(bytes.TrimPrefix(data, bom))})
+		text := string(bytes.TrimPrefix(data, bom))
+		if strings.TrimSpace(text) == "" {
+			warnings = append(warnings, fmt.Sprintf("kb: %s is empty, so it is not counted as a document", path(name)))
+			continue
+		}
+		docs = append(docs, Doc{Name: name, Text: text})
 	}
-	return docs, nil
+	if len(docs) == 0 {
+		return nil, warnings, fmt.Errorf("kb: every *.md file in %s is empty (%d of them)", where, len(names))
+	}
+	return docs, warnings, nil
 }
 
 // mdFiles lists the names of the top-level *.md entries that are files,

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,7 +21,7 @@ const (
 )
 
 func TestBundledDocs(t *testing.T) {
-	docs, err := Load("")
+	docs, _, err := Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +76,10 @@ func TestLoadFolder(t *testing.T) {
 		"notes.txt":    "not a doc",
 		"sub/c.md":     "# C\nnested, not loaded\n",
 		"README.MD":    "upper-case extension does not count",
-		"empty-ok.md":  "",
+		"empty.md":     "",
 		"dir.md/x.txt": "a folder named like a doc",
 	})
-	docs, err := Load(dir)
+	docs, _, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +87,9 @@ func TestLoadFolder(t *testing.T) {
 	for _, d := range docs {
 		got = append(got, d.Name+"="+d.Text)
 	}
-	want := []string{"a.md=# A\nfirst\n", "b.md=# B\nsecond\n", "empty-ok.md="}
+	want := []string{"a.md=# A\nfirst\n", "b.md=# B\nsecond\n"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("Load = %q, want %q (sorted, BOM stripped, not recursive)", got, want)
+		t.Errorf("Load = %q, want %q (sorted, BOM stripped, not recursive, the empty file left out)", got, want)
 	}
 }
 
@@ -119,7 +120,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			docs, err := Load(c.dir)
+			docs, _, err := Load(c.dir)
 			if err == nil {
 				t.Fatalf("Load(%s) = %d docs, want an error", c.dir, len(docs))
 			}
@@ -144,7 +145,7 @@ func TestLoadUnreadablePermission(t *testing.T) {
 	if err := os.Chmod(filepath.Join(dir, "01-secret.md"), 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(dir)
+	_, _, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "01-secret.md") || !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("Load = %v, want a permission error naming 01-secret.md", err)
 	}
@@ -165,6 +166,51 @@ func TestInvalidUTF8Offset(t *testing.T) {
 	for _, c := range cases {
 		if got := invalidUTF8([]byte(c.data)); got != c.want {
 			t.Errorf("invalidUTF8(%q) = %d, want %d", c.data, got, c.want)
+		}
+	}
+}
+
+// An empty .md file is no document: a KB of two documents and an empty
+// file gives two documents and a warning that names the empty file.
+func TestEmptyFileWarnedNotCounted(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.md": "# A\nOpen.\n", "b.md": "", "c.md": " \n\n", "d.md": "# D\nClosed.\n"})
+	docs, warnings, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[0].Name != "a.md" || docs[1].Name != "d.md" {
+		t.Errorf("docs = %v, want a.md and d.md only", docs)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], filepath.Join(dir, "b.md")) ||
+		!strings.Contains(warnings[0], "empty") || !strings.Contains(warnings[1], filepath.Join(dir, "c.md")) {
+		t.Errorf("warnings = %q, want one per empty file, naming it", warnings)
+	}
+	only := t.TempDir()
+	write(t, only, map[string]string{"e.md": ""})
+	if docs, _, err := Load(only); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("a KB of empty files: %d docs, err %v; want an error saying the files are empty", len(docs), err)
+	}
+}
+
+// The docs quote the bundled KB's size: stdlib/README's example error of
+// prompt.build and docs/lab.md's count must match the files.
+func TestDocsCountBundled(t *testing.T) {
+	docs, _, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(docs)
+	for file, want := range map[string]string{
+		"../../stdlib/README.md": fmt.Sprintf("asked for %d docs but\n  only %d exist", n+1, n),
+		"../../docs/lab.md":      fmt.Sprintf("is %d short documents", n),
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s should say %q: the bundled KB has %d documents", file, want, n)
 		}
 	}
 }

@@ -10,8 +10,11 @@ import (
 )
 
 // InstallHint tells a user how to get llama-server.
-const InstallHint = "install it with `scripts/install-llama-server.sh` (or `ttftlab server install`), " +
-	"put llama-server on PATH, or name it with LLAMA_SERVER=/path/to/llama-server"
+const InstallHint = "install it with `go run . server install` (`ttftlab server install`; `go run . lab` installs it " +
+	"too when it is missing), or " + nameHint
+
+// nameHint is how to use a llama-server of one's own.
+const nameHint = "put llama-server on PATH, or name it with LLAMA_SERVER=/path/to/llama-server"
 
 // ErrNotFound is returned by Find when no llama-server could be found.
 var ErrNotFound = errors.New("llama-server not found")

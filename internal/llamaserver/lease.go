@@ -27,6 +27,9 @@ type Want struct {
 	Required bool
 	// Progress receives what happens while a server starts.
 	Progress io.Writer
+	// Install installs llama-server (FindOrInstall) when a server must
+	// be started and none is found.
+	Install bool
 }
 
 // Lease is the server a command runs against.
@@ -66,6 +69,9 @@ type NotLLMError struct {
 func (e *NotLLMError) Error() string {
 	if e.Health.Loading {
 		return fmt.Sprintf("the server at %s is still loading its model (GET /health answers 503)", e.URL)
+	}
+	if e.Health.Busy {
+		return fmt.Sprintf("the server at %s is not ready: GET /health answers %s", e.URL, e.Health.Summary)
 	}
 	return fmt.Sprintf("something answers at %s, but not as an LLM server: GET /health gave %s", e.URL, e.Health.Summary)
 }
@@ -128,6 +134,11 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 		return nil, err
 	}
 	o := want.Options
+	if want.Install {
+		if o.Binary, err = FindOrInstall(ctx, o.Binary, want.Progress); err != nil {
+			return nil, err
+		}
+	}
 	if o.Model == "" {
 		if o.Model, err = want.Fallback(ctx); err != nil {
 			return nil, err

@@ -1,6 +1,8 @@
 package llamaserver
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,12 +128,48 @@ func TestFindOrder(t *testing.T) {
 		t.Errorf("Find with LLAMA_SERVER = %q, %v", got, err)
 	}
 	t.Setenv("LLAMA_SERVER", filepath.Join(dir, "nope"))
-	if _, err := Find(""); err == nil || !strings.Contains(err.Error(), "install-llama-server.sh") {
+	if _, err := Find(""); err == nil || !strings.Contains(err.Error(), "server install") {
 		t.Errorf("a missing LLAMA_SERVER: %v", err)
 	}
 	notExec := filepath.Join(dir, "plain")
 	os.WriteFile(notExec, []byte("x"), 0o644)
 	if _, err := Find(notExec); err == nil || !strings.Contains(err.Error(), "not an executable") {
 		t.Errorf("a non-executable file: %v", err)
+	}
+}
+
+// TestNotFoundNamesTheInstallCommand: with no llama-server anywhere, the
+// error (which the end-to-end tests show when they skip) names the
+// commands that install it.
+func TestNotFoundNamesTheInstallCommand(t *testing.T) {
+	t.Setenv("LLAMA_SERVER", "")
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("TTFTLAB_LLAMA_PREFIX", t.TempDir())
+	_, err := Find("")
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Find = %v, want ErrNotFound", err)
+	}
+	for _, want := range []string{"go run . server install", "go run . lab", "LLAMA_SERVER="} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}
+
+// TestFindOrInstallKeepsAWrongExplicitPath: a wrong LLAMA_SERVER is the
+// user's choice to fix; nothing is installed in its place.
+func TestFindOrInstallKeepsAWrongExplicitPath(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(t.TempDir(), "install.sh")
+	if err := os.WriteFile(script, []byte("touch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(InstallerEnv, script)
+	t.Setenv("LLAMA_SERVER", filepath.Join(t.TempDir(), "missing"))
+	if _, err := FindOrInstall(context.Background(), "", nil); err == nil || !strings.Contains(err.Error(), "LLAMA_SERVER") {
+		t.Errorf("err = %v, want the LLAMA_SERVER path refused", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the installer ran although LLAMA_SERVER named a path")
 	}
 }

@@ -35,8 +35,13 @@ type HealthReport struct {
 	OK bool
 	// Answered is true when any HTTP answer came, OK or not.
 	Answered bool
-	// Loading is llama-server's 503 while it loads its model.
-	Loading     bool
+	// Loading is llama-server's 503 while it loads its model: a body
+	// that says so ("Loading model"; older builds "loading model"), or
+	// none at all.
+	Loading bool
+	// Busy is any other 503: a server (or a proxy in front of it) with
+	// no room for the request.
+	Busy        bool
 	Status      int
 	ContentType string
 	// Summary is "ok", "loading model", "not answering" or
@@ -66,8 +71,10 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
 	switch {
 	case code == http.StatusOK && json.Unmarshal(body, &h) == nil && h.Status == "ok":
 		r.OK, r.Summary = true, "ok"
-	case code == http.StatusServiceUnavailable:
+	case code == http.StatusServiceUnavailable && loadingBody(body):
 		r.Loading, r.Summary = true, "loading model"
+	case code == http.StatusServiceUnavailable:
+		r.Busy, r.Summary = true, fmt.Sprintf("busy/overloaded (HTTP 503: %q)", bytes.TrimSpace(firstBytes(body, 120)))
 	case servers.Others(ctx, getter(ep), servers.HealthReport{Answered: true, Path: "/health", Status: code}).OK:
 		// Another kind of server (vLLM's empty 200, Ollama's
 		// /api/version, a hosted API's /v1/models): ready too.
@@ -160,4 +167,11 @@ func tlsFailure(err error) bool {
 	var alert tls.AlertError
 	return errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
 		errors.As(err, &invalid) || errors.As(err, &alert) || errors.Is(err, stream.ErrPlainHTTP)
+}
+
+// loadingBody is a 503 body that says the model is loading, or an empty
+// one (nothing else to go by).
+func loadingBody(body []byte) bool {
+	b := bytes.ToLower(bytes.TrimSpace(body))
+	return len(b) == 0 || bytes.Contains(b, []byte("loading"))
 }

@@ -55,6 +55,11 @@ type ParserOf[S any] struct {
 	// MaxLine bounds both one line and one event's data in bytes
 	// (0: DefaultMaxLine). Set it before the first Feed.
 	MaxLine int
+	// Unknown, when set, sees every field line whose name is none of
+	// data, event, id and retry (ignored by the WHATWG rules), e.g. a
+	// server's bare JSON error line. The line is valid only during the
+	// call.
+	Unknown func(line []byte, stamp S)
 
 	split     SplitterOf[S]
 	data      []byte
@@ -117,12 +122,15 @@ func (p *ParserOf[S]) line(l LineOf[S]) (EventOf[S], bool) {
 			value = value[1:]
 		}
 	}
-	p.field(name, value, l.Stamp)
+	if !p.field(name, value, l.Stamp) && p.Unknown != nil {
+		p.Unknown(t, l.Stamp)
+	}
 	return EventOf[S]{}, false
 }
 
-// field applies one field; unknown fields are ignored as WHATWG says.
-func (p *ParserOf[S]) field(name, value []byte, stamp S) {
+// field applies one field; unknown fields are ignored as WHATWG says
+// (known is false for them).
+func (p *ParserOf[S]) field(name, value []byte, stamp S) (known bool) {
 	switch string(name) {
 	case "data":
 		p.addData(value, stamp)
@@ -140,7 +148,10 @@ func (p *ParserOf[S]) field(name, value []byte, stamp S) {
 		if ms, ok := parseDigits(value); ok {
 			p.retry, p.hasRetry = time.Duration(ms)*time.Millisecond, true
 		}
+	default:
+		return false
 	}
+	return true
 }
 
 func (p *ParserOf[S]) addData(value []byte, stamp S) {

@@ -229,3 +229,19 @@ func TestEventEveryReadSize(t *testing.T) {
 		checkEventSplit(t, cut(in, at...), ref)
 	}
 }
+
+// Unknown sees the field lines the rules ignore, whole, and only those.
+func TestUnknownFieldHook(t *testing.T) {
+	var p ParserOf[int]
+	var seen []string
+	p.Unknown = func(line []byte, stamp int) { seen = append(seen, fmt.Sprintf("%s@%d", line, stamp)) }
+	p.Feed([]byte("data: a\nevent: x\nid: 1\nretry: 5\n{\"error\":{\"message\":\"m\"}}\nfoo\n\n"), 7)
+	for {
+		if _, ok := p.Next(); !ok {
+			break
+		}
+	}
+	if got := strings.Join(seen, "|"); got != `{"error":{"message":"m"}}@7|foo@7` {
+		t.Errorf("Unknown saw %q", got)
+	}
+}

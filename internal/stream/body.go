@@ -129,9 +129,15 @@ func (r *run) writeRaw(pieces [][]byte) error {
 // parse feeds body bytes to the event parser and handles the events they
 // complete.
 func (r *run) parse(p []byte, st stamp) (stop bool, err error) {
+	if r.parser.Unknown == nil {
+		r.parser.Unknown = r.strayLine
+	}
 	r.parser.Feed(p, st)
 	for {
 		ev, ok := r.parser.Next()
+		if r.lineErr != nil {
+			return true, r.lineErr
+		}
 		if !ok {
 			break
 		}

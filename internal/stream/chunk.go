@@ -32,6 +32,9 @@ func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 	default:
 		c, err = decodeChunk(ev.Data)
 	}
+	if err != nil && r.ignoredEvent(ev) {
+		return false, nil
+	}
 	if err != nil {
 		r.res.TotalMs = ms(at)
 		return true, r.badData(ev.Data, at, err)
@@ -42,6 +45,9 @@ func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 			r.progress(), orUnknown(se.Type), se.Message)
 		e.Type, e.Message = se.Type, se.Message
 		return true, e
+	}
+	if !c.hasChoices && c.usage == nil && r.ignoredEvent(ev) {
+		return false, nil
 	}
 	if !c.hasChoices && c.usage == nil {
 		r.res.TotalMs = ms(at)

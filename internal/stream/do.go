@@ -123,6 +123,8 @@ type run struct {
 	ctx context.Context
 	url string
 	res *Result
+	// lineErr is an error line the event parser passed over (strayLine).
+	lineErr *Error
 
 	clk      clock
 	cl       *closer

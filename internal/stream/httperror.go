@@ -54,13 +54,13 @@ func httpError(method, url string, resp *http.Response, body []byte) *Error {
 	var e *Error
 	switch {
 	case ok && se.Type != "":
-		e = newError(KindHTTP, method, url, nil, "%s (%s): %s%s", status, se.Type, se.Message, httpHint(resp, se))
+		e = newError(KindHTTP, method, url, nil, "%s (%s): %s%s", status, se.Type, se.Message, httpHint(resp, se, body))
 	case ok:
-		e = newError(KindHTTP, method, url, nil, "%s: %s%s", status, se.Message, httpHint(resp, se))
+		e = newError(KindHTTP, method, url, nil, "%s: %s%s", status, se.Message, httpHint(resp, se, body))
 	case len(body) == 0:
-		e = newError(KindHTTP, method, url, nil, "%s with an empty body%s", status, httpHint(resp, se))
+		e = newError(KindHTTP, method, url, nil, "%s with an empty body%s", status, httpHint(resp, se, body))
 	default:
-		e = newError(KindHTTP, method, url, nil, "%s; the body starts %s%s", status, quote(body, 200), httpHint(resp, se))
+		e = newError(KindHTTP, method, url, nil, "%s; the body starts %s%s", status, quote(body, 200), httpHint(resp, se, body))
 	}
 	e.Status, e.Type, e.Message = resp.StatusCode, se.Type, se.Message
 	if resp.StatusCode == http.StatusTooManyRequests {
@@ -71,7 +71,7 @@ func httpError(method, url string, resp *http.Response, body []byte) *Error {
 
 // httpHint suggests a next step for an error status, "" when there is none
 // better than the server's message.
-func httpHint(resp *http.Response, se serverError) string {
+func httpHint(resp *http.Response, se serverError, body []byte) string {
 	switch {
 	case se.Type == "exceed_context_size_error":
 		return contextHint(se)
@@ -80,8 +80,10 @@ func httpHint(resp *http.Response, se serverError) string {
 	case resp.StatusCode == http.StatusUnauthorized:
 		return "; the server wants an API key, or refused the one sent: pass it with --api-key KEY " +
 			"(or --api-key-file FILE, TTFTLAB_API_KEY, OPENAI_API_KEY)"
+	case resp.StatusCode == http.StatusServiceUnavailable && loadingModel(se, body):
+		return "; the server is still loading its model: wait until GET /health answers 200"
 	case resp.StatusCode == http.StatusServiceUnavailable:
-		return "; the server is not ready (still loading the model?): wait until GET /health answers 200"
+		return "; the server is busy/overloaded (503): lower the load or add capacity, then try again; ttftlab does not retry"
 	case resp.StatusCode >= 500:
 		return "; the server's log says why"
 	}
@@ -95,4 +97,18 @@ func contextHint(se serverError) string {
 		return fmt.Sprintf("; the prompt (%d tokens) exceeds the context (%d tokens): %s", *se.NPromptTokens, *se.NCtx, try)
 	}
 	return "; the prompt exceeds the server's context: " + try
+}
+
+// loadingModel tells llama-server's 503 while it loads its model
+// ({"error":{"message":"Loading model",...}}, in older builds
+// {"status":"loading model"}) from any other 503: a server or a proxy in
+// front of it refusing work it has no room for.
+func loadingModel(se serverError, body []byte) bool {
+	if bytes.Contains(bytes.ToLower([]byte(se.Message)), []byte("loading model")) {
+		return true
+	}
+	var old struct {
+		Status string `json:"status"`
+	}
+	return json.Unmarshal(body, &old) == nil && bytes.Contains(bytes.ToLower([]byte(old.Status)), []byte("loading"))
 }

@@ -157,6 +157,11 @@ type Info struct {
 	// Lines counts the complete non-blank lines received, comments
 	// included.
 	Lines int
+	// IgnoredEvents counts the named events ("event: NAME") of a chat or
+	// completions stream whose data was no chunk of the API: passed over,
+	// not the answer; FirstIgnored is the name of the first.
+	IgnoredEvents int
+	FirstIgnored  string
 	// Usage is the usage object when the server sent one.
 	Usage map[string]any
 	// StampSource is how the content chunks' stamps were taken: the one

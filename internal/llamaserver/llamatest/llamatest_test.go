@@ -22,3 +22,19 @@ func TestSkipsAreReported(t *testing.T) {
 	}
 	skips = nil // the skip above was on purpose
 }
+
+// TestSkipNamesTheInstallCommand: with no llama-server anywhere, an
+// end-to-end test skips (it downloads nothing) and says which command
+// installs one.
+func TestSkipNamesTheInstallCommand(t *testing.T) {
+	t.Setenv("TTFTLAB_REQUIRE_LLAMA", "")
+	t.Setenv("LLAMA_SERVER", "")
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("TTFTLAB_LLAMA_PREFIX", t.TempDir())
+	t.Run("needs llama-server", func(t *testing.T) { Binary(t) })
+	got := summary()
+	skips = nil // the skip above was on purpose
+	if !strings.Contains(got, "needs_llama-server") || !strings.Contains(got, "go run . lab") || !strings.Contains(got, "go run . server install") {
+		t.Errorf("summary:\n%s", got)
+	}
+}
