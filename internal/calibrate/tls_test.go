@@ -27,7 +27,7 @@ func TestTLSRunStampsHTTPSLikeHTTP(t *testing.T) {
 		if res.StampSource != "kernel" {
 			t.Errorf("%s: stamp source %q over https, want kernel", res.Client, res.StampSource)
 		}
-		gapUs := float64(s.Gap().Microseconds())
+		gapUs := sentGapUs(t, rep, res)
 		if e := res.StampError; e.P50 >= gapUs {
 			t.Errorf("%s: median stamp error %.1f µs is not below the %.0f µs gap between chunks", res.Client, e.P50, gapUs)
 		}
