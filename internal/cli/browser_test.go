@@ -105,7 +105,7 @@ func TestReportInBrowser(t *testing.T) {
 }
 
 // TestReportPagesInBrowser renders the page of a real load run of voice
-// calls (two levels, two turns each), the report's load fixture and an A/B
+// calls (two levels, two turns each), the report tests' load run and an A/B
 // comparison of two lab runs in headless Chromium, light and dark: the
 // headline strip comes first, no box is wider than its room (no sideways
 // scroll bar, no cut column), every chart has a box; the real run's page
@@ -120,14 +120,14 @@ func TestReportPagesInBrowser(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("ttftlab load exited %d:\n%s%s", code, stdout, stderr)
 	}
-	fixtures := filepath.Join("..", "report", "testdata")
+	lab, load := reportRuns(t)
 	for _, c := range []struct {
 		name string
 		dirs []string
 	}{
 		{"real-load", []string{real}},
-		{"load", []string{filepath.Join(fixtures, "load")}},
-		{"compare", []string{filepath.Join(fixtures, "lab"), filepath.Join(fixtures, "lab")}},
+		{"load", []string{load}},
+		{"compare", []string{lab, lab}},
 	} {
 		page := filepath.Join(t.TempDir(), c.name+".html")
 		code, stdout, stderr := runCLI(append([]string{"report", "--out", page}, c.dirs...)...)

@@ -5,14 +5,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ttftlab/internal/report/reporttest"
 )
 
-const (
-	labFixture  = "../report/testdata/lab"
-	loadFixture = "../report/testdata/load"
-)
+// reportRuns makes a lab run (the real llama-server and the test model)
+// and a load run (a fake server) for the report command to read.
+func reportRuns(t *testing.T) (lab, load string) {
+	t.Helper()
+	root := t.TempDir()
+	lab, load = filepath.Join(root, "lab"), filepath.Join(root, "load")
+	reporttest.Lab(t, lab)
+	reporttest.Load(t, load)
+	return lab, load
+}
 
 func TestReportCommand(t *testing.T) {
+	labFixture, loadFixture := reportRuns(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		args []string
@@ -34,6 +43,7 @@ func TestReportCommand(t *testing.T) {
 }
 
 func TestReportCommandErrors(t *testing.T) {
+	labFixture, loadFixture := reportRuns(t)
 	empty := t.TempDir()
 	for _, c := range []struct {
 		args []string

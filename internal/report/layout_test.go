@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +17,7 @@ import (
 	"ttftlab/internal/rundir"
 )
 
-// copyDir copies a fixture folder into a temporary one a test may change.
+// copyDir copies a run folder into a temporary one a test may change.
 func copyDir(t *testing.T, from string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -66,16 +67,38 @@ func plots(t *testing.T, dirs ...string) (string, map[string]*plot.Plot) {
 // engineer acts on, in words and units, before any chart or table; the
 // raw fields and the check list come after the charts, folded.
 func TestHeadlineLeadsThePage(t *testing.T) {
+	lab := rundir.ReadLab(labRun(t), "")
+	if lab.TTFT == nil || lab.Sentence == nil || lab.Cache == nil || lab.Cancel == nil || lab.Cancel.SlotIdleAfterMs == nil || lab.Bargein == nil {
+		t.Fatalf("the lab run lacks a step the headline reads")
+	}
+	c, r := lab.Cache, lab.Bargein.Resumed
+	ttft := ms(lab.TTFT.TTFTP50)
+	labWant := []string{"Time to first token</dt><dd class=\"value\">" + ttft + "<",
+		"First sentence ready to speak</dt><dd class=\"value\">" + ms(lab.Sentence.FirstSentenceMs) + "<",
+		"The prompt cache saves</dt><dd class=\"value\">" + ms(c.First.TTFTMs-c.Second.TTFTMs) + " of TTFT<",
+		"Slot idle after a hang-up</dt><dd class=\"value\">" + ms(*lab.Cancel.SlotIdleAfterMs) + "<",
+		"A barge-in keeps</dt><dd class=\"value\">" + num(r.Cached()) + " of " + num(r.Cached()+r.PromptN) + " tokens<"}
+
+	load := rundir.ReadLoad(loadRun(t))
+	if load.Capacity == nil || len(load.Settings.SLO) == 0 {
+		t.Fatalf("the load run has no capacity or no SLO")
+	}
+	requests, failed := 0, 0
+	for _, lv := range load.Levels {
+		requests += lv.Summary.Requests
+		failed += lv.Summary.Failed
+	}
+	slo := load.Settings.SLO[0]
+	loadWant := []string{"Capacity</dt><dd class=\"value\">" + load.LevelName(load.Capacity.Level) + "<",
+		metricWords(slo.Metric) + " p" + num(slo.Percentile) + " by level (SLO ≤ " + ms(slo.LimitMs) + ")</dt>",
+		fmt.Sprintf("Errors</dt><dd class=\"value\">%d of %d requests<", failed, requests), "http 503: 1"}
 	for _, c := range []struct {
 		dirs []string
 		want []string
 	}{
-		{[]string{labFixture}, []string{"Time to first token</dt><dd class=\"value\">9.22 ms<", "First sentence ready to speak</dt><dd class=\"value\">16.0 ms<",
-			"The prompt cache saves</dt><dd class=\"value\">282 ms of TTFT<", "Slot idle after a hang-up</dt><dd class=\"value\">1.36 ms<",
-			"A barge-in keeps</dt><dd class=\"value\">512 of 533 tokens<"}},
-		{[]string{loadFixture}, []string{"Capacity</dt><dd class=\"value\">concurrency 4<", "First sentence p95 by level (SLO ≤ 800 ms)</dt>",
-			"Errors</dt><dd class=\"value\">1 of 24 requests<", "http 503: 1"}},
-		{[]string{labFixture, labFixture}, []string{"Time to first token</dt><dd class=\"value\">9.22 ms → 9.22 ms<"}},
+		{[]string{labRun(t)}, labWant},
+		{[]string{loadRun(t)}, loadWant},
+		{[]string{labRun(t), labRun(t)}, []string{"Time to first token</dt><dd class=\"value\">" + ttft + " → " + ttft + "<"}},
 	} {
 		page := render(t, c.dirs...)
 		main := page[strings.Index(page, "<main>")+len("<main>"):]
@@ -92,7 +115,7 @@ func TestHeadlineLeadsThePage(t *testing.T) {
 			t.Errorf("%v: a table (at %d) comes before the first chart (at %d)", c.dirs, tab, svg)
 		}
 	}
-	page := render(t, labFixture)
+	page := render(t, labRun(t))
 	for _, folded := range []string{`<details class="fold"><summary>ttftlab check: `, `<details class="fold"><summary>report.json (`} {
 		if !strings.Contains(page, folded) {
 			t.Errorf("lab page: %q is not folded", folded)
@@ -122,9 +145,9 @@ func bandXs(t *testing.T, page string) map[float64]float64 {
 // (as ttftlab load writes it); the chart still lays the levels one after
 // the other on the run's clock, from run_ms when the file has it.
 func TestServerChartIsOneRun(t *testing.T) {
-	l := rundir.ReadLoad(loadFixture)
+	l := rundir.ReadLoad(loadRun(t))
 	for _, withRunMs := range []bool{false, true} {
-		dir := copyDir(t, loadFixture)
+		dir := copyDir(t, loadRun(t))
 		start := map[float64]float64{}
 		var lines []string
 		for i, s := range l.Server {
@@ -165,7 +188,7 @@ func TestServerChartIsOneRun(t *testing.T) {
 // lies inside its X axis, none at the very edge where half of it is cut
 // (the barge-in's slot-busy bar and a level's last request were).
 func TestNoMarkOutsideItsAxis(t *testing.T) {
-	for _, dirs := range [][]string{{labFixture}, {loadFixture}, {labFixture, labFixture}} {
+	for _, dirs := range [][]string{{labRun(t)}, {loadRun(t)}, {labRun(t), labRun(t)}} {
 		_, drawn := plots(t, dirs...)
 		if len(drawn) < 5 {
 			t.Errorf("%v: only %d charts seen", dirs, len(drawn))
@@ -177,7 +200,7 @@ func TestNoMarkOutsideItsAxis(t *testing.T) {
 // answer's chart ends with the answer, so its TTFT, first sentence and
 // end are spread across it; the speech has its own chart to its end.
 func TestAnswerHasItsOwnAxis(t *testing.T) {
-	dir := copyDir(t, labFixture)
+	dir := copyDir(t, labRun(t))
 	var s artifact.Sentence
 	readJSON(t, filepath.Join(dir, "sentence.json"), &s)
 	s.Pacing.EndMs = 44700
@@ -204,7 +227,7 @@ func TestAnswerHasItsOwnAxis(t *testing.T) {
 // cut_after_ms, no max_tokens) and a barge-in without cut_after_chunks
 // show no "0" plan and no "of 0" tokens.
 func TestCutWithoutPlan(t *testing.T) {
-	dir := copyDir(t, labFixture)
+	dir := copyDir(t, labRun(t))
 	var c artifact.Cancel
 	readJSON(t, filepath.Join(dir, "cancel.json"), &c)
 	zero := 0.0
@@ -216,16 +239,17 @@ func TestCutWithoutPlan(t *testing.T) {
 			t.Errorf("page shows %q", bad)
 		}
 	}
-	if !strings.Contains(page, "<td>tokens received (received_tokens)</td><td class=\"num\">473</td>") {
-		t.Errorf("page lacks the tokens received")
+	if row := "<td>tokens received (received_tokens)</td><td class=\"num\">" + num(c.ReceivedTokens) + "</td>"; !strings.Contains(page, row) {
+		t.Errorf("page lacks the tokens received: %s", row)
 	}
 }
 
-// TestPrefillFit: no fitted line below zero at zero tokens (the fixture's
-// free fit gives -23 ms), and TTFT drawn over prompt_ms, not under it.
+// TestPrefillFit: the fitted line goes through 0 at zero tokens (a free
+// fit may give a time below zero there), and TTFT is drawn over
+// prompt_ms, not under it.
 func TestPrefillFit(t *testing.T) {
-	page, drawn := plots(t, labFixture)
-	if !strings.Contains(page, ">0 (through 0)</td>") || strings.Contains(page, ">-23.") {
+	page, drawn := plots(t, labRun(t))
+	if !strings.Contains(page, ">0 (through 0)</td>") {
 		t.Errorf("the prefill fit's intercept is not held at 0")
 	}
 	p := drawn["Prefill: time against prompt length"]
@@ -242,7 +266,7 @@ func TestPrefillFit(t *testing.T) {
 // TestWideTablesGoUnder: a figure whose table has more than four columns
 // puts it under the chart at full width; no box scrolls sideways.
 func TestWideTablesGoUnder(t *testing.T) {
-	page := render(t, loadFixture)
+	page := render(t, loadRun(t))
 	if strings.Contains(styleCSS, "overflow-x: auto") {
 		t.Errorf("a table box scrolls sideways")
 	}
@@ -260,7 +284,7 @@ func TestWideTablesGoUnder(t *testing.T) {
 // requests apart; a percentile its sample cannot give (p99 of fewer than
 // 100 requests, p95 of fewer than 20) is marked.
 func TestLevelsCountCallsAndRequests(t *testing.T) {
-	dir := copyDir(t, loadFixture)
+	dir := copyDir(t, loadRun(t))
 	var doc map[string]any
 	readJSON(t, filepath.Join(dir, "load.json"), &doc)
 	lv := doc["levels"].([]any)[0].(map[string]any)
@@ -272,10 +296,10 @@ func TestLevelsCountCallsAndRequests(t *testing.T) {
 		!strings.Contains(page, "<td>1</td><td class=\"num\">2</td><td class=\"num\">6</td>") {
 		t.Errorf("the levels table does not show calls (2) beside requests (6)")
 	}
-	l := rundir.ReadLoad(loadFixture)
+	l := rundir.ReadLoad(loadRun(t))
 	d := l.Levels[0].Summary.TTFTMs
 	if d.N >= 100 || d.P99 == nil {
-		t.Fatalf("fixture's level 1 has %d requests", d.N)
+		t.Fatalf("the load run's first level has %d requests", d.N)
 	}
 	if !strings.Contains(page, ">"+num(*d.P99)+" *</td>") || !strings.Contains(page, "fewer requests than the percentile needs") {
 		t.Errorf("p99 of %d requests is not marked", d.N)
@@ -285,7 +309,7 @@ func TestLevelsCountCallsAndRequests(t *testing.T) {
 // TestTurnSection: voice calls of three turns get a section turn by
 // turn, one point per turn and level.
 func TestTurnSection(t *testing.T) {
-	dir := copyDir(t, loadFixture)
+	dir := copyDir(t, loadRun(t))
 	var doc map[string]any
 	readJSON(t, filepath.Join(dir, "load.json"), &doc)
 	points := 0
@@ -324,9 +348,9 @@ func TestTurnSection(t *testing.T) {
 // TestHangUpReadable: the barge-in's slot, busy 1.2 ms after a close at
 // 120 ms, has a close-up where the busy bar fills a fair share of the axis.
 func TestHangUpReadable(t *testing.T) {
-	_, drawn := plots(t, labFixture)
+	_, drawn := plots(t, labRun(t))
 	var b artifact.Bargein
-	readJSON(t, filepath.Join(labFixture, "bargein.json"), &b)
+	readJSON(t, filepath.Join(labRun(t), "bargein.json"), &b)
 	p := drawn["Barge-in: the close and the slot going idle"]
 	if p == nil {
 		t.Fatal("no close-up of the barge-in's hang-up")
