@@ -1,8 +1,6 @@
 package artifact
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,24 +59,5 @@ func TestDecodeCapsTheList(t *testing.T) {
 	err := Decode([]byte(`[{},{},{}]`), &p)
 	if err == nil || !strings.Contains(err.Error(), "and 6 more") {
 		t.Errorf("12 problems: %v", err)
-	}
-}
-
-// TestLabRecordsReadTheFixtures decodes every lab fixture of the report
-// into its record strictly.
-func TestLabRecordsReadTheFixtures(t *testing.T) {
-	dir := filepath.Join("..", "report", "testdata", "lab")
-	for name, v := range map[string]any{
-		HealthFile: &Health{}, PropsFile: &Props{}, TTFTFile: &TTFT{}, PrefillFile: &[]PrefillRow{},
-		CacheFile: &Cache{}, SentenceFile: &Sentence{}, CancelFile: &Cancel{}, BargeinFile: &Bargein{},
-		PrefixFile: &Prefix{}, ReportFile: &Report{},
-	} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Decode(data, v); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
 	}
 }
