@@ -249,20 +249,26 @@ func TestLoadCallsAndRequests(t *testing.T) {
 			t.Errorf("level %g request %d: run_ms %.3f, start_ms %.3f; level 1 ended at run_ms %.3f", r.Level, r.Index, *r.RunMs, *r.StartMs, lastOfFirst)
 		}
 	}
+	// t_ms is on each level's clock, run_ms on the run's: their difference
+	// is where the sample's level began, one value per level, and level 2
+	// began after level 1's last request ended.
 	samples := strictLines[artifact.LoadServerSample](t, filepath.Join(out, "server.jsonl"))
-	restarts := 0
-	for i := 1; i < len(samples); i++ {
-		if samples[i].RunMs == nil || samples[i-1].RunMs == nil {
-			t.Fatalf("server.jsonl line %d or %d has no run_ms", i, i+1)
+	begin := map[float64]float64{}
+	for i, s := range samples {
+		if s.RunMs == nil {
+			t.Fatalf("server.jsonl line %d has no run_ms", i+1)
 		}
-		if *samples[i].RunMs < *samples[i-1].RunMs {
-			t.Errorf("server.jsonl line %d: run_ms %.3f after %.3f", i+1, *samples[i].RunMs, *samples[i-1].RunMs)
+		if i > 0 && *s.RunMs < *samples[i-1].RunMs {
+			t.Errorf("server.jsonl line %d: run_ms %.3f after %.3f", i+1, *s.RunMs, *samples[i-1].RunMs)
 		}
-		if samples[i].TMs < samples[i-1].TMs {
-			restarts++
+		at := *s.RunMs - s.TMs
+		if b, ok := begin[s.Level]; ok && math.Abs(at-b) > 0.01 {
+			t.Errorf("server.jsonl line %d: level %g began at %.3f ms by this sample, at %.3f by an earlier one", i+1, s.Level, at, b)
+		} else if !ok {
+			begin[s.Level] = at
 		}
 	}
-	if restarts != 1 {
-		t.Errorf("t_ms restarted %d times in %d samples, want once (at level 2)", restarts, len(samples))
+	if b1, ok1 := begin[1]; !ok1 || begin[2] <= b1 || begin[2] < lastOfFirst-0.01 {
+		t.Errorf("levels began at %v ms (by server.jsonl); level 1's last request ended at run_ms %.3f", begin, lastOfFirst)
 	}
 }
