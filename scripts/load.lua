@@ -119,6 +119,24 @@ local function fmt3(d)
   return string.format("%s/%s/%s %-6s", cells[1], cells[2], cells[3], "(n=" .. d.n .. ")")
 end
 
+-- ci_line is a distribution's p50, p95 and p99 each with its 95 %
+-- interval over the same requests (docs/statistics.md), "p95 812 [790,
+-- 838]", or "too few samples" where n cannot bound that percentile.
+local function ms(x) return string.format(math.abs(x) < 10 and "%.1f" or "%.0f", x) end
+local function ci_line(name, d)
+  if d == nil or d.n == 0 then return nil end
+  local cells = {}
+  for i, p in ipairs({ 50, 95, 99 }) do
+    local ci = d["p" .. p .. "_ci"]
+    if type(ci) == "table" and type(d["p" .. p]) == "number" then
+      cells[i] = string.format("p%d %s [%s, %s]", p, ms(d["p" .. p]), ms(ci[1]), ms(ci[2]))
+    else
+      cells[i] = string.format("p%d too few samples", p)
+    end
+  end
+  return string.format("  %-9s %s  (n=%d, 95%% intervals)", name, table.concat(cells, "  "), d.n)
+end
+
 local function number_or(x, default)
   if type(x) == "number" then return x end
   return default
@@ -183,6 +201,10 @@ for _, level in ipairs(P.levels) do
   print(string.format("%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s", string.format("%g", level), summary.calls,
     summary.ok .. "/" .. summary.requests, fmt3(summary.ttft_ms), fmt3(summary.first_sentence_ms),
     number_or(summary.tokens_per_s, 0), counted > 0 and string.format("%.0f%%", good / counted * 100) or "-", verdict))
+  for _, f in ipairs({ { "ttft", summary.ttft_ms }, { "1st sent", summary.first_sentence_ms } }) do
+    local l = ci_line(f[1], f[2])
+    if l then print(l) end
+  end
   for _, line in ipairs(failure_lines(summary)) do print(line) end
   if summary.requests > 0 and summary.failed == summary.requests then
     print(string.format("  every request at this level failed: the sweep stops here"))

@@ -4,16 +4,30 @@ import "math"
 
 // Dist is one figure's distribution over N samples, and what the samples
 // are (Over, e.g. "requests with a first token"). With N = 0 every
-// percentile is null.
+// percentile is null. P50CI, P95CI and P99CI are the 95 % intervals of
+// those percentiles over the same N samples (docs/statistics.md), null
+// when N is too small to bound them ("too few samples").
 type Dist struct {
-	N    int      `json:"n"`
-	Over string   `json:"over,omitempty"`
-	P50  *float64 `json:"p50"`
-	P90  *float64 `json:"p90"`
-	P95  *float64 `json:"p95"`
-	P99  *float64 `json:"p99"`
-	Mean *float64 `json:"mean"`
-	Max  *float64 `json:"max"`
+	N     int         `json:"n"`
+	Over  string      `json:"over,omitempty"`
+	P50   *float64    `json:"p50"`
+	P50CI *[2]float64 `json:"p50_ci"`
+	P90   *float64    `json:"p90"`
+	P95   *float64    `json:"p95"`
+	P95CI *[2]float64 `json:"p95_ci"`
+	P99   *float64    `json:"p99"`
+	P99CI *[2]float64 `json:"p99_ci"`
+	Mean  *float64    `json:"mean"`
+	Max   *float64    `json:"max"`
+}
+
+// CI is an interval as an optional value: nil when it is unbounded or a
+// bound is not finite (see Num).
+func CI(unbounded bool, lo, hi float64) *[2]float64 {
+	if unbounded || Num(lo) == nil || Num(hi) == nil {
+		return nil
+	}
+	return &[2]float64{lo, hi}
 }
 
 // Num is a finite number as an optional value: nil for NaN, ±Inf and

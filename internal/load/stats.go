@@ -5,13 +5,17 @@ import (
 	"sort"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/interval"
 )
 
 // Dist summarises one measure over many requests. Percentiles interpolate
 // linearly between the closest ranks (as stats.percentile does).
+// P50CI, P95CI and P99CI are the 95 % order-statistic intervals of those
+// percentiles over the same values (internal/interval).
 type Dist struct {
 	N                             int
 	P50, P90, P95, P99, Mean, Max float64
+	P50CI, P95CI, P99CI           interval.Percentile
 }
 
 // Summarize returns the distribution of xs; NaN values (a request that
@@ -33,7 +37,8 @@ func Summarize(xs []float64) Dist {
 		sum += x
 	}
 	return Dist{N: len(s), P50: Percentile(s, 50), P90: Percentile(s, 90), P95: Percentile(s, 95),
-		P99: Percentile(s, 99), Mean: sum / float64(len(s)), Max: s[len(s)-1]}
+		P99: Percentile(s, 99), Mean: sum / float64(len(s)), Max: s[len(s)-1],
+		P50CI: interval.PercentileCI(s, 50), P95CI: interval.PercentileCI(s, 95), P99CI: interval.PercentileCI(s, 99)}
 }
 
 // Percentile is the p-th percentile of sorted values (p from 0 to 100).
@@ -59,5 +64,7 @@ func (d Dist) Record(over string) artifact.Dist {
 	}
 	out.P50, out.P90, out.P95, out.P99 = artifact.Num(d.P50), artifact.Num(d.P90), artifact.Num(d.P95), artifact.Num(d.P99)
 	out.Mean, out.Max = artifact.Num(d.Mean), artifact.Num(d.Max)
+	ci := func(c interval.Percentile) *[2]float64 { return artifact.CI(c.Unbounded || c.N == 0, c.Lo, c.Hi) }
+	out.P50CI, out.P95CI, out.P99CI = ci(d.P50CI), ci(d.P95CI), ci(d.P99CI)
 	return out
 }

@@ -1,0 +1,57 @@
+package load
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// A distribution's record carries the 95 % interval of p50, p95 and p99
+// over the same values: over 20 values the median lies between the 6th and
+// 15th smallest (B ~ Binomial(20, 1/2), P(B <= 5) = 0.0207), while p95 and
+// p99 of 20 cannot be bounded and are null ("too few samples"). Fails
+// before this change: the record has no p50_ci.
+func TestRecordPercentileIntervals(t *testing.T) {
+	xs := []float64{math.NaN(), math.Inf(1)}
+	for i := 20; i >= 1; i-- {
+		xs = append(xs, float64(10*i))
+	}
+	rec := Summarize(xs).Record("requests")
+	if rec.N != 20 || rec.P50CI == nil || *rec.P50CI != [2]float64{60, 150} {
+		t.Fatalf("p50_ci = %v over %d, want [60 150] over 20", rec.P50CI, rec.N)
+	}
+	if *rec.P50 < rec.P50CI[0] || *rec.P50 > rec.P50CI[1] {
+		t.Fatalf("p50 %v outside its interval %v", *rec.P50, *rec.P50CI)
+	}
+	if rec.P95CI != nil || rec.P99CI != nil {
+		t.Fatalf("p95_ci %v, p99_ci %v over 20 values, want null", rec.P95CI, rec.P99CI)
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"p50_ci":[60,150]`, `"p95_ci":null`, `"p99_ci":null`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("record %s lacks %s", data, want)
+		}
+	}
+	// 400 values bound all three, each interval holding its estimate.
+	var many []float64
+	for i := 1; i <= 400; i++ {
+		many = append(many, float64(i))
+	}
+	rec = Summarize(many).Record("requests")
+	for name, c := range map[string]struct {
+		est *float64
+		ci  *[2]float64
+	}{"p50": {rec.P50, rec.P50CI}, "p95": {rec.P95, rec.P95CI}, "p99": {rec.P99, rec.P99CI}} {
+		if c.ci == nil || *c.est < c.ci[0] || *c.est > c.ci[1] || c.ci[0] >= c.ci[1] {
+			t.Errorf("%s of 400 = %v, interval %v", name, *c.est, c.ci)
+		}
+	}
+	// No values: every interval null.
+	if rec := Summarize(nil).Record("requests"); rec.P50CI != nil || rec.P95CI != nil || rec.P99CI != nil {
+		t.Fatalf("n = 0: intervals %v %v %v, want null", rec.P50CI, rec.P95CI, rec.P99CI)
+	}
+}
