@@ -4,12 +4,16 @@
 -- At each level (calls at once, or calls per second) it runs the calls,
 -- records every request as it ends (requests.jsonl, requests.csv) and the
 -- server's own view (server.jsonl), then checks the SLOs on the level's
--- percentiles. The capacity is the highest level whose SLOs hold.
+-- percentiles. The capacity is the highest level whose SLOs hold. With
+-- --search (P.search_max > 0) the levels are not given: search_next
+-- chooses each from the verdicts so far (doubling, then bisection).
 local calls = require("calls")
 local prompt = require("prompt")
 local runinfo = dofile("runinfo.lua")
 
 local P = PARAMS
+-- search_max is 0 without --search (and absent from an older caller's PARAMS).
+P.search_max = P.search_max or 0
 local docs = P.docs > 0 and kb_docs() or {}
 if #docs < P.docs then
   error(string.format("load: --docs %d, but the KB has %d documents", P.docs, #docs))
@@ -27,7 +31,8 @@ local caps = server_caps()
 local props_table = caps.kind == "llama.cpp" and props() or {}
 local settings = {
   -- --requests is the calls per level; each makes --turns requests.
-  server = SERVER, server_kind = caps.kind, mode = P.mode, levels = P.levels, calls = P.requests,
+  server = SERVER, server_kind = caps.kind, mode = P.mode,
+  levels = P.search_max > 0 and json_array() or P.levels, search_max = P.search_max > 0 and P.search_max or nil, calls = P.requests,
   requests = P.requests * P.turns, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
   seed = P.seed, warmup = P.warmup, slo = P.slo, api = API or "chat",
@@ -162,8 +167,12 @@ local function failure_lines(summary)
   return lines
 end
 
+local levels_text = table.concat(P.levels, ",")
+if P.search_max > 0 then
+  levels_text = string.format("searched in 1..%d", P.search_max)
+end
 print(string.format("ttftlab load: server %s, %s levels %s, per level %d calls of %d turn%s each (%d requests), %d docs, max_tokens %d",
-  SERVER, P.mode, table.concat(P.levels, ","), P.requests, P.turns, P.turns == 1 and "" or "s", P.requests * P.turns,
+  SERVER, P.mode, levels_text, P.requests, P.turns, P.turns == 1 and "" or "s", P.requests * P.turns,
   P.docs, P.max_tokens))
 local slo_text = {}
 for i, s in ipairs(P.slo) do slo_text[i] = s.text end
@@ -171,7 +180,8 @@ print("SLO: " .. table.concat(slo_text, ", "))
 print(string.format("\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s", P.mode == "rate" and "rate/s" or "at once", "calls",
   "requests ok", "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
 
-for _, level in ipairs(P.levels) do
+-- run_level runs one level, records and prints it, and returns its row.
+local function run_level(level)
   local opts = {
     calls = P.requests, turns = P.turns, think_ms = P.think_ms, seed = P.seed, arrival = P.arrival,
     system = SYSTEM, docs = P.docs,
@@ -206,19 +216,47 @@ for _, level in ipairs(P.levels) do
     if l then print(l) end
   end
   for _, line in ipairs(failure_lines(summary)) do print(line) end
-  if summary.requests > 0 and summary.failed == summary.requests then
-    print(string.format("  every request at this level failed: the sweep stops here"))
-    break
-  end
+  return row
 end
 
--- The capacity: the highest level whose SLOs hold, with the level above it.
+local function all_failed(row) return row.summary.requests > 0 and row.summary.failed == row.summary.requests end
+
 local capacity, above
-for i, row in ipairs(result.levels) do
-  if row.slo_met then capacity, above = row, result.levels[i + 1] end
-end
-if capacity then
-  result.capacity = { level = capacity.level, next = above and { level = above.level, slo = above.slo } or json_null }
+if P.search_max > 0 then
+  -- The search: each level's verdict decides the next (search_next).
+  -- A level where every request failed did not hold: the search goes on
+  -- below it.
+  local path, found = json_array(), 0
+  while true do
+    local level, cap = search_next(path, P.search_max)
+    if not level then found = cap break end
+    local row = run_level(level)
+    settings.levels[#settings.levels + 1] = level
+    path[#path + 1] = { level = level, met = row.slo_met, value_ms = row.slo[1].value_ms }
+  end
+  table.sort(result.levels, function(a, b) return a.level < b.level end)
+  -- The capacity is the level found; above it the lowest level that did
+  -- not hold.
+  for _, row in ipairs(result.levels) do
+    if row.level == found then capacity = row end
+    if not row.slo_met and row.level > found and not above then above = row end
+  end
+  result.capacity = { level = found, next = above and { level = above.level, slo = above.slo } or json_null, search = path }
+else
+  for _, level in ipairs(P.levels) do
+    local row = run_level(level)
+    if all_failed(row) then
+      print(string.format("  every request at this level failed: the sweep stops here"))
+      break
+    end
+  end
+  -- The capacity: the highest level whose SLOs hold, with the level above it.
+  for i, row in ipairs(result.levels) do
+    if row.slo_met then capacity, above = row, result.levels[i + 1] end
+  end
+  if capacity then
+    result.capacity = { level = capacity.level, next = above and { level = above.level, slo = above.slo } or json_null }
+  end
 end
 write_json("load.json", result)
 
@@ -245,7 +283,8 @@ if capacity then
     line = line .. string.format("; at %g: %s", above.level,
       type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why))
   else
-    line = line .. "; every level held: try higher ones"
+    line = line .. (P.search_max > 0 and string.format("; every level held up to --search-max %d", P.search_max)
+      or "; every level held: try higher ones")
   end
   print(line)
 else
@@ -254,6 +293,14 @@ else
   if first and first.summary.requests > 0 and first.summary.failed == first.summary.requests then
     why = "failed every request"
   end
-  print(string.format("capacity: none: already %g%s %s", P.levels[1], unit(P.levels[1]), why))
+  local lowest = first and first.level or P.levels[1]
+  print(string.format("capacity: none: already %g%s %s", lowest, unit(lowest), why))
+end
+if P.search_max > 0 then
+  local steps = {}
+  for i, s in ipairs(result.capacity.search) do
+    steps[i] = string.format("%d %s", s.level, s.met and "held" or "missed")
+  end
+  print("search: " .. table.concat(steps, ", "))
 end
 print(string.format("artifacts in %s: load.json, requests.jsonl, requests.csv, server.jsonl", OUT))

@@ -39,8 +39,13 @@ type LoadSettings struct {
 	// in a load.json written before kinds were told apart.
 	ServerKind string `json:"server_kind,omitempty"`
 	// Mode is "concurrency" (a closed loop) or "rate" (an open one).
-	Mode   string    `json:"mode"`
+	Mode string `json:"mode"`
+	// Levels are the levels given, or with a search (SearchMax > 0) the
+	// levels it ran, in the order it ran them.
 	Levels []float64 `json:"levels"`
+	// SearchMax is the largest level a capacity search (--search) may
+	// try; absent without a search.
+	SearchMax int `json:"search_max,omitempty"`
 	// Calls is the number of calls per level (the --requests flag);
 	// Requests the requests they make, Calls x Turns (a call that fails
 	// ends early, so a level may make fewer). 0 in a load.json written
@@ -149,10 +154,23 @@ type SLOVerdict struct {
 }
 
 // Capacity is the highest level that met every SLO, and the level above
-// it with its verdicts (null when every level held).
+// it with its verdicts (null when every level held). With a search it is
+// never null: Level is 0 when no level held, and Search is the path.
 type Capacity struct {
 	Level float64       `json:"level"`
 	Next  *CapacityNext `json:"next"`
+	// Search is a capacity search's levels in the order it ran them;
+	// absent without a search.
+	Search []SearchStep `json:"search,omitempty"`
+}
+
+// SearchStep is one level of a capacity search: whether its SLOs held,
+// and the first SLO's value at it (null when that percentile falls on a
+// failed or missing request).
+type SearchStep struct {
+	Level   float64  `json:"level"`
+	Met     bool     `json:"met"`
+	ValueMs *float64 `json:"value_ms"`
 }
 
 // CapacityNext is the first level that did not hold.

@@ -16,7 +16,15 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitGate is a CI gate that failed (load's --fail-below,
+	// --max-error-rate): the run itself went well.
+	exitGate = 3
 )
+
+// gateError is a CI gate that failed: exit 3 and its message.
+type gateError struct{ msg string }
+
+func (e *gateError) Error() string { return e.msg }
 
 // signalExit is the exit code of a command that sig stopped: 128 plus the
 // signal's number, as a shell reports a process the signal killed: 129
@@ -63,6 +71,7 @@ func (e *env) exit(err error) int {
 	var usage *usageError
 	var code exitCode
 	var scriptExit *runtime.ExitError
+	var gate *gateError
 	stop := e.signals.stopped()
 	if stop == syscall.SIGPIPE {
 		// The output's reader has gone: whatever the command says next
@@ -76,6 +85,9 @@ func (e *env) exit(err error) int {
 		return int(code)
 	case errors.As(err, &scriptExit):
 		return scriptExit.Code
+	case errors.As(err, &gate):
+		fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), gate)
+		return exitGate
 	case errors.As(err, &usage):
 		fmt.Fprintf(e.Err, "%s: %v\n\n%s", label(usage.cmd), usage.err, usage.usage)
 		return exitUsage

@@ -31,6 +31,12 @@ type loadCmd struct {
 	docs, maxTokens, warmup    int
 	slos                       []string
 	noReport                   bool
+	// search is --search; searchMax --search-max.
+	search    bool
+	searchMax int
+	// failBelow (--fail-below) and maxErrorRate (--max-error-rate) are
+	// the CI gates; failBelow 0 and maxErrorRate 1 are off.
+	failBelow, maxErrorRate float64
 }
 
 func newLoad(e *env) runner { return &loadCmd{env: e} }
@@ -48,8 +54,13 @@ the highest level whose SLOs hold. A server it starts gets --ctx tokens of conte
 slot and, unless --slots, as many slots as the largest --concurrency level, or with
 --rate as many as calls are in flight (see --slots). Artifacts in --out: load.json,
 requests.jsonl, requests.csv, server.jsonl; Ctrl-C keeps them, the level it stopped
-marked interrupted. Exits 1 when every request of a level failed (the sweep stops
-there), naming the failure kinds; a missed SLO or a partial failure still exits 0.`
+marked interrupted. With --search the levels are not given: it doubles the calls at
+once from 1 up to --search-max while the SLOs hold, then bisects on whole numbers to
+the largest level that holds (a server it starts gets --search-max slots). Exits 1
+when every request of a level failed (the sweep stops there; with --search, when no
+level held and one failed every request), naming the failure kinds; exits 3 when a
+gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
+otherwise exits 0.`
 
 // loadRequestTimeout is load's --request-timeout: a call of a voice agent
 // that has not answered in 5 minutes has failed.
@@ -71,6 +82,10 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.intVar(&c.maxTokens, "max-tokens", 64, 1, 1000000, "answer length limit")
 	fs.intVar(&c.warmup, "warmup", 0, 0, 1000000, "requests per level left out of the summaries")
 	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
+	fs.BoolVar(&c.search, "search", false, "search the capacity: calls at once doubling from 1, then bisection (instead of --concurrency levels)")
+	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries")
+	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
+	fs.floatVar(&c.maxErrorRate, "max-error-rate", 1, 0, 1, "exit 3 when a level's share of failed requests is above this (a CI gate, e.g. 0.01; 1: off)")
 	// A server that load starts is sized for the load (sizeServer): say so
 	// where the shared server flags are described for every command.
 	if f := fs.Lookup("ctx"); f != nil {
@@ -126,21 +141,74 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	if err := c.env.runScript(ctx, s); err != nil {
 		return err
 	}
-	return allFailed(c.flags.out)
+	if err := allFailed(c.flags.out); err != nil {
+		return err
+	}
+	return c.gates(c.flags.out)
+}
+
+// gates checks the CI gates on load.json: a capacity below --fail-below,
+// a level whose share of failed requests is above --max-error-rate. A
+// failed gate is a gateError (exit 3).
+func (c *loadCmd) gates(out string) error {
+	if c.failBelow <= 0 && c.maxErrorRate >= 1 {
+		return nil
+	}
+	doc, err := readLoad(out)
+	if err != nil || doc == nil {
+		return err
+	}
+	var failed []string
+	for _, lv := range doc.Levels {
+		s := lv.Summary
+		if s.Requests > 0 && float64(s.Failed)/float64(s.Requests) > c.maxErrorRate {
+			failed = append(failed, fmt.Sprintf("at level %g, %d of %d requests failed (%.1f%%), above --max-error-rate %g",
+				lv.Level, s.Failed, s.Requests, 100*float64(s.Failed)/float64(s.Requests), c.maxErrorRate))
+		}
+	}
+	if c.failBelow > 0 {
+		capacity := 0.0
+		if doc.Capacity != nil {
+			capacity = doc.Capacity.Level
+		}
+		if capacity < c.failBelow {
+			failed = append(failed, fmt.Sprintf("the capacity %g is below --fail-below %g", capacity, c.failBelow))
+		}
+	}
+	if len(failed) > 0 {
+		return &gateError{msg: strings.Join(failed, "; ")}
+	}
+	return nil
+}
+
+// readLoad reads OUT/load.json; nil without an error when the script
+// wrote none.
+func readLoad(out string) (*artifact.Load, error) {
+	data, err := os.ReadFile(filepath.Join(out, "load.json"))
+	if err != nil {
+		return nil, nil // the script said what it did; nothing measured
+	}
+	var doc artifact.Load
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", filepath.Join(out, "load.json"), err)
+	}
+	return &doc, nil
 }
 
 // allFailed is the run's error when every request of a level failed (the
 // script stops its sweep there): the level, and the top failure kinds
 // with their counts and one message each. A level where only some failed
 // is no error; a missed SLO is none either.
+//
+// A search (settings.search_max) runs on below a level where every
+// request failed: only when no level held is that the run's error.
 func allFailed(out string) error {
-	data, err := os.ReadFile(filepath.Join(out, "load.json"))
-	if err != nil {
-		return nil // the script said what it did; nothing measured, nothing failed
+	doc, err := readLoad(out)
+	if err != nil || doc == nil {
+		return err
 	}
-	var doc artifact.Load
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("reading %s: %w", filepath.Join(out, "load.json"), err)
+	if doc.Settings.SearchMax > 0 && doc.Capacity != nil && doc.Capacity.Level > 0 {
+		return nil
 	}
 	for _, lv := range doc.Levels {
 		s := lv.Summary
@@ -170,6 +238,12 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 	switch {
 	case c.rate != "" && c.concurrency != "":
 		return nil, nil, fmt.Errorf("give --concurrency (calls at once) or --rate (calls per second), not both")
+	case c.search && c.rate != "":
+		return nil, nil, fmt.Errorf("--search searches calls at once; a search of --rate is not built yet")
+	case c.search && c.concurrency != "":
+		return nil, nil, fmt.Errorf("--search chooses the levels itself (1 up to --search-max): drop --concurrency")
+	case c.search:
+		list = strconv.Itoa(c.searchMax) // the levels the server is sized for
 	case c.rate != "":
 		mode, list = "rate", c.rate
 	case list == "":
@@ -195,11 +269,17 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 	for i, l := range levels {
 		lv[i] = l
 	}
+	searchMax := 0
+	if c.search {
+		// The script chooses the levels; levels is what the server is
+		// sized for.
+		lv, searchMax = []any{}, c.searchMax
+	}
 	return map[string]any{
 		"mode": mode, "levels": lv, "arrival": c.arrival, "seed": float64(c.seed),
 		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
 		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
-		"warmup": float64(c.warmup), "slo": sloList,
+		"warmup": float64(c.warmup), "slo": sloList, "search_max": float64(searchMax),
 	}, levels, nil
 }
 
