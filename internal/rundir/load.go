@@ -44,6 +44,11 @@ func ReadLoad(dir string) *Load {
 	var doc artifact.Load
 	if readJSON(dir, loadMarker, &doc, &p) {
 		l.Settings, l.Levels, l.Capacity = doc.Settings, doc.Levels, doc.Capacity
+		if c := l.Capacity; c != nil && c.Level == 0 {
+			// A search whose every level missed records level 0 (and its
+			// path): no level held, as a null capacity says.
+			l.Capacity = nil
+		}
 		var old legacyLevels
 		if data, ok := readFile(dir, loadMarker, &p); ok && json.Unmarshal(data, &old) == nil {
 			for i, lv := range old.Levels {

@@ -107,3 +107,15 @@ func TestReadLabExtraFiles(t *testing.T) {
 		t.Errorf("no check outcomes")
 	}
 }
+
+// TestSearchWithoutCapacity: a search whose every level missed writes
+// capacity level 0 with its path; the run has no capacity, as a null one
+// says, so no page calls "level 0" a capacity.
+func TestSearchWithoutCapacity(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "load.json", `{"settings": {"mode": "concurrency", "slo": [{"metric": "ttft_ms", "percentile": 50, "limit_ms": 1}]},
+	  "levels": [{"level": 1, "summary": {}}], "capacity": {"level": 0, "next": null, "search": [{"level": 1, "met": false, "value_ms": 5}]}}`)
+	if l := ReadLoad(dir); l.Capacity != nil {
+		t.Errorf("capacity %+v, want none", l.Capacity)
+	}
+}
