@@ -65,19 +65,18 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
 		return HealthReport{Summary: "not answering"}
 	}
 	r := HealthReport{Answered: true, Status: code, ContentType: header.Get("Content-Type")}
-	var h struct {
-		Status string `json:"status"`
-	}
+	// The answer is read by the rules every kind's probe uses
+	// (servers.HealthyBody, servers.LoadingBody).
 	switch {
-	case code == http.StatusOK && json.Unmarshal(body, &h) == nil && h.Status == "ok":
+	case code == http.StatusOK && servers.HealthyBody(body):
 		r.OK, r.Summary = true, "ok"
-	case code == http.StatusServiceUnavailable && loadingBody(body):
+	case code == http.StatusServiceUnavailable && servers.LoadingBody(body):
 		r.Loading, r.Summary = true, "loading model"
 	case code == http.StatusServiceUnavailable:
 		r.Busy, r.Summary = true, fmt.Sprintf("busy/overloaded (HTTP 503: %q)", bytes.TrimSpace(firstBytes(body, 120)))
 	case servers.Others(ctx, getter(ep), servers.HealthReport{Answered: true, Path: "/health", Status: code}).OK:
-		// Another kind of server (vLLM's empty 200, Ollama's
-		// /api/version, a hosted API's /v1/models): ready too.
+		// Another kind of server (Ollama's /api/version, a hosted API's
+		// /v1/models): ready too.
 		r.OK, r.Summary = true, "ok"
 	default:
 		ct := r.ContentType
@@ -167,11 +166,4 @@ func tlsFailure(err error) bool {
 	var alert tls.AlertError
 	return errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) ||
 		errors.As(err, &invalid) || errors.As(err, &alert) || errors.Is(err, stream.ErrPlainHTTP)
-}
-
-// loadingBody is a 503 body that says the model is loading, or an empty
-// one (nothing else to go by).
-func loadingBody(body []byte) bool {
-	b := bytes.ToLower(bytes.TrimSpace(body))
-	return len(b) == 0 || bytes.Contains(b, []byte("loading"))
 }

@@ -38,10 +38,10 @@ func Health(ctx context.Context, g Getter) HealthReport {
 	}
 	r := HealthReport{Answered: true, Path: "/health", Status: code}
 	switch {
-	case code == http.StatusOK && healthyBody(body):
+	case code == http.StatusOK && HealthyBody(body):
 		r.OK, r.Summary = true, "ok"
 		return r
-	case code == http.StatusServiceUnavailable:
+	case code == http.StatusServiceUnavailable && LoadingBody(body):
 		r.Loading, r.Summary = true, "loading model"
 		return r
 	}
@@ -75,9 +75,9 @@ func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
 	return r
 }
 
-// healthyBody is an empty body (vLLM), or JSON whose status, when it has
+// HealthyBody is an empty body (vLLM), or JSON whose status, when it has
 // one, is "ok" (llama.cpp, SGLang); an HTML page is some other program.
-func healthyBody(b []byte) bool {
+func HealthyBody(b []byte) bool {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return true
@@ -96,4 +96,12 @@ func summary(path string, code int, body []byte) string {
 		b = b[:120]
 	}
 	return fmt.Sprintf("GET %s: HTTP %d %q", path, code, b)
+}
+
+// LoadingBody is a 503 body that says the model is loading (llama-server's
+// "Loading model"), or an empty one (older builds); any other 503 is a
+// busy or overloaded server, not one still starting.
+func LoadingBody(body []byte) bool {
+	b := bytes.ToLower(bytes.TrimSpace(body))
+	return len(b) == 0 || bytes.Contains(b, []byte("loading"))
 }
