@@ -1,0 +1,108 @@
+package rundir
+
+import (
+	"math"
+	"sort"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/interval"
+)
+
+// Pool makes each figure's record pooled over runs: runs[i] are the
+// samples of run i (Lab.Samples or Load.Samples). A figure is in the
+// order of its first appearance; a run that lacks it adds no samples.
+func Pool(runs [][]Sample) []artifact.Figure {
+	type acc struct {
+		s      Sample
+		perRun [][]float64
+	}
+	var order []string
+	by := map[string]*acc{}
+	for i, run := range runs {
+		for _, s := range run {
+			a := by[s.Name]
+			if a == nil {
+				a = &acc{s: Sample{Name: s.Name, Unit: s.Unit, Over: s.Over}, perRun: make([][]float64, len(runs))}
+				by[s.Name] = a
+				order = append(order, s.Name)
+			}
+			a.perRun[i] = append(a.perRun[i], s.Values...)
+		}
+	}
+	out := make([]artifact.Figure, 0, len(order))
+	for _, name := range order {
+		a := by[name]
+		out = append(out, FigureOf(a.s, a.perRun))
+	}
+	return out
+}
+
+// FigureOf is one figure's record from its samples run by run (a run
+// without samples is left out).
+func FigureOf(s Sample, perRun [][]float64) artifact.Figure {
+	f := artifact.Figure{Name: s.Name, Unit: s.Unit, Over: s.Over}
+	var pooled, means []float64
+	failed := false
+	for _, vs := range perRun {
+		if len(vs) == 0 {
+			continue
+		}
+		f.Runs++
+		pooled = append(pooled, vs...)
+		sum, bad := 0.0, false
+		for _, v := range vs {
+			if math.IsInf(v, 1) {
+				f.Failed++
+				bad = true
+			}
+			sum += v
+		}
+		if bad {
+			failed = true
+			f.RunMeans = append(f.RunMeans, nil)
+			continue
+		}
+		m := sum / float64(len(vs))
+		means = append(means, m)
+		f.RunMeans = append(f.RunMeans, artifact.Num(m))
+	}
+	f.N = len(pooled)
+	if f.N == 0 {
+		return f
+	}
+	sorted := append([]float64(nil), pooled...)
+	sort.Float64s(sorted)
+	pct := func(p float64) (*float64, *[2]float64) {
+		ci := interval.PercentileCI(sorted, p)
+		return artifact.Num(percentile(sorted, p)), artifact.CI(ci.Unbounded, ci.Lo, ci.Hi)
+	}
+	f.P50, f.P50CI = pct(50)
+	f.P95, f.P95CI = pct(95)
+	f.P99, f.P99CI = pct(99)
+	if failed {
+		return f
+	}
+	f.MeanOver = "runs"
+	if f.Runs < 2 {
+		f.MeanOver, means = "samples", pooled
+	}
+	m := interval.MeanCI(means)
+	f.Mean, f.MeanCI = artifact.Num(m.Mean), artifact.CI(m.Unbounded, m.Lo, m.Hi)
+	return f
+}
+
+// percentile interpolates between the closest ranks of sorted values, as
+// load's and the stdlib's percentiles do; +Inf (failed) values sort last,
+// so a percentile that reaches them is +Inf (null in the record).
+func percentile(sorted []float64, p float64) float64 {
+	h := (float64(len(sorted)) - 1) * p / 100
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	if h == lo {
+		return sorted[i]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+}

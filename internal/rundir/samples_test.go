@@ -1,0 +1,118 @@
+package rundir
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/artifact"
+)
+
+func TestLabSamples(t *testing.T) {
+	pm := 3.5
+	l := &Lab{
+		TTFT:    &TTFT{Runs: []artifact.TTFTRun{{TTFTMs: 10, TotalMs: 50}, {TTFTMs: 12, TotalMs: 55}}},
+		Prefill: []PrefillRow{{Docs: 0, TTFTMs: 8}, {Docs: 4, TTFTMs: 20, PromptMs: &pm}},
+		Cache:   &Cache{First: Tokens{TTFTMs: 30}, Second: Tokens{TTFTMs: 9}, ChangedPrefix: Tokens{TTFTMs: 31}},
+	}
+	got := map[string][]float64{}
+	var names []string
+	for _, s := range l.Samples() {
+		got[s.Name] = s.Values
+		names = append(names, s.Name)
+		if s.Unit != "ms" || s.Over == "" {
+			t.Errorf("%s: unit %q over %q", s.Name, s.Unit, s.Over)
+		}
+	}
+	want := []string{"ttft_ms", "total_ms", "prefill 0 docs ttft_ms", "prefill 4 docs ttft_ms", "prefill 4 docs prompt_ms",
+		"cache first ttft_ms", "cache hit ttft_ms", "cache changed first line ttft_ms"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("figures %q, want %q", names, want)
+	}
+	if !slices.Equal(got["ttft_ms"], []float64{10, 12}) || !slices.Equal(got["prefill 4 docs prompt_ms"], []float64{3.5}) {
+		t.Fatalf("values %v", got)
+	}
+}
+
+func TestLoadSamplesFailuresAboveAndWarmupOut(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	kind := "http"
+	req := func(level float64, warm bool, ttft *float64, failed bool) artifact.LoadRequest {
+		r := artifact.LoadRequest{Level: level}
+		r.Warmup, r.TTFTMs, r.FirstSentenceMs, r.TotalMs = warm, ttft, ttft, ttft
+		if failed {
+			r.ErrorKind = &kind
+		}
+		return r
+	}
+	l := &Load{Requests: []artifact.LoadRequest{
+		req(2, true, f(1), false), req(2, false, f(5), false), req(2, false, f(7), true),
+		req(1, false, f(3), false), req(1, false, nil, false),
+	}}
+	ss := l.Samples()
+	if len(ss) != 6 {
+		t.Fatalf("%d figures, want 2 levels x 3 metrics", len(ss))
+	}
+	if ss[0].Name != "level 2 ttft_ms" || ss[3].Name != "level 1 ttft_ms" {
+		t.Fatalf("order %q, %q: want the levels as they ran", ss[0].Name, ss[3].Name)
+	}
+	if v := ss[0].Values; len(v) != 2 || v[0] != 5 || !math.IsInf(v[1], 1) || ss[0].Failed() != 1 {
+		t.Fatalf("level 2: %v, want the warm-up out and the failure as +Inf", v)
+	}
+	if v := ss[3].Values; len(v) != 2 || !math.IsInf(v[1], 1) {
+		t.Fatalf("level 1: %v, want a request without a time as +Inf", v)
+	}
+}
+
+func TestRunDirs(t *testing.T) {
+	dir := t.TempDir()
+	if ds, err := RunDirs(dir); err != nil || ds != nil {
+		t.Fatalf("single run: %v, %v", ds, err)
+	}
+	for _, n := range []string{"run-2", "run-10", "run-1", "run-x", "run-01"} {
+		if err := os.Mkdir(filepath.Join(dir, n), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := RunDirs(dir); err == nil || !strings.Contains(err.Error(), "run-10 but no run-3") {
+		t.Fatalf("gap: %v", err)
+	}
+	for i := 3; i <= 9; i++ {
+		if err := os.Mkdir(filepath.Join(dir, "run-"+string(rune('0'+i))), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := RunDirs(dir)
+	if err != nil || len(ds) != 10 || filepath.Base(ds[1]) != "run-2" || filepath.Base(ds[9]) != "run-10" {
+		t.Fatalf("%v, %v", ds, err)
+	}
+}
+
+func TestPool(t *testing.T) {
+	inf := math.Inf(1)
+	runs := [][]Sample{
+		{{Name: "ttft_ms", Unit: "ms", Over: "x", Values: []float64{10, 11, 12, 13, 14}}, {Name: "cache hit ttft_ms", Unit: "ms", Values: []float64{5}}},
+		{{Name: "ttft_ms", Unit: "ms", Over: "x", Values: []float64{20, 21, 22, 23, 24}}, {Name: "fail", Unit: "ms", Values: []float64{1, inf}}},
+	}
+	fs := Pool(runs)
+	if len(fs) != 3 || fs[0].Name != "ttft_ms" || fs[1].Name != "cache hit ttft_ms" || fs[2].Name != "fail" {
+		t.Fatalf("%+v", fs)
+	}
+	f := fs[0]
+	if f.N != 10 || f.Runs != 2 || f.MeanOver != "runs" || *f.Mean != 17 || f.MeanCI == nil || f.MeanCI[0] >= 12 || f.MeanCI[1] <= 22 {
+		t.Fatalf("ttft: %+v mean_ci %v", f, f.MeanCI)
+	}
+	// p50 of 10: ranks 2..9 (the exact binomial interval).
+	if *f.P50 != 17 || f.P50CI == nil || f.P50CI[0] != 11 || f.P50CI[1] != 23 || f.P95CI != nil || f.P99CI != nil {
+		t.Fatalf("ttft percentiles: p50 %v %v p95_ci %v", *f.P50, f.P50CI, f.P95CI)
+	}
+	if h := fs[1]; h.Runs != 1 || h.MeanOver != "samples" || h.MeanCI != nil || *h.Mean != 5 || h.P50CI != nil {
+		t.Fatalf("one sample: %+v", h)
+	}
+	if x := fs[2]; x.Failed != 1 || x.Mean != nil || x.MeanCI != nil || x.RunMeans[0] != nil || x.P99 != nil {
+		t.Fatalf("a failure: %+v", x)
+	}
+}
