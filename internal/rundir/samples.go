@@ -8,38 +8,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"ttftlab/internal/figures"
 )
-
-// Sample is one figure of a run as the values it was measured from: the
-// five TTFTs of the ttft step, the requests of a load level. A failed
-// request counts as +Inf (above every finite value), so a percentile over
-// Values says what the callers met, failures included.
-type Sample struct {
-	// Name identifies the figure across runs ("ttft_ms", "level 4
-	// first_sentence_ms"): the same name in two runs is the same figure.
-	Name string
-	Unit string
-	// Over says what the values are ("ttft step runs, cache off").
-	Over   string
-	Values []float64
-}
-
-// Failed is how many values are failures (+Inf).
-func (s Sample) Failed() int {
-	n := 0
-	for _, v := range s.Values {
-		if math.IsInf(v, 1) {
-			n++
-		}
-	}
-	return n
-}
 
 // Samples are the timed figures of a lab run, each with the values it was
 // measured from, in a fixed order. A figure the run lacks (a step not run)
 // is left out; so is a value that is not finite in the artifact.
-func (l *Lab) Samples() []Sample {
-	var out []Sample
+func (l *Lab) Samples() []figures.Sample {
+	var out []figures.Sample
 	add := func(name, over string, vs ...float64) {
 		var keep []float64
 		for _, v := range vs {
@@ -48,7 +25,7 @@ func (l *Lab) Samples() []Sample {
 			}
 		}
 		if len(keep) > 0 {
-			out = append(out, Sample{Name: name, Unit: "ms", Over: over, Values: keep})
+			out = append(out, figures.Sample{Name: name, Unit: "ms", Over: over, Values: keep})
 		}
 	}
 	if l.TTFT != nil {
@@ -98,7 +75,7 @@ var LoadMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms"}
 // Samples are the timed figures of a load run: per level and metric the
 // requests after warm-up, a failed request (or one without that time) as
 // +Inf. Levels are in the order they ran.
-func (l *Load) Samples() []Sample {
+func (l *Load) Samples() []figures.Sample {
 	type key struct {
 		level  float64
 		metric string
@@ -133,11 +110,11 @@ func (l *Load) Samples() []Sample {
 			vals[k] = append(vals[k], v)
 		}
 	}
-	var out []Sample
+	var out []figures.Sample
 	for _, lv := range levels {
 		name := strconv.FormatFloat(lv, 'f', -1, 64)
 		for _, m := range LoadMetrics {
-			out = append(out, Sample{Name: "level " + name + " " + m, Unit: "ms",
+			out = append(out, figures.Sample{Name: "level " + name + " " + m, Unit: "ms",
 				Over: "requests of level " + name + " after warm-up, failed ones above every time", Values: vals[key{lv, m}]})
 		}
 	}

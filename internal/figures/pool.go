@@ -1,4 +1,4 @@
-package rundir
+package figures
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 )
 
 // Pool makes each figure's record pooled over runs: runs[i] are the
-// samples of run i (Lab.Samples or Load.Samples). A figure is in the
+// samples of run i (rundir's Lab.Samples or Load.Samples). A figure is in the
 // order of its first appearance; a run that lacks it adds no samples.
 func Pool(runs [][]Sample) []artifact.Figure {
 	type acc struct {
