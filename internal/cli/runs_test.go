@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/artifact"
+)
+
+// strictRuns decodes OUT/runs.json strictly into its record type.
+func strictRuns(t *testing.T, out string) artifact.Runs {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, artifact.RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc artifact.Runs
+	if err := artifact.DecodeStrict(data, &doc); err != nil {
+		t.Fatalf("runs.json does not decode strictly into artifact.Runs: %v\n%s", err, data)
+	}
+	return doc
+}
+
+func figureNamed(t *testing.T, doc artifact.Runs, name string) artifact.Figure {
+	t.Helper()
+	for _, f := range doc.Figures {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("runs.json has no figure %q", name)
+	return artifact.Figure{}
+}
+
+// levelRequests is how many requests of a level after warm-up a load
+// folder's load.json counts.
+func levelRequests(t *testing.T, dir string, level float64) int {
+	t.Helper()
+	for _, l := range strictLoad(t, dir).Levels {
+		if l.Level == level {
+			return l.Summary.Requests
+		}
+	}
+	t.Fatalf("%s: no level %g", dir, level)
+	return 0
+}
+
+// TestLoadRunsPools: load --runs 2 against one fake server writes two
+// whole load folders and runs.json, whose figures pool the requests of
+// both runs (n is the sum of the runs' n), with the mean over the 2
+// runs; the console says which run is running and prints the pooled
+// figures; check passes on the folder. Fails before this change: load
+// has no --runs.
+func TestLoadRunsPools(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4", "--docs", "0",
+		"--out", out, "--no-report", "--runs", "2")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(stderr, "ttftlab load: run 1 of 2\n") || !strings.Contains(stderr, "ttftlab load: run 2 of 2\n") {
+		t.Errorf("stderr does not say which run is running")
+	}
+	runs := []string{filepath.Join(out, "run-1"), filepath.Join(out, "run-2")}
+	doc := strictRuns(t, out)
+	if doc.Kind != "load" || !slices.Equal(doc.Dirs, []string{"run-1", "run-2"}) {
+		t.Fatalf("runs.json kind %q dirs %q", doc.Kind, doc.Dirs)
+	}
+	for _, level := range []float64{1, 2} {
+		name := "level " + map[float64]string{1: "1", 2: "2"}[level] + " ttft_ms"
+		f := figureNamed(t, doc, name)
+		want := levelRequests(t, runs[0], level) + levelRequests(t, runs[1], level)
+		if f.N != want || f.Runs != 2 || f.Failed != 0 || f.MeanOver != "runs" || len(f.RunMeans) != 2 {
+			t.Errorf("%s: n %d runs %d failed %d mean over %q; want n %d (both runs' requests) over 2 runs",
+				name, f.N, f.Runs, f.Failed, f.MeanOver, want)
+		}
+		if f.Mean == nil || f.MeanCI == nil || *f.Mean < f.MeanCI[0] || *f.Mean > f.MeanCI[1] {
+			t.Errorf("%s: mean %v outside its interval %v", name, f.Mean, f.MeanCI)
+		}
+		if !strings.Contains(stdout, "\n"+name+" ") || !strings.Contains(stdout, "over 2 runs   n "+itoa(want)) {
+			t.Errorf("the console lacks the pooled line of %s", name)
+		}
+	}
+	code, stdout, stderr = runCLI("check", out)
+	t.Logf("check:\n%s%s", stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "PASS run-2: level 2") || !strings.Contains(stdout, "PASS runs.json figures: 6 figures") {
+		t.Errorf("check on the --runs folder: exit %d", code)
+	}
+}
+
+// TestLoadRunsFailedRun: the second of two runs meets a server that
+// fails every request: the command exits 1 naming that run, and
+// runs.json is still written over both runs, the failures counted above
+// every time. Fails before this change: load has no --runs.
+func TestLoadRunsFailedRun(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(n int64) (int, string, string) {
+		if n > 4 {
+			return 401, "authentication_error", "Invalid API Key"
+		}
+		return 0, "", ""
+	})
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1", "--requests", "4", "--docs", "0",
+		"--out", out, "--no-report", "--runs", "2")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr, "run 2 of 2: every request at concurrency 1 failed (4 of 4)") {
+		t.Errorf("the error does not name the failed run: %q", stderr)
+	}
+	doc := strictRuns(t, out)
+	f := figureNamed(t, doc, "level 1 ttft_ms")
+	if !slices.Equal(doc.Dirs, []string{"run-1", "run-2"}) || f.N != 8 || f.Runs != 2 || f.Failed != 4 || f.Mean != nil {
+		t.Errorf("runs.json dirs %q, level 1 ttft_ms %+v; want n 8 over 2 runs, 4 failed, no mean", doc.Dirs, f)
+	}
+	if !strings.Contains(stdout, "4 failed") {
+		t.Errorf("the console does not count the failed samples")
+	}
+	code, stdout, _ = runCLI("check", out)
+	if code != 1 || !strings.Contains(stdout, "FAIL run-2: level 1: every request failed (4 of 4)") ||
+		!strings.Contains(stdout, "PASS run-1: level 1") || !strings.Contains(stdout, "PASS runs.json figures") {
+		t.Errorf("check: exit %d, want 1 naming run-2:\n%s", code, stdout)
+	}
+}
