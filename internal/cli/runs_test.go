@@ -130,3 +130,62 @@ func TestLoadRunsFailedRun(t *testing.T) {
 		t.Errorf("check: exit %d, want 1 naming run-2:\n%s", code, stdout)
 	}
 }
+
+// TestLabRunsRealServer: lab --runs 2 against the real llama-server
+// writes run-1 and run-2, each a whole lab folder, and runs.json whose
+// ttft_ms pools the 5 TTFTs of each run (n 10 over 2 runs) with the mean
+// inside its t-interval across the runs; the console prints that line;
+// check passes on the folder. One run (lab -- ttft) gets runs.json over
+// dirs ["."]: its mean over the 5 samples, p50 "too few samples" at n 5.
+// Fails before this change: lab has no --runs, and writes no runs.json.
+func TestLabRunsRealServer(t *testing.T) {
+	srv := startLlama(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath, "--runs", "2")
+	t.Logf("lab output:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("ttftlab lab --runs 2 exited %d", code)
+	}
+	if !strings.Contains(stderr, "ttftlab lab: run 2 of 2\n") {
+		t.Errorf("stderr does not say which run is running")
+	}
+	for _, r := range []string{"run-1", "run-2"} {
+		if _, err := os.Stat(filepath.Join(out, r, "ttft.json")); err != nil {
+			t.Errorf("%s: %v", r, err)
+		}
+	}
+	doc := strictRuns(t, out)
+	if doc.Kind != "lab" || !slices.Equal(doc.Dirs, []string{"run-1", "run-2"}) {
+		t.Fatalf("runs.json kind %q dirs %q", doc.Kind, doc.Dirs)
+	}
+	f := figureNamed(t, doc, "ttft_ms")
+	if f.N != 10 || f.Runs != 2 || f.MeanOver != "runs" || f.Mean == nil || f.MeanCI == nil ||
+		*f.Mean < f.MeanCI[0] || *f.Mean > f.MeanCI[1] || f.P50CI == nil || *f.P50 < f.P50CI[0] || *f.P50 > f.P50CI[1] {
+		t.Errorf("ttft_ms %+v mean_ci %v p50_ci %v; want n 10 over 2 runs, the mean and p50 inside their intervals", f, f.MeanCI, f.P50CI)
+	}
+	line := ""
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "ttft_ms ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, " over 2 runs   n 10") || !strings.Contains(line, "p95 too few samples") {
+		t.Errorf("console line of ttft_ms: %q", line)
+	}
+	requireCheckPasses(t, out, srv.LogPath)
+
+	one := t.TempDir()
+	code, stdout, stderr = runCLI("lab", "--server", srv.URL, "--out", one, "--no-report", "--", "ttft")
+	t.Logf("lab -- ttft:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("ttftlab lab -- ttft exited %d", code)
+	}
+	doc = strictRuns(t, one)
+	f = figureNamed(t, doc, "ttft_ms")
+	if !slices.Equal(doc.Dirs, []string{"."}) || f.N != 5 || f.Runs != 1 || f.MeanOver != "samples" || f.MeanCI == nil || f.P50CI != nil {
+		t.Errorf("one run: dirs %q, ttft_ms %+v", doc.Dirs, f)
+	}
+	if !strings.Contains(stdout, "p50 too few samples") || !strings.Contains(stdout, "over 5 samples   n 5") {
+		t.Errorf("one run: the console lacks the ttft_ms line with its intervals")
+	}
+}
