@@ -58,7 +58,7 @@ func FolderResults(dir, serverLog string, f Folder) []Outcome {
 	for _, run := range f.Runs {
 		name := filepath.Base(run)
 		if runs != nil && !slices.Contains(pooled, name) {
-			out = append(out, outcome(name, skip("not pooled in %s (a run stopped before it finished): not checked", artifact.RunsFile), ""))
+			out = append(out, outcome(name, skip("not pooled in %s (stopped before it finished, or left from an earlier run): not checked", artifact.RunsFile), ""))
 			continue
 		}
 		k := kind

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"ttftlab/internal/artifact"
 )
@@ -187,5 +189,44 @@ func TestLabRunsRealServer(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "p50 too few samples") || !strings.Contains(stdout, "over 5 samples   n 5") {
 		t.Errorf("one run: the console lacks the ttft_ms line with its intervals")
+	}
+}
+
+// TestLoadRunsCtrlC: Ctrl-C in the second of three runs (its first
+// request held by the server) exits 130, keeps run-1 and writes runs.json
+// over it alone; run-2 keeps its load.json as an interrupted single run
+// does. Fails before this change: load has no --runs.
+func TestLoadRunsCtrlC(t *testing.T) {
+	serverTestEnv(t)
+	release := make(chan struct{})
+	url := loadFaultServer(t, func(n int64) (int, string, string) {
+		if n > 4 {
+			<-release // the client has gone: answer nothing more
+			return 503, "unavailable_error", "released"
+		}
+		return 0, "", ""
+	})
+	t.Cleanup(func() { close(release) })
+	out := t.TempDir()
+	cmd, stderr := startTTFTLab(t, "capacity:", "load", "--server", url, "--concurrency", "1", "--requests", "4", "--docs", "0",
+		"--out", out, "--no-report", "--runs", "3")
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, cmd, 20*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	t.Logf("stderr:\n%s", stderr)
+	if !strings.Contains(stderr.String(), "stopped in run 2 of 3; runs.json pools the 1 finished run(s)") {
+		t.Errorf("stderr does not say where it stopped and what runs.json pools")
+	}
+	doc := strictRuns(t, out)
+	if f := figureNamed(t, doc, "level 1 ttft_ms"); !slices.Equal(doc.Dirs, []string{"run-1"}) || f.N != 4 || f.Runs != 1 {
+		t.Errorf("runs.json dirs %q, level 1 ttft_ms n %d over %d runs; want run-1's 4 requests", doc.Dirs, f.N, f.Runs)
+	}
+	if d := strictLoad(t, filepath.Join(out, "run-2")); len(d.Levels) != 1 || !d.Levels[0].Interrupted {
+		t.Errorf("run-2's load.json levels %+v, want the interrupted level", d.Levels)
+	}
+	if _, err := os.Stat(filepath.Join(out, "run-3")); err == nil {
+		t.Errorf("run-3 ran after the interruption")
 	}
 }
