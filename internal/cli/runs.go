@@ -63,13 +63,11 @@ func (e *env) runRepeated(ctx context.Context, s script, plan *runsPlan, out, lo
 		c := cfg
 		c.Out = dir
 		err := e.execScript(ctx, s, c)
+		var finishErr error
 		if s.finish != nil {
-			if ferr := s.finish(ctx, dir, log); ferr != nil {
-				if err == nil {
-					err = ferr
-				} else {
-					fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), ferr)
-				}
+			if finishErr = s.finish(ctx, dir, log); finishErr != nil && err != nil {
+				fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), finishErr)
+				finishErr = nil
 			}
 		}
 		if ctx.Err() != nil {
@@ -82,6 +80,11 @@ func (e *env) runRepeated(ctx context.Context, s script, plan *runsPlan, out, lo
 			break
 		}
 		done = append(done, rundir.RunPrefix+strconv.Itoa(i))
+		if finishErr != nil {
+			// The run measured; only its report failed: the next runs
+			// still run.
+			failures = append(failures, runFailure{i, finishErr})
+		}
 		if err == nil && plan.after != nil {
 			err = plan.after(dir)
 		} else if err != nil && !failedRun(err) {

@@ -230,3 +230,26 @@ func TestLoadRunsCtrlC(t *testing.T) {
 		t.Errorf("run-3 ran after the interruption")
 	}
 }
+
+// TestLoadRunsGate: a CI gate that fails in every run exits 3 naming
+// each run, after runs.json is written. Fails before this change: load
+// has no --runs.
+func TestLoadRunsGate(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4", "--docs", "0",
+		"--out", out, "--no-report", "--runs", "2", "--fail-below", "3")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 3 {
+		t.Errorf("exit %d, want 3", code)
+	}
+	for _, run := range []string{"run 1 of 2: the capacity", "run 2 of 2: the capacity"} {
+		if !strings.Contains(stderr, run) || !strings.Contains(stderr, "is below --fail-below 3") {
+			t.Errorf("the gate's error does not name %q", run)
+		}
+	}
+	if doc := strictRuns(t, out); !slices.Equal(doc.Dirs, []string{"run-1", "run-2"}) {
+		t.Errorf("runs.json dirs %q", doc.Dirs)
+	}
+}
