@@ -102,6 +102,8 @@ func (e *env) runRepeated(ctx context.Context, s script, plan *runsPlan, out, lo
 		if err := e.poolRuns(out, done, plan); err != nil {
 			return err
 		}
+		fmt.Fprintf(e.Out, "%d run(s) in %s; verify them all with: %s check %s\n", len(done),
+			filepath.Join(out, rundir.RunPrefix+"N"), invokedAs(), out)
 	}
 	if stopErr == nil && plan.report != nil {
 		if err := plan.report(ctx, out, log); err != nil {

@@ -69,6 +69,9 @@ func TestLoadRunsPools(t *testing.T) {
 	if !strings.Contains(stderr, "ttftlab load: run 1 of 2\n") || !strings.Contains(stderr, "ttftlab load: run 2 of 2\n") {
 		t.Errorf("stderr does not say which run is running")
 	}
+	if !strings.Contains(stdout, "verify them all with: ") || !strings.Contains(stdout, " check "+out+"\n") {
+		t.Errorf("the console does not say how to check the runs")
+	}
 	runs := []string{filepath.Join(out, "run-1"), filepath.Join(out, "run-2")}
 	doc := strictRuns(t, out)
 	if doc.Kind != "load" || !slices.Equal(doc.Dirs, []string{"run-1", "run-2"}) {
