@@ -49,7 +49,8 @@ type runFailure struct {
 
 // runRepeated runs s as plan says, on the server of cfg, and returns the
 // command's error: an interruption's, else a failed run's (exit 1, or 3
-// when every failure is a CI gate).
+// when every failure is a CI gate). runs.json pools every run that ended
+// with a run folder, failed or not.
 func (e *env) runRepeated(ctx context.Context, s script, plan *runsPlan, out, log string, cfg runtime.Config) error {
 	if plan.n <= 1 {
 		return e.runOnce(ctx, s, plan, out, log, cfg)
@@ -79,7 +80,9 @@ func (e *env) runRepeated(ctx context.Context, s script, plan *runsPlan, out, lo
 				label(e.cmd), i, plan.n, len(done), dir)
 			break
 		}
-		done = append(done, rundir.RunPrefix+strconv.Itoa(i))
+		if _, derr := rundir.Detect(dir); derr == nil {
+			done = append(done, rundir.RunPrefix+strconv.Itoa(i))
+		}
 		if finishErr != nil {
 			// The run measured; only its report failed: the next runs
 			// still run.

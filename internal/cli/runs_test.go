@@ -256,3 +256,31 @@ func TestLoadRunsGate(t *testing.T) {
 		t.Errorf("runs.json dirs %q", doc.Dirs)
 	}
 }
+
+// TestLabRunsFailedStep: a lab whose step fails in every run (the server
+// answers every request with a 500) runs both runs, writes runs.json over
+// both, and exits 1 naming each run and the check that names the step.
+// Fails before this change: lab has no --runs.
+func TestLabRunsFailedStep(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 500, "server_error", "boom" })
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", url, "--out", out, "--no-report", "--runs", "2", "--", "ttft")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for i, run := range []string{"run-1", "run-2"} {
+		want := "run " + itoa(i+1) + " of 2: a step failed (ttftlab check " + filepath.Join(out, run) + " names it)"
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q", want)
+		}
+	}
+	if doc := strictRuns(t, out); doc.Kind != "lab" || !slices.Equal(doc.Dirs, []string{"run-1", "run-2"}) {
+		t.Errorf("runs.json kind %q dirs %q", doc.Kind, doc.Dirs)
+	}
+	code, stdout, _ = runCLI("check", out)
+	if code != 1 || !strings.Contains(stdout, "FAIL run-1: step ttft: failed in this run") || !strings.Contains(stdout, "FAIL run-2: step ttft") {
+		t.Errorf("check: exit %d, want 1 naming the step of each run:\n%s", code, stdout)
+	}
+}
