@@ -25,7 +25,8 @@ type Folder struct {
 	Figures func(kind, dir string) []string
 }
 
-// FolderResults checks dir: a single lab run (Results), or every run of
+// FolderResults checks dir: a single lab run (Results) or load run
+// (load.json decodes strictly, no level failed every request), or every run of
 // a folder made with --runs N, each check named by its run ("run-2: step
 // ttft"); then runs.json, when the folder has one (a --runs folder must):
 // it decodes strictly as artifact.Runs, names its runs, and has a figure
@@ -36,7 +37,11 @@ func FolderResults(dir, serverLog string, f Folder) []Outcome {
 	}
 	var out []Outcome
 	if f.Runs == nil && f.RunsErr == nil {
-		out = Results(dir, serverLog)
+		if _, err := os.Stat(filepath.Join(dir, loadFile)); err == nil {
+			out = loadResults(dir)
+		} else {
+			out = Results(dir, serverLog)
+		}
 		if _, err := os.Stat(filepath.Join(dir, artifact.RunsFile)); err == nil {
 			runs, o := readRuns(dir)
 			out = append(out, o)

@@ -92,6 +92,10 @@ func TestLoadRunsPools(t *testing.T) {
 			t.Errorf("the console lacks the pooled line of %s", name)
 		}
 	}
+	code, stdout, stderr = runCLI("check", filepath.Join(out, "run-1"))
+	if code != 0 || !strings.Contains(stdout, "PASS level 2: 4 of 4 requests ok") {
+		t.Errorf("check on run-1 alone: exit %d\n%s%s", code, stdout, stderr)
+	}
 	code, stdout, stderr = runCLI("check", out)
 	t.Logf("check:\n%s%s", stdout, stderr)
 	if code != 0 || !strings.Contains(stdout, "PASS run-2: level 2") || !strings.Contains(stdout, "PASS runs.json figures: 6 figures") {
