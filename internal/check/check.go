@@ -242,8 +242,13 @@ func (l *lab) exists(name string) bool {
 // Run is Results written to w, one line per check ("PASS name: values",
 // "FAIL name: why", "SKIP name: why"), then a summary.
 func Run(outDir, serverLog string, w io.Writer) (passed, failed int) {
+	return write(Results(outDir, serverLog), w)
+}
+
+// write prints outcomes one per line, then the summary.
+func write(outcomes []Outcome, w io.Writer) (passed, failed int) {
 	skipped := 0
-	for _, o := range Results(outDir, serverLog) {
+	for _, o := range outcomes {
 		line := o.Status + " " + o.Name
 		if o.Detail != "" {
 			line += ": " + o.Detail

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"os"
 
 	"ttftlab/internal/check"
+	"ttftlab/internal/rundir"
 )
 
 // checkCmd is `ttftlab check OUT_DIR [--server-log FILE]`.
@@ -13,7 +15,9 @@ func newCheck(e *env) runner { return &checkCmd{env: e} }
 
 func (c *checkCmd) Run(_ context.Context, args []string) error {
 	fs := c.env.flags("OUT_DIR [--server-log FILE]",
-		"Verifies a lab output folder: one line per check, then the count; exit 1 on any failure.")
+		"Verifies a lab output folder: one line per check, then the count; exit 1 on any failure.\n"+
+			"A load folder: load.json strict, no level where every request failed. A folder of repeated\n"+
+			"runs (--runs N): every run-1 ... run-N, and runs.json.")
 	serverLog := fs.String("server-log", "", "llama-server's log `file`: require the cancel task line in it")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -25,7 +29,11 @@ func (c *checkCmd) Run(_ context.Context, args []string) error {
 	if fs.NArg() > 1 {
 		return fs.usageErrf("unexpected arguments %q", fs.Args()[1:])
 	}
-	if _, failed := check.Run(dir, *serverLog, c.env.Out); failed > 0 {
+	f := check.Folder{Figures: runFigureNames}
+	if _, err := os.Stat(dir); err == nil {
+		f.Runs, f.RunsErr = rundir.RunDirs(dir)
+	}
+	if _, failed := check.RunFolder(dir, *serverLog, f, c.env.Out); failed > 0 {
 		return exitCode(exitFailure)
 	}
 	return nil

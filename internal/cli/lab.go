@@ -31,15 +31,18 @@ func (c *labCmd) Run(ctx context.Context, args []string) error {
 	c.flags.registerSynth(fs)
 	keepGoing := fs.Bool("keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
 	noReport := fs.Bool("no-report", false, "do not draw OUT/"+report.FileName+" at the end")
+	var runs int
+	registerRuns(fs, &runs)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := c.flags.check(fs); err != nil {
 		return err
 	}
-	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true}
+	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true,
+		runs: &runsPlan{n: runs, kind: rundir.KindLab, table: true}}
 	if !*noReport {
-		s.finish = c.env.writeReport
+		s.finish, s.runs.report = c.env.writeReport, c.env.writeReport
 	}
 	if _, err := os.Stat(workingTreeLab); err == nil {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLab) }

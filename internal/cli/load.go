@@ -15,6 +15,7 @@ import (
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/load"
+	"ttftlab/internal/rundir"
 	"ttftlab/runtime"
 	"ttftlab/scripts"
 )
@@ -37,6 +38,8 @@ type loadCmd struct {
 	// failBelow (--fail-below) and maxErrorRate (--max-error-rate) are
 	// the CI gates; failBelow 0 and maxErrorRate 1 are off.
 	failBelow, maxErrorRate float64
+	// runs is --runs.
+	runs int
 }
 
 func newLoad(e *env) runner { return &loadCmd{env: e} }
@@ -84,6 +87,7 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
 	fs.BoolVar(&c.search, "search", false, "search the capacity: calls at once doubling from 1, then bisection (instead of --concurrency levels)")
 	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries")
+	registerRuns(fs, &c.runs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
 	fs.floatVar(&c.maxErrorRate, "max-error-rate", 1, 0, 1, "exit 3 when a level's share of failed requests is above this (a CI gate, e.g. 0.01; 1: off)")
 	// A server that load starts is sized for the load (sizeServer): say so
@@ -138,13 +142,20 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	} else {
 		s.exec = func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "load.lua") }
 	}
-	if err := c.env.runScript(ctx, s); err != nil {
+	s.runs = &runsPlan{n: c.runs, kind: rundir.KindLoad, table: c.runs >= 2, after: c.verdict}
+	if !c.noReport {
+		s.runs.report = c.env.writeReport
+	}
+	return c.env.runScript(ctx, s)
+}
+
+// verdict is a finished run's error: a level where every request failed,
+// else a CI gate that failed.
+func (c *loadCmd) verdict(out string) error {
+	if err := allFailed(out); err != nil {
 		return err
 	}
-	if err := allFailed(c.flags.out); err != nil {
-		return err
-	}
-	return c.gates(c.flags.out)
+	return c.gates(out)
 }
 
 // gates checks the CI gates on load.json: a capacity below --fail-below,

@@ -32,6 +32,9 @@ type script struct {
 	// started stops (lab's report, which reads the server's log). Its
 	// error is the command's when the script's is nil.
 	finish func(ctx context.Context, out, serverLog string) error
+	// runs, when set, is --runs (runs.go): the script runs that many
+	// times against the one server, and runs.json pools the runs.
+	runs *runsPlan
 }
 
 // runScript checks --out, makes sure of the server, runs the script and
@@ -54,8 +57,12 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	defer e.release(lease, &s.flags)
 	log := serverLog(lease, &s.flags)
 	kind := e.serverKind(ctx, lease)
-	err = e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
-		Kind: string(kind.Kind), KindEvidence: kind.Evidence})
+	cfg := runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
+		Kind: string(kind.Kind), KindEvidence: kind.Evidence}
+	if s.runs != nil {
+		return e.runRepeated(ctx, s, s.runs, out, log, cfg)
+	}
+	err = e.execScript(ctx, s, cfg)
 	if s.finish == nil {
 		return err
 	}

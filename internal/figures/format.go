@@ -1,0 +1,91 @@
+package figures
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"ttftlab/internal/artifact"
+)
+
+// Num is how the console writes a value of a figure: one decimal below
+// 10, whole numbers above, as load's console does.
+func Num(x float64) string {
+	if math.Abs(x) < 10 {
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
+// Line is one figure on the console: its name padded to width, then p50
+// and p95 with their 95 % intervals, the mean with its interval and what
+// it is over, n and the failed samples:
+//
+//	ttft_ms   p50 812 ms [790, 838]   p95 too few samples   mean 815 ms [801, 829] over 8 runs   n 40
+//
+// A percentile whose interval is unbounded at this n says "too few
+// samples" instead of a number; one that falls on failed samples says
+// "failed".
+func Line(f artifact.Figure, width int) string {
+	unit := ""
+	if f.Unit != "" {
+		unit = " " + f.Unit
+	}
+	cells := []string{
+		pctCell("p50", f.P50, f.P50CI, f.Failed, unit),
+		pctCell("p95", f.P95, f.P95CI, f.Failed, unit),
+		meanCell(f, unit),
+		fmt.Sprintf("n %d", f.N),
+	}
+	if f.Failed > 0 {
+		cells = append(cells, fmt.Sprintf("%d failed", f.Failed))
+	}
+	return fmt.Sprintf("%-*s  %s", width, f.Name, strings.Join(cells, "   "))
+}
+
+func pctCell(name string, v *float64, ci *[2]float64, failed int, unit string) string {
+	switch {
+	case v == nil && failed > 0:
+		return name + " failed"
+	case v == nil || ci == nil && failed == 0:
+		return name + " too few samples"
+	case ci == nil:
+		// The interval's upper end falls on a failed sample.
+		return fmt.Sprintf("%s %s%s [up to a failure]", name, Num(*v), unit)
+	}
+	return fmt.Sprintf("%s %s%s [%s, %s]", name, Num(*v), unit, Num(ci[0]), Num(ci[1]))
+}
+
+func meanCell(f artifact.Figure, unit string) string {
+	if f.Mean == nil {
+		if f.Failed > 0 {
+			return "mean none (a sample failed)"
+		}
+		return "mean none"
+	}
+	over := ""
+	switch f.MeanOver {
+	case "runs":
+		over = fmt.Sprintf(" over %d runs", f.Runs)
+	case "samples":
+		over = fmt.Sprintf(" over %d samples", f.N)
+	}
+	if f.MeanCI == nil {
+		return fmt.Sprintf("mean %s%s [too few samples]%s", Num(*f.Mean), unit, over)
+	}
+	return fmt.Sprintf("mean %s%s [%s, %s]%s", Num(*f.Mean), unit, Num(f.MeanCI[0]), Num(f.MeanCI[1]), over)
+}
+
+// Table is the figures one per line (Line), their names in one column.
+func Table(fs []artifact.Figure) string {
+	width := 0
+	for _, f := range fs {
+		width = max(width, len(f.Name))
+	}
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(Line(f, width))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,51 @@
+package figures
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestLine: a figure pooled over 2 runs of 5 prints p50 with its
+// interval, p95 as "too few samples" (10 samples cannot bound it), the
+// mean with its t-interval over the runs, and n; one run of 5 says "too
+// few samples" for p50 too and takes its mean over the samples; a figure
+// with failed samples counts them. Fails before this change: no
+// formatter.
+func TestLine(t *testing.T) {
+	fs := Pool([][]Sample{
+		{{Name: "ttft_ms", Unit: "ms", Values: []float64{10, 11, 12, 13, 14}}},
+		{{Name: "ttft_ms", Unit: "ms", Values: []float64{20, 21, 22, 23, 24}}},
+	})
+	got := Line(fs[0], 10)
+	want := "ttft_ms     p50 17 ms [11, 23]   p95 too few samples   mean 17 ms [" + Num(fs[0].MeanCI[0]) + ", " +
+		Num(fs[0].MeanCI[1]) + "] over 2 runs   n 10"
+	if got != want {
+		t.Fatalf("line\n%q, want\n%q", got, want)
+	}
+	if fs[0].MeanCI[0] >= 17 || fs[0].MeanCI[1] <= 17 {
+		t.Fatalf("mean_ci %v does not contain the mean", fs[0].MeanCI)
+	}
+
+	one := Pool([][]Sample{{{Name: "ttft_ms", Unit: "ms", Values: []float64{5.25, 6, 7, 8, 9}}}})
+	got = Line(one[0], 0)
+	if !strings.HasPrefix(got, "ttft_ms  p50 too few samples   p95 too few samples   mean 7.0 ms [") ||
+		!strings.HasSuffix(got, "] over 5 samples   n 5") {
+		t.Fatalf("one run of 5: %q", got)
+	}
+
+	// 2 of 10 failed: the upper rank of p50's interval (9) is a failure.
+	inf := math.Inf(1)
+	failed := Pool([][]Sample{{{Name: "level 2 ttft_ms", Unit: "ms", Values: []float64{1, 2, 3, 4, 5, 6, 7, 8, inf, inf}}}})
+	got = Line(failed[0], 0)
+	want = "level 2 ttft_ms  p50 5.5 ms [up to a failure]   p95 failed   mean none (a sample failed)   n 10   2 failed"
+	if got != want {
+		t.Fatalf("failed samples\n%q, want\n%q", got, want)
+	}
+
+	table := Table(append(fs, failed...))
+	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ttft_ms          p50") || !strings.HasPrefix(lines[1], "level 2 ttft_ms  p50") {
+		t.Fatalf("table:\n%s", table)
+	}
+}
