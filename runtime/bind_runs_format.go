@@ -112,7 +112,7 @@ func abSummary(r figures.AB, runs int) string {
 	for _, f := range r.Figures {
 		width = max(width, len(f.Name))
 	}
-	fmt.Fprintf(&b, "%-*s  %-12s  %-12s  %-6s  %-14s  %-22s  %s", width, "figure", "A p50", "B p50", "B/A", "95 % interval", "verdict", "runs for 5 %")
+	fmt.Fprintf(&b, "%-*s  %-12s  %-12s  %-6s  %-16s  %-22s  %s", width, "figure", "A p50", "B p50", "B/A", "95 % interval", "verdict", "runs for 5 %")
 	for _, f := range r.Figures {
 		fmt.Fprintf(&b, "\n%-*s  ", width, f.Name)
 		if f.OnlyIn != "" {
@@ -121,20 +121,31 @@ func abSummary(r figures.AB, runs int) string {
 		}
 		ratio, ci, runs5 := "-", "-", "-"
 		if !math.IsNaN(f.Ratio.Ratio) && !math.IsInf(f.Ratio.Ratio, 0) {
-			ratio = fmt.Sprintf("%.3f", f.Ratio.Ratio)
+			ratio = fmtRatio(f.Ratio.Ratio)
 		}
 		if !f.Ratio.Unbounded {
-			ci = fmt.Sprintf("[%.3f, %.3f]", f.Ratio.Lo, f.Ratio.Hi)
+			ci = fmt.Sprintf("[%s, %s]", fmtRatio(f.Ratio.Lo), fmtRatio(f.Ratio.Hi))
 		}
 		if f.RunsFor5 > 0 {
 			runs5 = fmt.Sprint(f.RunsFor5)
 		}
-		fmt.Fprintf(&b, "%-12s  %-12s  %-6s  %-14s  %-22s  %s", p50Of(f.A), p50Of(f.B), ratio, ci, f.Verdict, runs5)
+		fmt.Fprintf(&b, "%-12s  %-12s  %-6s  %-16s  %-22s  %s", p50Of(f.A), p50Of(f.B), ratio, ci, f.Verdict, runs5)
 	}
 	if !r.DriftCovered {
 		b.WriteString("\nwarning: " + driftWarning)
 	}
 	return b.String()
+}
+
+// fmtRatio shows a ratio with three decimals below 10, fewer above.
+func fmtRatio(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.3f", x)
 }
 
 func compared(r figures.AB) int {
