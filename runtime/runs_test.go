@@ -1,10 +1,13 @@
 package runtime
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -206,5 +209,48 @@ func TestABErrors(t *testing.T) {
 	`, "aberr.lua")
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunsKeepsLua51Upvalues: an error caught around runs leaves the
+// locals that closures share with the script shared, as in Lua 5.1.
+func TestRunsKeepsLua51Upvalues(t *testing.T) {
+	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
+	err := vm.RunString(`
+		local n = 0
+		local function inc() n = n + 1 end
+		local ok = pcall(runs, 3, function(i) inc() if i == 2 then error("x") end return i end)
+		assert(not ok)
+		inc()
+		assert(n == 3, "n = " .. n)
+		local ok2 = pcall(ab, function() inc() return 1 end, function() error({}) end, {quiet = true})
+		inc()
+		assert(not ok2 and n == 5, "n = " .. n)
+	`, "upvalues.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestABStopsOnCancel: a cancelled run (Ctrl-C) stops ab at once, even
+// inside a pcall, and the error says it was cancelled.
+func TestABStopsOnCancel(t *testing.T) {
+	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := vm.Eval(ctx, `
+		calls = 0
+		pcall(ab, function() calls = calls + 1 sleep_ms(50) return 1 end, function() sleep_ms(50) return 2 end, {runs = 1000, quiet = true})
+		done = true
+	`, "cancel.lua")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the deadline", err)
+	}
+	if vm.L.GetGlobal("done") != lua.LNil {
+		t.Fatal("the script went on after the cancel")
+	}
+	if calls := vm.L.GetGlobal("calls").(lua.LNumber); int(calls) >= 1000 || time.Since(start) < 300*time.Millisecond {
+		t.Fatalf("ab ran %v runs of A", calls)
 	}
 }
