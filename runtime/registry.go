@@ -168,7 +168,7 @@ run; or a function), on_run(i, variant), quiet.
 result: order, seed, reps, runs, drift_covered, warning, names, summary,
 figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
   ab(function() return ask(q, {docs = 0, quiet = true}) end,
-     function() return ask(q, {docs = 4, quiet = true}) end, {runs = 5})`},
+     function() return ask(q, {docs = 4, quiet = true}) end, {runs = 5, flush = true})`},
 	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,
 		Signature: "log_contains(text, [since]) -> found",
 		Summary:   "Whether the llama-server log (SERVER_LOG) got text after since (a log_mark()), or after the script started.",
