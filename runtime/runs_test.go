@@ -236,9 +236,9 @@ func TestRunsKeepsLua51Upvalues(t *testing.T) {
 // inside a pcall, and the error says it was cancelled.
 func TestABStopsOnCancel(t *testing.T) {
 	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := vm.Eval(ctx, `
 		calls = 0
 		pcall(ab, function() calls = calls + 1 sleep_ms(50) return 1 end, function() sleep_ms(50) return 2 end, {runs = 1000, quiet = true})
