@@ -96,12 +96,10 @@ func (vm *VM) abBinding(L *lua.LState) int {
 		if err != nil {
 			raiseRunError(L, err, where)
 		}
-		samples, msg := vm.runSamples(L, vals, "one value per run")
+		name := "f" + strings.ToLower(variant)
+		samples, msg := vm.runSamples(L, vals, name)
 		if msg != "" {
-			L.RaiseError("%s: f%s returned %s", where, strings.ToLower(variant), msg)
-		}
-		for j := range samples {
-			samples[j].Over = "runs of variant " + variant
+			L.RaiseError("%s: %s returned %s", where, name, msg)
 		}
 		if variant == "A" {
 			a = append(a, samples)

@@ -30,7 +30,7 @@ func (vm *VM) runsBinding(L *lua.LState) int {
 		if err != nil {
 			raiseRunError(L, err, fmt.Sprintf("runs: run %d of %d", i, n))
 		}
-		samples, msg := vm.runSamples(L, vals, "one value per run")
+		samples, msg := vm.runSamples(L, vals, "fn")
 		if msg != "" {
 			L.RaiseError("runs: run %d of %d: fn returned %s", i, n, msg)
 		}
@@ -81,24 +81,25 @@ func raiseRunError(L *lua.LState, err error, where string) {
 // "value"), a table of figure name -> number or array, or stream()'s four
 // results (ttft_ms, first_sentence_ms when the answer has a sentence,
 // total_ms; a failed stream, info.error set, is a failure of each: +Inf).
-// over says what one value is. A message says what was wrong, else "".
-func (vm *VM) runSamples(L *lua.LState, vals []lua.LValue, over string) ([]figures.Sample, string) {
+// fn names the function in what each figure is over. A message says what
+// was wrong, else "".
+func (vm *VM) runSamples(L *lua.LState, vals []lua.LValue, fn string) ([]figures.Sample, string) {
 	if isStreamValues(vals) {
-		return vm.streamSamples(L, vals), ""
+		return vm.streamSamples(L, vals, fn), ""
 	}
 	if len(vals) == 0 || vals[0] == lua.LNil {
 		return nil, "nothing; want a number, an array of numbers, a table of figure name -> number or array, or stream()'s results"
 	}
 	switch v := vals[0].(type) {
 	case lua.LNumber:
-		s, msg := figureSample("value", v, over)
+		s, msg := figureSample("value", v, fn)
 		if msg != "" {
 			return nil, msg
 		}
 		return []figures.Sample{s}, ""
 	case *lua.LTable:
 		if isNumberArray(v) {
-			s, msg := figureSample("value", v, over)
+			s, msg := figureSample("value", v, fn)
 			return []figures.Sample{s}, msg
 		}
 		var names []string
@@ -119,7 +120,7 @@ func (vm *VM) runSamples(L *lua.LState, vals []lua.LValue, over string) ([]figur
 		sort.Strings(names)
 		out := make([]figures.Sample, 0, len(names))
 		for _, name := range names {
-			s, msg := figureSample(name, v.RawGetString(name), over)
+			s, msg := figureSample(name, v.RawGetString(name), fn)
 			if msg != "" {
 				return nil, msg
 			}
@@ -151,9 +152,9 @@ func isStreamValues(v []lua.LValue) bool {
 }
 
 // streamSamples are the figures of one stream() result.
-func (vm *VM) streamSamples(L *lua.LState, vals []lua.LValue) []figures.Sample {
+func (vm *VM) streamSamples(L *lua.LState, vals []lua.LValue, fn string) []figures.Sample {
 	info := vals[3].(*lua.LTable)
-	const over = "requests, one per run"
+	over := "requests, one per call of " + fn
 	mk := func(name string, v float64) figures.Sample {
 		return figures.Sample{Name: name, Unit: "ms", Over: over, Values: []float64{v}}
 	}
@@ -213,9 +214,12 @@ func isNumberArray(t *lua.LTable) bool {
 }
 
 // figureSample reads one figure's value or array of values; +Inf (1/0,
-// math.huge) is a failure.
-func figureSample(name string, v lua.LValue, over string) (figures.Sample, string) {
-	s := figures.Sample{Name: name, Over: over}
+// math.huge) is a failure. fn names the function that returned it.
+func figureSample(name string, v lua.LValue, fn string) (figures.Sample, string) {
+	s := figures.Sample{Name: name, Over: "calls of " + fn + ", one value each"}
+	if _, ok := v.(*lua.LTable); ok {
+		s.Over = "the values " + fn + " returned, pooled over its calls"
+	}
 	if strings.HasSuffix(name, "_ms") {
 		s.Unit = "ms"
 	}

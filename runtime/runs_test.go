@@ -36,6 +36,7 @@ func TestRunsPoolsFigures(t *testing.T) {
 		assert(t.p50 == 30 and t.p50_ci == nil, "p50 of 5 has no interval: " .. tostring(t.p50_ci))
 		assert(t.mean == 30 and t.mean_over == "runs" and t.mean_ci[1] < 30 and t.mean_ci[2] > 30, "mean over runs")
 		assert(#t.run_means == 5 and t.run_means[3] == 30, "run means")
+		assert(t.over == "calls of fn, one value each" and f.gaps_ms.over == "the values fn returned, pooled over its calls", t.over)
 		local g = f.gaps_ms
 		assert(g.n == 30 and g.p50_ci[1] <= 3.5 and g.p50_ci[2] >= 3.5, "gaps pooled over runs")
 		assert(g.mean_ci[1] == g.mean_ci[2], "every run has the same mean, so the interval has no width")
@@ -62,7 +63,7 @@ func TestRunsStreamResults(t *testing.T) {
 			return {{t_ms = 5 + i, text = "Hello there."}, {t_ms = 9 + i, text = " More"}}, 20 + i, nil, info
 		end
 		local f = runs(4, function(i) return fake(i, i == 4) end)
-		assert(f.ttft_ms.n == 4 and f.ttft_ms.failed == 1, "ttft")
+		assert(f.ttft_ms.n == 4 and f.ttft_ms.failed == 1 and f.ttft_ms.over == "requests, one per call of fn", "ttft")
 		-- "Hello there." is complete when " More" shows it ended: at 9 + i.
 		assert(f.first_sentence_ms.n == 4 and f.first_sentence_ms.p50 == 11.5, "first sentence from the chunks: " .. tostring(f.first_sentence_ms.p50))
 		assert(f.total_ms.failed == 1 and f.total_ms.mean == nil and f.total_ms.run_means[1] == 21, "total")
@@ -108,6 +109,7 @@ func TestABShiftIsSlower(t *testing.T) {
 		assert(f.verdict == "slower", f.verdict)
 		assert(f.ratio > 1.1 and f.ratio < 1.3 and f.ratio_ci[1] > 1 and f.p <= 0.05, "ratio")
 		assert(f.a.n == 400 and f.b.n == 400 and f.a.runs == 4 and f.runs_for_5pct >= 1, "pooled")
+		assert(f.a.over == "the values fa returned, pooled over its calls" and f.b.over:find("fb"), f.a.over)
 		assert(r.drift_covered and r.warning == nil and f.warning == nil, "four runs each cover the drift")
 		assert(r.seed == 21 and r.reps == 1000 and r.runs == 4 and r.stat == "p50", "defaults recorded")
 		print(r)
