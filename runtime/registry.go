@@ -149,6 +149,26 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 		Signature: "search_next(path, most) -> next | nil, capacity",
 		Summary:   "A capacity search's next level of calls at once (doubling from 1 to most, then bisection), or nil and the capacity.",
 		Help:      "path: the levels run so far, {{level = n, met = bool}, ...}; most: the largest level to try."},
+	{Name: "runs", Kind: Function, fn: (*VM).runsBinding,
+		Signature: "runs(n, fn) -> figures",
+		Summary:   "Call fn(i) for i = 1..n and pool what each returns into figures with 95 % intervals, as --runs does; print() shows them.",
+		Help: `fn returns a number (figure "value"), an array of numbers, a table of
+figure name -> number or array, or stream()'s (or ask's) results (ttft_ms,
+first_sentence_ms, total_ms; a failed stream counts as a failure).
+figures[name]: n, runs, failed, p50, p50_ci = {lo, hi} (absent: too few
+samples), p95, p95_ci, p99, p99_ci, mean, mean_ci, mean_over, run_means.
+  print(runs(5, function() return ask(q, {quiet = true}) end))`},
+	{Name: "ab", Kind: Function, fn: (*VM).abBinding,
+		Signature: "ab(fa, fb, opts) -> result",
+		Summary:   "Run two variants interleaved (A B B A ...), then B/A of each figure's median with its bootstrap interval and a verdict: faster, slower, no difference detected, too few samples.",
+		Help: `fa and fb return what runs()' fn returns; each is called with its own
+run number. opts: runs (of each, default 4), seed (of the bootstrap,
+default 21), reps (default 1000), flush (true: ask.flush() before every
+run; or a function), on_run(i, variant), quiet.
+result: order, seed, reps, runs, drift_covered, warning, names, summary,
+figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
+  ab(function() return ask(q, {docs = 0, quiet = true}) end,
+     function() return ask(q, {docs = 4, quiet = true}) end, {runs = 5, flush = true})`},
 	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,
 		Signature: "log_contains(text, [since]) -> found",
 		Summary:   "Whether the llama-server log (SERVER_LOG) got text after since (a log_mark()), or after the script started.",

@@ -8,6 +8,7 @@
 --   ask.messages(question, opts)  -> the messages ask would send
 --   ask.summary(chunks, total_ms, timings, info, opts) -> string
 --   ask.flush([{server =}])       -> empties the server's prompt cache
+--   ask.ab(question, opts_a, opts_b, ab_opts) -> ab()'s result: is B faster?
 --
 -- ask(question, opts) sends question as the user message through stream()
 -- and returns what stream() returns. opts (all optional):
@@ -28,6 +29,14 @@
 -- llama-server keeps only the last prompt of each slot in its cache, so when
 -- comparing variants A and B, B finds A's prefix cached: call ask.flush()
 -- between them for cold numbers, or repeat each for warm ones.
+-- ask.ab(question, opts_a, opts_b, ab_opts) asks question with opts_a (A)
+-- and opts_b (B), quietly, ab_opts.runs times each (default 4) in ABBA
+-- order through the host's ab(), flushing the prompt cache before every
+-- run unless ab_opts.flush is false, and returns ab()'s result: per figure
+-- (ttft_ms, first_sentence_ms, total_ms) B/A of the median with its 95 %
+-- interval and a verdict. At the prompt it shows as the verdict table;
+-- in a script, print it. ab_opts are ab()'s options (runs, seed, reps,
+-- flush, on_run, quiet).
 -- While the answer streams, each sentence is printed on a line of its own
 -- followed by "[t ms]": when the chunk that completed it arrived, counted
 -- from t0 like every stream time. The last, unterminated sentence is
@@ -274,6 +283,48 @@ M.ask = ask
 function M.flush(opts)
   opts = options.check("ask.flush", opts, { "server" })
   stream(".", { max_tokens = 1, cache_prompt = false, server = opts.server })
+end
+
+-- ab compares two ask variants of one question with the host's ab():
+-- ABBA order, every run cold unless ab_opts.flush is false.
+function M.ab(question, opts_a, opts_b, ab_opts)
+  if type(question) ~= "string" then
+    error("ask.ab: question must be a string, got " .. type(question), 2)
+  end
+  local variants = {}
+  for i, o in ipairs({ opts_a or {}, opts_b or {} }) do
+    if type(o) ~= "table" then
+      error(string.format("ask.ab: opts_%s must be a table, got %s", i == 1 and "a" or "b", type(o)), 2)
+    end
+    local copy = {}
+    for k, v in pairs(o) do copy[k] = v end
+    copy.quiet = true
+    check_opts(copy)
+    variants[i] = copy
+  end
+  if ab_opts ~= nil and type(ab_opts) ~= "table" then
+    error("ask.ab: ab_opts must be a table, got " .. type(ab_opts), 2)
+  end
+  local opts = {}
+  for k, v in pairs(ab_opts or {}) do opts[k] = v end
+  if opts.flush == nil then
+    -- Flush every server the variants ask, once each.
+    local servers, seen = {}, {}
+    for _, o in ipairs(variants) do
+      local key = o.server or ""
+      if not seen[key] then
+        seen[key] = true
+        servers[#servers + 1] = key
+      end
+    end
+    opts.flush = function()
+      for _, key in ipairs(servers) do
+        M.flush({ server = key ~= "" and key or nil })
+      end
+    end
+  end
+  return ab(function() return ask(question, variants[1]) end,
+    function() return ask(question, variants[2]) end, opts)
 end
 
 -- ms formats a time, "-" when there is none.

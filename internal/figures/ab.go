@@ -1,0 +1,176 @@
+package figures
+
+import (
+	"math"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/interval"
+)
+
+// ABFigure is one figure of an A/B comparison: the figure pooled over each
+// variant's runs, B/A of its median with the bootstrap interval, and the
+// verdict after the Holm correction over every figure compared.
+type ABFigure struct {
+	Name string
+	// A and B are the figure pooled over the runs of each variant; nil
+	// when that variant has no sample of it.
+	A, B *artifact.Figure
+	// OnlyIn is "A" or "B" when only that variant has the figure (no
+	// ratio, no verdict), else "".
+	OnlyIn string
+	// Ratio is B/A of the median; Ratio.Unbounded when it has no interval
+	// (too few samples, or a median that is a failure).
+	Ratio    interval.Ratio
+	Verdict  interval.Verdict
+	RunsFor5 int
+	// TooFew is set when the samples are too few for any test to find a
+	// difference (ExactTestPossible), so no bootstrap was run.
+	TooFew bool
+}
+
+// AB is a comparison of variant A with variant B over their runs.
+type AB struct {
+	// Stat names the statistic compared: "p50", the median.
+	Stat         string
+	Seed         uint64
+	Reps         int
+	RunsA, RunsB int
+	// DriftCovered is true when each variant has at least two runs, so the
+	// bootstrap resamples runs and the drift between runs is in the
+	// intervals; with one run per variant only the requests are resampled.
+	DriftCovered bool
+	Figures      []ABFigure
+}
+
+// ABStat is the statistic CompareAB compares.
+const ABStat = "p50"
+
+// CompareAB compares variant B with variant A: a[i] and b[i] are the
+// samples of run i of each (a run may lack a figure). For every figure
+// both have, B/A of the median with its seeded two-level bootstrap
+// interval (interval.RatioCI: runs, then requests inside runs), the
+// verdicts corrected by Holm over all those figures (interval.Verdicts)
+// and the runs per variant that would detect 5 %. A figure whose samples
+// are too few for any test (ExactTestPossible) is "too few samples"
+// without a bootstrap, which from so few values would claim a difference
+// every time the samples happen not to overlap. Figures are in the order
+// of their first appearance in A, then those only B has. reps <= 0 means
+// 1000.
+func CompareAB(a, b [][]Sample, seed uint64, reps int) AB {
+	if reps <= 0 {
+		reps = 1000
+	}
+	out := AB{Stat: ABStat, Seed: seed, Reps: reps, RunsA: len(a), RunsB: len(b), DriftCovered: len(a) >= 2 && len(b) >= 2}
+	pa, pb := Pool(a), Pool(b)
+	byA, byB := map[string]int{}, map[string]int{}
+	for i, f := range pa {
+		byA[f.Name] = i
+	}
+	for i, f := range pb {
+		byB[f.Name] = i
+	}
+	var names []string
+	var ratios []interval.Ratio
+	var compared []int
+	for _, f := range pa {
+		fa := f
+		j, ok := byB[f.Name]
+		if !ok {
+			out.Figures = append(out.Figures, ABFigure{Name: f.Name, A: &fa, OnlyIn: "A"})
+			continue
+		}
+		fb := pb[j]
+		fig := ABFigure{Name: f.Name, A: &fa, B: &fb}
+		ra, rb := runsOf(a, f.Name), runsOf(b, f.Name)
+		if !ExactTestPossible(count(ra), count(rb)) {
+			med := interval.Quantile(50)
+			fig.TooFew = true
+			fig.Ratio = interval.Ratio{Ratio: med(flat(rb)) / med(flat(ra)), RunsA: len(ra), RunsB: len(rb), Reps: reps, Seed: seed, Unbounded: true}
+			fig.Verdict = interval.Undecided
+			out.Figures = append(out.Figures, fig)
+			continue
+		}
+		fig.Ratio = interval.RatioCI(ra, rb, interval.Quantile(50), reps, seed)
+		names = append(names, f.Name)
+		ratios = append(ratios, fig.Ratio)
+		compared = append(compared, len(out.Figures))
+		out.Figures = append(out.Figures, fig)
+	}
+	for i, v := range interval.Verdicts(names, ratios) {
+		f := &out.Figures[compared[i]]
+		f.Verdict, f.RunsFor5 = v.Verdict, v.RunsFor5
+	}
+	for _, f := range pb {
+		if _, ok := byA[f.Name]; !ok {
+			fb := f
+			out.Figures = append(out.Figures, ABFigure{Name: f.Name, B: &fb, OnlyIn: "B"})
+		}
+	}
+	return out
+}
+
+// ExactTestPossible says whether na samples of A and nb of B are enough
+// for any test to call a difference at interval.Alpha: an exact
+// permutation test's smallest two-sided p-value, 2 / C(na+nb, na), must
+// not exceed it (3 against 3 gives 0.1, 4 against 4 gives 0.029). Below
+// that the samples cannot show a difference, however far apart they lie.
+func ExactTestPossible(na, nb int) bool {
+	if na < 1 || nb < 1 {
+		return false
+	}
+	lc, _ := math.Lgamma(float64(na + nb + 1))
+	la, _ := math.Lgamma(float64(na + 1))
+	lb, _ := math.Lgamma(float64(nb + 1))
+	return math.Log(2)-(lc-la-lb) <= math.Log(interval.Alpha)+1e-12
+}
+
+// ABBAOrder is the order of 2n runs, n of each variant, interleaved as
+// A B B A A B B A ...: a drift over the runs falls on both variants alike.
+func ABBAOrder(n int) []string {
+	out := make([]string, 0, 2*n)
+	for k := 0; k < 2*n; k++ {
+		if k%4 == 0 || k%4 == 3 {
+			out = append(out, "A")
+		} else {
+			out = append(out, "B")
+		}
+	}
+	return out
+}
+
+// runsOf is the values of a figure in each run that has it.
+func runsOf(runs [][]Sample, name string) [][]float64 {
+	var out [][]float64
+	for _, run := range runs {
+		var vs []float64
+		for _, s := range run {
+			if s.Name == name {
+				vs = append(vs, s.Values...)
+			}
+		}
+		if len(vs) > 0 {
+			out = append(out, vs)
+		}
+	}
+	return out
+}
+
+func count(runs [][]float64) int {
+	n := 0
+	for _, r := range runs {
+		for _, v := range r {
+			if !math.IsNaN(v) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func flat(runs [][]float64) []float64 {
+	var out []float64
+	for _, r := range runs {
+		out = append(out, r...)
+	}
+	return out
+}

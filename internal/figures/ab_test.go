@@ -1,0 +1,96 @@
+package figures
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"ttftlab/internal/interval"
+)
+
+// lognormalRuns is n runs of per samples each around 800*scale, with a
+// spread of about 30 %.
+func lognormalRuns(rng *rand.Rand, n, per int, scale float64) [][]Sample {
+	runs := make([][]Sample, n)
+	for i := range runs {
+		vs := make([]float64, per)
+		for j := range vs {
+			vs[j] = scale * 800 * math.Exp(0.3*rng.NormFloat64())
+		}
+		runs[i] = []Sample{{Name: "ttft_ms", Unit: "ms", Values: vs}}
+	}
+	return runs
+}
+
+func TestCompareABShiftAndSame(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 2))
+	a, b := lognormalRuns(rng, 4, 50, 1), lognormalRuns(rng, 4, 50, 1.2)
+	ab := CompareAB(a, b, 5, 0)
+	f := ab.Figures[0]
+	if len(ab.Figures) != 1 || f.Verdict != interval.Slower || f.Ratio.Lo > 1.2 || f.Ratio.Hi < 1.2 || ab.Seed != 5 || ab.Reps != 1000 || !ab.DriftCovered {
+		t.Fatalf("20 %% slower: %+v, ratio %+v", ab, f.Ratio)
+	}
+	if f.A.N != 200 || f.B.N != 200 || f.A.Runs != 4 || f.RunsFor5 < 1 {
+		t.Fatalf("pooled figures: a %+v b %+v runs for 5 %%: %d", f.A, f.B, f.RunsFor5)
+	}
+	none := 0
+	for trial := range 20 {
+		a, b := lognormalRuns(rng, 4, 50, 1), lognormalRuns(rng, 4, 50, 1)
+		if CompareAB(a, b, uint64(trial), 300).Figures[0].Verdict == interval.NoDifference {
+			none++
+		}
+	}
+	if none < 17 {
+		t.Fatalf("one distribution: no difference in %d of 20 comparisons", none)
+	}
+}
+
+func TestCompareABOnlyInAndTooFew(t *testing.T) {
+	one := func(name string, v float64) Sample { return Sample{Name: name, Unit: "ms", Values: []float64{v}} }
+	a := [][]Sample{{one("ttft_ms", 10), one("extra_ms", 3)}, {one("ttft_ms", 11)}, {one("ttft_ms", 12)}}
+	b := [][]Sample{{one("ttft_ms", 100), one("b_only_ms", 1)}, {one("ttft_ms", 110)}, {one("ttft_ms", 120)}}
+	ab := CompareAB(a, b, 1, 100)
+	if len(ab.Figures) != 3 {
+		t.Fatalf("figures: %+v", ab.Figures)
+	}
+	// 3 against 3 that do not overlap: a bootstrap would say "slower";
+	// an exact test cannot go below p = 0.1.
+	if f := ab.Figures[0]; f.Name != "ttft_ms" || !f.TooFew || f.Verdict != interval.Undecided || f.Ratio.Ratio != 10 || !f.Ratio.Unbounded {
+		t.Fatalf("3 against 3: %+v", f)
+	}
+	if f := ab.Figures[1]; f.Name != "extra_ms" || f.OnlyIn != "A" || f.B != nil || f.A == nil || f.Verdict != "" {
+		t.Fatalf("only in A: %+v", f)
+	}
+	if f := ab.Figures[2]; f.Name != "b_only_ms" || f.OnlyIn != "B" || f.A != nil || f.B == nil {
+		t.Fatalf("only in B: %+v", f)
+	}
+	a = append(a, []Sample{one("ttft_ms", 13)})
+	b = append(b, []Sample{one("ttft_ms", 130)})
+	if f := CompareAB(a, b, 1, 1000).Figures[0]; f.TooFew || f.Verdict != interval.Slower {
+		t.Fatalf("4 against 4 apart: %+v", f)
+	}
+}
+
+func TestExactTestPossible(t *testing.T) {
+	for _, c := range []struct {
+		a, b int
+		want bool
+	}{{3, 3, false}, {4, 4, true}, {2, 7, false}, {2, 8, true}, {1, 38, false}, {1, 39, true}, {0, 100, false}} {
+		if got := ExactTestPossible(c.a, c.b); got != c.want {
+			t.Errorf("ExactTestPossible(%d, %d) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestABBAOrder(t *testing.T) {
+	if got, want := ABBAOrder(4), []string{"A", "B", "B", "A", "A", "B", "B", "A"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ABBAOrder(4) = %v", got)
+	}
+	if got, want := ABBAOrder(1), []string{"A", "B"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ABBAOrder(1) = %v", got)
+	}
+	if got, want := ABBAOrder(3), []string{"A", "B", "B", "A", "A", "B"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ABBAOrder(3) = %v", got)
+	}
+}
