@@ -9,87 +9,17 @@ import (
 	"ttftlab/internal/figures"
 )
 
-// runsSummary is what print(runs(...)) shows: one line per figure.
+// runsSummary is what print(runs(...)) shows: one line per figure, as
+// the console of lab --runs and load --runs prints it (figures.Table).
 func runsSummary(n int, fs []artifact.Figure) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "runs: %d run%s, 95 %% intervals", n, plural(n))
-	width := nameWidth(fs)
-	for _, f := range fs {
-		fmt.Fprintf(&b, "\n%-*s  %s", width, f.Name, figureLine(f))
-	}
-	return b.String()
-}
-
-func nameWidth(fs []artifact.Figure) int {
-	w := 6
-	for _, f := range fs {
-		w = max(w, len(f.Name))
-	}
-	return w
-}
-
-// figureLine is a figure on one line, as the console prints it:
-// "p50 812 ms [790, 838]   p95 too few samples   mean 815 ms [801, 829]
-// over 8 runs   n 40".
-func figureLine(f artifact.Figure) string {
-	parts := []string{
-		pctPart("p50", f.P50, f.P50CI, f.Unit),
-		pctPart("p95", f.P95, f.P95CI, f.Unit),
-	}
-	switch {
-	case f.Mean == nil && f.Failed > 0:
-		parts = append(parts, "mean - (a failure)")
-	case f.Mean == nil:
-		parts = append(parts, "mean -")
-	case f.MeanCI == nil:
-		parts = append(parts, fmt.Sprintf("mean %s (no interval over 1 %s)", withUnit(*f.Mean, f.Unit), strings.TrimSuffix(f.MeanOver, "s")))
-	default:
-		over := fmt.Sprintf("over %d runs", f.Runs)
-		if f.MeanOver == "samples" {
-			over = fmt.Sprintf("over %d samples of 1 run", f.N)
-		}
-		parts = append(parts, fmt.Sprintf("mean %s [%s, %s] %s", withUnit(*f.Mean, f.Unit), fmtNum(f.MeanCI[0]), fmtNum(f.MeanCI[1]), over))
-	}
-	n := fmt.Sprintf("n %d", f.N)
-	if f.Failed > 0 {
-		n += fmt.Sprintf(" (%d failed)", f.Failed)
-	}
-	return strings.Join(append(parts, n), "   ")
-}
-
-// pctPart is "p50 812 ms [790, 838]", or "p95 too few samples" when the
-// interval is unbounded at this n.
-func pctPart(name string, v *float64, ci *[2]float64, unit string) string {
-	if ci == nil {
-		return name + " too few samples"
-	}
-	if v == nil {
-		return name + " failed"
-	}
-	return fmt.Sprintf("%s %s [%s, %s]", name, withUnit(*v, unit), fmtNum(ci[0]), fmtNum(ci[1]))
+	return fmt.Sprintf("runs: %d run%s, 95 %% intervals\n%s", n, plural(n), strings.TrimSuffix(figures.Table(fs), "\n"))
 }
 
 func withUnit(x float64, unit string) string {
 	if unit == "" {
-		return fmtNum(x)
+		return figures.Num(x)
 	}
-	return fmtNum(x) + " " + unit
-}
-
-// fmtNum shows three or so significant digits without an exponent.
-func fmtNum(x float64) string {
-	switch a := math.Abs(x); {
-	case math.IsInf(x, 1):
-		return "failed"
-	case a >= 100:
-		return fmt.Sprintf("%.0f", x)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", x)
-	case a >= 1:
-		return fmt.Sprintf("%.2f", x)
-	default:
-		return fmt.Sprintf("%.3g", x)
-	}
+	return figures.Num(x) + " " + unit
 }
 
 func plural(n int) string {

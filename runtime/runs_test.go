@@ -50,8 +50,8 @@ func TestRunsPoolsFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.String(), "runs: 5 runs, 95 % intervals", "ttft_ms", "p50 too few samples", "mean 30.0 ms [", "over 5 runs", "n 5",
-		"gaps_ms", "p50 3.50 ms [")
+	mustContain(t, out.String(), "runs: 5 runs, 95 % intervals", "ttft_ms", "p50 too few samples", "mean 30 ms [10, 50] over 5 runs", "n 5",
+		"gaps_ms", "p50 3.5 ms [2.0, 5.0]")
 }
 
 func TestRunsStreamResults(t *testing.T) {
