@@ -46,6 +46,9 @@ func (r *run) checkResponse(resp *http.Response) error {
 			ce, quote(body, 40))
 	}
 	ct := resp.Header.Get("Content-Type")
+	if r.meter != nil {
+		return r.checkAudio(resp, ct)
+	}
 	if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
 		body := r.readStart(resp.Body, peekLimit)
 		return r.fail(KindNotStream, nil,
