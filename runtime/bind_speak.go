@@ -50,21 +50,8 @@ type speakCall struct {
 // (POST /v1/audio/speech) and its answer read as audio as it arrives.
 func (vm *VM) speak(L *lua.LState) int {
 	text := L.CheckString(1)
-	c := vm.speakArgs(L, L.Get(2))
-	body, _ := json.Marshal(map[string]any{"model": c.model, "input": text, "voice": c.voice, "response_format": c.format, "speed": c.speed})
-	req := stream.Request{URL: c.ep.Base, TLS: c.ep.TLS, Header: c.ep.Headers(), API: stream.APISpeech, Body: body,
-		Timeout: c.timeout, Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps, Speech: &stream.Speech{}}
-	for k, v := range c.headers {
-		if req.Header == nil {
-			req.Header = map[string]string{}
-		}
-		req.Header[k] = v
-	}
-	if c.format == "pcm" {
-		f := audio.OpenAIPCM
-		f.SampleRate = c.rate
-		req.Speech.PCM = &f
-	}
+	c := vm.speakArgs(L, "speak", L.Get(2))
+	req := c.request(text, vm)
 	var failed lua.LValue
 	if c.onAudio != nil {
 		req.Speech.OnAudio = func(tMs float64, so audio.Result) bool {
@@ -87,7 +74,32 @@ func (vm *VM) speak(L *lua.LState) int {
 	if err != nil && !c.returnErrors {
 		L.RaiseError("speak: %v", err)
 	}
-	info := L.CreateTable(0, 16)
+	L.Push(speakInfo(L, res, err, c.voice, text))
+	return 1
+}
+
+// request is the speech request of text.
+func (c *speakCall) request(text string, vm *VM) stream.Request {
+	body, _ := json.Marshal(map[string]any{"model": c.model, "input": text, "voice": c.voice, "response_format": c.format, "speed": c.speed})
+	req := stream.Request{URL: c.ep.Base, TLS: c.ep.TLS, Header: c.ep.Headers(), API: stream.APISpeech, Body: body,
+		Timeout: c.timeout, Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps, Speech: &stream.Speech{}}
+	for k, v := range c.headers {
+		if req.Header == nil {
+			req.Header = map[string]string{}
+		}
+		req.Header[k] = v
+	}
+	if c.format == "pcm" {
+		f := audio.OpenAIPCM
+		f.SampleRate = c.rate
+		req.Speech.PCM = &f
+	}
+	return req
+}
+
+// speakInfo is speak()'s info table of a finished request.
+func speakInfo(L *lua.LState, res *stream.Result, err error, voice, text string) *lua.LTable {
+	info := L.CreateTable(0, 18)
 	if res != nil {
 		if res.Audio != nil {
 			audioTable(L, *res.Audio).ForEach(info.RawSet)
@@ -96,6 +108,9 @@ func (vm *VM) speak(L *lua.LState) int {
 				info.RawSetString("rtf", lua.LNumber(audio.RealTimeFactor(res.TotalMs-*res.Audio.FirstAudioMs, res.Audio.AudioMs)))
 			}
 		}
+		if !res.Info.T0.IsZero() {
+			info.RawSetString("t0_ms", lua.LNumber(msSinceStart(res.Info.T0)))
+		}
 		info.RawSetString("total_ms", lua.LNumber(res.TotalMs))
 		info.RawSetString("headers_ms", lua.LNumber(res.Info.HeadersMs))
 		info.RawSetString("status", lua.LNumber(res.Info.Status))
@@ -103,7 +118,7 @@ func (vm *VM) speak(L *lua.LState) int {
 		info.RawSetString("cut", lua.LBool(res.Info.Cut))
 		info.RawSetString("stamp_source", lua.LString(res.Info.StampSource.String()))
 	}
-	info.RawSetString("voice", lua.LString(c.voice))
+	info.RawSetString("voice", lua.LString(voice))
 	info.RawSetString("text", lua.LString(text))
 	if err != nil {
 		info.RawSetString("error", lua.LString(err.Error()))
@@ -111,8 +126,7 @@ func (vm *VM) speak(L *lua.LState) int {
 			info.RawSetString("error_kind", lua.LString(string(e.Kind)))
 		}
 	}
-	L.Push(info)
-	return 1
+	return info
 }
 
 // audioTable is what an audio answer held, absent times nil.
@@ -136,7 +150,7 @@ func audioTable(L *lua.LState, a audio.Result) *lua.LTable {
 	return t
 }
 
-func (vm *VM) speakArgs(L *lua.LState, opts lua.LValue) speakCall {
+func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue) speakCall {
 	cfg := vm.cfg.TTS
 	c := speakCall{format: "pcm", rate: audio.OpenAIPCM.SampleRate, speed: 1, model: "tts-1", timeout: vm.cfg.RequestTimeout}
 	if cfg != nil {
@@ -152,7 +166,7 @@ func (vm *VM) speakArgs(L *lua.LState, opts lua.LValue) speakCall {
 			c.rate = cfg.SampleRate
 		}
 	}
-	bad := func(format string, args ...any) { L.RaiseError("speak: "+format, args...) }
+	bad := func(format string, args ...any) { L.RaiseError(fname+": "+format, args...) }
 	str := func(name string, v lua.LValue) string {
 		s, ok := v.(lua.LString)
 		if !ok || s == "" {
@@ -198,6 +212,9 @@ func (vm *VM) speakArgs(L *lua.LState, opts lua.LValue) speakCall {
 				c.headers = optHeaders(L, v)
 			case "on_audio":
 				f, ok := v.(*lua.LFunction)
+				if fname != "speak" {
+					bad("opts.on_audio is speak()'s: a request started in the background cannot call Lua")
+				}
 				if !ok {
 					bad("opts.on_audio must be a function, got %s", v.Type())
 				}

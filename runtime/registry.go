@@ -127,6 +127,15 @@ silence), audio_ms (the length received), total_ms, headers_ms, rtf (time
 from first to last sample over audio_ms), audio_bytes, header_bytes,
 sample_rate, channels, voice, done, cut, status, stamp_source. Times count
 from t0, the request's first byte written, as stream()'s do.`},
+	{Name: "speak_start", Kind: Function, fn: (*VM).speakStart,
+		Signature: "speak_start(text, opts) -> handle",
+		Summary:   "speak(text, opts) started in the background: handle:wait() -> info, handle:cancel(), handle:done().",
+		Help: `The request runs on a goroutine of its own, so a script can send each
+sentence to the speech server while the answer still streams (require
+"voice" does). opts are speak()'s but on_audio and errors; handle:wait()
+returns speak()'s info, a failure in info.error (never raised);
+handle:cancel() hangs up (info.cut); handle:done() says whether it ended.
+info.t0_ms places the request on now_ms()'s clock.`},
 	{Name: "kb_docs", Kind: Function, fn: (*VM).kbDocs,
 		Signature: "kb_docs([dir]) -> docs",
 		Summary:   "The knowledge-base documents as {name=, text=}, sorted by file name.",
@@ -197,7 +206,7 @@ from t0, the request's first byte written, as stream()'s do.`},
 		Summary:   "Compile a Lua file without running it."},
 	{Name: "require", Kind: Standard, install: (*VM).installModules,
 		Signature: "require(name) -> module",
-		Summary:   "Load a module: the built-in ones (stats, sentence, speech, prompt, ask), json, then package.path."},
+		Summary:   "Load a module: the built-in ones (stats, sentence, speech, voice, prompt, ask), json, then package.path."},
 
 	{Name: "SERVER", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Server) },
 		Signature: "SERVER",
