@@ -29,6 +29,9 @@ type TTS struct {
 	SampleRate int
 	// Source names how the user chose the server, for hints ("--tts").
 	Source string
+	// Engine names the default engine when ttftlab serves it
+	// ("espeak-ng 1.51"); "" for a server of the user's.
+	Engine string
 }
 
 // speakOptionNames are the names speak()'s opts may hold.
@@ -249,4 +252,37 @@ func (t *TTS) String() string {
 		return "none"
 	}
 	return fmt.Sprintf("%s (%s)", t.Endpoint.Base, t.Source)
+}
+
+// ttsInfo is tts_info() -> info | nil: the command's speech server, as
+// the artifacts may record it (the key never: only whether one is set).
+func (vm *VM) ttsInfo(L *lua.LState) int {
+	t := vm.cfg.TTS
+	if t == nil || t.Endpoint == nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString("no speech server: run with --tts URL or --tts default"))
+		return 2
+	}
+	info := L.CreateTable(0, 8)
+	info.RawSetString("url", lua.LString(t.Endpoint.Base))
+	info.RawSetString("source", lua.LString(t.Source))
+	model := t.Model
+	if model == "" {
+		model = "tts-1"
+	}
+	info.RawSetString("model", lua.LString(model))
+	if t.Voice != "" {
+		info.RawSetString("voice", lua.LString(t.Voice))
+	}
+	format := t.Format
+	if format == "" {
+		format = "pcm"
+	}
+	info.RawSetString("format", lua.LString(format))
+	if t.Endpoint.Key != "" {
+		info.RawSetString("api_key", lua.LString("set from "+t.Endpoint.KeySource))
+	}
+	info.RawSetString("engine", lua.LString(t.Engine))
+	L.Push(info)
+	return 1
 }

@@ -127,6 +127,9 @@ silence), audio_ms (the length received), total_ms, headers_ms, rtf (time
 from first to last sample over audio_ms), audio_bytes, header_bytes,
 sample_rate, channels, voice, done, cut, status, stamp_source. Times count
 from t0, the request's first byte written, as stream()'s do.`},
+	{Name: "tts_info", Kind: Function, fn: (*VM).ttsInfo,
+		Signature: "tts_info() -> info | nil, why",
+		Summary:   "The speech server of speak() (--tts): url, source, model, format, voice, engine (the default engine's name), api_key (only how it was set); nil and why without one."},
 	{Name: "speak_start", Kind: Function, fn: (*VM).speakStart,
 		Signature: "speak_start(text, opts) -> handle",
 		Summary:   "speak(text, opts) started in the background: handle:wait() -> info, handle:cancel(), handle:done().",

@@ -21,6 +21,10 @@ import (
 type ttsFlags struct {
 	url, keyFile, voice, format, model string
 	rate                               int
+	// implied is set when the command chose --tts default itself (the
+	// lab's audio step): then an engine that cannot be had leaves the run
+	// without speech, the step skipped with why, instead of stopping it.
+	implied bool
 }
 
 // ttsDefault is --tts's value that starts the default engine.
@@ -70,6 +74,10 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, log io.Wri
 	cfg = &runtime.TTS{Voice: t.voice, Format: t.format, SampleRate: t.rate, Model: t.model, Source: "--tts " + t.url}
 	if t.url == ttsDefault {
 		bin, err := tts.FindOrInstall(ctx, log)
+		if err != nil && t.implied && ctx.Err() == nil {
+			fmt.Fprintf(log, "speech: no default engine, so no audio step: %v\n", err)
+			return nil, stop, nil
+		}
 		if err != nil {
 			return nil, stop, err
 		}
@@ -85,6 +93,7 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, log io.Wri
 			srv.Shutdown(sctx)
 		}
 		cfg.Endpoint = &endpoint.Endpoint{Base: "http://" + ln.Addr().String()}
+		cfg.Engine = tts.Version(bin)
 		if cfg.Model == "" {
 			cfg.Model = tts.Model
 		}

@@ -121,3 +121,19 @@ func FindOrInstall(ctx context.Context, log io.Writer) (string, error) {
 	fmt.Fprintf(log, "espeak-ng installed: %s\n", bin)
 	return bin, nil
 }
+
+// Version is the engine's name and version, "espeak-ng 1.51", from its
+// --version line; "espeak-ng" when that cannot be read.
+func Version(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "espeak-ng"
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	if _, v, ok := strings.Cut(line, ": "); ok {
+		if f := strings.Fields(v); len(f) > 0 {
+			return "espeak-ng " + f[0]
+		}
+	}
+	return "espeak-ng"
+}

@@ -143,6 +143,9 @@ func TestSpeechFromEspeak(t *testing.T) {
 			t.Fatalf("log %q: want voice %s", log.String(), c.voice)
 		}
 	}
+	if v := Version(srv.Bin); !strings.HasPrefix(v, "espeak-ng 1.") {
+		t.Fatalf("version %q", v)
+	}
 	if srv.CPU.Load() <= 0 {
 		t.Fatal("no espeak-ng CPU time counted")
 	}
