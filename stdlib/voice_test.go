@@ -2,13 +2,19 @@ package stdlib_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver/llamatest"
+	"ttftlab/internal/stream/streamtest"
 	"ttftlab/internal/tts"
 	"ttftlab/runtime"
 )
@@ -84,4 +90,78 @@ func TestVoiceStreamLive(t *testing.T) {
 		assert(cut.cut, "cut")
 		return #s, #cut.spoken`)
 	t.Logf("%v sentences spoken; the cut answer sent %v", out[0], out[1])
+}
+
+// fakeSpeech answers /v1/audio/speech with 24 kHz PCM, by what the text
+// says: "Slow" waits slowSend before its first byte; "Broken" is a 500;
+// "Cut" sends half its audio and drops the connection; every other text
+// is 200 ms of audio sent in 8 pieces, 50 ms apart: it takes at least 350
+// ms to arrive, more than it lasts, so a speaker runs dry inside it.
+func fakeSpeech(t *testing.T) string {
+	t.Helper()
+	piece := make([]byte, 2*24000/40) // 25 ms of 16-bit mono at 24 kHz
+	for i := range piece {
+		piece[i] = byte(i*7) | 1
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input string }
+		json.NewDecoder(r.Body).Decode(&req)
+		switch {
+		case strings.Contains(req.Input, "Broken"):
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(500)
+			io.WriteString(w, `{"error":{"message":"voice model crashed"}}`)
+			return
+		case strings.Contains(req.Input, "Slow"):
+			time.Sleep(slowSend)
+		}
+		w.Header().Set("Content-Type", "audio/pcm")
+		for i := 0; i < 8; i++ {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+			w.Write(piece)
+			w.(http.Flusher).Flush()
+			if i == 3 && strings.Contains(req.Input, "Cut") {
+				conn, _, err := http.NewResponseController(w).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+const slowSend = 300 * time.Millisecond
+
+// TestVoiceFaults: an answer of four sentences against a speech server
+// that is slow to start one, fails one and cuts one: the failure and the
+// cut are named per sentence and left out of the playback, the slow one's
+// first audio comes at least slowSend after it was sent, and audio that
+// arrives slower than it plays leaves the speaker waiting.
+func TestVoiceFaults(t *testing.T) {
+	llm := (&streamtest.FakeLlama{Pieces: []string{"Hello there. ", "Slow start here. ", "Broken voice now. ", "Cut it short. ", "Bye."}}).Start(t)
+	vm, err := runtime.New(context.Background(), runtime.Config{Server: llm, Stdout: io.Discard, Stderr: io.Discard,
+		TTS: &runtime.TTS{Endpoint: &endpoint.Endpoint{Base: fakeSpeech(t)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	out := mustEval(t, vm.State(), fmt.Sprintf(`
+		local _, _, _, info = stream("hi", {tts = true})
+		local s = info.spoken
+		assert(#s == 5, "sentences " .. #s)
+		assert(s[1].error == nil and s[1].audio_ms == 200, "sentence 1: " .. tostring(s[1].error) .. " " .. s[1].audio_ms)
+		assert(s[2].first_audio_ms - s[2].tts_sent_ms >= %d, "slow: " .. (s[2].first_audio_ms - s[2].tts_sent_ms))
+		assert(s[3].error:find("500") and s[3].error:find("voice model crashed") and s[3].start_ms == nil, "broken: " .. tostring(s[3].error))
+		assert(s[4].error ~= nil and s[4].start_ms == nil, "cut: " .. tostring(s[4].error))
+		assert(info.tts_errors == 2, "errors " .. info.tts_errors)
+		-- Each audio takes longer to arrive than to play: the speaker runs dry.
+		assert(info.underruns >= 1 and info.underrun_ms > 0, "underruns " .. info.underruns)
+		assert(s[1].end_ms == s[1].audio_done_ms, "sentence 1 ends with its last byte")
+		return s[4].error`, slowSend.Milliseconds()))
+	t.Logf("the cut sentence: %s", out[0])
 }

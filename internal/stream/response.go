@@ -128,6 +128,9 @@ func (r *run) fail(kind Kind, cause error, format string, args ...any) *Error {
 // before the answer began says so.
 func (r *run) progress() string {
 	s := fmt.Sprintf("%d content chunks, %d bytes in %.1f ms", r.chunks, r.bytes, r.res.TotalMs)
+	if r.meter != nil {
+		s = fmt.Sprintf("%.1f ms of audio, %d bytes in %.1f ms", r.meter.Result().AudioMs, r.bytes, r.res.TotalMs)
+	}
 	if r.res.Info.Status == 0 {
 		s += " (no response yet)"
 	}
