@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"ttftlab/internal/installer"
 	"ttftlab/scripts"
 )
 
@@ -70,34 +71,9 @@ func executable(path, source string) (string, error) {
 // the script InstallerEnv names), its progress on log, and returns the
 // path it printed.
 func Install(ctx context.Context, force bool, log io.Writer) (string, error) {
-	script := os.Getenv(InstallerEnv)
-	if script == "" {
-		dir, err := os.MkdirTemp("", "ttftlab-install")
-		if err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(dir)
-		script = filepath.Join(dir, "install-espeak-ng.sh")
-		if err := os.WriteFile(script, scripts.InstallSpeechScript, 0o755); err != nil {
-			return "", err
-		}
-	}
-	args := []string{script}
-	if force {
-		args = append(args, "--force")
-	}
-	cmd := exec.CommandContext(ctx, "bash", args...)
-	if log == nil {
-		log = io.Discard
-	}
-	cmd.Stderr = log
-	out, err := cmd.Output()
+	path, err := installer.Run(ctx, installer.Script{Name: "install-espeak-ng.sh", Text: scripts.InstallSpeechScript, Env: InstallerEnv, What: "espeak-ng"}, force, log)
 	if err != nil {
-		return "", fmt.Errorf("installing espeak-ng failed (%s): %w", script, err)
-	}
-	path := strings.TrimSpace(string(out))
-	if path == "" {
-		return "", fmt.Errorf("installing espeak-ng: %s printed no path", script)
+		return "", err
 	}
 	return executable(path, "the installer")
 }
