@@ -41,6 +41,20 @@ type streamCall struct {
 // "return": then the partial results come back with info.error set.
 // Bytes that arrived are in raw_out either way.
 func (vm *VM) streamBinding(L *lua.LState) int {
+	if opts, ok := L.Get(2).(*lua.LTable); ok && opts.RawGetString("tts") != lua.LNil {
+		// Each sentence to the speech server as it completes: the voice
+		// module's pipeline, over this binding without opts.tts.
+		top := L.GetTop()
+		out, err := callModule(L, "voice", "stream", L.Get(1), opts)
+		if err != nil {
+			L.Error(errorValue(err), 0)
+		}
+		L.SetTop(top)
+		for _, v := range out {
+			L.Push(v)
+		}
+		return len(out)
+	}
 	call := vm.streamArgs(L)
 	// failed keeps an error raised inside on_chunk so it can be re-raised
 	// unchanged, with the position inside the callback.

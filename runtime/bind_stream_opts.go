@@ -31,7 +31,7 @@ func StreamOptionNames() []string { return append([]string(nil), optionNames...)
 var optionNames = []string{
 	"api", "body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
 	"keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
-	"temperature", "timeout_ms",
+	"temperature", "timeout_ms", "tts",
 }
 
 // applyOption sets one opts field; body is merged separately, last.
@@ -72,7 +72,7 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.returnErrors = optErrors(L, v)
 	case "api":
 		c.api = parseAPIOption(L, v)
-	case "body":
+	case "body", "tts": // tts = false: no speech (a set tts goes to the voice module)
 	default:
 		L.RaiseError("stream: unknown option %q%s (known: %s)", name, didYouMean(name, optionNames), strings.Join(optionNames, ", "))
 	}

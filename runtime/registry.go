@@ -112,6 +112,33 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 	{Name: "running_requests", Kind: Function, fn: (*VM).runningRequests,
 		Signature: "running_requests() -> n | nil, why",
 		Summary:   "The requests SERVER is processing now, from its /metrics gauge under the kind's name; nil and why when it serves none."},
+	{Name: "speak", Kind: Function, fn: (*VM).speak,
+		Signature: "speak(text, opts) -> info",
+		Summary:   "Text to the speech server (POST /v1/audio/speech), its audio read as it arrives: first_audio_ms, first_voiced_ms, audio_ms.",
+		Help: `The speech server is --tts (a URL, or default: espeak-ng started for the
+run) or opts.server. opts: voice (default: from the text's script: en, cmn,
+ko, ja), format ("pcm", 24 kHz 16-bit mono as OpenAI defines it, or "wav"),
+sample_rate (pcm's, when the server's differs), speed, model (default
+tts-1), headers, timeout_ms, on_audio(t_ms, so) (false hangs up), errors
+("return" puts a failure in info.error instead of raising).
+info: first_audio_ms (the first sample after any header), first_voiced_ms
+(the first sample above 1 % of full scale), voice_starts_ms (the leading
+silence), audio_ms (the length received), total_ms, headers_ms, rtf (time
+from first to last sample over audio_ms), audio_bytes, header_bytes,
+sample_rate, channels, voice, done, cut, status, stamp_source. Times count
+from t0, the request's first byte written, as stream()'s do.`},
+	{Name: "tts_info", Kind: Function, fn: (*VM).ttsInfo,
+		Signature: "tts_info() -> info | nil, why",
+		Summary:   "The speech server of speak() (--tts): url, source, model, format, voice, engine (the default engine's name), api_key (only how it was set); nil and why without one."},
+	{Name: "speak_start", Kind: Function, fn: (*VM).speakStart,
+		Signature: "speak_start(text, opts) -> handle",
+		Summary:   "speak(text, opts) started in the background: handle:wait() -> info, handle:cancel(), handle:done().",
+		Help: `The request runs on a goroutine of its own, so a script can send each
+sentence to the speech server while the answer still streams (require
+"voice" does). opts are speak()'s but on_audio and errors; handle:wait()
+returns speak()'s info, a failure in info.error (never raised);
+handle:cancel() hangs up (info.cut); handle:done() says whether it ended.
+info.t0_ms places the request on now_ms()'s clock.`},
 	{Name: "kb_docs", Kind: Function, fn: (*VM).kbDocs,
 		Signature: "kb_docs([dir]) -> docs",
 		Summary:   "The knowledge-base documents as {name=, text=}, sorted by file name.",
@@ -202,7 +229,7 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 		Summary:   "Compile a Lua file without running it."},
 	{Name: "require", Kind: Standard, install: (*VM).installModules,
 		Signature: "require(name) -> module",
-		Summary:   "Load a module: the built-in ones (stats, sentence, speech, prompt, ask), json, then package.path."},
+		Summary:   "Load a module: the built-in ones (stats, sentence, speech, voice, prompt, ask), json, then package.path."},
 
 	{Name: "SERVER", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Server) },
 		Signature: "SERVER",

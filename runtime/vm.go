@@ -66,6 +66,9 @@ type Config struct {
 	// KindEvidence saying how; "" leaves it to be detected when a script
 	// asks (server_caps()) and request bodies as the script built them.
 	Kind, KindEvidence string
+	// TTS is the speech server of speak(); nil: none (speak() says how to
+	// name one).
+	TTS *TTS
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.

@@ -18,6 +18,12 @@ var FS embed.FS
 //go:embed install-llama-server.sh
 var InstallScript []byte
 
+// InstallSpeechScript is install-espeak-ng.sh, so `ttftlab tts install`
+// works without the source tree.
+//
+//go:embed install-espeak-ng.sh
+var InstallSpeechScript []byte
+
 //go:embed kb/*.md
 var kbFiles embed.FS
 

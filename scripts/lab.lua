@@ -26,7 +26,8 @@ local STEPS = {
     requires = { "prompt_tokens", "cached_tokens", "flush", "busy_evidence" } },
   { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 4,
     requires = { "prompt_tokens", "cached_tokens" } },
-  { file = "10_report.lua",   name = "report",   artifacts = { "report.json" },
+  { file = "10_audio.lua",    name = "audio",    artifacts = { "audio.json" } },
+  { file = "11_report.lua",   name = "report",   artifacts = { "report.json" },
     needs = { "server", "ttft", "prefill", "cache", "sentence", "cancel", "bargein", "prefix" } },
 }
 local REPORT = STEPS[#STEPS]

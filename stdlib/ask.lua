@@ -73,7 +73,7 @@ local M = {}
 -- are STREAM_OPTIONS (a test holds this list to the host's own).
 local OWN_NAMES = { "system", "docs", "tail", "cache", "quiet", "on_chunk" }
 M.STREAM_OPTIONS = { "api", "body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
-  "keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server", "temperature", "timeout_ms" }
+  "keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server", "temperature", "timeout_ms", "tts" }
 local OWN, KNOWN, ALL = {}, {}, {}
 for _, n in ipairs(OWN_NAMES) do OWN[n] = true end
 for _, list in ipairs({ OWN_NAMES, M.STREAM_OPTIONS }) do
@@ -416,6 +416,29 @@ local function metrics(chunks, total_ms, timings, info, first_ms)
   return table.concat(parts, " | ")
 end
 
+-- audio_line is the speech of an answer asked with opts.tts (the voice
+-- module): when the caller first hears it, and the silences in between.
+local function audio_line(info)
+  local parts = {}
+  if info.first_audio_ms ~= nil then
+    parts[#parts + 1] = "first audio " .. ms(info.first_audio_ms)
+  else
+    parts[#parts + 1] = "no audio"
+  end
+  if info.underruns ~= nil then
+    if info.underruns == 0 then
+      parts[#parts + 1] = "heard without gaps"
+    else
+      parts[#parts + 1] = string.format("%d gap%s (%s)", info.underruns, info.underruns == 1 and "" or "s", ms(info.underrun_ms))
+    end
+  end
+  parts[#parts + 1] = string.format("%d sentence%s spoken", #info.spoken, #info.spoken == 1 and "" or "s")
+  if info.tts_errors ~= nil and info.tts_errors > 0 then
+    parts[#parts + 1] = info.tts_errors .. " speech requests failed"
+  end
+  return table.concat(parts, " | ")
+end
+
 function M.summary(chunks, total_ms, timings, info, opts)
   if type(chunks) ~= "table" or type(info) ~= "table" then
     error("ask.summary: want stream()'s results (chunks, total_ms, timings, info)", 2)
@@ -431,6 +454,9 @@ function M.summary(chunks, total_ms, timings, info, opts)
     end
   end
   lines[#lines + 1] = metrics(chunks, total_ms, timings, info, first_ms)
+  if info.tts_errors ~= nil then
+    lines[#lines + 1] = audio_line(info)
+  end
   if info.error then
     lines[#lines + 1] = "error: " .. tostring(info.error)
   end

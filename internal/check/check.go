@@ -38,6 +38,7 @@ type lab struct {
 	cancel   artifact.Cancel
 	bargein  artifact.Bargein
 	prefix   artifact.Prefix
+	audio    artifact.Audio
 	report   artifact.Report
 	props    artifact.Props
 	// steps is steps.json, when the lab wrote one: which steps ran.
@@ -65,6 +66,7 @@ var outputFiles = []struct {
 	{artifact.CancelFile, record(func(l *lab) any { return &l.cancel })},
 	{artifact.BargeinFile, (*lab).loadBargein},
 	{artifact.PrefixFile, (*lab).loadPrefix},
+	{artifact.AudioFile, record(func(l *lab) any { return &l.audio })},
 	{artifact.ReportFile, record(func(l *lab) any { return &l.report })},
 }
 
@@ -206,6 +208,7 @@ func (l *lab) readSteps() []Outcome {
 func (l *lab) unlisted() {
 	if l.steps == nil {
 		l.notWritten[artifact.ServerFile] = "the folder has no steps.json (written before the lab recorded the server's kind)"
+		l.notWritten[artifact.AudioFile] = "the folder has no steps.json (written before the lab had an audio step)"
 		return
 	}
 	for _, f := range outputFiles {
@@ -317,7 +320,7 @@ func (l *lab) apply(r rule) error {
 // rules lists every check after the file checks, in output order.
 func rules() []rule {
 	var all []rule
-	for _, group := range [][]rule{streamRules, timingRules, cancelRules, voiceRules, reportRules} {
+	for _, group := range [][]rule{streamRules, timingRules, cancelRules, voiceRules, audioRules, reportRules} {
 		all = append(all, group...)
 	}
 	return all

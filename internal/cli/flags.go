@@ -236,6 +236,17 @@ type hostFlags struct {
 	// api is --api: the streaming API of every request whose opts set
 	// none (the Lua global API).
 	api stream.API
+	// tts is the speech server (--tts and its flags).
+	tts ttsFlags
+}
+
+// check refuses the target's and the speech server's flags that cannot
+// work, before anything starts.
+func (h *hostFlags) check(f *flagSet) error {
+	if err := h.targetFlags.check(f); err != nil {
+		return err
+	}
+	return h.tts.check(f)
 }
 
 func (h *hostFlags) register(f *flagSet) {
@@ -251,6 +262,7 @@ func (h *hostFlags) register(f *flagSet) {
 			"(error kind timeout; a script's opts.timeout_ms overrides it); --timeout bounds the model load")
 	f.Var((*apiFlag)(&h.api), "api", "streaming `API` of every request: chat (/v1/chat/completions), completions (/v1/completions) "+
 		"or responses (/v1/responses); a script's opts.api overrides it")
+	h.tts.register(f)
 }
 
 // apiFlag is --api's value.

@@ -57,12 +57,17 @@ prompts. :help lists the bindings and commands.`)
 	}
 	defer c.env.release(lease, &c.flags)
 	kind := c.env.serverKind(ctx, lease)
+	speech, stopSpeech, err := c.flags.tts.start(ctx, lease.Endpoint, c.env.Err)
+	if err != nil {
+		return err
+	}
+	defer stopSpeech()
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
 		Kind: string(kind.Kind), KindEvidence: kind.Evidence,
 		Server: c.flags.server, Endpoint: lease.Endpoint, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
-		RequestTimeout: c.flags.requestTimeout, API: c.flags.api,
+		RequestTimeout: c.flags.requestTimeout, API: c.flags.api, TTS: speech,
 	})
 	if err != nil {
 		return err

@@ -57,8 +57,13 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	defer e.release(lease, &s.flags)
 	log := serverLog(lease, &s.flags)
 	kind := e.serverKind(ctx, lease)
+	speech, stopSpeech, err := s.flags.tts.start(ctx, lease.Endpoint, e.Err)
+	if err != nil {
+		return err
+	}
+	defer stopSpeech()
 	cfg := runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
-		Kind: string(kind.Kind), KindEvidence: kind.Evidence}
+		Kind: string(kind.Kind), KindEvidence: kind.Evidence, TTS: speech}
 	if s.runs != nil {
 		return e.runRepeated(ctx, s, s.runs, out, log, cfg)
 	}

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"ttftlab/internal/installer"
 	"ttftlab/scripts"
 )
 
@@ -23,34 +21,9 @@ const InstallerEnv = "TTFTLAB_INSTALLER"
 // or $TTFTLAB_INSTALLER) and returns the path it printed. The script's
 // progress lines go to log. force reinstalls over an existing copy.
 func Install(ctx context.Context, force bool, log io.Writer) (string, error) {
-	script := os.Getenv(InstallerEnv)
-	if script == "" {
-		dir, err := os.MkdirTemp("", "ttftlab-install")
-		if err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(dir)
-		script = filepath.Join(dir, "install-llama-server.sh")
-		if err := os.WriteFile(script, scripts.InstallScript, 0o755); err != nil {
-			return "", err
-		}
-	}
-	args := []string{script}
-	if force {
-		args = append(args, "--force")
-	}
-	cmd := exec.CommandContext(ctx, "bash", args...)
-	if log == nil {
-		log = io.Discard
-	}
-	cmd.Stderr = log
-	out, err := cmd.Output()
+	path, err := installer.Run(ctx, installer.Script{Name: "install-llama-server.sh", Text: scripts.InstallScript, Env: InstallerEnv, What: "llama-server"}, force, log)
 	if err != nil {
-		return "", fmt.Errorf("installing llama-server failed (%s): %w", script, err)
-	}
-	path := strings.TrimSpace(string(out))
-	if path == "" {
-		return "", fmt.Errorf("installing llama-server: %s printed no path", script)
+		return "", err
 	}
 	return checkExecutable(path, "the installer")
 }

@@ -26,6 +26,9 @@ func labSections(l *rundir.Lab, version string) []section {
 	if len(l.Chunks) > 0 || l.Sentence != nil {
 		out = append(out, sentenceSection(l))
 	}
+	if l.Audio != nil && len(l.Audio.Runs) > 0 {
+		out = append(out, audioSection(l.Audio))
+	}
 	if l.Cancel != nil {
 		out = append(out, sectionOf("cancel", "Cancellation",
 			"A long answer cut mid-stream: the client closes the connection, and the server must notice and free its slot.",

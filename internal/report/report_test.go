@@ -83,6 +83,10 @@ func TestLabPageHoldsEveryChart(t *testing.T) {
 		"Barge-in: the answer until the cut, the slot going idle", "Barge-in: the close and the slot going idle", "Barge-in: TTFT of the next turn", "Barge-in: the next turn's prompt",
 		"Changing line: tokens reused by position", "Changing line: TTFT by position",
 	}
+	// The audio step ran where espeak-ng is (reporttest.Lab).
+	if _, err := os.Stat(filepath.Join(labRun(t), "audio.json")); err == nil {
+		want = append(want, "Time to first audio: the answer spoken sentence by sentence (run 1)", "Time to first audio: the wait, up to the first audio (run 1)")
+	}
 	if len(all) != len(want) {
 		t.Errorf("%d charts, want %d: %v", len(all), len(want), keys(all))
 	}

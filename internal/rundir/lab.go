@@ -29,6 +29,7 @@ type Lab struct {
 	Cancel   *Cancel
 	Bargein  *Bargein
 	Prefix   *Prefix
+	Audio    *Audio
 	// Steps is steps.json: each step's status in the run that wrote the
 	// folder (absent in older folders).
 	Steps *Steps
@@ -54,13 +55,14 @@ type (
 	Cancel     = artifact.Cancel
 	Bargein    = artifact.Bargein
 	Prefix     = artifact.Prefix
+	Audio      = artifact.Audio
 	Steps      = artifact.Steps
 )
 
 // labFiles are the files a section reads; every other *.json is Extra.
 var labFiles = map[string]bool{"server.json": true, "health.json": true, "props.json": true, "ttft.json": true, "prefill.json": true,
 	"cache.json": true, "sentence.json": true, "cancel.json": true, "bargein.json": true, "prefix.json": true,
-	"report.json": true, "steps.json": true}
+	"report.json": true, "steps.json": true, "audio.json": true}
 
 // ReadLab reads a lab folder and runs ttftlab check on it; serverLog is
 // passed to the check (it may be "").
@@ -75,6 +77,7 @@ func ReadLab(dir, serverLog string) *Lab {
 	l.Cancel = readOpt[Cancel](dir, "cancel.json", &p)
 	l.Bargein = readOpt[Bargein](dir, "bargein.json", &p)
 	l.Prefix = readOpt[Prefix](dir, "prefix.json", &p)
+	l.Audio = readOpt[Audio](dir, "audio.json", &p)
 	l.Steps = readOpt[Steps](dir, "steps.json", &p)
 	readJSON(dir, "prefill.json", &l.Prefill, &p)
 	readLines(dir, "chunks.jsonl", &p, func(line []byte) error {

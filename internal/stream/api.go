@@ -20,10 +20,18 @@ const (
 	// carry, ended by response.completed, response.incomplete or
 	// response.failed, with no [DONE].
 	APIResponses
+	// APISpeech is /v1/audio/speech: the answer is audio (WAV, or raw PCM
+	// of a format the caller knows), read by Request.Speech's meter, and
+	// its end is the end of the body. It is no text API: ParseAPI and
+	// APINames do not offer it.
+	APISpeech
 )
 
-var apiNames = [...]string{"chat", "completions", "responses"}
-var apiPaths = [...]string{"/v1/chat/completions", "/v1/completions", "/v1/responses"}
+var apiNames = [...]string{"chat", "completions", "responses", "speech"}
+var apiPaths = [...]string{"/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/audio/speech"}
+
+// textAPIs is the number of APIs that stream text.
+const textAPIs = 3
 
 func (a API) String() string {
 	if int(a) < len(apiNames) {
@@ -41,11 +49,11 @@ func (a API) Path() string {
 }
 
 // APINames lists the APIs' names, in the order of their values.
-func APINames() []string { return append([]string(nil), apiNames[:]...) }
+func APINames() []string { return append([]string(nil), apiNames[:textAPIs]...) }
 
 // ParseAPI reads an API's name: chat, completions or responses.
 func ParseAPI(s string) (API, error) {
-	for i, n := range apiNames {
+	for i, n := range apiNames[:textAPIs] {
 		if s == n {
 			return API(i), nil
 		}
@@ -55,8 +63,11 @@ func ParseAPI(s string) (API, error) {
 
 // endMarker names what ends a complete stream of the API, for messages.
 func (a API) endMarker() string {
-	if a == APIResponses {
+	switch a {
+	case APIResponses:
 		return "response.completed (or response.incomplete, response.failed)"
+	case APISpeech:
+		return "the end of the audio"
 	}
 	return "data: [DONE]"
 }

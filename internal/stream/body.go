@@ -129,6 +129,9 @@ func (r *run) writeRaw(pieces [][]byte) error {
 // parse feeds body bytes to the event parser and handles the events they
 // complete.
 func (r *run) parse(p []byte, st stamp) (stop bool, err error) {
+	if r.meter != nil {
+		return r.audio(p, st)
+	}
 	if r.parser.Unknown == nil {
 		r.parser.Unknown = r.strayLine
 	}
@@ -166,6 +169,11 @@ func (r *run) ended(readErr error, at time.Duration) error {
 		return r.closedOutcome()
 	}
 	r.res.TotalMs = ms(at)
+	if r.meter != nil && errors.Is(readErr, io.EOF) {
+		// Audio has no end marker: the end of the body is its end.
+		r.res.Info.Done = true
+		return nil
+	}
 	cutEvent := ""
 	if r.parser.Tail().Truncated() {
 		cutEvent = ", in the middle of an event"

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"ttftlab/internal/audio"
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/sse"
 	"ttftlab/internal/wire"
@@ -72,8 +73,17 @@ func do(ctx context.Context, req Request, opt options) (*Result, error) {
 	if len(req.Body) == 0 {
 		return r.res, newError(KindRequest, "POST", target, nil, "the request body is empty")
 	}
+	if req.API == APISpeech {
+		if err := r.speech(); err != nil {
+			return r.res, err
+		}
+	}
 	err = r.execute(req.Body, opt)
 	r.res.Info.StampSource = sourceOf(r.sources)
+	if r.meter != nil {
+		a := r.meter.Result()
+		r.res.Audio = &a
+	}
 	return r.res, err
 }
 
@@ -147,6 +157,7 @@ type run struct {
 	rawBuf   []byte // one read's body pieces joined for RawOut
 
 	parser  sse.ParserOf[stamp]
+	meter   *audio.Meter // an APISpeech answer's
 	chunks  int
 	bytes   int64
 	sources uint8 // bit set of the content chunks' stamp sources

@@ -46,6 +46,9 @@ func (r *run) checkResponse(resp *http.Response) error {
 			ce, quote(body, 40))
 	}
 	ct := resp.Header.Get("Content-Type")
+	if r.meter != nil {
+		return r.checkAudio(resp, ct)
+	}
 	if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
 		body := r.readStart(resp.Body, peekLimit)
 		return r.fail(KindNotStream, nil,
@@ -125,6 +128,9 @@ func (r *run) fail(kind Kind, cause error, format string, args ...any) *Error {
 // before the answer began says so.
 func (r *run) progress() string {
 	s := fmt.Sprintf("%d content chunks, %d bytes in %.1f ms", r.chunks, r.bytes, r.res.TotalMs)
+	if r.meter != nil {
+		s = fmt.Sprintf("%.1f ms of audio, %d bytes in %.1f ms", r.meter.Result().AudioMs, r.bytes, r.res.TotalMs)
+	}
 	if r.res.Info.Status == 0 {
 		s += " (no response yet)"
 	}

@@ -19,6 +19,8 @@ import (
 	"io"
 	"net/url"
 	"time"
+
+	"ttftlab/internal/audio"
 )
 
 // Request describes one streamed request.
@@ -91,6 +93,23 @@ type Request struct {
 	NoKernelStamps bool
 	// KeepReads fills Result.Reads with every read's stamps.
 	KeepReads bool
+	// Speech says how to read an APISpeech answer; nil reads WAV.
+	Speech *Speech
+}
+
+// Speech is how an APISpeech answer's audio is read.
+type Speech struct {
+	// PCM is the format of a raw PCM answer; nil for WAV, whose header
+	// says its format.
+	PCM *audio.Format
+	// Threshold is the share of full scale above which a sample is
+	// voiced (0: audio.DefaultThreshold).
+	Threshold float64
+	// OnAudio, when set, is called on the caller's goroutine after every
+	// read that brought audio bytes, with that read's stamp and what the
+	// answer held so far. Returning false closes the connection at once
+	// (a cut, as OnChunk's).
+	OnAudio func(tMs float64, so audio.Result) (keepGoing bool)
 }
 
 // Read is one socket read that brought data, as the reader stamped it.
@@ -202,4 +221,8 @@ type Result struct {
 	// one, nil when none came.
 	Timings map[string]any
 	Info    Info
+	// Audio is what an APISpeech answer held (nil for the text APIs):
+	// when its first sample and first voiced sample arrived, its format,
+	// bytes and length.
+	Audio *audio.Result
 }

@@ -12,13 +12,16 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver/llamatest"
 	"ttftlab/internal/stream/streamtest"
+	"ttftlab/internal/tts"
 	"ttftlab/runtime"
 	"ttftlab/scripts"
 )
@@ -69,10 +72,22 @@ func Load(t testing.TB, out string) {
 // serving the test model with the lab's reference setup, into out. It
 // skips t without llama-server or the model (fails with
 // TTFTLAB_REQUIRE_LLAMA set). The server stops when t ends.
+//
+// The audio step speaks through Debian's espeak-ng, served on a test
+// server, when there is one (.ci/run installs it; TTFTLAB_REQUIRE_TTS
+// fails without it); without it the step is skipped.
 func Lab(t testing.TB, out string) {
 	t.Helper()
 	srv := llamatest.Start(t)
-	run(t, runtime.Config{Server: srv.URL, Out: out, ServerLog: srv.LogPath, Command: "ttftlab test"}, "lab.lua")
+	cfg := runtime.Config{Server: srv.URL, Out: out, ServerLog: srv.LogPath, Command: "ttftlab test"}
+	if bin, err := tts.Find(); err == nil {
+		speech := httptest.NewServer(&tts.Server{Bin: bin})
+		t.Cleanup(speech.Close)
+		cfg.TTS = &runtime.TTS{Endpoint: &endpoint.Endpoint{Base: speech.URL}, Model: tts.Model, Source: "--tts default", Engine: tts.Version(bin)}
+	} else if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
+		t.Fatalf("TTFTLAB_REQUIRE_TTS is set: %v", err)
+	}
+	run(t, cfg, "lab.lua")
 }
 
 func run(t testing.TB, cfg runtime.Config, script string) {

@@ -1,4 +1,4 @@
--- Step 10: the headline numbers, copied from the artifacts of steps 3-9.
+-- Step 11: the headline numbers, copied from the artifacts of steps 3-10.
 local function find_docs(rows, n)
   for _, r in ipairs(rows) do
     if r.docs == n then return r end

@@ -1,0 +1,116 @@
+package check
+
+import (
+	"fmt"
+	"math"
+
+	"ttftlab/internal/artifact"
+)
+
+// audioRules check the audio step: the caller hears the answer after its
+// first sentence, which comes after its first token; audio came; the
+// playback adds up.
+var audioRules = []rule{
+	{"audio timing order", []string{artifact.AudioFile}, func(l *lab) error {
+		if len(l.audio.Runs) == 0 {
+			return fmt.Errorf("audio.json has no runs")
+		}
+		for i, r := range l.audio.Runs {
+			if !(r.TTFTMs <= r.FirstSentenceMs && r.FirstSentenceMs <= r.TTSSentMs && r.TTSSentMs <= r.FirstAudioMs) {
+				return fmt.Errorf("run %d: want ttft_ms <= first_sentence_ms <= tts_sent_ms <= first_audio_ms, got %s, %s, %s, %s",
+					i+1, num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TTSSentMs), num(r.FirstAudioMs))
+			}
+			if r.FirstVoicedMs != nil && *r.FirstVoicedMs < r.FirstAudioMs {
+				return fmt.Errorf("run %d: first_voiced_ms %s before first_audio_ms %s", i+1, num(*r.FirstVoicedMs), num(r.FirstAudioMs))
+			}
+			if !near(r.FirstAudioMs-r.TTSSentMs, r.TTSFirstAudioMs) {
+				return fmt.Errorf("run %d: tts_first_audio_ms %s is not first_audio_ms - tts_sent_ms (%s)", i+1, num(r.TTSFirstAudioMs), num(r.FirstAudioMs-r.TTSSentMs))
+			}
+		}
+		r := l.audio.Runs[0]
+		return l.pass("run 1: ttft %s <= first sentence %s <= sent %s <= first audio %s ms", num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TTSSentMs), num(r.FirstAudioMs))
+	}},
+	{"audio came", []string{artifact.AudioFile}, func(l *lab) error {
+		for i, r := range l.audio.Runs {
+			if !(r.AudioMs > 0) || r.Sentences < 1 {
+				return fmt.Errorf("run %d: audio_ms %s over %s sentences: no audio", i+1, num(r.AudioMs), num(r.Sentences))
+			}
+		}
+		return l.pass("%d runs, run 1 %s ms of audio in %s sentences", len(l.audio.Runs), num(l.audio.Runs[0].AudioMs), num(l.audio.Runs[0].Sentences))
+	}},
+	{"audio playback adds up", []string{artifact.AudioFile}, checkPlayback},
+	{"audio medians", []string{artifact.AudioFile}, func(l *lab) error {
+		a := l.audio
+		col := func(f func(artifact.AudioRun) float64) float64 {
+			v := make([]float64, len(a.Runs))
+			for i, r := range a.Runs {
+				v[i] = f(r)
+			}
+			return median(v)
+		}
+		for _, m := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"first_audio_p50", a.FirstAudioP50, col(func(r artifact.AudioRun) float64 { return r.FirstAudioMs })},
+			{"first_sentence_p50", a.FirstSentenceP50, col(func(r artifact.AudioRun) float64 { return r.FirstSentenceMs })},
+			{"ttft_p50", a.TTFTP50, col(func(r artifact.AudioRun) float64 { return r.TTFTMs })},
+			{"underrun_p50", a.UnderrunP50, col(func(r artifact.AudioRun) float64 { return r.UnderrunMs })},
+		} {
+			if !near(m.got, m.want) {
+				return fmt.Errorf("%s is %s, the median of the runs is %s", m.name, num(m.got), num(m.want))
+			}
+		}
+		if share := (a.FirstAudioP50 - a.FirstSentenceP50) / a.FirstAudioP50; math.Abs(share-a.TTSShare) > 1e-5 {
+			return fmt.Errorf("tts_share %s, want (first_audio_p50 - first_sentence_p50) / first_audio_p50 = %s", num(a.TTSShare), num(share))
+		}
+		return l.pass("first audio p50 %s ms, speech %s of the wait", num(a.FirstAudioP50), num(a.TTSShare))
+	}},
+}
+
+// checkPlayback replays the first run's sentences as a speaker plays them
+// (the voice module's rule) and holds the recorded start and end times and
+// the run's underruns to it.
+func checkPlayback(l *lab) error {
+	rows := l.audio.Spoken
+	if len(rows) == 0 {
+		return fmt.Errorf("audio.json has no spoken sentences")
+	}
+	var playhead, underrun float64
+	underruns := 0
+	for i, s := range rows {
+		if !(s.ReadyMs <= s.TTSSentMs && s.TTSSentMs <= s.FirstAudioMs && s.FirstAudioMs <= s.AudioDoneMs) {
+			return fmt.Errorf("sentence %d: want ready_ms <= tts_sent_ms <= first_audio_ms <= audio_done_ms, got %s, %s, %s, %s",
+				i+1, num(s.ReadyMs), num(s.TTSSentMs), num(s.FirstAudioMs), num(s.AudioDoneMs))
+		}
+		start := s.FirstAudioMs
+		if i > 0 {
+			if s.FirstAudioMs > playhead {
+				underrun += s.FirstAudioMs - playhead
+				underruns++
+			} else {
+				start = playhead
+			}
+		}
+		end := start + s.AudioMs
+		if s.AudioDoneMs > end {
+			underrun += s.AudioDoneMs - end
+			underruns++
+			end = s.AudioDoneMs
+		}
+		if !near(start, s.StartMs) || !near(end, s.EndMs) {
+			return fmt.Errorf("sentence %d plays %s-%s ms, want %s-%s: it starts when its audio has come and the one before has ended",
+				i+1, num(s.StartMs), num(s.EndMs), num(start), num(end))
+		}
+		playhead = end
+	}
+	r := l.audio.Runs[0]
+	if !near(underrun, r.UnderrunMs) || float64(underruns) != r.Underruns || !near(playhead, r.SpeakEndMs) {
+		return fmt.Errorf("run 1: underrun_ms %s (%s underruns), speak_end_ms %s; the sentences give %s (%d), %s",
+			num(r.UnderrunMs), num(r.Underruns), num(r.SpeakEndMs), num(underrun), underruns, num(playhead))
+	}
+	return l.pass("%d sentences, %d underruns (%s ms), silent at %s ms", len(rows), underruns, num(underrun), num(playhead))
+}
+
+// near compares times written with microsecond rounding.
+func near(a, b float64) bool { return math.Abs(a-b) <= 0.002 }

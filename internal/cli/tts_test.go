@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ttftlab/internal/audio"
+	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/tts"
+)
+
+// realEspeak is Debian's espeak-ng (.ci/run installs it); TTFTLAB_REQUIRE_TTS
+// fails instead of skipping without it.
+func realEspeak(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("espeak-ng")
+	if err != nil {
+		if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
+			t.Fatalf("TTFTLAB_REQUIRE_TTS is set and espeak-ng is not on PATH: %v", err)
+		}
+		t.Skip("espeak-ng not on PATH")
+	}
+	return p
+}
+
+// TestTTSInstallThenServe: with no espeak-ng anywhere, `tts serve` installs
+// it (through a stand-in installer that wraps the real one, so nothing is
+// downloaded), then answers a speech request with WAV audio that the
+// meter reads; Ctrl-C stops it. `tts install` then finds the installed copy.
+func TestTTSInstallThenServe(t *testing.T) {
+	real := realEspeak(t)
+	// A PATH of the few tools the installer runs: Debian's espeak-ng sits
+	// in /usr/bin beside them.
+	bin := t.TempDir()
+	for _, tool := range []string{"bash", "sh", "mkdir", "chmod"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefix := filepath.Join(t.TempDir(), "espeak-ng")
+	script := filepath.Join(t.TempDir(), "fake-install.sh")
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(`set -eu
+echo "install-espeak-ng: stand-in install" >&2
+mkdir -p "$TTFTLAB_ESPEAK_PREFIX/bin"
+printf '#!/bin/sh\nexec %%s "$@"\n' %q > "$TTFTLAB_ESPEAK_PREFIX/bin/espeak-ng"
+chmod +x "$TTFTLAB_ESPEAK_PREFIX/bin/espeak-ng"
+echo "$TTFTLAB_ESPEAK_PREFIX/bin/espeak-ng"
+`, real)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ESPEAK_NG", "")
+	t.Setenv("PATH", bin)
+	t.Setenv("TTFTLAB_ESPEAK_PREFIX", prefix)
+	t.Setenv(tts.InstallerEnv, script)
+	if _, err := tts.Find(); err == nil {
+		t.Fatal("an espeak-ng is still found; the test cannot see the install")
+	}
+
+	port, err := llamaserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"tts", "serve", "--port", fmt.Sprint(port), "-v"}, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+	}()
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	var resp *http.Response
+	for i := 0; ; i++ {
+		resp, err = http.Post(url+"/v1/audio/speech", "application/json", strings.NewReader(`{"input":"Your table is ready.","voice":"alloy","response_format":"wav"}`))
+		if err == nil {
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("tts serve exited %d:\n%s%s", code, out.String(), errb.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := audio.NewWAV(audio.DefaultThreshold)
+	m.Feed(0, body)
+	if r := m.Result(); resp.StatusCode != 200 || m.Err() != nil || !(r.AudioMs > 0) || r.FirstVoicedMs == nil {
+		t.Fatalf("%d, %v, %+v", resp.StatusCode, m.Err(), r)
+	}
+	cancel()
+	code := <-done
+	for _, want := range []string{"espeak-ng not found: installing it", "install-espeak-ng: stand-in install", "espeak-ng installed: " + prefix, "voice en,"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	if code != 130 || !strings.Contains(out.String(), "speech server: "+url) {
+		t.Errorf("exit %d (want 130 for Ctrl-C), stdout %q", code, out.String())
+	}
+	code, stdout, stderr := runCLI("tts", "install")
+	if code != 0 || stdout != "espeak-ng: "+filepath.Join(prefix, "bin", "espeak-ng")+"\n" {
+		t.Fatalf("tts install: %d %q %q", code, stdout, stderr)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"ttftlab/internal/endpoint"
+	"ttftlab/internal/tts"
+	"ttftlab/runtime"
+)
+
+// ttsFlags name the speech server of a command (speak(), the audio step,
+// load --tts).
+type ttsFlags struct {
+	url, keyFile, voice, format, model string
+	rate                               int
+	// implied is set when the command chose --tts default itself (the
+	// lab's audio step): then an engine that cannot be had leaves the run
+	// without speech, the step skipped with why, instead of stopping it.
+	implied bool
+}
+
+// ttsDefault is --tts's value that starts the default engine.
+const ttsDefault = "default"
+
+// ttsKeyEnv is the environment variable of the speech server's key.
+const ttsKeyEnv = "TTFTLAB_TTS_API_KEY"
+
+func (t *ttsFlags) register(f *flagSet) {
+	f.StringVar(&t.url, "tts", os.Getenv("TTFTLAB_TTS"), "the speech server: the base `URL` of a server of POST /v1/audio/speech, or "+
+		"default: espeak-ng, installed on first use and started for the run (env TTFTLAB_TTS)")
+	f.StringVar(&t.keyFile, "tts-api-key-file", "", "read the speech server's API key from `FILE` (default: $"+ttsKeyEnv+
+		", else --server's key when both are one server)")
+	f.StringVar(&t.voice, "tts-voice", "", "the speech `VOICE` of every request (default: from each text's script: en, cmn, ko, ja)")
+	f.StringVar(&t.format, "tts-format", "pcm", "the speech answer's format: pcm (24 kHz 16-bit mono, no header) or wav")
+	f.intVar(&t.rate, "tts-sample-rate", 24000, 1000, 384000, "the sample rate of a pcm answer, for a server whose rate is not OpenAI's 24 kHz")
+	f.StringVar(&t.model, "tts-model", "", "the speech request's `MODEL` (default tts-1; espeak-ng for --tts default)")
+}
+
+// check refuses flags that cannot work before anything starts.
+func (t *ttsFlags) check(f *flagSet) error {
+	if t.format != "pcm" && t.format != "wav" {
+		return f.usageErrf("--tts-format %q: want pcm or wav", t.format)
+	}
+	if t.url != "" && t.url != ttsDefault {
+		if _, err := endpoint.Parse(t.url); err != nil {
+			var bad *endpoint.URLError
+			if errors.As(err, &bad) {
+				return f.usageErrf("--tts %q: %s (or --tts default for espeak-ng)", t.url, bad.Why)
+			}
+			return f.usageErr(err)
+		}
+	}
+	return nil
+}
+
+// start makes the speech server of the run: nil without --tts; with
+// --tts default espeak-ng (installed when missing) served on a free
+// loopback port until stop. llm is the LLM's endpoint, whose TLS
+// settings the speech server shares, and whose key it shares when both
+// are one server.
+func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, log io.Writer) (cfg *runtime.TTS, stop func(), err error) {
+	stop = func() {}
+	if t.url == "" {
+		return nil, stop, nil
+	}
+	cfg = &runtime.TTS{Voice: t.voice, Format: t.format, SampleRate: t.rate, Model: t.model, Source: "--tts " + t.url}
+	if t.url == ttsDefault {
+		bin, err := tts.FindOrInstall(ctx, log)
+		if err != nil && t.implied && ctx.Err() == nil {
+			fmt.Fprintf(log, "speech: no default engine, so no audio step: %v\n", err)
+			return nil, stop, nil
+		}
+		if err != nil {
+			return nil, stop, err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, stop, fmt.Errorf("the default speech engine cannot listen on loopback: %w", err)
+		}
+		srv := &http.Server{Handler: &tts.Server{Bin: bin}, ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		stop = func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			srv.Shutdown(sctx)
+		}
+		cfg.Endpoint = &endpoint.Endpoint{Base: "http://" + ln.Addr().String()}
+		cfg.Engine = tts.Version(bin)
+		if cfg.Model == "" {
+			cfg.Model = tts.Model
+		}
+		fmt.Fprintf(log, "speech: espeak-ng (%s) at %s for this run; its timings are a formant synthesizer's, not a neural voice's\n", bin, cfg.Endpoint.Base)
+		return cfg, stop, nil
+	}
+	ep, _ := endpoint.Parse(t.url)
+	if llm != nil {
+		ep.TLS, ep.CACert, ep.Insecure = llm.TLS, llm.CACert, llm.Insecure
+	}
+	switch {
+	case t.keyFile != "":
+		b, err := os.ReadFile(t.keyFile)
+		if err != nil {
+			return nil, stop, fmt.Errorf("--tts-api-key-file: %w", err)
+		}
+		if ep.Key = strings.TrimSpace(string(b)); ep.Key == "" {
+			return nil, stop, fmt.Errorf("--tts-api-key-file %s is empty", t.keyFile)
+		}
+		ep.KeySource = "--tts-api-key-file " + t.keyFile
+	case os.Getenv(ttsKeyEnv) != "":
+		ep.Key, ep.KeySource = strings.TrimSpace(os.Getenv(ttsKeyEnv)), ttsKeyEnv
+	case llm != nil && llm.Key != "" && endpoint.SameOrigin(llm.Base, ep.Base):
+		ep.Key, ep.KeySource = llm.Key, llm.KeySource+" (--server's, the same server)"
+	}
+	cfg.Endpoint = ep
+	return cfg, stop, nil
+}

@@ -1,0 +1,260 @@
+package tts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Model is the model name the server answers to (and lists).
+const Model = "espeak-ng"
+
+// espeakRate is the sample rate espeak-ng writes.
+const espeakRate = 22050
+
+// baseWPM is espeak-ng's default speaking rate, speed 1.0.
+const baseWPM = 175
+
+// Server answers OpenAI's POST /v1/audio/speech by running espeak-ng, one
+// process a request, its audio streamed as espeak-ng writes it: response
+// format "wav" as espeak-ng writes it (22.05 kHz, 16-bit mono, placeholder
+// sizes), "pcm" as OpenAI defines it (24 kHz, 16-bit mono, no header).
+// GET /health and GET /v1/models answer too. A client that goes away stops
+// its espeak-ng.
+type Server struct {
+	// Bin is the espeak-ng to run.
+	Bin string
+	// Log, when set, gets a line per request.
+	Log io.Writer
+	// CPU counts the user and system time of the espeak-ng processes run.
+	CPU atomic.Int64
+
+	voicesOnce sync.Once
+	voices     map[string]bool
+	voicesErr  error
+}
+
+// knows says whether espeak-ng has voice v: a language code, a voice
+// file or another language a voice speaks, as `espeak-ng --voices` lists
+// them, with an optional +variant. espeak-ng itself falls back to English
+// for a voice it lacks, which would measure the wrong voice.
+func (s *Server) knows(v string) (bool, error) {
+	s.voicesOnce.Do(func() {
+		out, err := exec.Command(s.Bin, "--voices").Output()
+		if err != nil {
+			s.voicesErr = fmt.Errorf("cannot list espeak-ng's voices (%s --voices): %v", s.Bin, err)
+			return
+		}
+		s.voices = parseVoices(string(out))
+	})
+	if s.voicesErr != nil {
+		return false, s.voicesErr
+	}
+	base, _, _ := strings.Cut(v, "+")
+	return s.voices[strings.ToLower(base)], nil
+}
+
+// parseVoices reads the table `espeak-ng --voices` prints.
+func parseVoices(table string) map[string]bool {
+	known := map[string]bool{}
+	for _, line := range strings.Split(table, "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		known[strings.ToLower(f[1])] = true
+		file := strings.ToLower(f[4])
+		known[file] = true
+		if _, b, ok := strings.Cut(file, "/"); ok {
+			known[b] = true
+		}
+		// Other languages: "(en 2)(en-gb 5)".
+		rest := strings.Join(f[5:], " ")
+		for _, part := range strings.Split(rest, "(")[1:] {
+			if code, _, ok := strings.Cut(part, " "); ok {
+				known[strings.ToLower(code)] = true
+			}
+		}
+	}
+	return known
+}
+
+// request is what the server reads of a speech request.
+type request struct {
+	Model          string   `json:"model"`
+	Input          string   `json:"input"`
+	Voice          string   `json:"voice"`
+	ResponseFormat string   `json:"response_format"`
+	Speed          *float64 `json:"speed"`
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/health" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"ok"}`)
+	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"ttftlab"}]}`, Model)
+	case r.URL.Path == "/v1/audio/speech" && r.Method == http.MethodPost:
+		s.speech(w, r)
+	case r.URL.Path == "/v1/audio/speech":
+		failf(w, http.StatusMethodNotAllowed, "use POST for /v1/audio/speech")
+	default:
+		failf(w, http.StatusNotFound, "no such path %s: this server answers POST /v1/audio/speech, GET /health and GET /v1/models", r.URL.Path)
+	}
+}
+
+// failf answers an error in OpenAI's shape.
+func failf(w http.ResponseWriter, code int, format string, args ...any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	msg, _ := json.Marshal(fmt.Sprintf(format, args...))
+	fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
+}
+
+func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
+	var req request
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	if err := dec.Decode(&req); err != nil {
+		failf(w, http.StatusBadRequest, "the body is not a JSON speech request: %v", err)
+		return
+	}
+	if strings.TrimSpace(req.Input) == "" {
+		failf(w, http.StatusBadRequest, "input is empty: nothing to say")
+		return
+	}
+	format := req.ResponseFormat
+	if format == "" {
+		format = "wav"
+	}
+	if format != "wav" && format != "pcm" {
+		failf(w, http.StatusBadRequest, "response_format %q is not served: ask for wav or pcm", format)
+		return
+	}
+	speed := 1.0
+	if req.Speed != nil {
+		speed = *req.Speed
+	}
+	if speed < 0.25 || speed > 4 {
+		failf(w, http.StatusBadRequest, "speed %g is outside 0.25 to 4", speed)
+		return
+	}
+	v := voice(req.Voice, req.Input)
+	if ok, err := s.knows(v); err != nil {
+		failf(w, http.StatusInternalServerError, "%v", err)
+		return
+	} else if !ok {
+		failf(w, http.StatusBadRequest, "espeak-ng has no voice %q (see `espeak-ng --voices`; an OpenAI voice name such as alloy speaks the text's language)", v)
+		return
+	}
+	start := time.Now()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.Bin, "--stdout", "-v", v, "-s", fmt.Sprint(int(baseWPM*speed+0.5)))
+	cmd.Stdin = strings.NewReader(req.Input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		failf(w, http.StatusInternalServerError, "espeak-ng: %v", err)
+		return
+	}
+	if err := cmd.Start(); err != nil {
+		failf(w, http.StatusInternalServerError, "cannot start espeak-ng (%s): %v", s.Bin, err)
+		return
+	}
+	n, werr := s.relay(w, out, format)
+	err = cmd.Wait()
+	if st := cmd.ProcessState; st != nil {
+		s.CPU.Add(int64(st.UserTime() + st.SystemTime()))
+	}
+	if n == 0 && werr != nil && r.Context().Err() == nil {
+		failf(w, http.StatusInternalServerError, "%v", werr)
+		return
+	}
+	if n == 0 && werr == nil {
+		// Nothing was sent yet: the error can still be the answer.
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" && err != nil {
+			msg = err.Error()
+		}
+		if msg == "" {
+			msg = "espeak-ng wrote no audio"
+		}
+		failf(w, http.StatusBadRequest, "espeak-ng (voice %s): %s", v, msg)
+		return
+	}
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, "tts: %d chars, voice %s, %s, %d bytes in %s\n", len(req.Input), v, format, n, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// wavHeader is the length of the header espeak-ng writes.
+const wavHeader = 44
+
+// relay copies espeak-ng's output to w as it comes, flushing every read;
+// for pcm it drops the WAV header and resamples to 24 kHz. It returns the
+// bytes written and why writing stopped early (the client went away).
+func (s *Server) relay(w http.ResponseWriter, out io.Reader, format string) (int64, error) {
+	fl, _ := w.(http.Flusher)
+	buf := make([]byte, 8192)
+	var head []byte
+	var rs *resampler
+	var conv []byte
+	var n int64
+	started := false
+	for {
+		k, err := out.Read(buf)
+		b := buf[:k]
+		if format == "pcm" && k > 0 {
+			if rs == nil {
+				head = append(head, b...)
+				if len(head) < wavHeader {
+					b = nil
+				} else {
+					if string(head[:4]) != "RIFF" || string(head[36:40]) != "data" {
+						return n, errors.New("espeak-ng's output does not start with a 44-byte WAV header")
+					}
+					rs = &resampler{from: espeakRate, to: 24000}
+					b = head[wavHeader:]
+				}
+			}
+			if rs != nil {
+				conv = rs.push(conv[:0], b)
+				b = conv
+			}
+		}
+		if len(b) > 0 {
+			if !started {
+				ct := "audio/wav"
+				if format == "pcm" {
+					ct = "audio/pcm"
+				}
+				w.Header().Set("Content-Type", ct)
+				w.WriteHeader(http.StatusOK)
+				started = true
+			}
+			m, werr := w.Write(b)
+			n += int64(m)
+			if werr != nil {
+				return n, werr
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+		}
+		if err != nil {
+			return n, nil
+		}
+	}
+}

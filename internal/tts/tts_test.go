@@ -1,0 +1,178 @@
+package tts
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/audio"
+)
+
+func TestVoiceFor(t *testing.T) {
+	for text, want := range map[string]string{
+		"Hello there.": "en", "你好，今天怎么样？": "cmn", "안녕하세요.": "ko", "こんにちは。": "ja",
+		"東京へ行きます。": "ja", "12, 3.": "en", "« Bonjour »": "en",
+	} {
+		if got := VoiceFor(text); got != want {
+			t.Errorf("VoiceFor(%q) = %s, want %s", text, got, want)
+		}
+	}
+	if voice("alloy", "你好") != "cmn" || voice("en-us", "你好") != "en-us" {
+		t.Error("an OpenAI voice name follows the text; an espeak-ng one is kept")
+	}
+}
+
+func TestResamplerKeepsDuration(t *testing.T) {
+	var in []byte
+	for i := 0; i < 22050; i++ {
+		in = binary.LittleEndian.AppendUint16(in, uint16(int16(i%20000-10000)))
+	}
+	var out []byte
+	r := &resampler{from: 22050, to: 24000}
+	// Reads of odd sizes: half frames carried over.
+	for len(in) > 0 {
+		n := min(777, len(in))
+		out = r.push(out, in[:n])
+		in = in[n:]
+	}
+	frames := len(out) / 2
+	if frames < 23998 || frames > 24000 {
+		t.Fatalf("one second at 22.05 kHz became %d frames, want 24000 (less the interpolation's last step)", frames)
+	}
+	// A ramp stays a ramp: frame k is near input k*22050/24000.
+	for _, k := range []int{100, 5000, 12345} {
+		got := int16(binary.LittleEndian.Uint16(out[2*k:]))
+		want := float64(k)*22050/24000 - 10000
+		if math.Abs(float64(got)-want) > 1.01 {
+			t.Fatalf("frame %d = %d, want %.1f", k, got, want)
+		}
+	}
+}
+
+// espeak is the espeak-ng the tests run: Debian's, on PATH (.ci/run
+// installs it), or ttftlab's installed copy.
+func espeak(t *testing.T) string {
+	t.Helper()
+	bin, err := Find()
+	if err != nil {
+		if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
+			t.Fatalf("TTFTLAB_REQUIRE_TTS is set: %v", err)
+		}
+		t.Skip(err)
+	}
+	return bin
+}
+
+func say(t *testing.T, url, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(url+"/v1/audio/speech", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+func meter(t *testing.T, b []byte, pcm bool) audio.Result {
+	t.Helper()
+	m := audio.NewWAV(audio.DefaultThreshold)
+	if pcm {
+		var err error
+		if m, err = audio.NewPCM(audio.OpenAIPCM, audio.DefaultThreshold); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Feed(0, b)
+	if m.Err() != nil {
+		t.Fatal(m.Err())
+	}
+	return m.Result()
+}
+
+func TestSpeechFromEspeak(t *testing.T) {
+	var log bytes.Buffer
+	srv := &Server{Bin: espeak(t), Log: &log}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	code, short := say(t, ts.URL, `{"model":"espeak-ng","input":"Hello there.","voice":"alloy","response_format":"wav"}`)
+	if code != 200 {
+		t.Fatalf("%d %s", code, short)
+	}
+	code, long := say(t, ts.URL, `{"model":"espeak-ng","input":"Hello there. Your appointment is on Tuesday at ten in the morning, with doctor Lee.","response_format":"wav"}`)
+	if code != 200 {
+		t.Fatalf("%d %s", code, long)
+	}
+	rs, rl := meter(t, short, false), meter(t, long, false)
+	if rs.Format.SampleRate != 22050 || rs.HeaderBytes != 44 || !(rs.AudioMs > 0) || rs.FirstVoicedMs == nil {
+		t.Fatalf("short: %+v", rs)
+	}
+	if !(rl.AudioMs > 2*rs.AudioMs) {
+		t.Fatalf("audio of the long text %.0f ms, of the short %.0f ms: want it to grow with the text", rl.AudioMs, rs.AudioMs)
+	}
+	// The same text as 24 kHz PCM lasts as long as its WAV.
+	code, pcm := say(t, ts.URL, `{"input":"Hello there.","response_format":"pcm"}`)
+	if code != 200 {
+		t.Fatalf("%d %s", code, pcm)
+	}
+	if rp := meter(t, pcm, true); math.Abs(rp.AudioMs-rs.AudioMs) > 0.1 {
+		t.Fatalf("pcm lasts %.2f ms, the wav %.2f ms", rp.AudioMs, rs.AudioMs)
+	}
+	// Mandarin and Korean, each in its own voice.
+	for _, c := range []struct{ text, voice string }{{"你好，今天的预约在上午十点。", "cmn"}, {"안녕하세요. 예약은 화요일입니다.", "ko"}} {
+		body, _ := json.Marshal(map[string]string{"input": c.text, "voice": "alloy"})
+		code, b := say(t, ts.URL, string(body))
+		if code != 200 {
+			t.Fatalf("%s: %d %s", c.voice, code, b)
+		}
+		if r := meter(t, b, false); !(r.AudioMs > 500) || r.FirstVoicedMs == nil {
+			t.Fatalf("%s: %+v", c.voice, r)
+		}
+		if !strings.Contains(log.String(), "voice "+c.voice+",") {
+			t.Fatalf("log %q: want voice %s", log.String(), c.voice)
+		}
+	}
+	if v := Version(srv.Bin); !strings.HasPrefix(v, "espeak-ng 1.") {
+		t.Fatalf("version %q", v)
+	}
+	if srv.CPU.Load() <= 0 {
+		t.Fatal("no espeak-ng CPU time counted")
+	}
+}
+
+func TestSpeechErrors(t *testing.T) {
+	ts := httptest.NewServer(&Server{Bin: espeak(t)})
+	defer ts.Close()
+	for body, want := range map[string]string{
+		`{"input":"hi","voice":"no-such-voice"}`: "no-such-voice",
+		`{"input":"hi","response_format":"mp3"}`: "mp3",
+		`{"input":"  "}`:                         "empty",
+		`{"input":"hi","speed":9}`:               "speed 9",
+		`not json`:                               "not a JSON",
+	} {
+		code, b := say(t, ts.URL, body)
+		if code != 400 || !strings.Contains(string(b), want) || !json.Valid(b) {
+			t.Errorf("%s: %d %.200q, want 400 naming %q", body, code, b, want)
+		}
+	}
+	resp, err := http.Get(ts.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"espeak-ng"`) {
+		t.Fatalf("models: %s", b)
+	}
+}

@@ -1,0 +1,288 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/audio"
+	"ttftlab/internal/endpoint"
+	"ttftlab/internal/stream"
+	"ttftlab/internal/tts"
+)
+
+// TTS is the speech server of speak(): where it is and how to ask it.
+type TTS struct {
+	// Endpoint is the server's base URL, API key, headers and TLS.
+	Endpoint *endpoint.Endpoint
+	// Model is the request's model ("" sends tts-1, OpenAI's).
+	Model string
+	// Voice is every request's voice; "" picks one from the text's script
+	// (en, cmn, ko, ja: the default engine's names for them).
+	Voice string
+	// Format is "pcm" (default) or "wav"; SampleRate is pcm's rate (0:
+	// 24000, OpenAI's).
+	Format     string
+	SampleRate int
+	// Source names how the user chose the server, for hints ("--tts").
+	Source string
+	// Engine names the default engine when ttftlab serves it
+	// ("espeak-ng 1.51"); "" for a server of the user's.
+	Engine string
+}
+
+// speakOptionNames are the names speak()'s opts may hold.
+var speakOptionNames = []string{"errors", "format", "headers", "model", "on_audio", "sample_rate", "server", "speed", "timeout_ms", "voice"}
+
+// speakCall is one speak() invocation, its arguments checked.
+type speakCall struct {
+	ep                   *endpoint.Endpoint
+	model, voice, format string
+	rate                 int
+	speed                float64
+	headers              map[string]string
+	timeout              time.Duration
+	onAudio              *lua.LFunction
+	returnErrors         bool
+}
+
+// speak is speak(text, opts) -> info: text sent to the speech server
+// (POST /v1/audio/speech) and its answer read as audio as it arrives.
+func (vm *VM) speak(L *lua.LState) int {
+	text := L.CheckString(1)
+	c := vm.speakArgs(L, "speak", L.Get(2))
+	req := c.request(text, vm)
+	var failed lua.LValue
+	if c.onAudio != nil {
+		req.Speech.OnAudio = func(tMs float64, so audio.Result) bool {
+			L.Push(c.onAudio)
+			L.Push(lua.LNumber(tMs))
+			L.Push(audioTable(L, so))
+			if err := L.PCall(2, 1, nil); err != nil {
+				failed = errorValue(err)
+				return false
+			}
+			keep := L.Get(-1)
+			L.Pop(1)
+			return keep != lua.LFalse
+		}
+	}
+	res, err := stream.Do(vm.callCtx(L), req)
+	if failed != nil {
+		L.Error(failed, 0)
+	}
+	if err != nil && !c.returnErrors {
+		L.RaiseError("speak: %v", err)
+	}
+	L.Push(speakInfo(L, res, err, c.voice, text))
+	return 1
+}
+
+// request is the speech request of text.
+func (c *speakCall) request(text string, vm *VM) stream.Request {
+	body, _ := json.Marshal(map[string]any{"model": c.model, "input": text, "voice": c.voice, "response_format": c.format, "speed": c.speed})
+	req := stream.Request{URL: c.ep.Base, TLS: c.ep.TLS, Header: c.ep.Headers(), API: stream.APISpeech, Body: body,
+		Timeout: c.timeout, Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps, Speech: &stream.Speech{}}
+	for k, v := range c.headers {
+		if req.Header == nil {
+			req.Header = map[string]string{}
+		}
+		req.Header[k] = v
+	}
+	if c.format == "pcm" {
+		f := audio.OpenAIPCM
+		f.SampleRate = c.rate
+		req.Speech.PCM = &f
+	}
+	return req
+}
+
+// speakInfo is speak()'s info table of a finished request.
+func speakInfo(L *lua.LState, res *stream.Result, err error, voice, text string) *lua.LTable {
+	info := L.CreateTable(0, 18)
+	if res != nil {
+		if res.Audio != nil {
+			audioTable(L, *res.Audio).ForEach(info.RawSet)
+			if res.Audio.AudioMs > 0 && res.Audio.FirstAudioMs != nil {
+				// From the first sample to the last, over the audio's length.
+				info.RawSetString("rtf", lua.LNumber(audio.RealTimeFactor(res.TotalMs-*res.Audio.FirstAudioMs, res.Audio.AudioMs)))
+			}
+		}
+		if !res.Info.T0.IsZero() {
+			info.RawSetString("t0_ms", lua.LNumber(msSinceStart(res.Info.T0)))
+		}
+		info.RawSetString("total_ms", lua.LNumber(res.TotalMs))
+		info.RawSetString("headers_ms", lua.LNumber(res.Info.HeadersMs))
+		info.RawSetString("status", lua.LNumber(res.Info.Status))
+		info.RawSetString("done", lua.LBool(res.Info.Done))
+		info.RawSetString("cut", lua.LBool(res.Info.Cut))
+		info.RawSetString("stamp_source", lua.LString(res.Info.StampSource.String()))
+	}
+	info.RawSetString("voice", lua.LString(voice))
+	info.RawSetString("text", lua.LString(text))
+	if err != nil {
+		info.RawSetString("error", lua.LString(err.Error()))
+		if e, ok := err.(*stream.Error); ok {
+			info.RawSetString("error_kind", lua.LString(string(e.Kind)))
+		}
+	}
+	return info
+}
+
+// audioTable is what an audio answer held, absent times nil.
+func audioTable(L *lua.LState, a audio.Result) *lua.LTable {
+	t := L.CreateTable(0, 8)
+	set := func(name string, p *float64) {
+		if p != nil {
+			t.RawSetString(name, lua.LNumber(*p))
+		}
+	}
+	set("first_audio_ms", a.FirstAudioMs)
+	set("first_voiced_ms", a.FirstVoicedMs)
+	set("voice_starts_ms", a.VoiceStartsMs)
+	t.RawSetString("audio_ms", lua.LNumber(a.AudioMs))
+	t.RawSetString("audio_bytes", lua.LNumber(a.AudioBytes))
+	t.RawSetString("header_bytes", lua.LNumber(a.HeaderBytes))
+	if a.Format.SampleRate > 0 {
+		t.RawSetString("sample_rate", lua.LNumber(a.Format.SampleRate))
+		t.RawSetString("channels", lua.LNumber(a.Format.Channels))
+	}
+	return t
+}
+
+func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue) speakCall {
+	cfg := vm.cfg.TTS
+	c := speakCall{format: "pcm", rate: audio.OpenAIPCM.SampleRate, speed: 1, model: "tts-1", timeout: vm.cfg.RequestTimeout}
+	if cfg != nil {
+		c.ep = cfg.Endpoint
+		if cfg.Model != "" {
+			c.model = cfg.Model
+		}
+		c.voice = cfg.Voice
+		if cfg.Format != "" {
+			c.format = cfg.Format
+		}
+		if cfg.SampleRate > 0 {
+			c.rate = cfg.SampleRate
+		}
+	}
+	bad := func(format string, args ...any) { L.RaiseError(fname+": "+format, args...) }
+	str := func(name string, v lua.LValue) string {
+		s, ok := v.(lua.LString)
+		if !ok || s == "" {
+			bad("opts.%s must be a non-empty string, got %s", name, v.Type())
+		}
+		return string(s)
+	}
+	num := func(name string, v lua.LValue) float64 {
+		n, ok := v.(lua.LNumber)
+		if !ok {
+			bad("opts.%s must be a number, got %s", name, v.Type())
+		}
+		return float64(n)
+	}
+	switch t := opts.(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		t.ForEach(func(k, v lua.LValue) {
+			name, ok := k.(lua.LString)
+			if !ok {
+				bad("opts must only have named fields, found the key %s", k)
+			}
+			switch string(name) {
+			case "voice":
+				c.voice = str("voice", v)
+			case "format":
+				c.format = str("format", v)
+			case "model":
+				c.model = str("model", v)
+			case "sample_rate":
+				c.rate = int(num("sample_rate", v))
+			case "speed":
+				c.speed = num("speed", v)
+			case "timeout_ms":
+				c.timeout = time.Duration(num("timeout_ms", v) * float64(time.Millisecond))
+			case "server":
+				if tt, ok := v.(*lua.LTable); ok {
+					c.ep = vm.endpointFromTable(L, tt)
+				} else {
+					c.ep = vm.endpointFromURL(str("server", v))
+				}
+			case "headers":
+				c.headers = optHeaders(L, v)
+			case "on_audio":
+				f, ok := v.(*lua.LFunction)
+				if fname != "speak" {
+					bad("opts.on_audio is speak()'s: a request started in the background cannot call Lua")
+				}
+				if !ok {
+					bad("opts.on_audio must be a function, got %s", v.Type())
+				}
+				c.onAudio = f
+			case "errors":
+				c.returnErrors = optErrors(L, v)
+			default:
+				bad("unknown option %q%s (known: %s)", name, didYouMean(string(name), speakOptionNames), strings.Join(speakOptionNames, ", "))
+			}
+		})
+	default:
+		bad("opts must be a table, got %s", opts.Type())
+	}
+	if c.ep == nil {
+		bad("no speech server: run with --tts URL (any server of POST /v1/audio/speech) or --tts default (espeak-ng, started for the run), or give opts.server")
+	}
+	if c.format != "pcm" && c.format != "wav" {
+		bad("opts.format %q: want pcm or wav (the formats whose samples can be timed)", c.format)
+	}
+	if c.rate <= 0 {
+		bad("opts.sample_rate must be positive, got %d", c.rate)
+	}
+	if c.voice == "" {
+		c.voice = tts.VoiceFor(L.CheckString(1))
+	}
+	return c
+}
+
+// ttsSource is how the script's speech server was chosen, for messages.
+func (t *TTS) String() string {
+	if t == nil || t.Endpoint == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s (%s)", t.Endpoint.Base, t.Source)
+}
+
+// ttsInfo is tts_info() -> info | nil: the command's speech server, as
+// the artifacts may record it (the key never: only whether one is set).
+func (vm *VM) ttsInfo(L *lua.LState) int {
+	t := vm.cfg.TTS
+	if t == nil || t.Endpoint == nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString("no speech server: run with --tts URL or --tts default"))
+		return 2
+	}
+	info := L.CreateTable(0, 8)
+	info.RawSetString("url", lua.LString(t.Endpoint.Base))
+	info.RawSetString("source", lua.LString(t.Source))
+	model := t.Model
+	if model == "" {
+		model = "tts-1"
+	}
+	info.RawSetString("model", lua.LString(model))
+	if t.Voice != "" {
+		info.RawSetString("voice", lua.LString(t.Voice))
+	}
+	format := t.Format
+	if format == "" {
+		format = "pcm"
+	}
+	info.RawSetString("format", lua.LString(format))
+	if t.Endpoint.Key != "" {
+		info.RawSetString("api_key", lua.LString("set from "+t.Endpoint.KeySource))
+	}
+	info.RawSetString("engine", lua.LString(t.Engine))
+	L.Push(info)
+	return 1
+}

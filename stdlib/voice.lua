@@ -1,0 +1,210 @@
+-- voice: a streamed answer spoken as a voice agent speaks it. Each
+-- sentence goes to the speech server the moment it is complete (one
+-- request per sentence, several in flight, as pipecat and LiveKit do), and
+-- the audio is played back as a speaker plays it, so the figures are the
+-- caller's: when the first audio came, and how long the caller heard
+-- nothing in the middle of the answer.
+--
+--   local voice = require("voice")
+--   voice.stream(messages, opts)   -> chunks, total_ms, timings, info
+--   voice.play(sentences)          -> result
+--
+-- stream(messages, opts): stream(messages, opts) with opts.tts set: true
+-- for the command's speech server (--tts), or a table of speak() options
+-- (server, voice, format, ...). opts.clause = true sends the first clause
+-- (sentence.first_clause, opts.min_clause_chars) as soon as it is decided,
+-- instead of waiting for the first sentence. Every other option is
+-- stream()'s; an on_chunk of the script's runs first. A cut answer (a
+-- barge-in, cut_after_ms, on_chunk returning false) hangs up the speech
+-- requests still in flight and sends none of the rest.
+-- info gains, on the answer's time axis (t0 of the LLM request):
+--   spoken             {text=, ready_ms=, tts_sent_ms=, first_audio_ms=,
+--                      first_voiced_ms=, audio_done_ms=, audio_ms=,
+--                      start_ms=, end_ms=, error=} each: ready_ms when the
+--                      chunk that completed it arrived, tts_sent_ms when its
+--                      speech request's first byte was written (the gap is
+--                      the agent's own overhead), first_audio_ms and
+--                      audio_done_ms when its first and last audio bytes
+--                      arrived, audio_ms its length, start_ms and end_ms
+--                      when a speaker plays it
+--   first_audio_ms     when the caller's first audio arrived (the first
+--                      sentence's; nil when no audio came)
+--   first_voiced_ms    when its first voiced sample arrived
+--   underrun_ms, underruns   silence in the middle of the answer: a speaker
+--                      that has played every audio so far and waits for more
+--   speak_end_ms       when the speaker falls silent
+--   overhead_ms        the largest tts_sent_ms - ready_ms
+--   tts_errors         speech requests that failed (their sentences are
+--                      left out of the playback)
+--
+-- play(sentences): the playback arithmetic alone, over sentences carrying
+-- first_audio_ms, audio_done_ms and audio_ms (the first two on one time
+-- axis). Sentence k starts when its first audio has come and sentence k-1
+-- has been played; it is played in audio_ms, unless its audio comes slower
+-- than it plays: then it ends when its last byte came (the audio of a
+-- sentence is taken to arrive at an even pace). A start later than the
+-- previous end, and an end stretched by slow audio, are underruns. A
+-- sentence without first_audio_ms (its request failed) is skipped. Returns
+-- {start_ms, end_ms, underrun_ms, underruns, sentences} with each
+-- sentence's start_ms and end_ms set.
+
+local sentence = require("sentence")
+
+local M = {}
+
+local function trim(s)
+  return (s:gsub("^%s+", ""):gsub("%s+$", ""))
+end
+
+function M.play(sentences)
+  if type(sentences) ~= "table" then
+    error("voice.play: sentences must be an array, got " .. type(sentences), 2)
+  end
+  local out = { underrun_ms = 0, underruns = 0, sentences = sentences }
+  local playhead
+  for i, s in ipairs(sentences) do
+    local fa, done, len = s.first_audio_ms, s.audio_done_ms, s.audio_ms
+    if fa ~= nil then
+      if type(fa) ~= "number" or type(done) ~= "number" or type(len) ~= "number" then
+        error(string.format("voice.play: sentences[%d] needs numbers first_audio_ms, audio_done_ms and audio_ms", i), 2)
+      end
+      local start = fa
+      if playhead ~= nil then
+        if fa > playhead then
+          out.underrun_ms = out.underrun_ms + (fa - playhead)
+          out.underruns = out.underruns + 1
+        else
+          start = playhead
+        end
+      end
+      local stop = start + len
+      if done > stop then
+        out.underrun_ms = out.underrun_ms + (done - stop)
+        out.underruns = out.underruns + 1
+        stop = done
+      end
+      s.start_ms, s.end_ms = start, stop
+      out.start_ms = out.start_ms or start
+      out.end_ms = stop
+      playhead = stop
+    end
+  end
+  return out
+end
+
+-- speak_opts is the speak() options of opts.tts.
+local function speak_opts(tts)
+  if tts == true then
+    return {}
+  end
+  if type(tts) ~= "table" then
+    error("voice.stream: opts.tts must be true (the command's --tts) or a table of speak() options, got " .. type(tts), 3)
+  end
+  local o = {}
+  for k, v in pairs(tts) do
+    if k == "on_audio" or k == "errors" then
+      error("voice.stream: opts.tts." .. k .. " is not taken: each sentence's request runs in the background", 3)
+    end
+    o[k] = v
+  end
+  return o
+end
+
+function M.stream(messages, opts)
+  if type(opts) ~= "table" or opts.tts == nil or opts.tts == false then
+    error("voice.stream: opts.tts must be set (true, or a table of speak() options)", 2)
+  end
+  local sopts = speak_opts(opts.tts)
+  local clause, min_clause = opts.clause, opts.min_clause_chars
+  local sopts_stream = {}
+  for k, v in pairs(opts) do
+    if k ~= "tts" and k ~= "clause" and k ~= "min_clause_chars" then
+      sopts_stream[k] = v
+    end
+  end
+  local user_on_chunk = sopts_stream.on_chunk
+  local pending, sent = "", {}
+  local function send(text, ready_ms)
+    text = trim(text)
+    if text ~= "" then
+      sent[#sent + 1] = { text = text, ready_ms = ready_ms, handle = speak_start(text, sopts) }
+    end
+  end
+  sopts_stream.on_chunk = function(c)
+    local keep = true
+    if user_on_chunk ~= nil then
+      keep = user_on_chunk(c)
+    end
+    pending = pending .. c.text
+    while true do
+      local s, e
+      if clause and #sent == 0 then
+        s, e = sentence.first_clause(pending, false, min_clause)
+      else
+        s, e = sentence.first(pending, false)
+      end
+      if s == nil then
+        break
+      end
+      send(s, c.t_ms)
+      pending = pending:sub(e + 1)
+    end
+    return keep
+  end
+  local chunks, total_ms, timings, info = stream(messages, sopts_stream)
+  if info.cut or info.error then
+    for _, s in ipairs(sent) do
+      s.handle:cancel()
+    end
+  else
+    -- The rest of the answer, at its end.
+    while true do
+      local s, e = sentence.first(pending, true)
+      if s == nil then
+        break
+      end
+      send(s, total_ms)
+      pending = pending:sub(e + 1)
+    end
+  end
+  local sentences, errors, overhead = {}, 0, nil
+  for _, s in ipairs(sent) do
+    local a = s.handle:wait()
+    local row = { text = s.text, ready_ms = s.ready_ms, voice = a.voice, audio_ms = a.audio_ms or 0 }
+    if a.t0_ms ~= nil and info.t0_ms ~= nil then
+      local at = a.t0_ms - info.t0_ms
+      row.tts_sent_ms = at
+      if a.first_audio_ms ~= nil then
+        row.first_audio_ms = at + a.first_audio_ms
+        row.audio_done_ms = at + a.total_ms
+      end
+      if a.first_voiced_ms ~= nil then
+        row.first_voiced_ms = at + a.first_voiced_ms
+      end
+      if overhead == nil or at - s.ready_ms > overhead then
+        overhead = at - s.ready_ms
+      end
+    end
+    if a.error ~= nil then
+      row.error = a.error
+      row.first_audio_ms, row.audio_done_ms = nil, nil
+      if not a.cut then
+        errors = errors + 1
+      end
+    end
+    sentences[#sentences + 1] = row
+  end
+  local p = M.play(sentences)
+  info.spoken = sentences
+  info.underrun_ms, info.underruns, info.speak_end_ms = p.underrun_ms, p.underruns, p.end_ms
+  info.tts_errors, info.overhead_ms = errors, overhead
+  for _, s in ipairs(sentences) do
+    if s.first_audio_ms ~= nil then
+      info.first_audio_ms, info.first_voiced_ms = s.first_audio_ms, s.first_voiced_ms
+      break
+    end
+  end
+  return chunks, total_ms, timings, info
+end
+
+return M
