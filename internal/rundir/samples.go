@@ -61,6 +61,17 @@ func (l *Lab) Samples() []figures.Sample {
 		add("bargein resumed ttft_ms", "bargein step, next turn cached", b.Resumed.TTFTMs)
 		add("bargein cold ttft_ms", "bargein step, next turn cache flushed", b.Cold.TTFTMs)
 	}
+	if a := l.Audio; a != nil && len(a.Runs) > 0 {
+		var first, sent, tts, under []float64
+		for _, r := range a.Runs {
+			first, sent = append(first, r.FirstAudioMs), append(sent, r.FirstSentenceMs)
+			tts, under = append(tts, r.TTSFirstAudioMs), append(under, r.UnderrunMs)
+		}
+		add("first_audio_ms", "audio step runs, the answer spoken sentence by sentence", first...)
+		add("audio first_sentence_ms", "audio step runs", sent...)
+		add("audio tts_first_audio_ms", "audio step runs, the speech server's own time to the first audio", tts...)
+		add("audio underrun_ms", "audio step runs, silence while speaking", under...)
+	}
 	if p := l.Prefix; p != nil {
 		for _, pos := range p.Positions {
 			add("prefix "+pos.Position+" ttft_ms", "prefix step, the changing line "+pos.Position, pos.TTFTMs)

@@ -17,6 +17,8 @@ func TestLabSamples(t *testing.T) {
 		TTFT:    &TTFT{Runs: []artifact.TTFTRun{{TTFTMs: 10, TotalMs: 50}, {TTFTMs: 12, TotalMs: 55}}},
 		Prefill: []PrefillRow{{Docs: 0, TTFTMs: 8}, {Docs: 4, TTFTMs: 20, PromptMs: &pm}},
 		Cache:   &Cache{First: Tokens{TTFTMs: 30}, Second: Tokens{TTFTMs: 9}, ChangedPrefix: Tokens{TTFTMs: 31}},
+		Audio: &Audio{Runs: []artifact.AudioRun{{FirstAudioMs: 300, FirstSentenceMs: 40, TTSFirstAudioMs: 250},
+			{FirstAudioMs: 320, FirstSentenceMs: 42, TTSFirstAudioMs: 270, UnderrunMs: 15}}},
 	}
 	got := map[string][]float64{}
 	var names []string
@@ -28,9 +30,13 @@ func TestLabSamples(t *testing.T) {
 		}
 	}
 	want := []string{"ttft_ms", "total_ms", "prefill 0 docs ttft_ms", "prefill 4 docs ttft_ms", "prefill 4 docs prompt_ms",
-		"cache first ttft_ms", "cache hit ttft_ms", "cache changed first line ttft_ms"}
+		"cache first ttft_ms", "cache hit ttft_ms", "cache changed first line ttft_ms",
+		"first_audio_ms", "audio first_sentence_ms", "audio tts_first_audio_ms", "audio underrun_ms"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("figures %q, want %q", names, want)
+	}
+	if !slices.Equal(got["first_audio_ms"], []float64{300, 320}) || !slices.Equal(got["audio underrun_ms"], []float64{0, 15}) {
+		t.Fatalf("audio: %v", got)
 	}
 	if !slices.Equal(got["ttft_ms"], []float64{10, 12}) || !slices.Equal(got["prefill 4 docs prompt_ms"], []float64{3.5}) {
 		t.Fatalf("values %v", got)
