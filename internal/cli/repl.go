@@ -57,7 +57,7 @@ prompts. :help lists the bindings and commands.`)
 	}
 	defer c.env.release(lease, &c.flags)
 	kind := c.env.serverKind(ctx, lease)
-	speech, stopSpeech, err := c.flags.tts.start(ctx, lease.Endpoint, c.env.Err)
+	speech, stopSpeech, err := c.flags.tts.start(ctx, lease.Endpoint, c.env.Out, c.env.Err)
 	if err != nil {
 		return err
 	}

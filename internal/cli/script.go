@@ -57,7 +57,7 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	defer e.release(lease, &s.flags)
 	log := serverLog(lease, &s.flags)
 	kind := e.serverKind(ctx, lease)
-	speech, stopSpeech, err := s.flags.tts.start(ctx, lease.Endpoint, e.Err)
+	speech, stopSpeech, err := s.flags.tts.start(ctx, lease.Endpoint, e.Out, e.Err)
 	if err != nil {
 		return err
 	}

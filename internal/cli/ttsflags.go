@@ -62,11 +62,11 @@ func (t *ttsFlags) check(f *flagSet) error {
 }
 
 // start makes the speech server of the run: nil without --tts; with
-// --tts default espeak-ng (installed when missing) served on a free
-// loopback port until stop. llm is the LLM's endpoint, whose TLS
-// settings the speech server shares, and whose key it shares when both
-// are one server.
-func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, log io.Writer) (cfg *runtime.TTS, stop func(), err error) {
+// --tts default espeak-ng (installed when missing, its progress on log)
+// served on a free loopback port until stop, said on out. llm is the
+// LLM's endpoint, whose TLS settings the speech server shares, and whose
+// key it shares when both are one server.
+func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log io.Writer) (cfg *runtime.TTS, stop func(), err error) {
 	stop = func() {}
 	if t.url == "" {
 		return nil, stop, nil
@@ -97,7 +97,7 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, log io.Wri
 		if cfg.Model == "" {
 			cfg.Model = tts.Model
 		}
-		fmt.Fprintf(log, "speech: espeak-ng (%s) at %s for this run; its timings are a formant synthesizer's, not a neural voice's\n", bin, cfg.Endpoint.Base)
+		fmt.Fprintf(out, "speech: %s (%s) at %s for this run; its timings are a formant synthesizer's, not a neural voice's\n", cfg.Engine, bin, cfg.Endpoint.Base)
 		return cfg, stop, nil
 	}
 	ep, _ := endpoint.Parse(t.url)

@@ -68,7 +68,7 @@ func meanCell(f artifact.Figure, unit string) string {
 	case "runs":
 		over = fmt.Sprintf(" over %d runs", f.Runs)
 	case "samples":
-		over = fmt.Sprintf(" over %d samples", f.N)
+		over = fmt.Sprintf(" over %d sample%s", f.N, map[bool]string{true: "", false: "s"}[f.N == 1])
 	}
 	if f.MeanCI == nil {
 		return fmt.Sprintf("mean %s%s [too few samples]%s", Num(*f.Mean), unit, over)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/chart"
 	"ttftlab/internal/rundir"
 )
@@ -17,13 +18,35 @@ func audioSection(a *rundir.Audio) section {
 			"The caller hears nothing until the first audio: that wait, against the first token and the first sentence.",
 		func() (figure, error) { return audioFigure(a, 0) },
 		func() (figure, error) { return audioFigure(a, 1.3*a.Runs[0].FirstAudioMs) })
-	runs := table{Caption: "the runs", Head: []string{"run", "ttft_ms", "first_sentence_ms", "tts_sent_ms", "first_audio_ms", "tts_first_audio_ms", "audio_ms", "underrun_ms", "underruns", "overhead_ms"}}
-	for i, r := range a.Runs {
-		runs.add(strconv.Itoa(i+1), num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TTSSentMs), num(r.FirstAudioMs), num(r.TTSFirstAudioMs),
-			num(r.AudioMs), num(r.UnderrunMs), num(r.Underruns), num(r.OverheadMs))
+	// One row a figure, one column a run: narrow enough for half a
+	// comparison page.
+	head := []string{"figure"}
+	for i := range a.Runs {
+		head = append(head, "run "+strconv.Itoa(i+1))
 	}
-	runs.add("p50", num(a.TTFTP50), num(a.FirstSentenceP50), "", num(a.FirstAudioP50), num(a.TTSFirstAudioP50), "", num(a.UnderrunP50), "", "")
-	sec.Tables = append(sec.Tables, *runs.numericFrom(1))
+	runs := table{Caption: "the runs", Head: append(head, "p50")}
+	for _, row := range []struct {
+		name string
+		v    func(r artifact.AudioRun) float64
+		p50  string
+	}{
+		{"ttft_ms", func(r artifact.AudioRun) float64 { return r.TTFTMs }, num(a.TTFTP50)},
+		{"first_sentence_ms", func(r artifact.AudioRun) float64 { return r.FirstSentenceMs }, num(a.FirstSentenceP50)},
+		{"tts_sent_ms", func(r artifact.AudioRun) float64 { return r.TTSSentMs }, ""},
+		{"first_audio_ms", func(r artifact.AudioRun) float64 { return r.FirstAudioMs }, num(a.FirstAudioP50)},
+		{"tts_first_audio_ms", func(r artifact.AudioRun) float64 { return r.TTSFirstAudioMs }, num(a.TTSFirstAudioP50)},
+		{"audio_ms", func(r artifact.AudioRun) float64 { return r.AudioMs }, ""},
+		{"underrun_ms", func(r artifact.AudioRun) float64 { return r.UnderrunMs }, num(a.UnderrunP50)},
+		{"underruns", func(r artifact.AudioRun) float64 { return r.Underruns }, ""},
+		{"overhead_ms", func(r artifact.AudioRun) float64 { return r.OverheadMs }, ""},
+	} {
+		cells := []string{row.name}
+		for _, r := range a.Runs {
+			cells = append(cells, num(row.v(r)))
+		}
+		runs.add(append(cells, row.p50)...)
+	}
+	sec.Tables = append(sec.Tables, runs.numericFrom(1).folded(true))
 	engine := a.TTS.Engine
 	if engine == "" {
 		engine = a.TTS.URL
@@ -80,7 +103,7 @@ func audioFigure(a *rundir.Audio, upTo float64) (figure, error) {
 	}
 	var ready []float64
 	var requests, heard, silent []chart.Span
-	tab := table{Head: []string{"sentence", "ready_ms", "tts_sent_ms", "first_audio_ms", "audio_done_ms", "audio_ms", "plays", "text"}}
+	tab := table{Head: []string{"sentence", "ready_ms", "tts_sent_ms", "first_audio_ms", "plays"}}
 	for i, s := range a.Spoken {
 		ready = append(ready, s.ReadyMs)
 		requests = append(requests, chart.Span{Row: 2, From: s.TTSSentMs, To: s.AudioDoneMs})
@@ -88,8 +111,7 @@ func audioFigure(a *rundir.Audio, upTo float64) (figure, error) {
 		if i > 0 && s.StartMs > a.Spoken[i-1].EndMs {
 			silent = append(silent, chart.Span{Row: 3, From: a.Spoken[i-1].EndMs, To: s.StartMs})
 		}
-		tab.add(strconv.Itoa(i+1), num(s.ReadyMs), num(s.TTSSentMs), num(s.FirstAudioMs), num(s.AudioDoneMs), num(s.AudioMs),
-			num(s.StartMs)+"–"+num(s.EndMs), excerpt(s.Text, 40))
+		tab.add(strconv.Itoa(i+1), num(s.ReadyMs), num(s.TTSSentMs), num(s.FirstAudioMs), num(s.StartMs)+"–"+num(s.EndMs))
 	}
 	chart.AddTicks(p, "sentence ready", chunkTicks(1, before(ready)), chart.FirstSentence, 14, 2)
 	chart.AddSpans(p, "speech request (sent to last byte)", in(requests), chart.Queue, 8)
