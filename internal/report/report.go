@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ttftlab/internal/atomicfile"
+	"ttftlab/internal/figures"
 	"ttftlab/internal/rundir"
 )
 
@@ -111,10 +112,13 @@ func (r run) model() string {
 }
 
 func (r run) sections() []section {
+	var secs []section
 	if r.lab != nil {
-		return labSections(r.lab, r.version)
+		secs = labSections(r.lab, r.version)
+	} else {
+		secs = loadSections(r.load, r.version)
 	}
-	return loadSections(r.load, r.version)
+	return withIntervals(secs, intervalsSection(figures.Pool([][]figures.Sample{r.samples()}), 1))
 }
 
 // strip is the headline: the figures that opens the run's page.
