@@ -77,27 +77,54 @@ func Render(meta Meta, dirs ...string) ([]byte, error) {
 	return p.render()
 }
 
-// run is one folder read: a lab run or a load run.
+// run is one folder read: a lab run or a load run, or a folder of
+// repeated runs (--runs N), whose sections are its last run's.
 type run struct {
 	kind rundir.Kind
 	lab  *rundir.Lab
 	load *rundir.Load
 	// version is the ttftlab drawing the page, for the summary.
 	version string
+	// top is the folder given; repeated are its runs (run-1 ... run-N),
+	// nil for a single run. lab or load is then the last run.
+	top      string
+	repeated []string
+	// perRun are the timed figures of each run with their samples (one
+	// entry for a single run); capacities each load run's capacity level
+	// (nil where none held).
+	perRun     [][]figures.Sample
+	capacities []*float64
 }
 
 func readRun(dir string, meta Meta) (run, error) {
-	kind, err := rundir.Detect(dir)
+	kind, dirs, err := rundir.DetectRuns(dir)
 	if err != nil {
 		return run{}, err
 	}
-	if kind == rundir.KindLoad {
-		return run{kind: kind, load: rundir.ReadLoad(dir), version: meta.Version}, nil
+	r := run{kind: kind, version: meta.Version, top: dir}
+	if len(dirs) > 1 || dirs[0] != dir {
+		r.repeated = dirs
 	}
-	return run{kind: kind, lab: rundir.ReadLab(dir, meta.ServerLog), version: meta.Version}, nil
+	for _, d := range dirs {
+		if kind == rundir.KindLoad {
+			r.load = rundir.ReadLoad(d)
+			var c *float64
+			if r.load.Capacity != nil {
+				c = &r.load.Capacity.Level
+			}
+			r.capacities = append(r.capacities, c)
+		} else {
+			r.lab = rundir.ReadLab(d, meta.ServerLog)
+		}
+		r.perRun = append(r.perRun, r.samples())
+	}
+	return r, nil
 }
 
 func (r run) dir() string {
+	if r.repeated != nil {
+		return r.top
+	}
 	if r.lab != nil {
 		return r.lab.Dir
 	}
@@ -106,11 +133,13 @@ func (r run) dir() string {
 
 func (r run) model() string {
 	if r.lab != nil {
-		return runName(labModel(r.lab), r.lab.Dir)
+		return runName(labModel(r.lab), r.dir())
 	}
-	return runName(loadModel(r.load), r.load.Dir)
+	return runName(loadModel(r.load), r.dir())
 }
 
+// sections are the run's sections; of a repeated run, its last run's,
+// after the figures pooled over every run and their spread.
 func (r run) sections() []section {
 	var secs []section
 	if r.lab != nil {
@@ -118,11 +147,17 @@ func (r run) sections() []section {
 	} else {
 		secs = loadSections(r.load, r.version)
 	}
-	return withIntervals(secs, intervalsSection(figures.Pool([][]figures.Sample{r.samples()}), 1))
+	if r.repeated != nil {
+		return append(r.runsSections(), secs...)
+	}
+	return withIntervals(secs, intervalsSection(figures.Pool(r.perRun), 1))
 }
 
 // strip is the headline: the figures that opens the run's page.
 func (r run) strip() []headline {
+	if r.repeated != nil {
+		return r.runsHeadline()
+	}
 	if r.lab != nil {
 		return labHeadline(r.lab)
 	}
@@ -131,11 +166,18 @@ func (r run) strip() []headline {
 
 // page is the run's own page.
 func (r run) page(meta Meta) *page {
-	p := &page{Title: fmt.Sprintf("ttftlab %s run: %s", r.kind, r.model()), Sections: r.sections(), Columns: 1, Headline: r.strip()}
+	title := fmt.Sprintf("ttftlab %s run: %s", r.kind, r.model())
+	if r.repeated != nil {
+		title = fmt.Sprintf("ttftlab %s run repeated %d times: %s", r.kind, len(r.repeated), r.model())
+	}
+	p := &page{Title: title, Sections: r.sections(), Columns: 1, Headline: r.strip()}
 	finished := r.finished()
 	p.Subtitle = []string{
 		"folder " + absDir(r.dir()),
 		"run finished " + stamp(finished) + " (its newest file)",
+	}
+	if r.repeated != nil {
+		p.Subtitle[1] = "last run finished " + stamp(finished) + " (its newest file)"
 	}
 	p.Footer = "Drawn by ttftlab " + meta.Version + ". Self-contained: no script, font or image is loaded from anywhere."
 	return p
