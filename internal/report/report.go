@@ -5,10 +5,13 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/figures"
 	"ttftlab/internal/rundir"
@@ -21,6 +24,9 @@ type Meta struct {
 	// ServerLog is llama-server's log of the run, for check's cancel rule
 	// ("" when unknown).
 	ServerLog string
+	// Seed is the bootstrap's seed of a comparison's intervals (the
+	// command line's default is DefaultSeed).
+	Seed uint64
 }
 
 // FileName is the report's name in a run folder.
@@ -29,19 +35,55 @@ const FileName = "report.html"
 // Write draws the page of the run in dirs[0], or the comparison of
 // dirs[0] (A) and dirs[1] (B), into out ("" means FileName in dirs[0];
 // for a comparison, in B's folder, as compare.html), written atomically.
-// It returns the path written.
+// A comparison also writes its verdicts beside the page (Drawn). It
+// returns the path of the page.
 func Write(out string, meta Meta, dirs ...string) (string, error) {
-	html, err := Render(meta, dirs...)
+	d, err := Draw(out, meta, dirs...)
+	return d.Path, err
+}
+
+// Drawn is what Draw wrote.
+type Drawn struct {
+	// Path is the HTML page.
+	Path string
+	// ComparePath is compare.json beside a comparison's page (the page's
+	// name with .json for .html), and Compare its content; "" and nil for
+	// a single folder.
+	ComparePath string
+	Compare     *artifact.Compare
+}
+
+// Draw is Write, saying what it wrote.
+func Draw(out string, meta Meta, dirs ...string) (Drawn, error) {
+	p, c, err := build(meta, dirs...)
 	if err != nil {
-		return "", err
+		return Drawn{}, err
+	}
+	html, err := p.render()
+	if err != nil {
+		return Drawn{}, err
 	}
 	if out == "" {
 		out = DefaultOut(dirs...)
 	}
-	if err := atomicfile.Write(out, html, 0o644); err != nil {
-		return "", fmt.Errorf("writing the report %s: %w (choose another file with --out)", out, err)
+	d := Drawn{Path: out, Compare: c}
+	if c != nil {
+		d.ComparePath = strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
+		if d.ComparePath == out {
+			d.ComparePath = out + ".json"
+		}
+		data, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return Drawn{}, fmt.Errorf("writing the verdicts: %w", err)
+		}
+		if err := atomicfile.Write(d.ComparePath, append(data, '\n'), 0o644); err != nil {
+			return Drawn{}, fmt.Errorf("writing the verdicts %s: %w (choose another page with --out; they go beside it)", d.ComparePath, err)
+		}
 	}
-	return out, nil
+	if err := atomicfile.Write(out, html, 0o644); err != nil {
+		return Drawn{}, fmt.Errorf("writing the report %s: %w (choose another file with --out)", out, err)
+	}
+	return d, nil
 }
 
 // DefaultOut is where Write puts the page when out is "".
@@ -54,27 +96,37 @@ func DefaultOut(dirs ...string) string {
 
 // Render is the page's HTML for one run folder or two.
 func Render(meta Meta, dirs ...string) ([]byte, error) {
+	p, _, err := build(meta, dirs...)
+	if err != nil {
+		return nil, err
+	}
+	return p.render()
+}
+
+// build reads the folders and makes the page, and of two folders the
+// verdicts.
+func build(meta Meta, dirs ...string) (*page, *artifact.Compare, error) {
 	if len(dirs) != 1 && len(dirs) != 2 {
-		return nil, fmt.Errorf("a report shows one run or compares two; got %d folders", len(dirs))
+		return nil, nil, fmt.Errorf("a report shows one run or compares two; got %d folders", len(dirs))
 	}
 	runs := make([]run, len(dirs))
 	for i, d := range dirs {
 		r, err := readRun(d, meta)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		runs[i] = r
 	}
-	var p *page
 	if len(runs) == 1 {
-		p = runs[0].page(meta)
-	} else {
-		var err error
-		if p, err = comparePage(meta, runs[0], runs[1]); err != nil {
-			return nil, err
-		}
+		return runs[0].page(meta), nil, nil
 	}
-	return p.render()
+	a, b := runs[0], runs[1]
+	if a.kind != b.kind {
+		return nil, nil, fmt.Errorf("cannot compare a %s run (%s) with a %s run (%s): pass two lab folders or two load folders",
+			a.kind, a.dir(), b.kind, b.dir())
+	}
+	c := compare(a, b, meta.Seed)
+	return comparePage(meta, a, b, c), c, nil
 }
 
 // run is one folder read: a lab run or a load run, or a folder of
