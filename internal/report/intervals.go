@@ -97,6 +97,12 @@ func intervalsSection(fs []artifact.Figure, runs int) section {
 		s.Intro = "The run has no timed figure."
 		return s
 	}
-	s.Tables = append(s.Tables, intervalsTable(fs, runs).folded(runs == 1 && len(fs) > foldRows))
+	// A single run's table comes after its charts, folded when long; a
+	// repeated run's is the page's answer, open.
+	t := intervalsTable(fs, runs)
+	if runs == 1 {
+		t = t.folded(false)
+	}
+	s.Tables = append(s.Tables, t)
 	return s
 }

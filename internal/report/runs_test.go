@@ -54,6 +54,9 @@ func TestRepeatedRunPage(t *testing.T) {
 		if strings.Count(spread, ">ttft_ms<")+strings.Count(spread, ">total_ms<")+strings.Count(spread, ">first_sentence_ms<") != 3 {
 			t.Errorf("the spread chart does not name ttft_ms, total_ms and first_sentence_ms")
 		}
+		if pooled := page[strings.Index(page, `<section id="pooled">`):strings.Index(page, `<section id="spread">`)]; strings.Contains(pooled, "<details") {
+			t.Errorf("the pooled figures, the page's answer, are folded")
+		}
 		if strings.Contains(page, `<section id="intervals">`) {
 			t.Errorf("the page shows one run's intervals beside the pooled ones")
 		}
