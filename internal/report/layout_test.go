@@ -214,8 +214,11 @@ func TestAnswerHasItsOwnAxis(t *testing.T) {
 	if answer.X.Max > 1.1*s.TotalMs || answer.X.Max < s.TotalMs {
 		t.Errorf("answer chart's axis ends at %g ms; the answer ends at %g ms", answer.X.Max, s.TotalMs)
 	}
-	if share := s.TTFTMs / (answer.X.Max - answer.X.Min); share < 0.1 {
-		t.Errorf("TTFT sits at %.3f of the axis: squeezed", share)
+	// TTFT keeps its share of the answer: the axis is the answer's, not
+	// the speech's (measured against the run's own share, which a busy
+	// machine may make small).
+	if share := s.TTFTMs / (answer.X.Max - answer.X.Min); share < 0.9*s.TTFTMs/s.TotalMs {
+		t.Errorf("TTFT sits at %.3f of the axis, %.3f of the answer: squeezed", share, s.TTFTMs/s.TotalMs)
 	}
 	speech := drawn["First sentence: the answer spoken"]
 	if speech == nil || speech.X.Max < 44700 {
