@@ -49,6 +49,9 @@ func TestIntervalsOnSinglePages(t *testing.T) {
 		if bars(svg, chart.TTFT) != 2 || bars(svg, chart.Total) != 2 {
 			t.Errorf("TTFT chart: %d ttft and %d total error bars with the legend's, want 2 each", bars(svg, chart.TTFT), bars(svg, chart.Total))
 		}
+		if !strings.Contains(page, "median (too few samples for its interval) of "+num(float64(len(vs)))+" runs, prompt cache off; mean "+ms(m.Mean)+" ["+ms(m.Lo)+", "+ms(m.Hi)+"]") {
+			t.Errorf("the headline's TTFT does not give its mean's interval and say the median has none")
+		}
 		if !strings.Contains(page, ">mean, 95 % interval</td><td class=\"num\">["+num(m.Lo)+", "+num(m.Hi)+"]</td>") ||
 			!strings.Contains(page, ">median, 95 % interval</td><td class=\"num\">too few samples</td>") {
 			t.Errorf("the TTFT chart's table lacks the mean %s", mean)
