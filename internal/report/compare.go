@@ -35,9 +35,22 @@ func comparePage(meta Meta, a, b run, c *artifact.Compare) *page {
 	}
 	p.Headline = append(verdictStrip(c), compareStrip(a.strip(), b.strip())...)
 	p.Sections = append([]section{verdictSection(c)}, numbersSection(a, b))
-	p.Sections = append(p.Sections, pairSections(a.sections(), b.sections())...)
+	// Each side's own table of intervals is left to its own page: the
+	// verdicts above hold both sides' figures.
+	p.Sections = append(p.Sections, pairSections(without(a.sections(), "intervals", "pooled"), without(b.sections(), "intervals", "pooled"))...)
 	p.Footer = "Drawn by ttftlab " + meta.Version + ". Self-contained: no script, font or image is loaded from anywhere."
 	return p
+}
+
+// without is secs but those of the given ids.
+func without(secs []section, ids ...string) []section {
+	var out []section
+	for _, s := range secs {
+		if !slices.Contains(ids, s.ID) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // runsNote names the runs of a folder of repeated runs.

@@ -32,6 +32,8 @@ const tooFew = "too few samples"
 
 // withCI shows a value with its 95 % interval, "812 [790, 838]", or
 // tooFew when the interval is unbounded; a dash when there is no value.
+// A narrow column breaks the line between the value and its interval,
+// never inside the interval (a no-break space after its comma).
 func withCI(v *float64, ci *[2]float64) string {
 	switch {
 	case v == nil:
@@ -39,7 +41,7 @@ func withCI(v *float64, ci *[2]float64) string {
 	case ci == nil:
 		return tooFew
 	}
-	return fmt.Sprintf("%s [%s, %s]", num(*v), num(ci[0]), num(ci[1]))
+	return num(*v) + " " + ciOnly(v, ci)
 }
 
 // ciOnly is the interval alone, "[790, 838]", for a narrow table that
@@ -51,7 +53,7 @@ func ciOnly(v *float64, ci *[2]float64) string {
 	case ci == nil:
 		return tooFew
 	}
-	return fmt.Sprintf("[%s, %s]", num(ci[0]), num(ci[1]))
+	return "[" + num(ci[0]) + ",\u00a0" + num(ci[1]) + "]"
 }
 
 // meanText is a figure's mean with its interval and what it is over.

@@ -39,7 +39,7 @@ func TestIntervalsOnSinglePages(t *testing.T) {
 		if !interval.PercentileCI(vs, 50).Unbounded {
 			t.Fatalf("the median of %d runs has an interval: the test expects too few samples", len(vs))
 		}
-		mean := num(m.Mean) + " [" + num(m.Lo) + ", " + num(m.Hi) + "]"
+		mean := num(m.Mean) + " [" + num(m.Lo) + ",\u00a0" + num(m.Hi) + "]"
 		if !strings.Contains(page, `<section id="intervals">`) ||
 			!strings.Contains(page, "<td>ttft_ms (ms)</td><td class=\"num\">"+num(float64(len(vs)))+"</td><td class=\"num\">1</td><td class=\"num\">0</td><td class=\"num\">too few samples</td>") ||
 			!strings.Contains(page, mean+" over the samples</td>") {
@@ -52,7 +52,7 @@ func TestIntervalsOnSinglePages(t *testing.T) {
 		if !strings.Contains(page, "median (too few samples for its interval) of "+num(float64(len(vs)))+" runs, prompt cache off; mean "+ms(m.Mean)+" ["+ms(m.Lo)+", "+ms(m.Hi)+"]") {
 			t.Errorf("the headline's TTFT does not give its mean's interval and say the median has none")
 		}
-		if !strings.Contains(page, ">mean, 95 % interval</td><td class=\"num\">["+num(m.Lo)+", "+num(m.Hi)+"]</td>") ||
+		if !strings.Contains(page, ">mean, 95 % interval</td><td class=\"num\">["+num(m.Lo)+",\u00a0"+num(m.Hi)+"]</td>") ||
 			!strings.Contains(page, ">median, 95 % interval</td><td class=\"num\">too few samples</td>") {
 			t.Errorf("the TTFT chart's table lacks the mean %s", mean)
 		}
@@ -67,7 +67,7 @@ func TestIntervalsOnSinglePages(t *testing.T) {
 			if d.P50CI != nil {
 				want++
 				cell := ">" + num(lv.Level) + "</td><td class=\"num\">" + num(float64(d.N)) + "</td><td class=\"num\">" +
-					num(*d.P50) + " [" + num(d.P50CI[0]) + ", " + num(d.P50CI[1]) + "]</td>"
+					num(*d.P50) + " [" + num(d.P50CI[0]) + ",\u00a0" + num(d.P50CI[1]) + "]</td>"
 				if !strings.Contains(page, cell) {
 					t.Errorf("level %g: the TTFT table lacks p50 with its interval %s", lv.Level, cell)
 				}
