@@ -38,7 +38,8 @@ type CompareFigure struct {
 	Name string `json:"name"`
 	Unit string `json:"unit"`
 	// Stat is the statistic compared: "p50" (the median) or, for a load
-	// level, also "p95" (the SLO's percentile).
+	// level, also each percentile the runs' SLOs are set on ("p95" when
+	// none).
 	Stat string `json:"stat"`
 	// A and B are the statistic over each side's pooled samples, NA and
 	// NB how many (failed requests count above every time).

@@ -81,7 +81,7 @@ func verdictStrip(c *artifact.Compare) []headline {
 // interval, figure by figure.
 func verdictSection(c *artifact.Compare) section {
 	s := section{ID: "verdicts", Title: "Verdicts: B against A",
-		Intro: "For every timed figure both have: B/A of its median (and, for a load level, of its p95, the SLO's percentile) over the pooled samples, " +
+		Intro: "For every timed figure both have: B/A of its median (and, for a load level, of the percentiles its SLOs are set on, p95 when none) over the pooled samples, " +
 			"with its 95 % bootstrap interval (" + overText(c) + "). The verdict is corrected for comparing many figures at once (Holm): " +
 			"faster or slower only where the interval says so; no difference detected at this sample size; too few samples where a side has one sample " +
 			"or the statistic falls on a failed request. The last column is the runs per variant that would detect a 5 % difference. compare.json beside this page holds every number."}

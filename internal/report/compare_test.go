@@ -292,3 +292,22 @@ func TestCompareRepeatedRuns(t *testing.T) {
 		t.Errorf("the page does not say the runs are resampled")
 	}
 }
+
+// TestCompareSLOPercentiles: load runs are compared on their median and
+// on each percentile their SLOs are set on.
+func TestCompareSLOPercentiles(t *testing.T) {
+	a := copyDir(t, loadRun(t))
+	var doc map[string]any
+	readJSON(t, filepath.Join(a, "load.json"), &doc)
+	doc["settings"].(map[string]any)["slo"].([]any)[0].(map[string]any)["percentile"] = 99.0
+	writeJSON(t, filepath.Join(a, "load.json"), doc)
+	_, c := compared(t, DefaultSeed, a, loadRun(t))
+	stats := map[string]int{}
+	for _, f := range c.Figures {
+		stats[f.Stat]++
+	}
+	levels := len(rundir.ReadLoad(a).Levels) * len(rundir.LoadMetrics)
+	if len(stats) != 3 || stats["p50"] != levels || stats["p95"] != levels || stats["p99"] != levels {
+		t.Errorf("statistics compared: %v, want p50, p95 (B's SLO) and p99 (A's) for each of %d figures", stats, levels)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -56,13 +57,30 @@ func byName(perRun [][]figures.Sample) (map[string]*sideFigure, []string) {
 	return out, order
 }
 
-// stats are the statistics compared for a figure: the median, and for a
-// load level also p95, the percentile an SLO is usually set on.
-func stats(kind rundir.Kind) []string {
-	if kind == rundir.KindLoad {
-		return []string{"p50", "p95"}
+// stats are the statistics compared for each figure: the median, and
+// for load runs also the percentiles their SLOs are set on (p95 when
+// neither run set one), in ascending order.
+func stats(a, b run) []string {
+	out := []string{"p50"}
+	if a.kind != rundir.KindLoad {
+		return out
 	}
-	return []string{"p50"}
+	var ps []float64
+	for _, r := range []run{a, b} {
+		for _, o := range r.load.Settings.SLO {
+			if o.Percentile > 0 && o.Percentile < 100 && o.Percentile != 50 && !slices.Contains(ps, o.Percentile) {
+				ps = append(ps, o.Percentile)
+			}
+		}
+	}
+	if len(ps) == 0 {
+		ps = []float64{95}
+	}
+	slices.Sort(ps)
+	for _, p := range ps {
+		out = append(out, "p"+strconv.FormatFloat(p, 'f', -1, 64))
+	}
+	return out
 }
 
 func statOf(name string) interval.Stat {
@@ -81,6 +99,7 @@ func compare(a, b run, seed uint64) *artifact.Compare {
 	if !c.DriftCovered {
 		c.Warning = DriftWarning
 	}
+	sts := stats(a, b)
 	fa, order := byName(a.perRun)
 	fb, orderB := byName(b.perRun)
 	var names []string
@@ -92,7 +111,7 @@ func compare(a, b run, seed uint64) *artifact.Compare {
 			continue
 		}
 		sa := fa[name]
-		for _, st := range stats(a.kind) {
+		for _, st := range sts {
 			stat := statOf(st)
 			var r interval.Ratio
 			if !bounded(sa, st) || !bounded(sb, st) {
