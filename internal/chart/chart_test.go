@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -46,5 +47,31 @@ func TestNiceTicks(t *testing.T) {
 	}
 	if got := strings.Join(labels, " "); got != "0.05× 0.1× 0.2× 0.5× 1× 2×" {
 		t.Errorf("ratio ticks of 0.03..3: %s", got)
+	}
+}
+
+// TestErrorBars: each finite interval is one stroked path in its colour
+// (and one more for the legend); an interval with an unbounded end has
+// no bar; the bars stay inside the axes.
+func TestErrorBars(t *testing.T) {
+	for _, horizontal := range []bool{false, true} {
+		p := New("bars", "x (ms)", "y (ms)")
+		AddErrorBars(p, "95 % interval", []Interval{{At: 1, Lo: 2, Hi: 4}, {At: 2, Lo: 3, Hi: 9}, {At: 3, Lo: 1, Hi: math.Inf(1)}}, P95, horizontal)
+		if xmin, xmax, ymin, ymax := marksOf(p)[0].(*ErrorBars).DataRange(); horizontal && (xmin != 2 || xmax != 9 || ymin != 0.5 || ymax != 2.5) ||
+			!horizontal && (xmin != 1 || xmax != 2 || ymin != 2 || ymax != 9) {
+			t.Errorf("horizontal %v: data range %g..%g, %g..%g", horizontal, xmin, xmax, ymin, ymax)
+		}
+		svg, err := SVG(p, Width, Height)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(svg, "stroke:#E69F00"); n != 3 {
+			t.Errorf("horizontal %v: %d paths in the bars' colour, want 2 bars and the legend's", horizontal, n)
+		}
+	}
+	p := New("none", "x", "y")
+	AddErrorBars(p, "95 % interval", []Interval{{At: 1, Lo: math.NaN(), Hi: 2}}, P95, false)
+	if legendWidth(&p.Legend) != 0 || len(marksOf(p)) != 0 {
+		t.Errorf("an interval without a finite bound drew a bar or a legend entry")
 	}
 }

@@ -105,8 +105,10 @@ func TestReportInBrowser(t *testing.T) {
 }
 
 // TestReportPagesInBrowser renders the page of a real load run of voice
-// calls (two levels, two turns each), the report tests' load run and an A/B
-// comparison of two lab runs in headless Chromium, light and dark: the
+// calls (two levels, two turns each), the report tests' load run, an A/B
+// comparison of two lab runs, a folder of repeated lab runs and the
+// verdicts of two folders of repeated load runs in headless Chromium,
+// light and dark: the
 // headline strip comes first, no box is wider than its room (no sideways
 // scroll bar, no cut column), every chart has a box; the real run's page
 // has its turn-by-turn section and its levels one after the other on the
@@ -121,6 +123,7 @@ func TestReportPagesInBrowser(t *testing.T) {
 		t.Fatalf("ttftlab load exited %d:\n%s%s", code, stdout, stderr)
 	}
 	lab, load := reportRuns(t)
+	labs, loads := repeatedRuns(t, lab), repeatedRuns(t, load)
 	for _, c := range []struct {
 		name string
 		dirs []string
@@ -128,6 +131,8 @@ func TestReportPagesInBrowser(t *testing.T) {
 		{"real-load", []string{real}},
 		{"load", []string{load}},
 		{"compare", []string{lab, lab}},
+		{"lab-runs", []string{labs}},
+		{"compare-load-runs", []string{loads, loads}},
 	} {
 		page := filepath.Join(t.TempDir(), c.name+".html")
 		code, stdout, stderr := runCLI(append([]string{"report", "--out", page}, c.dirs...)...)
@@ -300,4 +305,30 @@ func inkOf(img image.Image) (colours int, ink float64) {
 		}
 	}
 	return len(seen), float64(differ) / float64(b.Dx()*b.Dy())
+}
+
+// repeatedRuns is a folder of repeated runs, as --runs writes it: run-1
+// and run-2, each a copy of the run folder from.
+func repeatedRuns(t *testing.T, from string) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"run-1", "run-2"} {
+		if err := os.Mkdir(filepath.Join(dir, run), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(from, e.Name()))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, run, e.Name()), data, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
 }

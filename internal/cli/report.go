@@ -7,17 +7,20 @@ import (
 	"ttftlab/internal/report"
 )
 
-// reportCmd is `ttftlab report DIR... [--out FILE]`.
+// reportCmd is `ttftlab report DIR... [--out FILE] [--seed N]`.
 type reportCmd struct{ env *env }
 
 func newReport(e *env) runner { return &reportCmd{env: e} }
 
 func (c *reportCmd) Run(_ context.Context, args []string) error {
-	fs := c.env.flags("DIR [DIR_B] [--out FILE] [--server-log FILE]",
+	fs := c.env.flags("DIR [DIR_B] [--out FILE] [--server-log FILE] [--seed N]",
 		"Draws one self-contained HTML page of a lab or load run folder (default DIR/report.html),\n"+
-			"or, given two folders A and B, the two side by side with B/A for every figure (default B/compare.html).")
+			"a folder of repeated runs (run-1 ... run-N) included, or, given two folders A and B,\n"+
+			"the verdict on every figure, B/A with its 95 % bootstrap interval, then the two side by side\n"+
+			"(default B/compare.html, the verdicts in compare.json beside it, and on standard output).")
 	out := fs.String("out", "", "the HTML `file` to write")
 	serverLog := fs.String("server-log", "", "llama-server's log `file` of the run, for check's cancel-task rule")
+	seed := fs.Uint64("seed", report.DefaultSeed, "the bootstrap's `seed` for a comparison's intervals (recorded in compare.json)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -27,10 +30,14 @@ func (c *reportCmd) Run(_ context.Context, args []string) error {
 	case fs.NArg() > 2:
 		return fs.usageErrf("a report shows one run or compares two; got %d folders", fs.NArg())
 	}
-	path, err := report.Write(*out, report.Meta{Version: buildVersion(), ServerLog: *serverLog}, fs.Args()...)
+	d, err := report.Draw(*out, report.Meta{Version: buildVersion(), ServerLog: *serverLog, Seed: *seed}, fs.Args()...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(c.env.Out, path)
+	fmt.Fprintln(c.env.Out, d.Path)
+	if d.Compare != nil {
+		fmt.Fprintln(c.env.Out, d.ComparePath)
+		return report.FormatVerdicts(c.env.Out, d.Compare)
+	}
 	return nil
 }

@@ -2,126 +2,167 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/chart"
+	"ttftlab/internal/interval"
 	"ttftlab/internal/rundir"
 )
 
-// comparePage puts run A and run B side by side: B/A for every figure
-// both have, a chart of the headline ratios, then each section's charts
-// in two columns.
-func comparePage(meta Meta, a, b run) (*page, error) {
-	if a.kind != b.kind {
-		return nil, fmt.Errorf("cannot compare a %s run (%s) with a %s run (%s): pass two lab folders or two load folders",
-			a.kind, a.dir(), b.kind, b.dir())
-	}
+// numbersSection is every number both runs have, with B/A, without an
+// interval: the files' values, not only the timed figures.
+func numbersSection(a, b run) section {
+	s := section{ID: "ratios", Title: "Every number, B against A",
+		Intro: "Every number both runs wrote (of a folder of repeated runs, its last run's), with B/A: below 1 B is smaller (for times: faster), above 1 larger. These are single values without an interval; the verdicts above are the ones to act on."}
+	s.Tables = append(s.Tables, ratioTable(a.figures(), b.figures()).folded(false))
+	return s
+}
+
+// comparePage puts run A and run B side by side: the verdict on every
+// figure both have first (B/A with its interval, c), then every number of
+// both with B/A, then each section's charts in two columns. Of a folder of
+// repeated runs, the numbers and sections are its last run's.
+func comparePage(meta Meta, a, b run, c *artifact.Compare) *page {
 	p := &page{Title: fmt.Sprintf("ttftlab %s runs compared: %s against %s", a.kind, b.model(), a.model()), Columns: 2}
 	p.Runs = []runHead{
-		{Label: "A", Dir: absDir(a.dir()), Model: a.model() + ", finished " + stamp(a.finished())},
-		{Label: "B", Dir: absDir(b.dir()), Model: b.model() + ", finished " + stamp(b.finished())},
+		{Label: "A", Dir: absDir(a.dir()), Model: a.model() + runsNote(a) + ", finished " + stamp(a.finished())},
+		{Label: "B", Dir: absDir(b.dir()), Model: b.model() + runsNote(b) + ", finished " + stamp(b.finished())},
 	}
-	p.Headline = compareStrip(a.strip(), b.strip())
-	fa, fb := a.figures(), b.figures()
-	ratios := section{ID: "ratios", Title: "B against A",
-		Intro: "Every figure both runs have, with B/A: below 1 B is smaller (for times: faster), above 1 larger."}
-	if f, err := ratioFigure(a.headline(fa), fb); err == nil {
-		ratios.Figures = append(ratios.Figures, f)
-	} else {
-		ratios.Quotes = append(ratios.Quotes, quote{Label: "chart not drawn", Text: err.Error()})
-	}
-	ratios.Tables = append(ratios.Tables, ratioTable(fa, fb).folded(false))
-	p.Sections = append([]section{ratios}, pairSections(a.sections(), b.sections())...)
+	p.Headline = append(verdictStrip(c), compareStrip(a.strip(), b.strip())...)
+	p.Sections = append([]section{verdictSection(c)}, numbersSection(a, b))
+	// Each side's own table of intervals is left to its own page: the
+	// verdicts above hold both sides' figures.
+	p.Sections = append(p.Sections, pairSections(without(a.sections(), "intervals", "pooled"), without(b.sections(), "intervals", "pooled"))...)
 	p.Footer = "Drawn by ttftlab " + meta.Version + ". Self-contained: no script, font or image is loaded from anywhere."
-	return p, nil
+	return p
 }
 
-// measure is one figure of a run: a name, its unit and value.
-type measure struct {
-	name, unit string
-	v          float64
-}
-
-// ratioTable lists every figure of A, then B's figures A lacks, with
-// both values and B/A.
-func ratioTable(fa, fb []measure) table {
-	t := table{Caption: "every figure", Head: []string{"figure", "unit", "A", "B", "B/A"}, Numeric: map[int]bool{2: true, 3: true, 4: true}}
-	inB := map[string]float64{}
-	for _, m := range fb {
-		inB[m.name] = m.v
-	}
-	inA := map[string]bool{}
-	for _, m := range fa {
-		inA[m.name] = true
-		bv, ok := inB[m.name]
-		if !ok {
-			t.add(m.name, m.unit, num(m.v), "–", "–")
-			continue
-		}
-		t.add(m.name, m.unit, num(m.v), num(bv), ratio(m.v, bv))
-	}
-	for _, m := range fb {
-		if !inA[m.name] {
-			t.add(m.name, m.unit, "–", num(m.v), "–")
-		}
-	}
-	return t
-}
-
-// ratioFigure draws B/A of the headline figures as bars from 1.
-func ratioFigure(head, fb []measure) (figure, error) {
-	inB := map[string]float64{}
-	for _, m := range fb {
-		inB[m.name] = m.v
-	}
-	var names []string
-	var bars []chart.Span
-	tab := table{Head: []string{"figure", "B/A"}, Numeric: map[int]bool{1: true}}
-	for _, m := range head {
-		bv, ok := inB[m.name]
-		if !ok || m.v <= 0 || bv <= 0 {
-			continue
-		}
-		bars = append(bars, chart.Span{Row: float64(len(names)), From: 1, To: bv / m.v})
-		names = append(names, m.name)
-		tab.add(m.name, ratio(m.v, bv))
-	}
-	if len(names) == 0 {
-		return figure{}, fmt.Errorf("the runs share no headline figure")
-	}
-	p := chart.New("B/A of the headline figures", "B/A, logarithmic (1×: the same; below: B smaller)", "")
-	h := rowsLayout(p, names, 2)
-	chart.AddSpans(p, "B/A", bars, chart.Total, 12)
-	chart.AddRule(p, "A (1×)", 1, true, chart.TTFT, true)
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, b := range bars {
-		lo, hi = math.Min(lo, b.To), math.Max(hi, b.To)
-	}
-	chart.RatioAxis(p, lo, hi)
-	return draw(p, h, tab)
-}
-
-// headline picks the figures worth a bar: report.json's numbers for a
-// lab, the p95 of each SLO metric by level for a load run.
-func (r run) headline(all []measure) []measure {
-	var out []measure
-	for _, m := range all {
-		if m.unit == "ms" && (r.lab != nil && len(m.name) > 12 && m.name[:12] == "report.json " ||
-			r.load != nil && isHeadlineLoad(m.name)) {
-			out = append(out, m)
+// without is secs but those of the given ids.
+func without(secs []section, ids ...string) []section {
+	var out []section
+	for _, s := range secs {
+		if !slices.Contains(ids, s.ID) {
+			out = append(out, s)
 		}
 	}
 	return out
 }
 
-func isHeadlineLoad(name string) bool {
-	var lv float64
-	var metric string
-	n, _ := fmt.Sscanf(name, "level %g %s p95", &lv, &metric)
-	return n == 2 && (metric == "ttft_ms" || metric == "first_sentence_ms")
+// runsNote names the runs of a folder of repeated runs.
+func runsNote(r run) string {
+	if r.repeated == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%d runs; sections of the last)", len(r.repeated))
+}
+
+// verdictStrip opens a comparison with its answer: how many figures B
+// made slower or faster, and whether the drift between runs is covered.
+func verdictStrip(c *artifact.Compare) []headline {
+	h := hl("Verdicts, B against A", counts(c), overText(c))
+	for _, f := range c.Figures {
+		if f.Verdict == string(interval.Slower) {
+			h.Class = "bad"
+		}
+	}
+	out := []headline{h}
+	if c.Warning != "" {
+		out = append(out, headline{Label: "Warning", Value: "drift not covered", Note: c.Warning, Class: "mixed"})
+	}
+	return out
+}
+
+// verdictSection is the verdict table and the chart of B/A with its
+// interval, figure by figure.
+func verdictSection(c *artifact.Compare) section {
+	s := section{ID: "verdicts", Title: "Verdicts: B against A",
+		Intro: "For every timed figure both have: B/A of its median (and, for a load level, of the percentiles its SLOs are set on, p95 when none) over the pooled samples, " +
+			"with its 95 % bootstrap interval (" + overText(c) + "). The verdict is corrected for comparing many figures at once (Holm): " +
+			"faster or slower only where the interval says so; no difference detected at this sample size; too few samples where a side has one sample " +
+			"or the statistic falls on a failed request. The last column is the runs per variant that would detect a 5 % difference. compare.json beside this page holds every number."}
+	if c.Warning != "" {
+		s.Quotes = append(s.Quotes, quote{Label: "warning", Text: c.Warning + ". With one run a side only the requests are resampled, and runs of one machine drift 10-30 % over minutes."})
+	}
+	if len(c.OnlyA)+len(c.OnlyB) > 0 {
+		s.Quotes = append(s.Quotes, quote{Label: "not compared", Text: onlyText(c)})
+	}
+	f, err := verdictFigure(c)
+	if err != nil {
+		s.Quotes = append(s.Quotes, quote{Label: "chart not drawn", Text: err.Error()})
+		s.Tables = append(s.Tables, verdictTable(c))
+		return s
+	}
+	s.Figures = append(s.Figures, f)
+	return s
+}
+
+func onlyText(c *artifact.Compare) string {
+	var parts []string
+	if len(c.OnlyA) > 0 {
+		parts = append(parts, "only in A: "+strings.Join(c.OnlyA, ", "))
+	}
+	if len(c.OnlyB) > 0 {
+		parts = append(parts, "only in B: "+strings.Join(c.OnlyB, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// verdictTable is one row per figure and statistic.
+func verdictTable(c *artifact.Compare) table {
+	t := table{Caption: "B/A of every figure both have, with its 95 % interval and verdict",
+		Head: []string{"figure", "stat", "A", "B", "n (A, B)", "B/A", "95 % interval", "verdict", "runs for 5 %"}}
+	for _, f := range c.Figures {
+		r, ci := ratioCIText(f)
+		class := ""
+		if f.Verdict == string(interval.Slower) {
+			class = "bad"
+		}
+		t.addClass(class, f.Name+" ("+f.Unit+")", f.Stat, numP(f.A), numP(f.B), fmt.Sprintf("%d, %d", f.NA, f.NB), r, ci, f.Verdict, runsText(f))
+	}
+	t.Numeric = map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 8: true}
+	return t
+}
+
+// verdictFigure draws B/A of each figure as a bar from 1, coloured by its
+// verdict, with its interval as an error bar.
+func verdictFigure(c *artifact.Compare) (figure, error) {
+	var names []string
+	groups := map[string][]chart.Span{}
+	var cis []chart.Interval
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, f := range c.Figures {
+		if f.Ratio == nil {
+			continue
+		}
+		row := float64(len(names))
+		names = append(names, f.Name+" "+f.Stat)
+		groups[f.Verdict] = append(groups[f.Verdict], chart.Span{Row: row, From: 1, To: *f.Ratio})
+		lo, hi = math.Min(lo, *f.Ratio), math.Max(hi, *f.Ratio)
+		if f.RatioCI != nil {
+			cis = append(cis, chart.Interval{At: row, Lo: f.RatioCI[0], Hi: f.RatioCI[1]})
+			lo, hi = math.Min(lo, f.RatioCI[0]), math.Max(hi, f.RatioCI[1])
+		}
+	}
+	if len(names) == 0 {
+		return figure{}, fmt.Errorf("no figure has a ratio: the runs share no timed figure with a value")
+	}
+	p := chart.New("B/A of every figure, with its 95 % interval", "B/A, logarithmic (1×: the same; below: B faster)", "")
+	h := rowsLayout(p, names, 6)
+	for _, g := range []struct {
+		v interval.Verdict
+		c color.Color
+	}{{interval.Slower, chart.Cut}, {interval.Faster, chart.Prompt}, {interval.NoDifference, chart.Cached}, {interval.Undecided, chart.Grid}} {
+		chart.AddSpans(p, string(g.v), groups[string(g.v)], g.c, 10)
+	}
+	chart.AddErrorBars(p, "95 % interval", cis, chart.Chunk, true)
+	chart.AddRule(p, "A (1×)", 1, true, chart.TTFT, true)
+	chart.RatioAxis(p, lo, hi)
+	return draw(p, h, verdictTable(c))
 }
 
 // figures are every number of the run a comparison shows.
@@ -317,4 +358,36 @@ func compareStrip(a, b []headline) []headline {
 		}
 	}
 	return out
+}
+
+// measure is one figure of a run: a name, its unit and value.
+type measure struct {
+	name, unit string
+	v          float64
+}
+
+// ratioTable lists every figure of A, then B's figures A lacks, with
+// both values and B/A.
+func ratioTable(fa, fb []measure) table {
+	t := table{Caption: "every figure", Head: []string{"figure", "unit", "A", "B", "B/A"}, Numeric: map[int]bool{2: true, 3: true, 4: true}}
+	inB := map[string]float64{}
+	for _, m := range fb {
+		inB[m.name] = m.v
+	}
+	inA := map[string]bool{}
+	for _, m := range fa {
+		inA[m.name] = true
+		bv, ok := inB[m.name]
+		if !ok {
+			t.add(m.name, m.unit, num(m.v), "–", "–")
+			continue
+		}
+		t.add(m.name, m.unit, num(m.v), num(bv), ratio(m.v, bv))
+	}
+	for _, m := range fb {
+		if !inA[m.name] {
+			t.add(m.name, m.unit, "–", num(m.v), "–")
+		}
+	}
+	return t
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"ttftlab/internal/figures"
 	"ttftlab/internal/rundir"
 )
 
@@ -39,8 +40,21 @@ func ms(v float64) string {
 func labHeadline(l *rundir.Lab) []headline {
 	var out []headline
 	if t := l.TTFT; t != nil && len(t.Runs) > 0 {
+		var vs []float64
+		for _, r := range t.Runs {
+			vs = append(vs, r.TTFTMs)
+		}
+		f := figures.FigureOf(figures.Sample{Name: "ttft_ms", Unit: "ms"}, [][]float64{vs})
+		mean := ""
+		if f.Mean != nil && f.MeanCI != nil {
+			mean = fmt.Sprintf("; mean %s [%s, %s]", ms(*f.Mean), ms(f.MeanCI[0]), ms(f.MeanCI[1]))
+		}
+		median := "median"
+		if f.P50CI == nil {
+			median = "median (" + tooFew + " for its interval)"
+		}
 		out = append(out, hl("Time to first token", ms(t.TTFTP50),
-			fmt.Sprintf("median of %d runs, prompt cache off; the whole answer %s", len(t.Runs), ms(t.TotalP50))))
+			fmt.Sprintf("%s of %d runs, prompt cache off%s; the whole answer %s", median, len(t.Runs), mean, ms(t.TotalP50))))
 	}
 	if s := l.Sentence; s != nil && s.FirstSentenceMs > 0 {
 		out = append(out, hl("First sentence ready to speak", ms(s.FirstSentenceMs),

@@ -2,11 +2,15 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"strconv"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/chart"
+	"ttftlab/internal/figures"
 	"ttftlab/internal/rundir"
 )
 
@@ -22,6 +26,31 @@ func ttftFigure(t *rundir.TTFT) (figure, error) {
 		tab.add(strconv.Itoa(i+1), num(r.TTFTMs), num(r.TotalMs), num(r.Tokens))
 	}
 	tab.add("median", num(t.TTFTP50), num(t.TotalP50), "")
+	// Each figure's mean with its t-interval over the runs, and the
+	// median's order-statistic interval (too few samples at 5 runs).
+	var ttftVals, totalVals []float64
+	for _, r := range t.Runs {
+		ttftVals, totalVals = append(ttftVals, r.TTFTMs), append(totalVals, r.TotalMs)
+	}
+	ft := figures.FigureOf(figures.Sample{Name: "ttft_ms", Unit: "ms"}, [][]float64{ttftVals})
+	fo := figures.FigureOf(figures.Sample{Name: "total_ms", Unit: "ms"}, [][]float64{totalVals})
+	tab.add("median, 95 % interval", ciOnly(ft.P50, ft.P50CI), ciOnly(fo.P50, fo.P50CI), "")
+	tab.add("mean", numP(ft.Mean), numP(fo.Mean), "")
+	tab.add("mean, 95 % interval", ciOnly(ft.Mean, ft.MeanCI), ciOnly(fo.Mean, fo.MeanCI), "")
+	meanAt := float64(len(t.Runs) + 1)
+	for _, m := range []struct {
+		name string
+		f    artifact.Figure
+		c    color.Color
+	}{{"mean ttft, 95 % interval", ft, chart.TTFT}, {"mean total, 95 % interval", fo, chart.Total}} {
+		if m.f.Mean == nil || m.f.MeanCI == nil {
+			continue
+		}
+		if err := chart.Rings(p, "", plotter.XYs{{X: meanAt, Y: *m.f.Mean}}, m.c); err != nil {
+			return figure{}, err
+		}
+		chart.AddErrorBars(p, m.name, []chart.Interval{{At: meanAt, Lo: m.f.MeanCI[0], Hi: m.f.MeanCI[1]}}, m.c, false)
+	}
 	if len(t.Discarded) > 0 {
 		tab.add(fmt.Sprintf("%d set aside (whole answer in one read)", len(t.Discarded)), "", "", "")
 	}
@@ -33,8 +62,12 @@ func ttftFigure(t *rundir.TTFT) (figure, error) {
 	}
 	chart.AddRule(p, "median ttft", t.TTFTP50, false, chart.TTFT, true)
 	chart.AddRule(p, "median total", t.TotalP50, false, chart.Total, true)
-	p.X.Min, p.X.Max = 0.5, float64(len(t.Runs))+0.5
-	p.X.Tick.Marker = chart.IntegerTicks{}
+	p.X.Min, p.X.Max = 0.5, meanAt+0.5
+	ticks := []plot.Tick{{Value: meanAt, Label: "mean"}}
+	for _, tk := range (chart.IntegerTicks{}).Ticks(1, float64(len(t.Runs))) {
+		ticks = append(ticks, tk)
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	chart.FromZero(p)
 	// A little room above the highest point, so no marker is cut at the top.
 	chart.Headroom(p, 0.06)

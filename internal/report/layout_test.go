@@ -214,8 +214,11 @@ func TestAnswerHasItsOwnAxis(t *testing.T) {
 	if answer.X.Max > 1.1*s.TotalMs || answer.X.Max < s.TotalMs {
 		t.Errorf("answer chart's axis ends at %g ms; the answer ends at %g ms", answer.X.Max, s.TotalMs)
 	}
-	if share := s.TTFTMs / (answer.X.Max - answer.X.Min); share < 0.1 {
-		t.Errorf("TTFT sits at %.3f of the axis: squeezed", share)
+	// TTFT keeps its share of the answer: the axis is the answer's, not
+	// the speech's (measured against the run's own share, which a busy
+	// machine may make small).
+	if share := s.TTFTMs / (answer.X.Max - answer.X.Min); share < 0.9*s.TTFTMs/s.TotalMs {
+		t.Errorf("TTFT sits at %.3f of the axis, %.3f of the answer: squeezed", share, s.TTFTMs/s.TotalMs)
 	}
 	speech := drawn["First sentence: the answer spoken"]
 	if speech == nil || speech.X.Max < 44700 {
@@ -248,10 +251,27 @@ func TestCutWithoutPlan(t *testing.T) {
 // fit may give a time below zero there), and TTFT is drawn over
 // prompt_ms, not under it.
 func TestPrefillFit(t *testing.T) {
-	page, drawn := plots(t, labRun(t))
-	if !strings.Contains(page, ">0 (through 0)</td>") {
+	// The run's prompts on a line that crosses below zero before 0 tokens
+	// (at the run's own cost per token): a free fit would give a negative
+	// time at 0 tokens, so it is held through 0. (The run's own times may
+	// fit either way, as the machine's load has them.)
+	dir := copyDir(t, labRun(t))
+	var rows []map[string]any
+	readJSON(t, filepath.Join(dir, "prefill.json"), &rows)
+	if len(rows) < 2 {
+		t.Fatalf("prefill.json has %d rows", len(rows))
+	}
+	last := rows[len(rows)-1]
+	k := last["ttft_ms"].(float64) / last["prompt_n"].(float64)
+	for _, r := range rows {
+		v := k * (r["prompt_n"].(float64) - rows[0]["prompt_n"].(float64)/2)
+		r["ttft_ms"], r["prompt_ms"] = v, v
+	}
+	writeJSON(t, filepath.Join(dir, "prefill.json"), rows)
+	if page := render(t, dir); !strings.Contains(page, ">0 (through 0)</td>") {
 		t.Errorf("the prefill fit's intercept is not held at 0")
 	}
+	page, drawn := plots(t, labRun(t))
 	p := drawn["Prefill: time against prompt length"]
 	if p == nil {
 		t.Fatal("no prefill chart")
@@ -281,8 +301,8 @@ func TestWideTablesGoUnder(t *testing.T) {
 }
 
 // TestLevelsCountCallsAndRequests: the levels table says calls and
-// requests apart; a percentile its sample cannot give (p99 of fewer than
-// 100 requests, p95 of fewer than 20) is marked.
+// requests apart; a percentile whose interval its sample cannot bound
+// (p99 of fewer than 368 requests) says too few samples.
 func TestLevelsCountCallsAndRequests(t *testing.T) {
 	dir := copyDir(t, loadRun(t))
 	var doc map[string]any
@@ -301,8 +321,8 @@ func TestLevelsCountCallsAndRequests(t *testing.T) {
 	if d.N >= 100 || d.P99 == nil {
 		t.Fatalf("the load run's first level has %d requests", d.N)
 	}
-	if !strings.Contains(page, ">"+num(*d.P99)+" *</td>") || !strings.Contains(page, "fewer requests than the percentile needs") {
-		t.Errorf("p99 of %d requests is not marked", d.N)
+	if !strings.Contains(page, ">too few samples</td>") || !strings.Contains(page, "too few samples where n cannot bound one") {
+		t.Errorf("p99 of %d requests does not say too few samples", d.N)
 	}
 }
 

@@ -121,14 +121,23 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 		tab.Caption = "over " + over + " (n: how many)"
 	}
 	lines := map[string]plotter.XYs{}
-	thin := false
+	bars := map[string][]chart.Interval{}
+	thin, unbounded := false, false
 	for i, lv := range l.Levels {
 		d, _ := lv.Summary.Metric(metric)
 		cells := []string{num(lv.Level), strconv.Itoa(d.N)}
 		for _, q := range []string{"p50", "p90", "p95", "p99", "max"} {
 			v := quantile(d, q)
 			cell := numP(v)
-			if v != nil && !supported(q, d.N) {
+			if ci, has := quantileCI(d, q); has {
+				// p50, p95, p99 with their 95 % intervals; "too few
+				// samples" where the interval is unbounded.
+				cell = withCI(v, ci)
+				unbounded = unbounded || v != nil && ci == nil
+				if ci != nil {
+					bars[q] = append(bars[q], chart.Interval{At: float64(i) + barOffset[q], Lo: ci[0], Hi: ci[1]})
+				}
+			} else if v != nil && !supported(q, d.N) {
 				cell += " *"
 				thin = true
 			}
@@ -145,6 +154,7 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 				return figure{}, err
 			}
 		}
+		chart.AddErrorBars(p, q.name+", 95 % interval", bars[q.name], q.color, false)
 	}
 	for _, o := range l.Settings.SLO {
 		if o.Metric == metric {
@@ -152,13 +162,35 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 			tab.add(fmt.Sprintf("SLO: p%s ≤", num(o.Percentile)), "", "", "", num(o.LimitMs), "", "")
 		}
 	}
+	tab.Caption = strings.TrimPrefix(tab.Caption+"; p50, p95, p99 with their 95 % intervals (order statistics)", "; ")
+	if unbounded {
+		tab.Caption += ", " + tooFew + " where n cannot bound one (the point drawn has no bar)"
+	}
 	if thin {
-		tab.Caption = strings.TrimPrefix(tab.Caption+"; * fewer requests than the percentile needs (p95 needs 20, p99 100): it is the largest value, not a percentile", "; ")
+		tab.Caption += "; * fewer requests than the percentile needs (p90 needs 10): it is the largest value, not a percentile"
 	}
 	addCapacity(p, l)
 	chart.FromZero(p)
 	chart.Headroom(p, 0.06)
 	return draw(p, chart.Height, *tab.numericFrom(1))
+}
+
+// barOffset sets each percentile's error bar a little apart from the
+// others' at the same level, so overlapping intervals stay readable.
+var barOffset = map[string]float64{"p50": -0.07, "p95": 0, "p99": 0.07}
+
+// quantileCI is the 95 % interval of a distribution's p50, p95 or p99
+// (has is false for the other members, which carry none).
+func quantileCI(d artifact.Dist, q string) (ci *[2]float64, has bool) {
+	switch q {
+	case "p50":
+		return d.P50CI, true
+	case "p95":
+		return d.P95CI, true
+	case "p99":
+		return d.P99CI, true
+	}
+	return nil, false
 }
 
 // supported says whether n values can give the percentile q ("p99"):

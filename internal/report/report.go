@@ -5,11 +5,15 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
+	"ttftlab/internal/figures"
 	"ttftlab/internal/rundir"
 )
 
@@ -20,6 +24,9 @@ type Meta struct {
 	// ServerLog is llama-server's log of the run, for check's cancel rule
 	// ("" when unknown).
 	ServerLog string
+	// Seed is the bootstrap's seed of a comparison's intervals (the
+	// command line's default is DefaultSeed).
+	Seed uint64
 }
 
 // FileName is the report's name in a run folder.
@@ -28,19 +35,55 @@ const FileName = "report.html"
 // Write draws the page of the run in dirs[0], or the comparison of
 // dirs[0] (A) and dirs[1] (B), into out ("" means FileName in dirs[0];
 // for a comparison, in B's folder, as compare.html), written atomically.
-// It returns the path written.
+// A comparison also writes its verdicts beside the page (Drawn). It
+// returns the path of the page.
 func Write(out string, meta Meta, dirs ...string) (string, error) {
-	html, err := Render(meta, dirs...)
+	d, err := Draw(out, meta, dirs...)
+	return d.Path, err
+}
+
+// Drawn is what Draw wrote.
+type Drawn struct {
+	// Path is the HTML page.
+	Path string
+	// ComparePath is compare.json beside a comparison's page (the page's
+	// name with .json for .html), and Compare its content; "" and nil for
+	// a single folder.
+	ComparePath string
+	Compare     *artifact.Compare
+}
+
+// Draw is Write, saying what it wrote.
+func Draw(out string, meta Meta, dirs ...string) (Drawn, error) {
+	p, c, err := build(meta, dirs...)
 	if err != nil {
-		return "", err
+		return Drawn{}, err
+	}
+	html, err := p.render()
+	if err != nil {
+		return Drawn{}, err
 	}
 	if out == "" {
 		out = DefaultOut(dirs...)
 	}
-	if err := atomicfile.Write(out, html, 0o644); err != nil {
-		return "", fmt.Errorf("writing the report %s: %w (choose another file with --out)", out, err)
+	d := Drawn{Path: out, Compare: c}
+	if c != nil {
+		d.ComparePath = strings.TrimSuffix(out, filepath.Ext(out)) + ".json"
+		if d.ComparePath == out {
+			d.ComparePath = out + ".json"
+		}
+		data, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return Drawn{}, fmt.Errorf("writing the verdicts: %w", err)
+		}
+		if err := atomicfile.Write(d.ComparePath, append(data, '\n'), 0o644); err != nil {
+			return Drawn{}, fmt.Errorf("writing the verdicts %s: %w (choose another page with --out; they go beside it)", d.ComparePath, err)
+		}
 	}
-	return out, nil
+	if err := atomicfile.Write(out, html, 0o644); err != nil {
+		return Drawn{}, fmt.Errorf("writing the report %s: %w (choose another file with --out)", out, err)
+	}
+	return d, nil
 }
 
 // DefaultOut is where Write puts the page when out is "".
@@ -53,50 +96,87 @@ func DefaultOut(dirs ...string) string {
 
 // Render is the page's HTML for one run folder or two.
 func Render(meta Meta, dirs ...string) ([]byte, error) {
+	p, _, err := build(meta, dirs...)
+	if err != nil {
+		return nil, err
+	}
+	return p.render()
+}
+
+// build reads the folders and makes the page, and of two folders the
+// verdicts.
+func build(meta Meta, dirs ...string) (*page, *artifact.Compare, error) {
 	if len(dirs) != 1 && len(dirs) != 2 {
-		return nil, fmt.Errorf("a report shows one run or compares two; got %d folders", len(dirs))
+		return nil, nil, fmt.Errorf("a report shows one run or compares two; got %d folders", len(dirs))
 	}
 	runs := make([]run, len(dirs))
 	for i, d := range dirs {
 		r, err := readRun(d, meta)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		runs[i] = r
 	}
-	var p *page
 	if len(runs) == 1 {
-		p = runs[0].page(meta)
-	} else {
-		var err error
-		if p, err = comparePage(meta, runs[0], runs[1]); err != nil {
-			return nil, err
-		}
+		return runs[0].page(meta), nil, nil
 	}
-	return p.render()
+	a, b := runs[0], runs[1]
+	if a.kind != b.kind {
+		return nil, nil, fmt.Errorf("cannot compare a %s run (%s) with a %s run (%s): pass two lab folders or two load folders",
+			a.kind, a.dir(), b.kind, b.dir())
+	}
+	c := compare(a, b, meta.Seed)
+	return comparePage(meta, a, b, c), c, nil
 }
 
-// run is one folder read: a lab run or a load run.
+// run is one folder read: a lab run or a load run, or a folder of
+// repeated runs (--runs N), whose sections are its last run's.
 type run struct {
 	kind rundir.Kind
 	lab  *rundir.Lab
 	load *rundir.Load
 	// version is the ttftlab drawing the page, for the summary.
 	version string
+	// top is the folder given; repeated are its runs (run-1 ... run-N),
+	// nil for a single run. lab or load is then the last run.
+	top      string
+	repeated []string
+	// perRun are the timed figures of each run with their samples (one
+	// entry for a single run); capacities each load run's capacity level
+	// (nil where none held).
+	perRun     [][]figures.Sample
+	capacities []*float64
 }
 
 func readRun(dir string, meta Meta) (run, error) {
-	kind, err := rundir.Detect(dir)
+	kind, dirs, err := rundir.DetectRuns(dir)
 	if err != nil {
 		return run{}, err
 	}
-	if kind == rundir.KindLoad {
-		return run{kind: kind, load: rundir.ReadLoad(dir), version: meta.Version}, nil
+	r := run{kind: kind, version: meta.Version, top: dir}
+	if len(dirs) > 1 || dirs[0] != dir {
+		r.repeated = dirs
 	}
-	return run{kind: kind, lab: rundir.ReadLab(dir, meta.ServerLog), version: meta.Version}, nil
+	for _, d := range dirs {
+		if kind == rundir.KindLoad {
+			r.load = rundir.ReadLoad(d)
+			var c *float64
+			if r.load.Capacity != nil {
+				c = &r.load.Capacity.Level
+			}
+			r.capacities = append(r.capacities, c)
+		} else {
+			r.lab = rundir.ReadLab(d, meta.ServerLog)
+		}
+		r.perRun = append(r.perRun, r.samples())
+	}
+	return r, nil
 }
 
 func (r run) dir() string {
+	if r.repeated != nil {
+		return r.top
+	}
 	if r.lab != nil {
 		return r.lab.Dir
 	}
@@ -105,20 +185,31 @@ func (r run) dir() string {
 
 func (r run) model() string {
 	if r.lab != nil {
-		return runName(labModel(r.lab), r.lab.Dir)
+		return runName(labModel(r.lab), r.dir())
 	}
-	return runName(loadModel(r.load), r.load.Dir)
+	return runName(loadModel(r.load), r.dir())
 }
 
+// sections are the run's sections; of a repeated run, its last run's,
+// after the figures pooled over every run and their spread.
 func (r run) sections() []section {
+	var secs []section
 	if r.lab != nil {
-		return labSections(r.lab, r.version)
+		secs = labSections(r.lab, r.version)
+	} else {
+		secs = loadSections(r.load, r.version)
 	}
-	return loadSections(r.load, r.version)
+	if r.repeated != nil {
+		return append(r.runsSections(), secs...)
+	}
+	return withIntervals(secs, intervalsSection(figures.Pool(r.perRun), 1))
 }
 
 // strip is the headline: the figures that opens the run's page.
 func (r run) strip() []headline {
+	if r.repeated != nil {
+		return r.runsHeadline()
+	}
 	if r.lab != nil {
 		return labHeadline(r.lab)
 	}
@@ -127,11 +218,18 @@ func (r run) strip() []headline {
 
 // page is the run's own page.
 func (r run) page(meta Meta) *page {
-	p := &page{Title: fmt.Sprintf("ttftlab %s run: %s", r.kind, r.model()), Sections: r.sections(), Columns: 1, Headline: r.strip()}
+	title := fmt.Sprintf("ttftlab %s run: %s", r.kind, r.model())
+	if r.repeated != nil {
+		title = fmt.Sprintf("ttftlab %s run repeated %d times: %s", r.kind, len(r.repeated), r.model())
+	}
+	p := &page{Title: title, Sections: r.sections(), Columns: 1, Headline: r.strip()}
 	finished := r.finished()
 	p.Subtitle = []string{
 		"folder " + absDir(r.dir()),
 		"run finished " + stamp(finished) + " (its newest file)",
+	}
+	if r.repeated != nil {
+		p.Subtitle[1] = "last run finished " + stamp(finished) + " (its newest file)"
 	}
 	p.Footer = "Drawn by ttftlab " + meta.Version + ". Self-contained: no script, font or image is loaded from anywhere."
 	return p

@@ -59,10 +59,12 @@ type (
 	Steps      = artifact.Steps
 )
 
-// labFiles are the files a section reads; every other *.json is Extra.
+// labFiles are the files a section reads, and the report's own (the
+// figures pooled over the folder's runs, a comparison drawn into it);
+// every other *.json is Extra.
 var labFiles = map[string]bool{"server.json": true, "health.json": true, "props.json": true, "ttft.json": true, "prefill.json": true,
 	"cache.json": true, "sentence.json": true, "cancel.json": true, "bargein.json": true, "prefix.json": true,
-	"report.json": true, "steps.json": true, "audio.json": true}
+	"report.json": true, "steps.json": true, "audio.json": true, "runs.json": true, "compare.json": true}
 
 // ReadLab reads a lab folder and runs ttftlab check on it; serverLog is
 // passed to the check (it may be "").

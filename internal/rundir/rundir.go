@@ -32,7 +32,46 @@ var (
 )
 
 // Detect says whether dir holds a lab run or a load run, or why neither.
+// A folder of repeated runs (run-1 ... run-N, as --runs writes it) is of
+// the kind of its runs, which must all be of one kind.
 func Detect(dir string) (Kind, error) {
+	kind, _, err := DetectRuns(dir)
+	return kind, err
+}
+
+// DetectRuns is Detect with the folders of the runs: dir/run-1 ...
+// dir/run-N for a repeated run, or dir alone for a single run.
+func DetectRuns(dir string) (Kind, []string, error) {
+	var runs []string
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		if runs, err = RunDirs(dir); err != nil {
+			return "", nil, err
+		}
+	}
+	if runs == nil {
+		kind, err := detectOne(dir)
+		if err != nil {
+			return "", nil, err
+		}
+		return kind, []string{dir}, nil
+	}
+	var kind Kind
+	for i, r := range runs {
+		k, err := detectOne(r)
+		if err != nil {
+			return "", nil, fmt.Errorf("%s holds repeated runs, but %w", dir, err)
+		}
+		if i > 0 && k != kind {
+			return "", nil, fmt.Errorf("%s holds runs of two kinds: %s is a %s run, %s a %s run (the runs of one folder are of one kind)",
+				dir, filepath.Base(runs[0]), kind, filepath.Base(r), k)
+		}
+		kind = k
+	}
+	return kind, runs, nil
+}
+
+// detectOne is the kind of the single run in dir.
+func detectOne(dir string) (Kind, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return "", fmt.Errorf("cannot open run folder %s: %w (pass the folder that ttftlab lab or ttftlab load wrote with --out)", dir, err)

@@ -119,3 +119,52 @@ func TestSearchWithoutCapacity(t *testing.T) {
 		t.Errorf("capacity %+v, want none", l.Capacity)
 	}
 }
+
+// TestDetectRepeatedRuns: a folder of run-1 ... run-N is of its runs'
+// kind, listed in order; runs of two kinds, a run that is none, and a
+// missing run are named.
+func TestDetectRepeatedRuns(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range []string{"run-1", "run-2"} {
+		os.Mkdir(filepath.Join(dir, r), 0o755)
+		write(t, filepath.Join(dir, r), "load.json", `{}`)
+	}
+	write(t, dir, "runs.json", `{}`)
+	k, runs, err := DetectRuns(dir)
+	if k != KindLoad || err != nil || !reflect.DeepEqual(runs, []string{filepath.Join(dir, "run-1"), filepath.Join(dir, "run-2")}) {
+		t.Errorf("DetectRuns = %q, %v, %v", k, runs, err)
+	}
+	if k, err := Detect(dir); k != KindLoad || err != nil {
+		t.Errorf("Detect = %q, %v", k, err)
+	}
+	if k, runs, err := DetectRuns(filepath.Join(dir, "run-2")); k != KindLoad || err != nil || len(runs) != 1 {
+		t.Errorf("DetectRuns of one run = %q, %v, %v", k, runs, err)
+	}
+	os.Mkdir(filepath.Join(dir, "run-3"), 0o755)
+	write(t, filepath.Join(dir, "run-3"), "ttft.json", `{}`)
+	if _, err := Detect(dir); err == nil || !strings.Contains(err.Error(), "run-1 is a load run, run-3 a lab run") {
+		t.Errorf("runs of two kinds: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "run-3", "ttft.json"))
+	if _, err := Detect(dir); err == nil || !strings.Contains(err.Error(), "holds repeated runs, but") || !strings.Contains(err.Error(), "run-3 holds neither") {
+		t.Errorf("a run that is none: %v", err)
+	}
+	os.Rename(filepath.Join(dir, "run-3"), filepath.Join(dir, "run-4"))
+	if _, err := Detect(dir); err == nil || !strings.Contains(err.Error(), "run-4 but no run-3") {
+		t.Errorf("a missing run: %v", err)
+	}
+}
+
+// TestReportFilesAreNoExtra: runs.json (the pooled figures) and
+// compare.json (a comparison drawn into the folder) are the report's own,
+// not a step's file to list.
+func TestReportFilesAreNoExtra(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ttft.json", `{}`)
+	write(t, dir, "runs.json", `{"kind": "lab"}`)
+	write(t, dir, "compare.json", `{"seed": 1}`)
+	write(t, dir, "future.json", `{"x": 1}`)
+	if l := ReadLab(dir, ""); len(l.Extra) != 1 || l.Extra["future.json"] == nil {
+		t.Errorf("extra files: %v", l.Extra)
+	}
+}

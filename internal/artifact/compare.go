@@ -1,0 +1,61 @@
+package artifact
+
+// CompareFile is the name of the A/B verdicts written beside a
+// comparison's HTML page (compare.html, compare.json).
+const CompareFile = "compare.json"
+
+// Compare is compare.json: `ttftlab report A B`'s verdict on every figure
+// both folders have, B against A (docs/report.md, docs/statistics.md).
+type Compare struct {
+	Kind string `json:"kind"`
+	// A and B are the folders compared; RunsA and RunsB their runs (1 for
+	// a single run, N for a folder of --runs N).
+	A     string `json:"a"`
+	B     string `json:"b"`
+	RunsA int    `json:"runs_a"`
+	RunsB int    `json:"runs_b"`
+	// Seed and Reps are the bootstrap's: the same seed gives the same
+	// intervals. Level is the intervals' confidence (0.95); Alpha the
+	// family-wise error rate Holm's correction holds over the figures.
+	Seed  uint64  `json:"seed"`
+	Reps  int     `json:"reps"`
+	Level float64 `json:"level"`
+	Alpha float64 `json:"alpha"`
+	// DriftCovered is true when both sides have two runs or more: the
+	// bootstrap resamples runs as well as requests. Otherwise Warning says
+	// that the drift between runs is not in the intervals.
+	DriftCovered bool   `json:"drift_covered"`
+	Warning      string `json:"warning"`
+	// Figures are the figures both sides have, in A's order; OnlyA and
+	// OnlyB name the figures one side lacks.
+	Figures []CompareFigure `json:"figures"`
+	OnlyA   []string        `json:"only_a"`
+	OnlyB   []string        `json:"only_b"`
+}
+
+// CompareFigure is one figure's verdict.
+type CompareFigure struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// Stat is the statistic compared: "p50" (the median) or, for a load
+	// level, also each percentile the runs' SLOs are set on ("p95" when
+	// none).
+	Stat string `json:"stat"`
+	// A and B are the statistic over each side's pooled samples, NA and
+	// NB how many (failed requests count above every time).
+	A  *float64 `json:"a"`
+	B  *float64 `json:"b"`
+	NA int      `json:"n_a"`
+	NB int      `json:"n_b"`
+	// Ratio is B/A with its bootstrap interval at Level and the p-value of
+	// B/A = 1; null when there is none (too few samples).
+	Ratio   *float64    `json:"ratio"`
+	RatioCI *[2]float64 `json:"ratio_ci"`
+	P       *float64    `json:"p"`
+	// Verdict is "faster", "slower", "no difference detected" or "too few
+	// samples", after Holm's correction over every figure of the file.
+	Verdict string `json:"verdict"`
+	// RunsFor5Pct is the runs per variant that would detect a 5 %
+	// difference (power 80 %); null when unknown.
+	RunsFor5Pct *int `json:"runs_for_5pct"`
+}

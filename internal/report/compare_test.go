@@ -1,0 +1,313 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/chart"
+	"ttftlab/internal/figures"
+	"ttftlab/internal/interval"
+	"ttftlab/internal/rundir"
+)
+
+// scaled writes a copy of the run in from with every time (each member
+// named *_ms, in every JSON and JSON Lines file, but an SLO's limit)
+// multiplied by k: the same run, k times slower.
+func scaled(t *testing.T, from string, k float64) string {
+	t.Helper()
+	dir := copyDir(t, from)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		var lines [][]byte
+		switch filepath.Ext(e.Name()) {
+		case ".json":
+			lines = [][]byte{[]byte(readFile(t, path))}
+		case ".jsonl":
+			lines = bytes.Split(bytes.TrimSpace([]byte(readFile(t, path))), []byte("\n"))
+		default:
+			continue
+		}
+		var out bytes.Buffer
+		for _, line := range lines {
+			var v any
+			if err := json.Unmarshal(line, &v); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			data, err := json.Marshal(scale(v, false, k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Write(append(data, '\n'))
+		}
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func scale(v any, isTime bool, k float64) any {
+	switch x := v.(type) {
+	case float64:
+		if isTime {
+			return x * k
+		}
+	case []any:
+		for i := range x {
+			x[i] = scale(x[i], isTime, k)
+		}
+	case map[string]any:
+		for key, e := range x {
+			// An SLO's limit_ms is a setting, not a time measured.
+			x[key] = scale(e, strings.HasSuffix(key, "_ms") && key != "limit_ms", k)
+		}
+	}
+	return v
+}
+
+// compared draws the comparison of a and b into a temporary folder and
+// returns its page and compare.json, which must decode strictly.
+func compared(t *testing.T, seed uint64, a, b string) (string, *artifact.Compare) {
+	t.Helper()
+	d, err := Draw(filepath.Join(t.TempDir(), "compare.html"), Meta{Version: "test", Seed: seed}, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ComparePath != filepath.Join(filepath.Dir(d.Path), artifact.CompareFile) {
+		t.Errorf("compare.json at %s, not beside %s", d.ComparePath, d.Path)
+	}
+	data := []byte(readFile(t, d.ComparePath))
+	var c artifact.Compare
+	if err := artifact.DecodeStrict(data, &c); err != nil {
+		t.Fatalf("compare.json does not decode strictly: %v", err)
+	}
+	if err := artifact.Decode(data, &artifact.Compare{}); err != nil {
+		t.Fatalf("compare.json lacks a member: %v", err)
+	}
+	if !reflect.DeepEqual(&c, d.Compare) {
+		t.Errorf("compare.json is not what Draw returned")
+	}
+	return readFile(t, d.Path), &c
+}
+
+// enough says whether both sides' samples of a figure bound its
+// percentile (the same order-statistic interval as the page's tables).
+func enough(t *testing.T, a, b []string, name, stat string) bool {
+	t.Helper()
+	p, _ := strconv.ParseFloat(strings.TrimPrefix(stat, "p"), 64)
+	for _, side := range [][]string{a, b} {
+		var vs []float64
+		for _, dir := range side {
+			for _, s := range samplesOf(t, dir) {
+				if s.Name == name {
+					vs = append(vs, s.Values...)
+				}
+			}
+		}
+		if interval.PercentileCI(vs, p).Unbounded {
+			return false
+		}
+	}
+	return true
+}
+
+func samplesOf(t *testing.T, dir string) []figures.Sample {
+	t.Helper()
+	k, err := rundir.Detect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k == rundir.KindLoad {
+		return rundir.ReadLoad(dir).Samples()
+	}
+	return rundir.ReadLab(dir, "").Samples()
+}
+
+// spread is the largest sample of a figure of the run in dir over its
+// smallest (+Inf with a failed request).
+func spread(t *testing.T, dir, name string) float64 {
+	t.Helper()
+	for _, s := range samplesOf(t, dir) {
+		if s.Name == name {
+			return slices.Max(s.Values) / slices.Min(s.Values)
+		}
+	}
+	t.Fatalf("%s has no figure %s", dir, name)
+	return 0
+}
+
+func verdictsOf(c *artifact.Compare) map[string]int {
+	n := map[string]int{}
+	for _, f := range c.Figures {
+		n[f.Verdict]++
+	}
+	return n
+}
+
+// TestCompareVerdicts: a run against a copy of itself gives no
+// difference detected for every figure whose samples bound its
+// statistic; against a copy with every time 1.3 times longer, slower for
+// those; too few samples for the others, single-sample figures among
+// them. Single runs carry the drift warning on the page, in compare.json
+// and on the console. Fails before this change: there were no verdicts.
+func TestCompareVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T) string
+	}{{"lab", labRun}, {"load", loadRun}} {
+		t.Run(c.name, func(t *testing.T) {
+			a := c.run(t)
+			for _, k := range []float64{1, 1.3} {
+				b := scaled(t, a, k)
+				page, cmp := compared(t, DefaultSeed, a, b)
+				if cmp.RunsA != 1 || cmp.RunsB != 1 || cmp.DriftCovered || cmp.Warning != DriftWarning || cmp.Seed != DefaultSeed || cmp.Reps != Reps {
+					t.Errorf("x%g: runs %d, %d, drift covered %v, warning %q, seed %d, reps %d", k, cmp.RunsA, cmp.RunsB, cmp.DriftCovered, cmp.Warning, cmp.Seed, cmp.Reps)
+				}
+				if !strings.Contains(page, DriftWarning) {
+					t.Errorf("x%g: the page lacks the drift warning", k)
+				}
+				decided, slower, single := 0, 0, 0
+				for _, f := range cmp.Figures {
+					want := []string{string(interval.Undecided)}
+					if enough(t, []string{a}, []string{b}, f.Name, f.Stat) {
+						decided++
+						want = []string{string(interval.NoDifference)}
+						if k != 1 {
+							// B is A times 1.3: the interval holds 1.3, and
+							// the verdict is slower, or no difference where
+							// A's own spread is as wide as 1.3. Where it is
+							// narrower, every replicate's B/A is above 1, so
+							// the verdict must be slower.
+							want = []string{string(interval.Slower), string(interval.NoDifference)}
+							if spread(t, a, f.Name) < k {
+								want = want[:1]
+							}
+						}
+						if f.RatioCI == nil || f.P == nil || f.Ratio == nil || math.Abs(*f.Ratio-k) > 1e-6 || f.RatioCI[0] > k || f.RatioCI[1] < k {
+							t.Errorf("x%g: %s %s: ratio %v, interval %v, p %v", k, f.Name, f.Stat, f.Ratio, f.RatioCI, f.P)
+						}
+					}
+					if f.NA == 1 {
+						single++
+					}
+					if f.Verdict == string(interval.Slower) {
+						slower++
+					}
+					if !slices.Contains(want, f.Verdict) {
+						t.Errorf("x%g: %s %s (n %d, %d): %s, want %v", k, f.Name, f.Stat, f.NA, f.NB, f.Verdict, want)
+					}
+				}
+				if c.name == "load" && (decided < 6 || k != 1 && slower == 0) || c.name == "lab" && single < 10 {
+					t.Errorf("x%g: %d figures decided, %d slower, %d of one sample: %v", k, decided, slower, single, verdictsOf(cmp))
+				}
+				if len(cmp.OnlyA)+len(cmp.OnlyB) != 0 {
+					t.Errorf("x%g: a run and its copy differ in figures: %v %v", k, cmp.OnlyA, cmp.OnlyB)
+				}
+			}
+		})
+	}
+}
+
+// TestCompareSeed: the same seed gives the same intervals, another seed
+// other ones; compare.json records it.
+func TestCompareSeed(t *testing.T) {
+	a := loadRun(t)
+	b := scaled(t, a, 1.1)
+	_, one := compared(t, 7, a, b)
+	_, again := compared(t, 7, a, b)
+	_, other := compared(t, 8, a, b)
+	if one.Seed != 7 || other.Seed != 8 {
+		t.Errorf("seeds recorded: %d, %d", one.Seed, other.Seed)
+	}
+	one.Seed, again.Seed, other.Seed = 0, 0, 0
+	if !reflect.DeepEqual(one.Figures, again.Figures) {
+		t.Errorf("the same seed gave other intervals")
+	}
+	differ := false
+	for i, f := range one.Figures {
+		if f.RatioCI != nil && !reflect.DeepEqual(f.RatioCI, other.Figures[i].RatioCI) {
+			differ = true
+		}
+	}
+	if !differ {
+		t.Errorf("seeds 7 and 8 gave the same intervals")
+	}
+}
+
+// TestCompareRepeatedRuns: folders of repeated runs are compared over
+// their runs: the bootstrap resamples runs and requests, compare.json
+// records two runs a side, and the page carries no drift warning; the
+// verdicts lead the page, the chart draws each interval as an error bar.
+func TestCompareRepeatedRuns(t *testing.T) {
+	a := repeated(t, labRun(t), 2)
+	b := t.TempDir()
+	for _, r := range []string{"run-1", "run-2"} {
+		if err := os.Rename(scaled(t, filepath.Join(a, r), 1.3), filepath.Join(b, r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, cmp := compared(t, DefaultSeed, a, b)
+	if cmp.RunsA != 2 || cmp.RunsB != 2 || !cmp.DriftCovered || cmp.Warning != "" || strings.Contains(page, DriftWarning) {
+		t.Errorf("runs %d, %d, drift covered %v, warning %q", cmp.RunsA, cmp.RunsB, cmp.DriftCovered, cmp.Warning)
+	}
+	withCI := 0
+	for _, f := range cmp.Figures {
+		if f.Name == "ttft_ms" && (f.NA != 2*len(rundir.ReadLab(labRun(t), "").TTFT.Runs) || f.RatioCI == nil) {
+			t.Errorf("ttft_ms over two runs: n %d, interval %v", f.NA, f.RatioCI)
+		}
+		if f.RatioCI != nil {
+			withCI++
+		}
+		if f.Verdict == string(interval.Faster) {
+			t.Errorf("%s: faster, though B is A 1.3 times slower", f.Name)
+		}
+	}
+	verdicts, numbers, sections := strings.Index(page, `<section id="verdicts">`), strings.Index(page, `<section id="ratios">`), strings.Index(page, `<section id="ttft">`)
+	if answer := strings.Index(page, `<section id="answer"`); answer < 0 || !(answer < verdicts && verdicts < numbers && numbers < sections) {
+		t.Errorf("the page does not open with the verdicts: answer %d, verdicts %d, numbers %d, sections %d", answer, verdicts, numbers, sections)
+	}
+	svg := ""
+	for _, m := range svgRe.FindAllStringSubmatch(page, -1) {
+		if m[1] == "B/A of every figure, with its 95 % interval" {
+			svg = m[2]
+		}
+	}
+	if got := bars(svg, chart.Chunk); withCI == 0 || got != withCI+1 {
+		t.Errorf("ratio chart: %d error bars with the legend's, want %d", got, withCI+1)
+	}
+	if !strings.Contains(page, "2 runs of A, 2 of B; bootstrap of runs and requests") {
+		t.Errorf("the page does not say the runs are resampled")
+	}
+}
+
+// TestCompareSLOPercentiles: load runs are compared on their median and
+// on each percentile their SLOs are set on.
+func TestCompareSLOPercentiles(t *testing.T) {
+	a := copyDir(t, loadRun(t))
+	var doc map[string]any
+	readJSON(t, filepath.Join(a, "load.json"), &doc)
+	doc["settings"].(map[string]any)["slo"].([]any)[0].(map[string]any)["percentile"] = 99.0
+	writeJSON(t, filepath.Join(a, "load.json"), doc)
+	_, c := compared(t, DefaultSeed, a, loadRun(t))
+	stats := map[string]int{}
+	for _, f := range c.Figures {
+		stats[f.Stat]++
+	}
+	levels := len(rundir.ReadLoad(a).Levels) * len(rundir.LoadMetrics)
+	if len(stats) != 3 || stats["p50"] != levels || stats["p95"] != levels || stats["p99"] != levels {
+		t.Errorf("statistics compared: %v, want p50, p95 (B's SLO) and p99 (A's) for each of %d figures", stats, levels)
+	}
+}
