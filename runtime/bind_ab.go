@@ -27,7 +27,7 @@ type abOpts struct {
 }
 
 func (vm *VM) abOptions(L *lua.LState, v lua.LValue) abOpts {
-	o := abOpts{runs: 4, seed: abDefaultSeed, reps: 1000, flush: lua.LNil}
+	o := abOpts{runs: 6, seed: abDefaultSeed, reps: 1000, flush: lua.LNil}
 	if v == lua.LNil {
 		return o
 	}
@@ -107,7 +107,7 @@ func (vm *VM) abBinding(L *lua.LState) int {
 			b = append(b, samples)
 		}
 	}
-	r := figures.CompareAB(a, b, o.seed, o.reps)
+	r := figures.CompareAB(a, b, nil, o.seed, o.reps)
 	L.Push(vm.abResult(L, r, order, o))
 	return 1
 }
@@ -157,7 +157,7 @@ func (vm *VM) abResult(L *lua.LState, r figures.AB, order []string, o abOpts) *l
 	t.RawSetString("seed", lua.LNumber(r.Seed))
 	t.RawSetString("reps", lua.LNumber(r.Reps))
 	t.RawSetString("runs", lua.LNumber(o.runs))
-	t.RawSetString("stat", lua.LString(r.Stat))
+	t.RawSetString("stat", lua.LString(r.Stats[0]))
 	t.RawSetString("drift_covered", lua.LBool(r.DriftCovered))
 	if !r.DriftCovered {
 		t.RawSetString("warning", lua.LString(driftWarning))
@@ -187,7 +187,7 @@ func (vm *VM) abResult(L *lua.LState, r figures.AB, order []string, o abOpts) *l
 		}
 		ft.RawSetString("verdict", lua.LString(f.Verdict))
 		if f.Verdict == interval.Undecided && f.TooFew {
-			ft.RawSetString("why", lua.LString(fmt.Sprintf("%d samples of A and %d of B are too few for any test to tell them apart at 5 %%", f.A.N, f.B.N)))
+			ft.RawSetString("why", lua.LString(fmt.Sprintf("%d samples of A and %d of B: each side needs 6 to bound its median (the order-statistic interval)", f.A.N, f.B.N)))
 		}
 		ft.RawSetString("runs_for_5pct", lua.LNumber(f.RunsFor5))
 		if !r.DriftCovered {

@@ -189,7 +189,7 @@ samples), p95, p95_ci, p99, p99_ci, mean, mean_ci, mean_over, run_means.
 		Signature: "ab(fa, fb, opts) -> result",
 		Summary:   "Run two variants interleaved (A B B A ...), then B/A of each figure's median with its bootstrap interval and a verdict: faster, slower, no difference detected, too few samples.",
 		Help: `fa and fb return what runs()' fn returns; each is called with its own
-run number. opts: runs (of each, default 4), seed (of the bootstrap,
+run number. opts: runs (of each, default 6), seed (of the bootstrap,
 default 21), reps (default 1000), flush (true: ask.flush() before every
 run; or a function), on_run(i, variant), quiet.
 result: order, seed, reps, runs, drift_covered, warning, names, summary,

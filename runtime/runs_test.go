@@ -104,7 +104,7 @@ func TestABShiftIsSlower(t *testing.T) {
 	setRuns(vm, "A_RUNS", 1, 4, 100, 1)
 	setRuns(vm, "B_RUNS", 2, 4, 100, 1.2)
 	err := vm.RunString(`
-		local r = ab(function(i) return {ttft_ms = A_RUNS[i]} end, function(i) return {ttft_ms = B_RUNS[i]} end, {quiet = true})
+		local r = ab(function(i) return {ttft_ms = A_RUNS[i]} end, function(i) return {ttft_ms = B_RUNS[i]} end, {runs = 4, quiet = true})
 		local f = r.figures.ttft_ms
 		assert(f.verdict == "slower", f.verdict)
 		assert(f.ratio > 1.1 and f.ratio < 1.3 and f.ratio_ci[1] > 1 and f.p <= 0.05, "ratio")
@@ -129,7 +129,7 @@ func TestABSameDistributionNoDifference(t *testing.T) {
 		setRuns(vm, "A_RUNS", uint64(10+2*trial), 4, 50, 1)
 		setRuns(vm, "B_RUNS", uint64(11+2*trial), 4, 50, 1)
 		v := eval(t, vm, `ab(function(i) return {ttft_ms = A_RUNS[i]} end, function(i) return {ttft_ms = B_RUNS[i]} end,
-			{quiet = true, reps = 300}).figures.ttft_ms.verdict`)
+			{runs = 4, quiet = true, reps = 300}).figures.ttft_ms.verdict`)
 		if v.String() == "no difference detected" {
 			none++
 		} else if v.String() != "faster" && v.String() != "slower" {
@@ -188,8 +188,10 @@ func TestABOnlyInOneAndOneRun(t *testing.T) {
 		print(r)
 		local few = ab(function(i) return 10 + i end, function(i) return 100 + i end, {runs = 3, quiet = true})
 		assert(few.figures.value.verdict == "too few samples" and few.figures.value.ratio_ci == nil and few.figures.value.why, "3 against 3")
-		local four = ab(function(i) return 10 + i end, function(i) return 100 + i end, {runs = 4, quiet = true})
-		assert(four.figures.value.verdict == "slower", "4 against 4 apart: " .. four.figures.value.verdict)
+		local five = ab(function(i) return 10 + i end, function(i) return 100 + i end, {runs = 5, quiet = true})
+		assert(five.figures.value.verdict == "too few samples", "5 against 5: a median needs 6 to be bounded")
+		local six = ab(function(i) return 10 + i end, function(i) return 100 + i end, {runs = 6, quiet = true})
+		assert(six.figures.value.verdict == "slower", "6 against 6 apart: " .. six.figures.value.verdict)
 	`, "only.lua")
 	if err != nil {
 		t.Fatal(err)
@@ -201,13 +203,13 @@ func TestABErrors(t *testing.T) {
 	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
 	err := vm.RunString(`
 		local ok, msg = pcall(ab, function() return 1 end, function(i) if i == 2 then error("slow path") end return 2 end, {quiet = true})
-		assert(not ok and msg:find("^ab: run 3 of 8 %(B, its run 2%): aberr.lua:2: slow path$"), msg)
+		assert(not ok and msg:find("^ab: run 3 of 12 %(B, its run 2%): aberr.lua:2: slow path$"), msg)
 		local ok2, m2 = pcall(ab, function() return 1 end, function() return 1 end, {run = 3})
 		assert(not ok2 and m2:find('unknown option "run"; did you mean "runs"'), m2)
 		local ok3, m3 = pcall(ab, function() return 1 end, function() return 1 end, {runs = 0})
 		assert(not ok3 and m3:find("opts.runs must be a whole number of 1 or more"), m3)
 		local ok4, m4 = pcall(ab, function() return 1 end, function() return nil end, {quiet = true})
-		assert(not ok4 and m4:find("ab: run 2 of 8 %(B, its run 1%): fb returned nothing"), m4)
+		assert(not ok4 and m4:find("ab: run 2 of 12 %(B, its run 1%): fb returned nothing"), m4)
 	`, "aberr.lua")
 	if err != nil {
 		t.Fatal(err)

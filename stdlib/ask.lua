@@ -30,7 +30,7 @@
 -- comparing variants A and B, B finds A's prefix cached: call ask.flush()
 -- between them for cold numbers, or repeat each for warm ones.
 -- ask.ab(question, opts_a, opts_b, ab_opts) asks question with opts_a (A)
--- and opts_b (B), quietly, ab_opts.runs times each (default 4) in ABBA
+-- and opts_b (B), quietly, ab_opts.runs times each (default 6) in ABBA
 -- order through the host's ab(), flushing the prompt cache before every
 -- run unless ab_opts.flush is false, and returns ab()'s result: per figure
 -- (ttft_ms, first_sentence_ms, total_ms) B/A of the median with its 95 %

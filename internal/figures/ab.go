@@ -2,36 +2,46 @@ package figures
 
 import (
 	"math"
+	"strconv"
+	"strings"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/interval"
 )
 
-// ABFigure is one figure of an A/B comparison: the figure pooled over each
-// variant's runs, B/A of its median with the bootstrap interval, and the
-// verdict after the Holm correction over every figure compared.
+// ABFigure is one statistic of one figure of an A/B comparison: the
+// figure pooled over each variant's runs, B/A of the statistic with the
+// bootstrap interval, and the verdict after the Holm correction over
+// every statistic of every figure compared.
 type ABFigure struct {
 	Name string
+	// Stat is the statistic compared ("p50", "p95"); "" for a figure only
+	// one variant has.
+	Stat string
 	// A and B are the figure pooled over the runs of each variant; nil
 	// when that variant has no sample of it.
 	A, B *artifact.Figure
+	// AValue and BValue are the statistic of each variant's pooled samples
+	// (+Inf when it falls on a failed request).
+	AValue, BValue float64
 	// OnlyIn is "A" or "B" when only that variant has the figure (no
 	// ratio, no verdict), else "".
 	OnlyIn string
-	// Ratio is B/A of the median; Ratio.Unbounded when it has no interval
-	// (too few samples, or a median that is a failure).
+	// Ratio is B/A of the statistic; Ratio.Unbounded when it has no
+	// interval (too few samples, or a statistic that is a failure).
 	Ratio    interval.Ratio
 	Verdict  interval.Verdict
 	RunsFor5 int
-	// TooFew is set when the samples are too few for any test to find a
-	// difference (ExactTestPossible), so no bootstrap was run.
+	// TooFew is set when a variant's samples cannot bound the statistic
+	// (Bounds), so no bootstrap was run.
 	TooFew bool
 }
 
 // AB is a comparison of variant A with variant B over their runs.
 type AB struct {
-	// Stat names the statistic compared: "p50", the median.
-	Stat         string
+	// Stats names the statistics compared, in order: "p50" (the median),
+	// then any others asked for.
+	Stats        []string
 	Seed         uint64
 	Reps         int
 	RunsA, RunsB int
@@ -42,25 +52,27 @@ type AB struct {
 	Figures      []ABFigure
 }
 
-// ABStat is the statistic CompareAB compares.
-const ABStat = "p50"
-
 // CompareAB compares variant B with variant A: a[i] and b[i] are the
 // samples of run i of each (a run may lack a figure). For every figure
-// both have, B/A of the median with its seeded two-level bootstrap
+// both have and every statistic of stats ("p50", "p95": percentiles; nil
+// means just the median), B/A with its seeded two-level bootstrap
 // interval (interval.RatioCI: runs, then requests inside runs), the
-// verdicts corrected by Holm over all those figures (interval.Verdicts)
-// and the runs per variant that would detect 5 %. A figure whose samples
-// are too few for any test (ExactTestPossible) is "too few samples"
-// without a bootstrap, which from so few values would claim a difference
-// every time the samples happen not to overlap. Figures are in the order
-// of their first appearance in A, then those only B has. reps <= 0 means
-// 1000.
-func CompareAB(a, b [][]Sample, seed uint64, reps int) AB {
+// verdicts corrected by Holm over all of them (interval.Verdicts) and the
+// runs per variant that would detect 5 %. A statistic that a variant's
+// samples cannot bound (Bounds) is "too few samples" without a bootstrap:
+// the bootstrap cannot draw beyond the samples, so from so few values its
+// interval would be narrower than the figure's own, and it would claim a
+// difference whenever the samples happen not to overlap. Figures are in
+// the order of their first appearance in A, then those only B has; a
+// figure's statistics in the order of stats. reps <= 0 means 1000.
+func CompareAB(a, b [][]Sample, stats []string, seed uint64, reps int) AB {
 	if reps <= 0 {
 		reps = 1000
 	}
-	out := AB{Stat: ABStat, Seed: seed, Reps: reps, RunsA: len(a), RunsB: len(b), DriftCovered: len(a) >= 2 && len(b) >= 2}
+	if len(stats) == 0 {
+		stats = []string{"p50"}
+	}
+	out := AB{Stats: stats, Seed: seed, Reps: reps, RunsA: len(a), RunsB: len(b), DriftCovered: len(a) >= 2 && len(b) >= 2}
 	pa, pb := Pool(a), Pool(b)
 	byA, byB := map[string]int{}, map[string]int{}
 	for i, f := range pa {
@@ -80,21 +92,24 @@ func CompareAB(a, b [][]Sample, seed uint64, reps int) AB {
 			continue
 		}
 		fb := pb[j]
-		fig := ABFigure{Name: f.Name, A: &fa, B: &fb}
 		ra, rb := runsOf(a, f.Name), runsOf(b, f.Name)
-		if !ExactTestPossible(count(ra), count(rb)) {
-			med := interval.Quantile(50)
-			fig.TooFew = true
-			fig.Ratio = interval.Ratio{Ratio: med(flat(rb)) / med(flat(ra)), RunsA: len(ra), RunsB: len(rb), Reps: reps, Seed: seed, Unbounded: true}
-			fig.Verdict = interval.Undecided
+		for _, st := range stats {
+			p := percentileOf(st)
+			stat := interval.Quantile(p)
+			fig := ABFigure{Name: f.Name, Stat: st, A: &fa, B: &fb, AValue: stat(flat(ra)), BValue: stat(flat(rb))}
+			if !Bounds(flat(ra), p) || !Bounds(flat(rb), p) || !ExactTestPossible(count(ra), count(rb)) {
+				fig.TooFew = true
+				fig.Ratio = interval.Ratio{Ratio: fig.BValue / fig.AValue, RunsA: len(ra), RunsB: len(rb), Reps: reps, Seed: seed, Unbounded: true}
+				fig.Verdict = interval.Undecided
+				out.Figures = append(out.Figures, fig)
+				continue
+			}
+			fig.Ratio = interval.RatioCI(ra, rb, stat, reps, seed)
+			names = append(names, f.Name+" "+st)
+			ratios = append(ratios, fig.Ratio)
+			compared = append(compared, len(out.Figures))
 			out.Figures = append(out.Figures, fig)
-			continue
 		}
-		fig.Ratio = interval.RatioCI(ra, rb, interval.Quantile(50), reps, seed)
-		names = append(names, f.Name)
-		ratios = append(ratios, fig.Ratio)
-		compared = append(compared, len(out.Figures))
-		out.Figures = append(out.Figures, fig)
 	}
 	for i, v := range interval.Verdicts(names, ratios) {
 		f := &out.Figures[compared[i]]
@@ -107,6 +122,23 @@ func CompareAB(a, b [][]Sample, seed uint64, reps int) AB {
 		}
 	}
 	return out
+}
+
+// percentileOf reads a statistic's name, "p50" or "p95", as its
+// percentile; anything else is the median.
+func percentileOf(st string) float64 {
+	p, err := strconv.ParseFloat(strings.TrimPrefix(st, "p"), 64)
+	if err != nil || !(p > 0 && p < 100) {
+		return 50
+	}
+	return p
+}
+
+// Bounds says whether samples bound their p-th percentile at all: its
+// order-statistic interval, the one the pages show, is bounded (p50 needs
+// 6 samples, p95 72) and neither bound falls on a failed request.
+func Bounds(samples []float64, p float64) bool {
+	return !interval.PercentileCI(samples, p).Unbounded
 }
 
 // ExactTestPossible says whether na samples of A and nb of B are enough

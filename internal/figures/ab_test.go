@@ -26,7 +26,7 @@ func lognormalRuns(rng *rand.Rand, n, per int, scale float64) [][]Sample {
 func TestCompareABShiftAndSame(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 2))
 	a, b := lognormalRuns(rng, 4, 50, 1), lognormalRuns(rng, 4, 50, 1.2)
-	ab := CompareAB(a, b, 5, 0)
+	ab := CompareAB(a, b, nil, 5, 0)
 	f := ab.Figures[0]
 	if len(ab.Figures) != 1 || f.Verdict != interval.Slower || f.Ratio.Lo > 1.2 || f.Ratio.Hi < 1.2 || ab.Seed != 5 || ab.Reps != 1000 || !ab.DriftCovered {
 		t.Fatalf("20 %% slower: %+v, ratio %+v", ab, f.Ratio)
@@ -37,7 +37,7 @@ func TestCompareABShiftAndSame(t *testing.T) {
 	none := 0
 	for trial := range 20 {
 		a, b := lognormalRuns(rng, 4, 50, 1), lognormalRuns(rng, 4, 50, 1)
-		if CompareAB(a, b, uint64(trial), 300).Figures[0].Verdict == interval.NoDifference {
+		if CompareAB(a, b, nil, uint64(trial), 300).Figures[0].Verdict == interval.NoDifference {
 			none++
 		}
 	}
@@ -50,12 +50,13 @@ func TestCompareABOnlyInAndTooFew(t *testing.T) {
 	one := func(name string, v float64) Sample { return Sample{Name: name, Unit: "ms", Values: []float64{v}} }
 	a := [][]Sample{{one("ttft_ms", 10), one("extra_ms", 3)}, {one("ttft_ms", 11)}, {one("ttft_ms", 12)}}
 	b := [][]Sample{{one("ttft_ms", 100), one("b_only_ms", 1)}, {one("ttft_ms", 110)}, {one("ttft_ms", 120)}}
-	ab := CompareAB(a, b, 1, 100)
+	ab := CompareAB(a, b, nil, 1, 100)
 	if len(ab.Figures) != 3 {
 		t.Fatalf("figures: %+v", ab.Figures)
 	}
 	// 3 against 3 that do not overlap: a bootstrap would say "slower";
-	// an exact test cannot go below p = 0.1.
+	// 3 samples cannot bound their median, and an exact test cannot go
+	// below p = 0.1.
 	if f := ab.Figures[0]; f.Name != "ttft_ms" || !f.TooFew || f.Verdict != interval.Undecided || f.Ratio.Ratio != 10 || !f.Ratio.Unbounded {
 		t.Fatalf("3 against 3: %+v", f)
 	}
@@ -65,10 +66,23 @@ func TestCompareABOnlyInAndTooFew(t *testing.T) {
 	if f := ab.Figures[2]; f.Name != "b_only_ms" || f.OnlyIn != "B" || f.A != nil || f.B == nil {
 		t.Fatalf("only in B: %+v", f)
 	}
-	a = append(a, []Sample{one("ttft_ms", 13)})
-	b = append(b, []Sample{one("ttft_ms", 130)})
-	if f := CompareAB(a, b, 1, 1000).Figures[0]; f.TooFew || f.Verdict != interval.Slower {
-		t.Fatalf("4 against 4 apart: %+v", f)
+	// 5 against 5: still too few to bound a median (6 are needed).
+	for i := 13; i <= 14; i++ {
+		a = append(a, []Sample{one("ttft_ms", float64(i))})
+		b = append(b, []Sample{one("ttft_ms", float64(10*i))})
+	}
+	if f := CompareAB(a, b, nil, 1, 1000).Figures[0]; !f.TooFew {
+		t.Fatalf("5 against 5: %+v", f)
+	}
+	a = append(a, []Sample{one("ttft_ms", 15)})
+	b = append(b, []Sample{one("ttft_ms", 150)})
+	if f := CompareAB(a, b, nil, 1, 1000).Figures[0]; f.TooFew || f.Verdict != interval.Slower {
+		t.Fatalf("6 against 6 apart: %+v", f)
+	}
+	// p95 of the same 6: unbounded, too few; the median still compared.
+	ab = CompareAB(a, b, []string{"p50", "p95"}, 1, 1000)
+	if f := ab.Figures[1]; f.Stat != "p95" || !f.TooFew || ab.Figures[0].Stat != "p50" || ab.Figures[0].TooFew {
+		t.Fatalf("p95 of 6: %+v", ab.Figures)
 	}
 }
 

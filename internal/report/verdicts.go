@@ -28,35 +28,6 @@ const Reps = 2000
 // bootstrap resamples only its requests.
 const DriftWarning = "drift between runs is not covered: repeat with --runs"
 
-// sideFigure is one figure of one side: its values run by run.
-type sideFigure struct {
-	unit   string
-	perRun [][]float64
-	n      int
-}
-
-// byName gathers each figure's samples over the side's runs, in the order
-// of first appearance; a run without the figure adds no run.
-func byName(perRun [][]figures.Sample) (map[string]*sideFigure, []string) {
-	out := map[string]*sideFigure{}
-	var order []string
-	for _, run := range perRun {
-		for _, s := range run {
-			f := out[s.Name]
-			if f == nil {
-				f = &sideFigure{unit: s.Unit}
-				out[s.Name] = f
-				order = append(order, s.Name)
-			}
-			if len(s.Values) > 0 {
-				f.perRun = append(f.perRun, s.Values)
-				f.n += len(s.Values)
-			}
-		}
-	}
-	return out, order
-}
-
 // stats are the statistics compared for each figure: the median, and
 // for load runs also the percentiles their SLOs are set on (p95 when
 // neither run set one), in ascending order.
@@ -83,89 +54,44 @@ func stats(a, b run) []string {
 	return out
 }
 
-func statOf(name string) interval.Stat {
-	p, _ := strconv.ParseFloat(strings.TrimPrefix(name, "p"), 64)
-	return interval.Quantile(p)
-}
-
 // compare is the verdict on every figure both a and b have: B/A of each
 // statistic with its bootstrap interval (runs and requests resampled),
-// Holm-corrected over all of them.
+// Holm-corrected over all of them, by figures.CompareAB: the one
+// comparison of ab() and of the report.
 func compare(a, b run, seed uint64) *artifact.Compare {
 	c := &artifact.Compare{Kind: string(a.kind), A: absDir(a.dir()), B: absDir(b.dir()),
 		RunsA: len(a.perRun), RunsB: len(b.perRun), Seed: seed, Reps: Reps, Level: interval.Level, Alpha: interval.Alpha,
 		Figures: []artifact.CompareFigure{}, OnlyA: []string{}, OnlyB: []string{}}
-	c.DriftCovered = c.RunsA >= 2 && c.RunsB >= 2
+	ab := figures.CompareAB(a.perRun, b.perRun, stats(a, b), seed, Reps)
+	c.DriftCovered = ab.DriftCovered
 	if !c.DriftCovered {
 		c.Warning = DriftWarning
 	}
-	sts := stats(a, b)
-	fa, order := byName(a.perRun)
-	fb, orderB := byName(b.perRun)
-	var names []string
-	var ratios []interval.Ratio
-	for _, name := range order {
-		sb, ok := fb[name]
-		if !ok {
-			c.OnlyA = append(c.OnlyA, name)
+	for _, f := range ab.Figures {
+		switch f.OnlyIn {
+		case "A":
+			c.OnlyA = append(c.OnlyA, f.Name)
+			continue
+		case "B":
+			c.OnlyB = append(c.OnlyB, f.Name)
 			continue
 		}
-		sa := fa[name]
-		for _, st := range sts {
-			stat := statOf(st)
-			var r interval.Ratio
-			if !bounded(sa, st) || !bounded(sb, st) {
-				r = interval.Ratio{RunsA: len(sa.perRun), RunsB: len(sb.perRun), Reps: Reps, Seed: seed, Unbounded: true,
-					Ratio: stat(flat(sb.perRun)) / stat(flat(sa.perRun))}
-			} else {
-				r = interval.RatioCI(sa.perRun, sb.perRun, stat, Reps, seed)
-			}
-			names = append(names, name)
-			ratios = append(ratios, r)
-			c.Figures = append(c.Figures, artifact.CompareFigure{Name: name, Unit: sa.unit, Stat: st,
-				A: artifact.Num(finiteOr(stat(flat(sa.perRun)))), B: artifact.Num(finiteOr(stat(flat(sb.perRun)))), NA: sa.n, NB: sb.n})
+		cf := artifact.CompareFigure{Name: f.Name, Unit: f.A.Unit, Stat: f.Stat, A: artifact.Num(finiteOr(f.AValue)),
+			B: artifact.Num(finiteOr(f.BValue)), NA: f.A.N, NB: f.B.N, Verdict: string(f.Verdict)}
+		if r := f.Ratio.Ratio; !math.IsInf(r, 0) && r > 0 {
+			cf.Ratio = artifact.Num(r)
 		}
-	}
-	for _, name := range orderB {
-		if _, ok := fa[name]; !ok {
-			c.OnlyB = append(c.OnlyB, name)
+		if !f.Ratio.Unbounded {
+			cf.RatioCI = artifact.CI(false, f.Ratio.Lo, f.Ratio.Hi)
+			cf.P = artifact.Num(f.Ratio.P)
 		}
-	}
-	for i, v := range interval.Verdicts(names, ratios) {
-		f := &c.Figures[i]
-		f.Verdict = string(v.Verdict)
-		if r := v.Ratio; !math.IsInf(r.Ratio, 0) && r.Ratio > 0 {
-			f.Ratio = artifact.Num(r.Ratio)
+		if f.RunsFor5 > 0 {
+			n := f.RunsFor5
+			cf.RunsFor5Pct = &n
 		}
-		if !v.Ratio.Unbounded {
-			f.RatioCI = artifact.CI(false, v.Ratio.Lo, v.Ratio.Hi)
-			f.P = artifact.Num(v.Ratio.P)
-		}
-		if v.RunsFor5 > 0 {
-			n := v.RunsFor5
-			f.RunsFor5Pct = &n
-		}
+		c.Figures = append(c.Figures, cf)
 	}
 	return c
-}
-
-// bounded says whether a side's samples bound the percentile st at all:
-// the order-statistic interval of the page's tables (p50 needs 6 samples,
-// p95 72), and neither bound on a failed request. A ratio of a percentile
-// its samples cannot bound is "too few samples": the bootstrap cannot
-// draw values beyond the sample's, so its interval would look narrower
-// than the figure's own.
-func bounded(f *sideFigure, st string) bool {
-	p, err := strconv.ParseFloat(strings.TrimPrefix(st, "p"), 64)
-	return err == nil && !interval.PercentileCI(flat(f.perRun), p).Unbounded
-}
-
-func flat(runs [][]float64) []float64 {
-	var out []float64
-	for _, r := range runs {
-		out = append(out, r...)
-	}
-	return out
 }
 
 // finiteOr is x, or NaN (null in the file) when it is infinite: a
