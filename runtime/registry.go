@@ -146,9 +146,12 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 		Signature: "sleep_ms(ms)",
 		Summary:   "Pause; Ctrl-C ends the pause."},
 	{Name: "search_next", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return searchNext(L) },
-		Signature: "search_next(path, most) -> next | nil, capacity",
-		Summary:   "A capacity search's next level of calls at once (doubling from 1 to most, then bisection), or nil and the capacity.",
-		Help:      "path: the levels run so far, {{level = n, met = bool}, ...}; most: the largest level to try."},
+		Signature: "search_next(path, most, [opts]) -> next | nil, capacity, info",
+		Summary:   "A capacity search's next level (doubling, then bisection, then rounds that confirm the boundary), or nil and the capacity.",
+		Help: "path: the rounds run so far, {{level = n, met = bool}, ...}; most: the largest level to try.\n" +
+			"opts (confirmation by intervals, rates): {slo = {{percentile =, limit_ms =}, ...}, calls =, budget =, rate =, start =};\n" +
+			"each round then also has calls =, failed =, over_saturated =, slo = {{values = {...}, late = n}, ...}.\n" +
+			"info: calls (of the next round), levels (each level's pooled verdict), and when done decided and between."},
 	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,
 		Signature: "log_contains(text, [since]) -> found",
 		Summary:   "Whether the llama-server log (SERVER_LOG) got text after since (a log_mark()), or after the script started.",
