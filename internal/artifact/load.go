@@ -46,6 +46,9 @@ type LoadSettings struct {
 	// SearchMax is the largest level a capacity search (--search) may
 	// try; absent without a search.
 	SearchMax int `json:"search_max,omitempty"`
+	// SearchBudget is the most calls a search gives one level over all
+	// its rounds (--search-budget); absent without a search.
+	SearchBudget int `json:"search_budget,omitempty"`
 	// Calls is the number of calls per level (the --requests flag);
 	// Requests the requests they make, Calls x Turns (a call that fails
 	// ends early, so a level may make fewer). 0 in a load.json written
@@ -133,6 +136,41 @@ type LoadLevel struct {
 	// canceled counted as failed (kind canceled), and it counts for no
 	// capacity.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Pooled is, with a search, the level's verdict over every round the
+	// search ran of it (Summary, SLO and SLOMet are its first round's);
+	// absent without a search.
+	Pooled *LevelPooled `json:"pooled,omitempty"`
+}
+
+// LevelPooled is a level's verdict over the requests of every round a
+// capacity search ran of it: each SLO's percentile with its 95 %
+// interval, and whether the intervals decide it.
+type LevelPooled struct {
+	Rounds int `json:"rounds"`
+	Calls  int `json:"calls"`
+	Failed int `json:"failed"`
+	// Met: no request failed and every percentile is within its limit;
+	// Decided: a failure, or every interval on one side of its limit,
+	// settles it.
+	Met     bool        `json:"met"`
+	Decided bool        `json:"decided"`
+	SLO     []PooledSLO `json:"slo"`
+}
+
+// PooledSLO is one SLO's percentile over a level's pooled requests (a
+// request that failed or never reached the figure above every value):
+// ValueMs null when it falls on such a request; CIMs its 95 %
+// order-statistic interval, a bound null when nothing finite bounds that
+// side; Side where the interval lies against the limit: "below" (held),
+// "above" (not held) or "straddles" (undecided).
+type PooledSLO struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile"`
+	LimitMs    float64     `json:"limit_ms"`
+	ValueMs    *float64    `json:"value_ms"`
+	CIMs       [2]*float64 `json:"ci_ms"`
+	N          int         `json:"n"`
+	Side       string      `json:"side"`
 }
 
 // SLOVerdict is one SLO checked on a level. The percentile is over every
@@ -162,15 +200,30 @@ type Capacity struct {
 	// Search is a capacity search's levels in the order it ran them;
 	// absent without a search.
 	Search []SearchStep `json:"search,omitempty"`
+	// Decided is, with a search, whether the capacity level held and the
+	// level above it did not by their intervals (absent without a
+	// search); when not, Between holds the two levels in question (the
+	// second absent when the capacity is the largest level).
+	Decided *bool     `json:"decided,omitempty"`
+	Between []float64 `json:"between,omitempty"`
 }
 
-// SearchStep is one level of a capacity search: whether its SLOs held,
-// and the first SLO's value at it (null when that percentile falls on a
-// failed or missing request).
+// SearchStep is one round of a capacity search: its level, whether the
+// level held over every round of it so far, and the first SLO's value at
+// it (null when that percentile falls on a failed or missing request),
+// with its 95 % interval and the requests it is over.
 type SearchStep struct {
 	Level   float64  `json:"level"`
 	Met     bool     `json:"met"`
 	ValueMs *float64 `json:"value_ms"`
+	// Round counts the rounds of this level (1: its first; more: a
+	// confirmation); Calls are this round's; CIMs and Requests are over
+	// every round of the level so far. Absent in files written before
+	// confirmation.
+	Round    int          `json:"round,omitempty"`
+	Calls    int          `json:"calls,omitempty"`
+	CIMs     *[2]*float64 `json:"ci_ms,omitempty"`
+	Requests int          `json:"requests,omitempty"`
 }
 
 // CapacityNext is the first level that did not hold.

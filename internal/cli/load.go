@@ -32,8 +32,9 @@ type loadCmd struct {
 	slos                       []string
 	noReport                   bool
 	// search is --search; searchMax --search-max.
-	search    bool
-	searchMax int
+	search       bool
+	searchMax    int
+	searchBudget int
 	// failBelow (--fail-below) and maxErrorRate (--max-error-rate) are
 	// the CI gates; failBelow 0 and maxErrorRate 1 are off.
 	failBelow, maxErrorRate float64
@@ -56,7 +57,10 @@ slot and, unless --slots, as many slots as the largest --concurrency level, or w
 requests.jsonl, requests.csv, server.jsonl; Ctrl-C keeps them, the level it stopped
 marked interrupted. With --search the levels are not given: it doubles the calls at
 once from 1 up to --search-max while the SLOs hold, then bisects on whole numbers to
-the largest level that holds (a server it starts gets --search-max slots). Exits 1
+the largest level that holds (a server it starts gets --search-max slots), then gives
+that level and the one above more rounds of --requests calls until each SLO's 95 %
+interval lies on one side of its limit, or --search-budget calls a level (else the
+capacity is undecided, between the two). Exits 1
 when every request of a level failed (the sweep stops there; with --search, when no
 level held and one failed every request), naming the failure kinds; exits 3 when a
 gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
@@ -84,6 +88,8 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
 	fs.BoolVar(&c.search, "search", false, "search the capacity: calls at once doubling from 1, then bisection (instead of --concurrency levels)")
 	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries")
+	fs.intVar(&c.searchBudget, "search-budget", 0, 0, 1000000, "with --search: the most calls the capacity and the level above it get to confirm "+
+		"their verdicts (rounds of --requests calls until each SLO's interval lies on one side of its limit; default 4 x --requests)")
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
 	fs.floatVar(&c.maxErrorRate, "max-error-rate", 1, 0, 1, "exit 3 when a level's share of failed requests is above this (a CI gate, e.g. 0.01; 1: off)")
 	// A server that load starts is sized for the load (sizeServer): say so
@@ -269,8 +275,15 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 	for i, l := range levels {
 		lv[i] = l
 	}
-	searchMax := 0
+	searchMax, budget := 0, 0
 	if c.search {
+		budget = c.searchBudget
+		if budget == 0 {
+			budget = 4 * c.requests
+		}
+		if budget < c.requests {
+			return nil, nil, fmt.Errorf("--search-budget %d is below --requests %d: a level's first round alone is that", budget, c.requests)
+		}
 		// The script chooses the levels; levels is what the server is
 		// sized for.
 		lv, searchMax = []any{}, c.searchMax
@@ -280,6 +293,7 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
 		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
 		"warmup": float64(c.warmup), "slo": sloList, "search_max": float64(searchMax),
+		"search_budget": float64(budget), "search_start": 1.0,
 	}, levels, nil
 }
 
