@@ -35,7 +35,7 @@ local settings = {
   -- --requests is the calls per level; each makes --turns requests.
   server = SERVER, server_kind = caps.kind, mode = P.mode,
   levels = P.search_max > 0 and json_array() or P.levels, search_max = P.search_max > 0 and P.search_max or nil,
-  search_budget = P.search_max > 0 and P.search_budget or nil, calls = P.requests,
+  search_start = (P.search_max > 0 and P.mode == "rate") and P.search_start or nil, search_budget = P.search_max > 0 and P.search_budget or nil, calls = P.requests,
   requests = P.requests * P.turns, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
   seed = P.seed, warmup = P.warmup, slo = P.slo, api = API or "chat",
@@ -172,7 +172,8 @@ end
 
 local levels_text = table.concat(P.levels, ",")
 if P.search_max > 0 then
-  levels_text = string.format("searched in 1..%d", P.search_max)
+  levels_text = P.mode == "rate" and string.format("searched from %g up to %d calls/s", P.search_start, P.search_max)
+    or string.format("searched in 1..%d", P.search_max)
 end
 print(string.format("ttftlab load: server %s, %s levels %s, per level %d calls of %d turn%s each (%d requests), %d docs, max_tokens %d",
   SERVER, P.mode, levels_text, P.requests, P.turns, P.turns == 1 and "" or "s", P.requests * P.turns,

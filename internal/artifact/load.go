@@ -49,6 +49,9 @@ type LoadSettings struct {
 	// SearchBudget is the most calls a search gives one level over all
 	// its rounds (--search-budget); absent without a search.
 	SearchBudget int `json:"search_budget,omitempty"`
+	// SearchStart is the rate a search of rates starts from (--rate with
+	// --search); absent otherwise.
+	SearchStart float64 `json:"search_start,omitempty"`
 	// Calls is the number of calls per level (the --requests flag);
 	// Requests the requests they make, Calls x Turns (a call that fails
 	// ends early, so a level may make fewer). 0 in a load.json written

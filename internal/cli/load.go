@@ -75,7 +75,7 @@ func (c *loadCmd) register(fs *flagSet) {
 	c.flags.register(fs)
 	c.flags.registerSynth(fs)
 	fs.StringVar(&c.concurrency, "concurrency", "", "calls at once, a closed loop; a list (1,2,4,8) is a sweep (default 1,2,4 without --rate)")
-	fs.StringVar(&c.rate, "rate", "", "calls arriving per second, an open loop; a list is a sweep")
+	fs.StringVar(&c.rate, "rate", "", "calls arriving per second, an open loop; a list is a sweep; with --search the rate it starts from")
 	fs.StringVar(&c.arrival, "arrival", "constant", "with --rate: constant or poisson")
 	fs.intVar(&c.seed, "seed", 7, 0, noLimit, "seed of Poisson arrivals, think times and each call's lines")
 	fs.intVar(&c.requests, "requests", 20, 1, 1000000, "calls per level (each makes --turns requests)")
@@ -87,7 +87,7 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.intVar(&c.warmup, "warmup", 0, 0, 1000000, "requests per level left out of the summaries")
 	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
 	fs.BoolVar(&c.search, "search", false, "search the capacity: calls at once doubling from 1, then bisection (instead of --concurrency levels)")
-	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries")
+	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries (with --rate: the highest rate, calls/s)")
 	fs.intVar(&c.searchBudget, "search-budget", 0, 0, 1000000, "with --search: the most calls the capacity and the level above it get to confirm "+
 		"their verdicts (rounds of --requests calls until each SLO's interval lies on one side of its limit; default 4 x --requests)")
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
@@ -241,13 +241,19 @@ func allFailed(out string) error {
 // params checks the level and SLO flags and turns them into PARAMS.
 func (c *loadCmd) params() (map[string]any, []float64, error) {
 	mode, list := "concurrency", c.concurrency
+	searchStart := 1.0
 	switch {
 	case c.rate != "" && c.concurrency != "":
 		return nil, nil, fmt.Errorf("give --concurrency (calls at once) or --rate (calls per second), not both")
-	case c.search && c.rate != "":
-		return nil, nil, fmt.Errorf("--search searches calls at once; a search of --rate is not built yet")
 	case c.search && c.concurrency != "":
 		return nil, nil, fmt.Errorf("--search chooses the levels itself (1 up to --search-max): drop --concurrency")
+	case c.search && c.rate != "":
+		start, err := strconv.ParseFloat(strings.TrimSpace(c.rate), 64)
+		if err != nil || start <= 0 || start > float64(c.searchMax) {
+			return nil, nil, fmt.Errorf("--rate with --search is the rate the search starts from, one number above 0 and at most --search-max %d, got %q", c.searchMax, c.rate)
+		}
+		searchStart = start
+		mode, list = "rate", strconv.Itoa(c.searchMax) // the levels the server is sized for
 	case c.search:
 		list = strconv.Itoa(c.searchMax) // the levels the server is sized for
 	case c.rate != "":
@@ -293,7 +299,7 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
 		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
 		"warmup": float64(c.warmup), "slo": sloList, "search_max": float64(searchMax),
-		"search_budget": float64(budget), "search_start": 1.0,
+		"search_budget": float64(budget), "search_start": searchStart,
 	}, levels, nil
 }
 

@@ -165,10 +165,13 @@ func TestLoadSearchFindsK(t *testing.T) {
 	}
 }
 
-// TestLoadSearchFlags: --search takes no --concurrency and no --rate.
+// TestLoadSearchFlags: --search takes no --concurrency, one --rate (the
+// rate it starts from) no higher than --search-max, and a --search-budget
+// no lower than --requests.
 func TestLoadSearchFlags(t *testing.T) {
 	serverTestEnv(t)
-	for _, extra := range [][]string{{"--concurrency", "1,2"}, {"--rate", "1"}} {
+	for _, extra := range [][]string{{"--concurrency", "1,2"}, {"--rate", "1,2"}, {"--rate", "100"},
+		{"--requests", "20", "--search-budget", "10"}} {
 		args := append([]string{"load", "--server", "http://127.0.0.1:1", "--search", "--out", t.TempDir()}, extra...)
 		if code, _, stderr := runCLI(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", extra, code, stderr)
