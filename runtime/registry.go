@@ -152,6 +152,13 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 			"opts (confirmation by intervals, rates): {slo = {{percentile =, limit_ms =}, ...}, calls =, budget =, rate =, start =};\n" +
 			"each round then also has calls =, failed =, over_saturated =, slo = {{values = {...}, late = n}, ...}.\n" +
 			"info: calls (of the next round), levels (each level's pooled verdict), and when done decided and between."},
+	{Name: "trend", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return trend(L) },
+		Signature: "trend(xs, [min_rise]) -> info",
+		Summary:   "How a figure moved over a level's requests (in start order): the medians of its thirds with their 95 % intervals, rising and steady.",
+		Help: "xs: one figure per request in the order they started, math.huge for a late one; min_rise: the rise of the\n" +
+			"median from the first third to the last that counts as growth. info: rising (each third's median interval\n" +
+			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap),\n" +
+			"known (each third has 6 requests or more), thirds = {{from, n, p50, lo, hi}, ...}."},
 	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,
 		Signature: "log_contains(text, [since]) -> found",
 		Summary:   "Whether the llama-server log (SERVER_LOG) got text after since (a log_mark()), or after the script started.",

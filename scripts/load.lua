@@ -184,6 +184,51 @@ print("SLO: " .. table.concat(slo_text, ", "))
 print(string.format("\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s", P.mode == "rate" and "rate/s" or "at once", "calls",
   "requests ok", "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
 
+-- The lateness of a request, for over-saturation and the steady state:
+-- the first SLO's figure counted from when the request was due
+-- (queue_ms + the figure), math.huge when it failed or never reached it.
+local LATENESS = "queue_ms + " .. P.slo[1].metric
+-- RISE_SHARE of the first SLO's limit is the rise over a level that
+-- counts as over-saturation (docs/statistics.md).
+local RISE_SHARE = 0.1
+local function lateness(r)
+  local v = value(r, P.slo[1].metric)
+  if v == nil then return math.huge end
+  return (type(r.queue_ms) == "number" and r.queue_ms or 0) + v
+end
+
+-- lateness_series is the lateness of the results that are not warm-up,
+-- in the order they started.
+local function lateness_series(results)
+  local rs = {}
+  for _, r in ipairs(results) do
+    if not r.warmup then rs[#rs + 1] = r end
+  end
+  table.sort(rs, function(a, b) return a.index < b.index end)
+  local xs = {}
+  for i, r in ipairs(rs) do xs[i] = lateness(r) end
+  return xs
+end
+
+-- trend_record is trend()'s answer as load.json writes it.
+local function trend_record(t)
+  local thirds = json_array()
+  for i, w in ipairs(t.thirds) do
+    thirds[i] = { from = w.from, n = w.n, p50_ms = w.p50 or json_null, ci_ms = { w.lo or json_null, w.hi or json_null } }
+  end
+  return { metric = LATENESS, steady = t.steady, known = t.known, rising = t.rising, thirds = thirds }
+end
+
+-- thirds_text is "p50 12 [10, 14] -> 80 [70, 95] -> 200 [180, inf] ms".
+local function thirds_text(rec)
+  local parts = {}
+  for i, w in ipairs(rec.thirds) do
+    local function b(x) return type(x) == "number" and ms(x) or "inf" end
+    parts[i] = string.format("%s [%s, %s]", b(w.p50_ms), b(w.ci_ms[1]), b(w.ci_ms[2]))
+  end
+  return "p50 of each third " .. table.concat(parts, " -> ") .. " ms"
+end
+
 -- run_level runs one level (or, with round > 1, another round of a
 -- level a search confirms: its row stays the first round's), records and
 -- prints it, and returns its row and its requests.
@@ -197,6 +242,22 @@ local function run_level(level, n_calls, round)
     watch = { file = "server.jsonl", tags = { level = level } },
   }
   if P.mode == "rate" then opts.rate = level else opts.concurrency = level end
+  -- An open loop faster than the server: once the lateness of the
+  -- requests that ended keeps rising (trend), no new call starts.
+  local ended, over = {}, nil
+  if P.mode == "rate" then
+    opts.on_turn = function(r)
+      if r.warmup or over then return end
+      ended[#ended + 1] = r
+      if #ended >= 18 and #ended % 3 == 0 then
+        local t = trend(lateness_series(ended), RISE_SHARE * P.slo[1].limit_ms)
+        if t.rising then
+          over = t
+          return false
+        end
+      end
+    end
+  end
   local turns, summary = calls.run(opts)
   local good, counted = 0, 0
   for _, r in ipairs(turns) do
@@ -211,6 +272,11 @@ local function run_level(level, n_calls, round)
     goodput = counted > 0 and good / counted or json_null,
   }
   row[P.mode] = level
+  row.steady = trend_record(trend(lateness_series(turns)))
+  if over then
+    row.over_saturated = trend_record(over)
+    row.slo_met = false
+  end
   if (round or 1) == 1 then
     result.levels[#result.levels + 1] = row
     write_json("load.json", result)
@@ -226,6 +292,13 @@ local function run_level(level, n_calls, round)
     if l then print(l) end
   end
   for _, line in ipairs(failure_lines(summary)) do print(line) end
+  if over then
+    print(string.format("  over-saturated: %s kept rising (%s); no new call started after %d of %d had ended",
+      LATENESS, thirds_text(row.over_saturated), #ended, n_calls or P.requests))
+  elseif row.steady.known and not row.steady.steady then
+    print(string.format("  not steady: %s moved over the level (%s): its first and last thirds disagree; try --warmup",
+      LATENESS, thirds_text(row.steady)))
+  end
   return row, turns
 end
 
@@ -299,7 +372,8 @@ if P.search_max > 0 then
       rows[level] = row
       settings.levels[#settings.levels + 1] = level
     end
-    rounds[#rounds + 1] = { level = level, calls = info.calls, failed = row.summary.failed, slo = slo_values(turns) }
+    rounds[#rounds + 1] = { level = level, calls = info.calls, failed = row.summary.failed, slo = slo_values(turns),
+      over_saturated = row.over_saturated ~= nil }
     path[#path + 1] = { level = level, round = ran[level], calls = info.calls }
     write_json("load.json", result)
   end

@@ -143,6 +143,39 @@ type LoadLevel struct {
 	// search ran of it (Summary, SLO and SLOMet are its first round's);
 	// absent without a search.
 	Pooled *LevelPooled `json:"pooled,omitempty"`
+	// Steady is how the level's lateness moved over its requests (warm-up
+	// left out): its first and last thirds agree or not. Absent in files
+	// written before it.
+	Steady *LevelTrend `json:"steady,omitempty"`
+	// OverSaturated, in an open loop, is the trend that ended the level
+	// early: its lateness kept rising, so no new call started and the
+	// level does not hold. Absent when it did not happen.
+	OverSaturated *LevelTrend `json:"over_saturated,omitempty"`
+}
+
+// LevelTrend is how one figure moved over a level's requests in the
+// order they started (load.TrendOf): the median of each third with its
+// 95 % interval. Metric names the figure: the first SLO's, counted from
+// when each request was due ("queue_ms + ttft_ms").
+type LevelTrend struct {
+	Metric string `json:"metric"`
+	// Steady: the first and last thirds' intervals overlap; Known: each
+	// third has enough requests (6) to bound its median, else Steady says
+	// nothing. Rising: each third's interval wholly above the one before.
+	Steady bool          `json:"steady"`
+	Known  bool          `json:"known"`
+	Rising bool          `json:"rising"`
+	Thirds []TrendWindow `json:"thirds"`
+}
+
+// TrendWindow is one third of a level's requests: the first one's place
+// (1-based), how many, and their median with its 95 % interval (null
+// where late or unbounded).
+type TrendWindow struct {
+	From  int         `json:"from"`
+	N     int         `json:"n"`
+	P50Ms *float64    `json:"p50_ms"`
+	CIMs  [2]*float64 `json:"ci_ms"`
 }
 
 // LevelPooled is a level's verdict over the requests of every round a
