@@ -77,7 +77,7 @@ due (previous: the call's last result; draw: the call's seeded number in
 [0, 1); nil ends the list, false waits until a running request ends). A request's opts take every stream() option, plus tags.
 opts: concurrency (calls at once), rate (calls per second), arrival
 ("constant" or "poisson"), seed, calls, turns, think_ms (ms, {min, max} or
-function(call, turn) -> ms), duration_ms, warmup, on_result(result) (false
+function(call, turn) -> ms), duration_ms, warmup, warmup_ms, on_result(result) (false
 stops new starts), progress, record = {jsonl =, csv =, tags =, columns =},
 watch = {file =, every_ms =, tags =}.
 results[i]: index, start_ms, run_ms, scheduled_ms, queue_ms, chunks, total_ms,
@@ -157,7 +157,7 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 		Summary:   "How a figure moved over a level's requests (in start order): the medians of its thirds with their 95 % intervals, rising and steady.",
 		Help: "xs: one figure per request in the order they started, math.huge for a late one; min_rise: the rise of the\n" +
 			"median from the first third to the last that counts as growth. info: rising (each third's median interval\n" +
-			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap),\n" +
+			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap, or medians within 10 %),\n" +
 			"known (each third has 6 requests or more), thirds = {{from, n, p50, lo, hi}, ...}."},
 	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,
 		Signature: "log_contains(text, [since]) -> found",

@@ -38,7 +38,7 @@ local settings = {
   search_start = (P.search_max > 0 and P.mode == "rate") and P.search_start or nil, search_budget = P.search_max > 0 and P.search_budget or nil, calls = P.requests,
   requests = P.requests * P.turns, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
-  seed = P.seed, warmup = P.warmup, slo = P.slo, api = API or "chat",
+  seed = P.seed, warmup = P.warmup, warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil, slo = P.slo, api = API or "chat",
 }
 local result = {
   settings = settings, model = runinfo.model_of(props_table), server = runinfo.server_of(props_table),
@@ -237,6 +237,7 @@ local function run_level(level, n_calls, round)
     calls = n_calls or P.requests, turns = P.turns, think_ms = P.think_ms, seed = P.seed, arrival = P.arrival,
     system = SYSTEM, docs = P.docs,
     opts = { max_tokens = P.max_tokens }, warmup = P.warmup, progress = true,
+    warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil,
     duration_ms = P.duration_ms > 0 and P.duration_ms or nil,
     record = { jsonl = "requests.jsonl", csv = "requests.csv", tags = { level = level }, columns = { "call", "turn" } },
     watch = { file = "server.jsonl", tags = { level = level } },

@@ -67,6 +67,9 @@ type LoadSettings struct {
 	Arrival    string  `json:"arrival"`
 	Seed       int     `json:"seed"`
 	Warmup     int     `json:"warmup"`
+	// WarmupMs is --warmup given as a duration: the requests due in each
+	// level's first WarmupMs are left out; absent when given as a count.
+	WarmupMs float64 `json:"warmup_ms,omitempty"`
 	// RequestTimeoutMs bounds each whole request (--request-timeout).
 	RequestTimeoutMs *float64 `json:"request_timeout_ms,omitempty"`
 	SLO              []SLO    `json:"slo"`

@@ -30,7 +30,9 @@ type loadCmd struct {
 	duration, think            time.Duration
 	docs, maxTokens, warmup    int
 	slos                       []string
-	noReport                   bool
+	// warmupFor is --warmup given as a duration (warmup then 0).
+	warmupFor time.Duration
+	noReport  bool
 	// search is --search; searchMax --search-max.
 	search       bool
 	searchMax    int
@@ -84,7 +86,21 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.durationVar(&c.think, "think", 2*time.Second, "with --turns > 1: the caller's pause before each next turn")
 	fs.intVar(&c.docs, "docs", 4, 0, 1000, "KB documents in the system prompt")
 	fs.intVar(&c.maxTokens, "max-tokens", 64, 1, 1000000, "answer length limit")
-	fs.intVar(&c.warmup, "warmup", 0, 0, 1000000, "requests per level left out of the summaries")
+	fs.Func("warmup", "`N or DURATION` per level left out of the summaries: its first N requests (5), or those due in its first DURATION (10s)", func(v string) error {
+		if n, err := strconv.Atoi(v); err == nil {
+			if n < 0 || n > 1000000 {
+				return fmt.Errorf("want a number of requests from 0 to 1000000, got %d", n)
+			}
+			c.warmup, c.warmupFor = n, 0
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a number of requests (5) or a duration (10s), got %q", v)
+		}
+		c.warmup, c.warmupFor = 0, d
+		return nil
+	})
 	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
 	fs.BoolVar(&c.search, "search", false, "search the capacity: calls at once doubling from 1, then bisection (instead of --concurrency levels)")
 	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries (with --rate: the highest rate, calls/s)")
@@ -298,7 +314,7 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 		"mode": mode, "levels": lv, "arrival": c.arrival, "seed": float64(c.seed),
 		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
 		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
-		"warmup": float64(c.warmup), "slo": sloList, "search_max": float64(searchMax),
+		"warmup": float64(c.warmup), "warmup_ms": msFlag(c.warmupFor), "slo": sloList, "search_max": float64(searchMax),
 		"search_budget": float64(budget), "search_start": searchStart,
 	}, levels, nil
 }

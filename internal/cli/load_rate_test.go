@@ -17,11 +17,15 @@ import (
 type slotServer struct {
 	k           int
 	first, hold time.Duration
-	// slower, when set, is added to hold for each request served so far
-	// (a server that slows down over a level).
-	slower time.Duration
-	slots  chan struct{}
-	served chan struct{}
+	// slower, when set, is added to first and hold for each request
+	// served so far (a server that slows down over a level); the first
+	// cold requests served have their first token after coldFirst instead
+	// of first (a cold start).
+	slower    time.Duration
+	cold      int
+	coldFirst time.Duration
+	slots     chan struct{}
+	served    chan struct{}
 }
 
 func (s *slotServer) start(t *testing.T) string {
@@ -45,14 +49,18 @@ func (s *slotServer) start(t *testing.T) string {
 			}
 			began := time.Now()
 			defer func() { <-s.slots }()
-			hold := s.hold + time.Duration(len(s.served))*s.slower
+			n := len(s.served)
 			s.served <- struct{}{}
+			first, hold := s.first+time.Duration(n)*s.slower, s.hold+time.Duration(n)*s.slower
+			if n < s.cold {
+				first, hold = s.coldFirst, s.hold+s.coldFirst
+			}
 			w.Header().Set("Content-Type", "text/event-stream")
 			chunk := func(text string) string {
 				q, _ := json.Marshal(text)
 				return `data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n"
 			}
-			time.Sleep(s.first)
+			time.Sleep(first)
 			io.WriteString(w, chunk("Yes, we open on Saturday."))
 			w.(http.Flusher).Flush()
 			time.Sleep(hold - time.Since(began))

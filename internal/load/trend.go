@@ -28,11 +28,18 @@ type Trend struct {
 	// before, and the last third's median is at least the minimum rise
 	// above the first's: the latency keeps growing (over-saturation).
 	Rising bool
-	// Steady: the first and last thirds' median intervals overlap. Known
+	// Steady: the first and last thirds' median intervals overlap, or
+	// their medians differ by at most SteadyTolerance of the lower. Known
 	// is false when a third has too few requests to bound its median
 	// (fewer than 6, so fewer than 18 requests): nothing is said then.
 	Steady, Known bool
 }
+
+// SteadyTolerance is the share by which the first and last thirds'
+// medians may differ and still be steady when their intervals are apart:
+// with many fast requests the intervals are narrow, and a drift of a few
+// percent is no change of regime.
+const SteadyTolerance = 0.10
 
 // TrendOf splits xs (one figure of a level's requests in the order they
 // started; NaN left out, +Inf a late request) into thirds and compares
@@ -53,7 +60,8 @@ func TrendOf(xs []float64, minRise float64) Trend {
 	}
 	a, b, c := t.Thirds[0], t.Thirds[1], t.Thirds[2]
 	t.Known = a.Bounded && c.Bounded
-	t.Steady = !t.Known || (a.Lo <= c.Hi && c.Lo <= a.Hi)
+	apart := a.Hi < c.Lo || c.Hi < a.Lo
+	t.Steady = !t.Known || !apart || math.Abs(c.P50-a.P50) <= SteadyTolerance*math.Min(a.P50, c.P50)
 	t.Rising = a.Bounded && b.Bounded && c.Bounded && b.Lo > a.Hi && c.Lo > b.Hi && c.P50-a.P50 >= minRise
 	return t
 }

@@ -63,3 +63,27 @@ func TestTrendLateAndFew(t *testing.T) {
 		t.Errorf("9 requests: %+v, want nothing known", tr)
 	}
 }
+
+// TestTrendSteadyTolerance: thirds whose intervals are apart but whose
+// medians differ by under 10 % are steady; by more, not.
+func TestTrendSteadyTolerance(t *testing.T) {
+	mk := func(a, c float64) []float64 {
+		var xs []float64
+		for range 10 {
+			xs = append(xs, a)
+		}
+		for range 10 {
+			xs = append(xs, (a+c)/2)
+		}
+		for range 10 {
+			xs = append(xs, c)
+		}
+		return xs
+	}
+	if tr := TrendOf(mk(6.0, 6.4), 0); !tr.Steady || !tr.Known {
+		t.Errorf("6.0 to 6.4 ms: %+v, want steady", tr)
+	}
+	if tr := TrendOf(mk(6.0, 7.0), 0); tr.Steady {
+		t.Errorf("6.0 to 7.0 ms: %+v, want not steady", tr)
+	}
+}
