@@ -362,6 +362,7 @@ if P.search_max > 0 then
         if v.level == step.level then
           local p = pooled_record(v)
           step.met, step.value_ms, step.ci_ms, step.requests = v.met, p.slo[1].value_ms, p.slo[1].ci_ms, p.slo[1].n
+          step.side = p.slo[1].side
           if rows[v.level] then rows[v.level].pooled = p end
         end
       end

@@ -263,6 +263,9 @@ type SearchStep struct {
 	Calls    int          `json:"calls,omitempty"`
 	CIMs     *[2]*float64 `json:"ci_ms,omitempty"`
 	Requests int          `json:"requests,omitempty"`
+	// Side is where that interval lies against the first SLO's limit:
+	// "below", "above" or "straddles" (PooledSLO.Side).
+	Side string `json:"side,omitempty"`
 }
 
 // CapacityNext is the first level that did not hold.
