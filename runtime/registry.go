@@ -157,7 +157,7 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 		Summary:   "How a figure moved over a level's requests (in start order): the medians of its thirds with their 95 % intervals, rising and steady.",
 		Help: "xs: one figure per request in the order they started, math.huge for a late one; min_rise: the rise of the\n" +
 			"median from the first third to the last that counts as growth. info: rising (each third's median interval\n" +
-			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap, or medians within 10 %),\n" +
+			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap, or medians within 10 % or min_rise),\n" +
 			"known (each third has 6 requests or more), thirds = {{from, n, p50, lo, hi}, ...}."},
 	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,
 		Signature: "log_contains(text, [since]) -> found",

@@ -64,7 +64,8 @@ func TestLoadOverSaturated(t *testing.T) {
 // TestLoadSteadyState: a server whose first token comes 6 ms later with
 // each request it serves (5 ms to about 180 ms over 30 requests, 2 calls
 // at once) is not steady: the first and last thirds' median intervals do
-// not overlap, load.json's level says steady false, the console warns.
+// not overlap and differ by more than 10 % of the 500 ms limit, load.json's
+// level says steady false, the console warns.
 // The same server without the slowdown is steady and the console is
 // quiet.
 // Fails before this change: a level never checked its steady state.
@@ -78,7 +79,7 @@ func TestLoadSteadyState(t *testing.T) {
 		url := s.start(t)
 		out := t.TempDir()
 		code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "2", "--requests", "30", "--docs", "0",
-			"--out", out, "--no-report", "--slo", "ttft_ms<=5000@p50")
+			"--out", out, "--no-report", "--slo", "ttft_ms<=500@p50")
 		t.Logf("%s%s", stdout, stderr)
 		if code != 0 {
 			t.Fatalf("exit %d", code)
@@ -89,8 +90,8 @@ func TestLoadSteadyState(t *testing.T) {
 			t.Fatalf("slower %v: steady %+v, want known and steady %v over thirds of 10", c.slower, st, c.steady)
 		}
 		a, z := st.Thirds[0], st.Thirds[2]
-		if apart := *a.CIMs[1] < *z.CIMs[0] || *z.CIMs[1] < *a.CIMs[0]; apart == c.steady {
-			t.Errorf("thirds %+v and %+v: apart %v, steady %v", a, z, apart, st.Steady)
+		if apart := *a.CIMs[1] < *z.CIMs[0] || *z.CIMs[1] < *a.CIMs[0]; !c.steady && (!apart || *z.P50Ms-*a.P50Ms <= 50) {
+			t.Errorf("thirds %+v and %+v: apart %v, yet not steady", a, z, apart)
 		}
 		if warned := strings.Contains(stdout, "not steady: queue_ms + ttft_ms moved over the level"); warned == c.steady {
 			t.Errorf("slower %v: the console warned %v", c.slower, warned)
@@ -116,7 +117,7 @@ func TestLoadWarmup(t *testing.T) {
 		url := s.start(t)
 		out := t.TempDir()
 		code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "2", "--requests", "45", "--docs", "0",
-			"--warmup", c.warmup, "--out", out, "--no-report", "--slo", "ttft_ms<=5000@p50")
+			"--warmup", c.warmup, "--out", out, "--no-report", "--slo", "ttft_ms<=500@p50")
 		t.Logf("%s%s", stdout, stderr)
 		lv := strictLoad(t, out).Levels[0]
 		if code != 0 || lv.Steady == nil || !lv.Steady.Known || lv.Steady.Steady != c.steady {

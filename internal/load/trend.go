@@ -29,7 +29,8 @@ type Trend struct {
 	// above the first's: the latency keeps growing (over-saturation).
 	Rising bool
 	// Steady: the first and last thirds' median intervals overlap, or
-	// their medians differ by at most SteadyTolerance of the lower. Known
+	// their medians differ by at most SteadyTolerance of the lower, or by
+	// at most the minimum rise. Known
 	// is false when a third has too few requests to bound its median
 	// (fewer than 6, so fewer than 18 requests): nothing is said then.
 	Steady, Known bool
@@ -44,7 +45,7 @@ const SteadyTolerance = 0.10
 // TrendOf splits xs (one figure of a level's requests in the order they
 // started; NaN left out, +Inf a late request) into thirds and compares
 // their medians; minRise is the rise, in the figure's unit, that counts
-// as growth.
+// as growth, and the least change that leaves the steady state.
 func TrendOf(xs []float64, minRise float64) Trend {
 	s := make([]float64, 0, len(xs))
 	for _, x := range xs {
@@ -61,7 +62,7 @@ func TrendOf(xs []float64, minRise float64) Trend {
 	a, b, c := t.Thirds[0], t.Thirds[1], t.Thirds[2]
 	t.Known = a.Bounded && c.Bounded
 	apart := a.Hi < c.Lo || c.Hi < a.Lo
-	t.Steady = !t.Known || !apart || math.Abs(c.P50-a.P50) <= SteadyTolerance*math.Min(a.P50, c.P50)
+	t.Steady = !t.Known || !apart || math.Abs(c.P50-a.P50) <= math.Max(SteadyTolerance*math.Min(a.P50, c.P50), minRise)
 	t.Rising = a.Bounded && b.Bounded && c.Bounded && b.Lo > a.Hi && c.Lo > b.Hi && c.P50-a.P50 >= minRise
 	return t
 }

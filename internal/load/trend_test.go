@@ -65,7 +65,8 @@ func TestTrendLateAndFew(t *testing.T) {
 }
 
 // TestTrendSteadyTolerance: thirds whose intervals are apart but whose
-// medians differ by under 10 % are steady; by more, not.
+// medians differ by under 10 %, or by less than the minimum rise, are
+// steady; by more, not.
 func TestTrendSteadyTolerance(t *testing.T) {
 	mk := func(a, c float64) []float64 {
 		var xs []float64
@@ -85,5 +86,8 @@ func TestTrendSteadyTolerance(t *testing.T) {
 	}
 	if tr := TrendOf(mk(6.0, 7.0), 0); tr.Steady {
 		t.Errorf("6.0 to 7.0 ms: %+v, want not steady", tr)
+	}
+	if tr := TrendOf(mk(6.0, 7.0), 2); !tr.Steady {
+		t.Errorf("6.0 to 7.0 ms, 2 ms the least change: %+v, want steady", tr)
 	}
 }
