@@ -377,7 +377,7 @@ if P.search_max > 0 then
     end
     rounds[#rounds + 1] = { level = level, calls = info.calls, failed = row.summary.failed, slo = slo_values(turns),
       over_saturated = row.over_saturated ~= nil }
-    path[#path + 1] = { level = level, round = ran[level], calls = info.calls }
+    path[#path + 1] = { level = level, round = ran[level], calls = info.calls, over_saturated = row.over_saturated ~= nil or nil }
     write_json("load.json", result)
   end
   table.sort(result.levels, function(a, b) return a.level < b.level end)
@@ -427,6 +427,8 @@ local function pooled_text(row)
     local v = type(e.value_ms) == "number" and (ms(e.value_ms) .. " ms") or "none"
     parts[i] = string.format("%s p%g %s %s (n=%d)", e.metric, e.percentile, v, ci_text(e), e.n)
   end
+  if row.over_saturated then parts[#parts + 1] = "over-saturated" end
+  if row.pooled.failed > 0 then parts[#parts + 1] = string.format("%d failed", row.pooled.failed) end
   return table.concat(parts, ", ")
 end
 
@@ -480,7 +482,7 @@ end
 if P.search_max > 0 then
   local steps = {}
   for i, s in ipairs(result.capacity.search) do
-    steps[i] = string.format("%g %s", s.level, s.met and "held" or "missed")
+    steps[i] = string.format("%g %s", s.level, s.over_saturated and "over-saturated" or (s.met and "held" or "missed"))
     if s.round > 1 then steps[i] = steps[i] .. string.format(" (round %d, %d requests)", s.round, s.requests) end
   end
   print("search: " .. table.concat(steps, ", "))

@@ -266,6 +266,9 @@ type SearchStep struct {
 	// Side is where that interval lies against the first SLO's limit:
 	// "below", "above" or "straddles" (PooledSLO.Side).
 	Side string `json:"side,omitempty"`
+	// OverSaturated marks a round that ended early as over-saturated
+	// (LoadLevel.OverSaturated).
+	OverSaturated bool `json:"over_saturated,omitempty"`
 }
 
 // CapacityNext is the first level that did not hold.

@@ -131,6 +131,15 @@ func TestLoadSearchRate(t *testing.T) {
 	if lo <= 0 || hi/lo > 1.05 || lo > capacity*1.05 || hi < capacity/1.05 || capacity > 20 {
 		t.Errorf("the boundary lies between %g and %g calls/s: want within 5 %% of each other and of %g", lo, hi, capacity)
 	}
+	over := map[float64]bool{}
+	for _, lv := range doc.Levels {
+		over[lv.Level] = lv.OverSaturated != nil
+	}
+	for _, st := range c.Search {
+		if st.Round == 1 && st.OverSaturated != over[st.Level] {
+			t.Errorf("step %+v: over-saturated %v, its level's record says %v", st, st.OverSaturated, over[st.Level])
+		}
+	}
 	if !strings.Contains(stdout, "calls/s") {
 		t.Errorf("the console does not speak of calls/s")
 	}

@@ -153,7 +153,10 @@ func intervalText(st artifact.SearchStep) string {
 // verdictText is the step's verdict and whether its interval decides it.
 func verdictText(st artifact.SearchStep) string {
 	v := "missed"
-	if st.Met {
+	switch {
+	case st.OverSaturated:
+		v = "over-saturated"
+	case st.Met:
 		v = "held"
 	}
 	switch st.Side {
