@@ -11,13 +11,14 @@ import (
 )
 
 // manyOptionNames are what stream_many's opts may hold.
-var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "think_ms", "turns", "warmup", "watch"}
+var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "think_ms", "turns", "warmup", "warmup_ms", "watch"}
 
 // manyOptions are stream_many's opts, checked.
 type manyOptions struct {
 	plan     load.Plan
 	thinkFn  *lua.LFunction // a think_ms function, which many.think calls
 	warmup   int
+	warmupMs float64 // requests due this soon after the start are warm-up too
 	onResult *lua.LFunction
 	progress bool
 	record   *recorder
@@ -76,6 +77,8 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 		o.plan.Duration = optMs(L, "opts.duration_ms", v)
 	case "warmup":
 		o.warmup = wholeNumber(L, label, v, 0)
+	case "warmup_ms":
+		o.warmupMs = float64(optMs(L, "opts.warmup_ms", v)) / float64(time.Millisecond)
 	case "on_result":
 		f, ok := v.(*lua.LFunction)
 		if !ok {

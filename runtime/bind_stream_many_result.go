@@ -43,7 +43,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 		err = hinted{err, streamHint(err, mc.call.serverFrom)}
 	}
 	vals := m.vm.streamValues(L, res, err)
-	f := finishedRequest{index: r.Index, table: L.CreateTable(0, 12), warmup: r.Index <= m.opts.warmup,
+	f := finishedRequest{index: r.Index, table: L.CreateTable(0, 12), warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
 		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),

@@ -77,7 +77,7 @@ due (previous: the call's last result; draw: the call's seeded number in
 [0, 1); nil ends the list, false waits until a running request ends). A request's opts take every stream() option, plus tags.
 opts: concurrency (calls at once), rate (calls per second), arrival
 ("constant" or "poisson"), seed, calls, turns, think_ms (ms, {min, max} or
-function(call, turn) -> ms), duration_ms, warmup, on_result(result) (false
+function(call, turn) -> ms), duration_ms, warmup, warmup_ms, on_result(result) (false
 stops new starts), progress, record = {jsonl =, csv =, tags =, columns =},
 watch = {file =, every_ms =, tags =}.
 results[i]: index, start_ms, run_ms, scheduled_ms, queue_ms, chunks, total_ms,
@@ -173,9 +173,19 @@ info.t0_ms places the request on now_ms()'s clock.`},
 		Signature: "sleep_ms(ms)",
 		Summary:   "Pause; Ctrl-C ends the pause."},
 	{Name: "search_next", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return searchNext(L) },
-		Signature: "search_next(path, most) -> next | nil, capacity",
-		Summary:   "A capacity search's next level of calls at once (doubling from 1 to most, then bisection), or nil and the capacity.",
-		Help:      "path: the levels run so far, {{level = n, met = bool}, ...}; most: the largest level to try."},
+		Signature: "search_next(path, most, [opts]) -> next | nil, capacity, info",
+		Summary:   "A capacity search's next level (doubling, then bisection, then rounds that confirm the boundary), or nil and the capacity.",
+		Help: "path: the rounds run so far, {{level = n, met = bool}, ...}; most: the largest level to try.\n" +
+			"opts (confirmation by intervals, rates): {slo = {{percentile =, limit_ms =}, ...}, calls =, budget =, rate =, start =};\n" +
+			"each round then also has calls =, failed =, over_saturated =, slo = {{values = {...}, late = n}, ...}.\n" +
+			"info: calls (of the next round), levels (each level's pooled verdict), and when done decided and between."},
+	{Name: "trend", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return trend(L) },
+		Signature: "trend(xs, [min_rise]) -> info",
+		Summary:   "How a figure moved over a level's requests (in start order): the medians of its thirds with their 95 % intervals, rising and steady.",
+		Help: "xs: one figure per request in the order they started, math.huge for a late one; min_rise: the rise of the\n" +
+			"median from the first third to the last that counts as growth. info: rising (each third's median interval\n" +
+			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap, or medians within 10 % or min_rise),\n" +
+			"known (each third has 6 requests or more), thirds = {{from, n, p50, lo, hi}, ...}."},
 	{Name: "runs", Kind: Function, fn: (*VM).runsBinding,
 		Signature: "runs(n, fn) -> figures",
 		Summary:   "Call fn(i) for i = 1..n and pool what each returns into figures with 95 % intervals, as --runs does; print() shows them.",

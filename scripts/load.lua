@@ -14,6 +14,8 @@ local runinfo = dofile("runinfo.lua")
 local P = PARAMS
 -- search_max is 0 without --search (and absent from an older caller's PARAMS).
 P.search_max = P.search_max or 0
+P.search_budget = P.search_budget or P.requests
+P.search_start = P.search_start or 1
 local docs = P.docs > 0 and kb_docs() or {}
 if #docs < P.docs then
   error(string.format("load: --docs %d, but the KB has %d documents", P.docs, #docs))
@@ -32,10 +34,11 @@ local props_table = caps.kind == "llama.cpp" and props() or {}
 local settings = {
   -- --requests is the calls per level; each makes --turns requests.
   server = SERVER, server_kind = caps.kind, mode = P.mode,
-  levels = P.search_max > 0 and json_array() or P.levels, search_max = P.search_max > 0 and P.search_max or nil, calls = P.requests,
+  levels = P.search_max > 0 and json_array() or P.levels, search_max = P.search_max > 0 and P.search_max or nil,
+  search_start = (P.search_max > 0 and P.mode == "rate") and P.search_start or nil, search_budget = P.search_max > 0 and P.search_budget or nil, calls = P.requests,
   requests = P.requests * P.turns, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
-  seed = P.seed, warmup = P.warmup, slo = P.slo, api = API or "chat",
+  seed = P.seed, warmup = P.warmup, warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil, slo = P.slo, api = API or "chat",
 }
 local result = {
   settings = settings, model = runinfo.model_of(props_table), server = runinfo.server_of(props_table),
@@ -169,7 +172,8 @@ end
 
 local levels_text = table.concat(P.levels, ",")
 if P.search_max > 0 then
-  levels_text = string.format("searched in 1..%d", P.search_max)
+  levels_text = P.mode == "rate" and string.format("searched from %g up to %d calls/s", P.search_start, P.search_max)
+    or string.format("searched in 1..%d", P.search_max)
 end
 print(string.format("ttftlab load: server %s, %s levels %s, per level %d calls of %d turn%s each (%d requests), %d docs, max_tokens %d",
   SERVER, P.mode, levels_text, P.requests, P.turns, P.turns == 1 and "" or "s", P.requests * P.turns,
@@ -180,17 +184,82 @@ print("SLO: " .. table.concat(slo_text, ", "))
 print(string.format("\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s", P.mode == "rate" and "rate/s" or "at once", "calls",
   "requests ok", "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
 
--- run_level runs one level, records and prints it, and returns its row.
-local function run_level(level)
+-- The lateness of a request, for over-saturation and the steady state:
+-- the first SLO's figure counted from when the request was due
+-- (queue_ms + the figure), math.huge when it failed or never reached it.
+local LATENESS = "queue_ms + " .. P.slo[1].metric
+-- RISE_SHARE of the first SLO's limit is the rise over a level that
+-- counts as over-saturation, and the least change that leaves the steady
+-- state (docs/statistics.md).
+local RISE_SHARE = 0.1
+local function lateness(r)
+  local v = value(r, P.slo[1].metric)
+  if v == nil then return math.huge end
+  return (type(r.queue_ms) == "number" and r.queue_ms or 0) + v
+end
+
+-- lateness_series is the lateness of the results that are not warm-up,
+-- in the order they started.
+local function lateness_series(results)
+  local rs = {}
+  for _, r in ipairs(results) do
+    if not r.warmup then rs[#rs + 1] = r end
+  end
+  table.sort(rs, function(a, b) return a.index < b.index end)
+  local xs = {}
+  for i, r in ipairs(rs) do xs[i] = lateness(r) end
+  return xs
+end
+
+-- trend_record is trend()'s answer as load.json writes it.
+local function trend_record(t)
+  local thirds = json_array()
+  for i, w in ipairs(t.thirds) do
+    thirds[i] = { from = w.from, n = w.n, p50_ms = w.p50 or json_null, ci_ms = { w.lo or json_null, w.hi or json_null } }
+  end
+  return { metric = LATENESS, steady = t.steady, known = t.known, rising = t.rising, thirds = thirds }
+end
+
+-- thirds_text is "p50 12 [10, 14] -> 80 [70, 95] -> 200 [180, inf] ms".
+local function thirds_text(rec)
+  local parts = {}
+  for i, w in ipairs(rec.thirds) do
+    local function b(x) return type(x) == "number" and ms(x) or "inf" end
+    parts[i] = string.format("%s [%s, %s]", b(w.p50_ms), b(w.ci_ms[1]), b(w.ci_ms[2]))
+  end
+  return "p50 of each third " .. table.concat(parts, " -> ") .. " ms"
+end
+
+-- run_level runs one level (or, with round > 1, another round of a
+-- level a search confirms: its row stays the first round's), records and
+-- prints it, and returns its row and its requests.
+local function run_level(level, n_calls, round)
   local opts = {
-    calls = P.requests, turns = P.turns, think_ms = P.think_ms, seed = P.seed, arrival = P.arrival,
+    calls = n_calls or P.requests, turns = P.turns, think_ms = P.think_ms, seed = P.seed, arrival = P.arrival,
     system = SYSTEM, docs = P.docs,
     opts = { max_tokens = P.max_tokens }, warmup = P.warmup, progress = true,
+    warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil,
     duration_ms = P.duration_ms > 0 and P.duration_ms or nil,
     record = { jsonl = "requests.jsonl", csv = "requests.csv", tags = { level = level }, columns = { "call", "turn" } },
     watch = { file = "server.jsonl", tags = { level = level } },
   }
   if P.mode == "rate" then opts.rate = level else opts.concurrency = level end
+  -- An open loop faster than the server: once the lateness of the
+  -- requests that ended keeps rising (trend), no new call starts.
+  local ended, over = {}, nil
+  if P.mode == "rate" then
+    opts.on_turn = function(r)
+      if r.warmup or over then return end
+      ended[#ended + 1] = r
+      if #ended >= 18 and #ended % 3 == 0 then
+        local t = trend(lateness_series(ended), RISE_SHARE * P.slo[1].limit_ms)
+        if t.rising then
+          over = t
+          return false
+        end
+      end
+    end
+  end
   local turns, summary = calls.run(opts)
   local good, counted = 0, 0
   for _, r in ipairs(turns) do
@@ -205,10 +274,19 @@ local function run_level(level)
     goodput = counted > 0 and good / counted or json_null,
   }
   row[P.mode] = level
-  result.levels[#result.levels + 1] = row
-  write_json("load.json", result)
+  row.steady = trend_record(trend(lateness_series(turns), RISE_SHARE * P.slo[1].limit_ms))
+  if over then
+    row.over_saturated = trend_record(over)
+    row.slo_met = false
+  end
+  if (round or 1) == 1 then
+    result.levels[#result.levels + 1] = row
+    write_json("load.json", result)
+  end
   local verdict = row.slo_met and "met" or "missed"
-  print(string.format("%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s", string.format("%g", level), summary.calls,
+  local label = string.format("%g", level)
+  if (round or 1) > 1 then label = label .. " #" .. round end
+  print(string.format("%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s", label, summary.calls,
     summary.ok .. "/" .. summary.requests, fmt3(summary.ttft_ms), fmt3(summary.first_sentence_ms),
     number_or(summary.tokens_per_s, 0), counted > 0 and string.format("%.0f%%", good / counted * 100) or "-", verdict))
   for _, f in ipairs({ { "ttft", summary.ttft_ms }, { "1st sent", summary.first_sentence_ms } }) do
@@ -216,32 +294,100 @@ local function run_level(level)
     if l then print(l) end
   end
   for _, line in ipairs(failure_lines(summary)) do print(line) end
-  return row
+  if over then
+    print(string.format("  over-saturated: %s kept rising (%s); no new call started after %d of %d had ended",
+      LATENESS, thirds_text(row.over_saturated), #ended, n_calls or P.requests))
+  elseif row.steady.known and not row.steady.steady then
+    print(string.format("  not steady: %s moved over the level (%s): its first and last thirds disagree; try --warmup",
+      LATENESS, thirds_text(row.steady)))
+  end
+  return row, turns
+end
+
+-- slo_values are a round's values of each SLO for search_next: the
+-- values of its requests (warm-up left out) and how many were late
+-- (failed, or never reached the figure).
+local function slo_values(turns)
+  local out = {}
+  for i, s in ipairs(P.slo) do
+    local xs, late = {}, 0
+    for _, r in ipairs(turns) do
+      if not r.warmup then
+        local v = value(r, s.metric)
+        if v ~= nil then xs[#xs + 1] = v else late = late + 1 end
+      end
+    end
+    out[i] = { values = xs, late = late }
+  end
+  return out
+end
+
+-- pooled_record is a level's verdict over every round a search ran of it
+-- (search_next's info.levels[i]) as load.json writes it.
+local function pooled_record(v)
+  local slo = json_array()
+  for i, s in ipairs(P.slo) do
+    local e = v.slo[i] or {}
+    slo[i] = { metric = s.metric, percentile = s.percentile, limit_ms = s.limit_ms, value_ms = e.value_ms or json_null,
+      ci_ms = { e.lo_ms or json_null, e.hi_ms or json_null }, n = e.n or 0, side = e.side or "straddles" }
+  end
+  return { rounds = v.rounds, calls = v.calls, failed = v.failed, met = v.met, decided = v.decided, slo = slo }
+end
+
+-- ci_text is an SLO's pooled interval, "[790, 838]" ("inf" for a side
+-- no finite value bounds).
+local function ci_text(e)
+  local function b(x) return type(x) == "number" and ms(x) or "inf" end
+  return string.format("[%s, %s]", b(e.ci_ms[1]), b(e.ci_ms[2]))
 end
 
 local function all_failed(row) return row.summary.requests > 0 and row.summary.failed == row.summary.requests end
 
 local capacity, above
 if P.search_max > 0 then
-  -- The search: each level's verdict decides the next (search_next).
-  -- A level where every request failed did not hold: the search goes on
-  -- below it.
-  local path, found = json_array(), 0
+  -- The search: each level's verdict decides the next (search_next),
+  -- then the capacity and the level above it get more rounds until the
+  -- interval of each SLO's percentile lies on one side of its limit, or
+  -- the level has had --search-budget calls. A level where every request
+  -- failed did not hold: the search goes on below it.
+  local rounds, path, found, info = {}, json_array(), 0, nil
+  local rows, ran = {}, {}
+  local sopts = { slo = P.slo, calls = P.requests, budget = P.search_budget, rate = P.mode == "rate", start = P.search_start }
   while true do
-    local level, cap = search_next(path, P.search_max)
+    local level, cap, inf = search_next(rounds, P.search_max, sopts)
+    info = inf
+    -- Each step of the path gets its level's pooled verdict after it.
+    if #path > 0 then
+      local step = path[#path]
+      for _, v in ipairs(info.levels) do
+        if v.level == step.level then
+          local p = pooled_record(v)
+          step.met, step.value_ms, step.ci_ms, step.requests = v.met, p.slo[1].value_ms, p.slo[1].ci_ms, p.slo[1].n
+          step.side = p.slo[1].side
+          if rows[v.level] then rows[v.level].pooled = p end
+        end
+      end
+    end
     if not level then found = cap break end
-    local row = run_level(level)
-    settings.levels[#settings.levels + 1] = level
-    path[#path + 1] = { level = level, met = row.slo_met, value_ms = row.slo[1].value_ms }
+    ran[level] = (ran[level] or 0) + 1
+    local row, turns = run_level(level, info.calls, ran[level])
+    if ran[level] == 1 then
+      rows[level] = row
+      settings.levels[#settings.levels + 1] = level
+    end
+    rounds[#rounds + 1] = { level = level, calls = info.calls, failed = row.summary.failed, slo = slo_values(turns),
+      over_saturated = row.over_saturated ~= nil }
+    path[#path + 1] = { level = level, round = ran[level], calls = info.calls, over_saturated = row.over_saturated ~= nil or nil }
+    write_json("load.json", result)
   end
   table.sort(result.levels, function(a, b) return a.level < b.level end)
   -- The capacity is the level found; above it the lowest level that did
   -- not hold.
-  for _, row in ipairs(result.levels) do
-    if row.level == found then capacity = row end
-    if not row.slo_met and row.level > found and not above then above = row end
-  end
-  result.capacity = { level = found, next = above and { level = above.level, slo = above.slo } or json_null, search = path }
+  above = info.between[2] and rows[info.between[2]] or nil
+  capacity = rows[found]
+  result.capacity = { level = found, next = above and { level = above.level, slo = above.slo } or json_null, search = path,
+    decided = info.decided }
+  if not info.decided then result.capacity.between = info.between end
 else
   for _, level in ipairs(P.levels) do
     local row = run_level(level)
@@ -272,7 +418,41 @@ if marked then
   print("*: the sample is too small for this percentile (a p95 needs 20 requests, a p99 100): it is the")
   print("  largest value or near it, not the tail it names.")
 end
-if capacity then
+-- pooled_text is a level's SLOs over every round a search ran of it:
+-- "ttft_ms p50 6 ms [5, 7] (n=40)", the value "none" when the percentile
+-- falls on a late request.
+local function pooled_text(row)
+  local parts = {}
+  for i, e in ipairs(row.pooled.slo) do
+    local v = type(e.value_ms) == "number" and (ms(e.value_ms) .. " ms") or "none"
+    parts[i] = string.format("%s p%g %s %s (n=%d)", e.metric, e.percentile, v, ci_text(e), e.n)
+  end
+  if row.over_saturated then parts[#parts + 1] = "over-saturated" end
+  if row.pooled.failed > 0 then parts[#parts + 1] = string.format("%d failed", row.pooled.failed) end
+  return table.concat(parts, ", ")
+end
+
+if P.search_max > 0 and result.capacity.decided == false then
+  local lo, hi = result.capacity.between[1], result.capacity.between[2]
+  local parts = {}
+  for _, l in ipairs({ lo, hi }) do
+    local row
+    for _, r in ipairs(result.levels) do if r.level == l then row = r end end
+    if row and row.pooled then parts[#parts + 1] = string.format("at %g: %s", l, pooled_text(row)) end
+  end
+  local limits = {}
+  for i, sl in ipairs(P.slo) do limits[i] = string.format("%g ms", sl.limit_ms) end
+  print(string.format("capacity between %g and %s%s, undecided: %s (limit %s; an interval still holds it after --search-budget %d calls)",
+    lo, hi and string.format("%g", hi) or "?", unit(hi or lo), table.concat(parts, "; "), table.concat(limits, ", "), P.search_budget))
+elseif capacity and P.search_max > 0 then
+  local line = string.format("capacity: %g%s (%s)", capacity.level, unit(capacity.level), pooled_text(capacity))
+  if above then
+    line = line .. string.format("; at %g: %s", above.level, pooled_text(above))
+  else
+    line = line .. string.format("; every level held up to --search-max %g", P.search_max)
+  end
+  print(line)
+elseif capacity then
   local s = capacity.slo[1]
   local line = string.format("capacity: %g%s (%s p%g %.0f ms <= %g ms)", capacity.level, unit(capacity.level), s.metric, s.percentile,
     s.value_ms, s.limit_ms)
@@ -283,8 +463,7 @@ if capacity then
     line = line .. string.format("; at %g: %s", above.level,
       type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why))
   else
-    line = line .. (P.search_max > 0 and string.format("; every level held up to --search-max %d", P.search_max)
-      or "; every level held: try higher ones")
+    line = line .. "; every level held: try higher ones"
   end
   print(line)
 else
@@ -294,12 +473,17 @@ else
     why = "failed every request"
   end
   local lowest = first and first.level or P.levels[1]
-  print(string.format("capacity: none: already %g%s %s", lowest, unit(lowest), why))
+  if P.search_max > 0 and above and above.pooled then
+    print(string.format("capacity: none: already %g%s misses: %s", above.level, unit(above.level), pooled_text(above)))
+  else
+    print(string.format("capacity: none: already %g%s %s", lowest, unit(lowest), why))
+  end
 end
 if P.search_max > 0 then
   local steps = {}
   for i, s in ipairs(result.capacity.search) do
-    steps[i] = string.format("%d %s", s.level, s.met and "held" or "missed")
+    steps[i] = string.format("%g %s", s.level, s.over_saturated and "over-saturated" or (s.met and "held" or "missed"))
+    if s.round > 1 then steps[i] = steps[i] .. string.format(" (round %d, %d requests)", s.round, s.requests) end
   end
   print("search: " .. table.concat(steps, ", "))
 end

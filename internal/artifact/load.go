@@ -46,6 +46,12 @@ type LoadSettings struct {
 	// SearchMax is the largest level a capacity search (--search) may
 	// try; absent without a search.
 	SearchMax int `json:"search_max,omitempty"`
+	// SearchBudget is the most calls a search gives one level over all
+	// its rounds (--search-budget); absent without a search.
+	SearchBudget int `json:"search_budget,omitempty"`
+	// SearchStart is the rate a search of rates starts from (--rate with
+	// --search); absent otherwise.
+	SearchStart float64 `json:"search_start,omitempty"`
 	// Calls is the number of calls per level (the --requests flag);
 	// Requests the requests they make, Calls x Turns (a call that fails
 	// ends early, so a level may make fewer). 0 in a load.json written
@@ -61,6 +67,9 @@ type LoadSettings struct {
 	Arrival    string  `json:"arrival"`
 	Seed       int     `json:"seed"`
 	Warmup     int     `json:"warmup"`
+	// WarmupMs is --warmup given as a duration: the requests due in each
+	// level's first WarmupMs are left out; absent when given as a count.
+	WarmupMs float64 `json:"warmup_ms,omitempty"`
 	// RequestTimeoutMs bounds each whole request (--request-timeout).
 	RequestTimeoutMs *float64 `json:"request_timeout_ms,omitempty"`
 	SLO              []SLO    `json:"slo"`
@@ -133,6 +142,74 @@ type LoadLevel struct {
 	// canceled counted as failed (kind canceled), and it counts for no
 	// capacity.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Pooled is, with a search, the level's verdict over every round the
+	// search ran of it (Summary, SLO and SLOMet are its first round's);
+	// absent without a search.
+	Pooled *LevelPooled `json:"pooled,omitempty"`
+	// Steady is how the level's lateness moved over its requests (warm-up
+	// left out): its first and last thirds agree or not. Absent in files
+	// written before it.
+	Steady *LevelTrend `json:"steady,omitempty"`
+	// OverSaturated, in an open loop, is the trend that ended the level
+	// early: its lateness kept rising, so no new call started and the
+	// level does not hold. Absent when it did not happen.
+	OverSaturated *LevelTrend `json:"over_saturated,omitempty"`
+}
+
+// LevelTrend is how one figure moved over a level's requests in the
+// order they started (load.TrendOf): the median of each third with its
+// 95 % interval. Metric names the figure: the first SLO's, counted from
+// when each request was due ("queue_ms + ttft_ms").
+type LevelTrend struct {
+	Metric string `json:"metric"`
+	// Steady: the first and last thirds' intervals overlap; Known: each
+	// third has enough requests (6) to bound its median, else Steady says
+	// nothing. Rising: each third's interval wholly above the one before.
+	Steady bool          `json:"steady"`
+	Known  bool          `json:"known"`
+	Rising bool          `json:"rising"`
+	Thirds []TrendWindow `json:"thirds"`
+}
+
+// TrendWindow is one third of a level's requests: the first one's place
+// (1-based), how many, and their median with its 95 % interval (null
+// where late or unbounded).
+type TrendWindow struct {
+	From  int         `json:"from"`
+	N     int         `json:"n"`
+	P50Ms *float64    `json:"p50_ms"`
+	CIMs  [2]*float64 `json:"ci_ms"`
+}
+
+// LevelPooled is a level's verdict over the requests of every round a
+// capacity search ran of it: each SLO's percentile with its 95 %
+// interval, and whether the intervals decide it.
+type LevelPooled struct {
+	Rounds int `json:"rounds"`
+	Calls  int `json:"calls"`
+	Failed int `json:"failed"`
+	// Met: no request failed and every percentile is within its limit;
+	// Decided: a failure, or every interval on one side of its limit,
+	// settles it.
+	Met     bool        `json:"met"`
+	Decided bool        `json:"decided"`
+	SLO     []PooledSLO `json:"slo"`
+}
+
+// PooledSLO is one SLO's percentile over a level's pooled requests (a
+// request that failed or never reached the figure above every value):
+// ValueMs null when it falls on such a request; CIMs its 95 %
+// order-statistic interval, a bound null when nothing finite bounds that
+// side; Side where the interval lies against the limit: "below" (held),
+// "above" (not held) or "straddles" (undecided).
+type PooledSLO struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile"`
+	LimitMs    float64     `json:"limit_ms"`
+	ValueMs    *float64    `json:"value_ms"`
+	CIMs       [2]*float64 `json:"ci_ms"`
+	N          int         `json:"n"`
+	Side       string      `json:"side"`
 }
 
 // SLOVerdict is one SLO checked on a level. The percentile is over every
@@ -162,15 +239,36 @@ type Capacity struct {
 	// Search is a capacity search's levels in the order it ran them;
 	// absent without a search.
 	Search []SearchStep `json:"search,omitempty"`
+	// Decided is, with a search, whether the capacity level held and the
+	// level above it did not by their intervals (absent without a
+	// search); when not, Between holds the two levels in question (the
+	// second absent when the capacity is the largest level).
+	Decided *bool     `json:"decided,omitempty"`
+	Between []float64 `json:"between,omitempty"`
 }
 
-// SearchStep is one level of a capacity search: whether its SLOs held,
-// and the first SLO's value at it (null when that percentile falls on a
-// failed or missing request).
+// SearchStep is one round of a capacity search: its level, whether the
+// level held over every round of it so far, and the first SLO's value at
+// it (null when that percentile falls on a failed or missing request),
+// with its 95 % interval and the requests it is over.
 type SearchStep struct {
 	Level   float64  `json:"level"`
 	Met     bool     `json:"met"`
 	ValueMs *float64 `json:"value_ms"`
+	// Round counts the rounds of this level (1: its first; more: a
+	// confirmation); Calls are this round's; CIMs and Requests are over
+	// every round of the level so far. Absent in files written before
+	// confirmation.
+	Round    int          `json:"round,omitempty"`
+	Calls    int          `json:"calls,omitempty"`
+	CIMs     *[2]*float64 `json:"ci_ms,omitempty"`
+	Requests int          `json:"requests,omitempty"`
+	// Side is where that interval lies against the first SLO's limit:
+	// "below", "above" or "straddles" (PooledSLO.Side).
+	Side string `json:"side,omitempty"`
+	// OverSaturated marks a round that ended early as over-saturated
+	// (LoadLevel.OverSaturated).
+	OverSaturated bool `json:"over_saturated,omitempty"`
 }
 
 // CapacityNext is the first level that did not hold.

@@ -31,10 +31,13 @@ type loadCmd struct {
 	duration, think            time.Duration
 	docs, maxTokens, warmup    int
 	slos                       []string
-	noReport                   bool
+	// warmupFor is --warmup given as a duration (warmup then 0).
+	warmupFor time.Duration
+	noReport  bool
 	// search is --search; searchMax --search-max.
-	search    bool
-	searchMax int
+	search       bool
+	searchMax    int
+	searchBudget int
 	// failBelow (--fail-below) and maxErrorRate (--max-error-rate) are
 	// the CI gates; failBelow 0 and maxErrorRate 1 are off.
 	failBelow, maxErrorRate float64
@@ -59,7 +62,10 @@ slot and, unless --slots, as many slots as the largest --concurrency level, or w
 requests.jsonl, requests.csv, server.jsonl; Ctrl-C keeps them, the level it stopped
 marked interrupted. With --search the levels are not given: it doubles the calls at
 once from 1 up to --search-max while the SLOs hold, then bisects on whole numbers to
-the largest level that holds (a server it starts gets --search-max slots). Exits 1
+the largest level that holds (a server it starts gets --search-max slots), then gives
+that level and the one above more rounds of --requests calls until each SLO's 95 %
+interval lies on one side of its limit, or --search-budget calls a level (else the
+capacity is undecided, between the two). Exits 1
 when every request of a level failed (the sweep stops there; with --search, when no
 level held and one failed every request), naming the failure kinds; exits 3 when a
 gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
@@ -74,7 +80,7 @@ func (c *loadCmd) register(fs *flagSet) {
 	c.flags.register(fs)
 	c.flags.registerSynth(fs)
 	fs.StringVar(&c.concurrency, "concurrency", "", "calls at once, a closed loop; a list (1,2,4,8) is a sweep (default 1,2,4 without --rate)")
-	fs.StringVar(&c.rate, "rate", "", "calls arriving per second, an open loop; a list is a sweep")
+	fs.StringVar(&c.rate, "rate", "", "calls arriving per second, an open loop; a list is a sweep; with --search the rate it starts from")
 	fs.StringVar(&c.arrival, "arrival", "constant", "with --rate: constant or poisson")
 	fs.intVar(&c.seed, "seed", 7, 0, noLimit, "seed of Poisson arrivals, think times and each call's lines")
 	fs.intVar(&c.requests, "requests", 20, 1, 1000000, "calls per level (each makes --turns requests)")
@@ -83,10 +89,26 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.durationVar(&c.think, "think", 2*time.Second, "with --turns > 1: the caller's pause before each next turn")
 	fs.intVar(&c.docs, "docs", 4, 0, 1000, "KB documents in the system prompt")
 	fs.intVar(&c.maxTokens, "max-tokens", 64, 1, 1000000, "answer length limit")
-	fs.intVar(&c.warmup, "warmup", 0, 0, 1000000, "requests per level left out of the summaries")
+	fs.Func("warmup", "`N or DURATION` per level left out of the summaries: its first N requests (5), or those due in its first DURATION (10s)", func(v string) error {
+		if n, err := strconv.Atoi(v); err == nil {
+			if n < 0 || n > 1000000 {
+				return fmt.Errorf("want a number of requests from 0 to 1000000, got %d", n)
+			}
+			c.warmup, c.warmupFor = n, 0
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a number of requests (5) or a duration (10s), got %q", v)
+		}
+		c.warmup, c.warmupFor = 0, d
+		return nil
+	})
 	fs.BoolVar(&c.noReport, "no-report", false, "do not draw OUT/report.html at the end")
 	fs.BoolVar(&c.search, "search", false, "search the capacity: calls at once doubling from 1, then bisection (instead of --concurrency levels)")
-	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries")
+	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries (with --rate: the highest rate, calls/s)")
+	fs.intVar(&c.searchBudget, "search-budget", 0, 0, 1000000, "with --search: the most calls the capacity and the level above it get to confirm "+
+		"their verdicts (rounds of --requests calls until each SLO's interval lies on one side of its limit; default 4 x --requests)")
 	registerRuns(fs, &c.runs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
 	fs.floatVar(&c.maxErrorRate, "max-error-rate", 1, 0, 1, "exit 3 when a level's share of failed requests is above this (a CI gate, e.g. 0.01; 1: off)")
@@ -246,13 +268,19 @@ func allFailed(out string) error {
 // params checks the level and SLO flags and turns them into PARAMS.
 func (c *loadCmd) params() (map[string]any, []float64, error) {
 	mode, list := "concurrency", c.concurrency
+	searchStart := 1.0
 	switch {
 	case c.rate != "" && c.concurrency != "":
 		return nil, nil, fmt.Errorf("give --concurrency (calls at once) or --rate (calls per second), not both")
-	case c.search && c.rate != "":
-		return nil, nil, fmt.Errorf("--search searches calls at once; a search of --rate is not built yet")
 	case c.search && c.concurrency != "":
 		return nil, nil, fmt.Errorf("--search chooses the levels itself (1 up to --search-max): drop --concurrency")
+	case c.search && c.rate != "":
+		start, err := strconv.ParseFloat(strings.TrimSpace(c.rate), 64)
+		if err != nil || start <= 0 || start > float64(c.searchMax) {
+			return nil, nil, fmt.Errorf("--rate with --search is the rate the search starts from, one number above 0 and at most --search-max %d, got %q", c.searchMax, c.rate)
+		}
+		searchStart = start
+		mode, list = "rate", strconv.Itoa(c.searchMax) // the levels the server is sized for
 	case c.search:
 		list = strconv.Itoa(c.searchMax) // the levels the server is sized for
 	case c.rate != "":
@@ -280,8 +308,15 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 	for i, l := range levels {
 		lv[i] = l
 	}
-	searchMax := 0
+	searchMax, budget := 0, 0
 	if c.search {
+		budget = c.searchBudget
+		if budget == 0 {
+			budget = 4 * c.requests
+		}
+		if budget < c.requests {
+			return nil, nil, fmt.Errorf("--search-budget %d is below --requests %d: a level's first round alone is that", budget, c.requests)
+		}
 		// The script chooses the levels; levels is what the server is
 		// sized for.
 		lv, searchMax = []any{}, c.searchMax
@@ -290,7 +325,8 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 		"mode": mode, "levels": lv, "arrival": c.arrival, "seed": float64(c.seed),
 		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
 		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
-		"warmup": float64(c.warmup), "slo": sloList, "search_max": float64(searchMax),
+		"warmup": float64(c.warmup), "warmup_ms": msFlag(c.warmupFor), "slo": sloList, "search_max": float64(searchMax),
+		"search_budget": float64(budget), "search_start": searchStart,
 	}, levels, nil
 }
 

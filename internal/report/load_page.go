@@ -33,6 +33,9 @@ func loadSections(l *rundir.Load, version string) []section {
 	if len(l.Levels) > 0 {
 		out = append(out, percentileSection(l))
 	}
+	if s := searchSection(l); s != nil {
+		out = append(out, *s)
+	}
 	if len(l.Server) > 0 {
 		out = append(out, sectionOf("server", "The server under load",
 			"The server's own state over the whole run, sampled about every 250 ms: slots busy and requests waiting for a slot, each level a shaded band.",

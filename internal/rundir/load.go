@@ -21,6 +21,9 @@ type Load struct {
 	Fields   []Field
 	Levels   []artifact.LoadLevel
 	Capacity *artifact.Capacity
+	// Search is a capacity search's path (capacity.search), kept when no
+	// level held and Capacity is nil.
+	Search   []artifact.SearchStep
 	Requests []artifact.LoadRequest
 	Server   []artifact.LoadServerSample
 	Problems []string
@@ -44,6 +47,9 @@ func ReadLoad(dir string) *Load {
 	var doc artifact.Load
 	if readJSON(dir, loadMarker, &doc, &p) {
 		l.Settings, l.Levels, l.Capacity = doc.Settings, doc.Levels, doc.Capacity
+		if c := l.Capacity; c != nil {
+			l.Search = c.Search
+		}
 		if c := l.Capacity; c != nil && c.Level == 0 {
 			// A search whose every level missed records level 0 (and its
 			// path): no level held, as a null capacity says.

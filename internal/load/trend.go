@@ -1,0 +1,93 @@
+package load
+
+import (
+	"math"
+	"sort"
+
+	"ttftlab/internal/interval"
+)
+
+// Window is the median of a run of consecutive requests of a level (in
+// the order they started): From is the first one's place (0-based), N
+// how many; P50 with its 95 % order-statistic interval [Lo, Hi] (a late
+// request, +Inf, above every value: a bound or the median may be +Inf).
+// Bounded is false when N cannot bound the median (fewer than 6).
+type Window struct {
+	From, N   int
+	P50       float64
+	Lo, Hi    float64
+	Bounded   bool
+	lateCount int
+}
+
+// Trend is how a level's latency moved over its requests: the medians of
+// its first, middle and last thirds.
+type Trend struct {
+	Thirds [3]Window
+	// Rising: each third's median interval lies wholly above the one
+	// before, and the last third's median is at least the minimum rise
+	// above the first's: the latency keeps growing (over-saturation).
+	Rising bool
+	// Steady: the first and last thirds' median intervals overlap, or
+	// their medians differ by at most SteadyTolerance of the lower, or by
+	// at most the minimum rise. Known
+	// is false when a third has too few requests to bound its median
+	// (fewer than 6, so fewer than 18 requests): nothing is said then.
+	Steady, Known bool
+}
+
+// SteadyTolerance is the share by which the first and last thirds'
+// medians may differ and still be steady when their intervals are apart:
+// with many fast requests the intervals are narrow, and a drift of a few
+// percent is no change of regime.
+const SteadyTolerance = 0.10
+
+// TrendOf splits xs (one figure of a level's requests in the order they
+// started; NaN left out, +Inf a late request) into thirds and compares
+// their medians; minRise is the rise, in the figure's unit, that counts
+// as growth, and the least change that leaves the steady state.
+func TrendOf(xs []float64, minRise float64) Trend {
+	s := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			s = append(s, x)
+		}
+	}
+	var t Trend
+	n := len(s)
+	for i := range 3 {
+		from, to := i*n/3, (i+1)*n/3
+		t.Thirds[i] = windowOf(s[from:to], from)
+	}
+	a, b, c := t.Thirds[0], t.Thirds[1], t.Thirds[2]
+	t.Known = a.Bounded && c.Bounded
+	apart := a.Hi < c.Lo || c.Hi < a.Lo
+	t.Steady = !t.Known || !apart || math.Abs(c.P50-a.P50) <= math.Max(SteadyTolerance*math.Min(a.P50, c.P50), minRise)
+	t.Rising = a.Bounded && b.Bounded && c.Bounded && b.Lo > a.Hi && c.Lo > b.Hi && c.P50-a.P50 >= minRise
+	return t
+}
+
+// windowOf is the median of xs with its interval.
+func windowOf(xs []float64, from int) Window {
+	w := Window{From: from, N: len(xs), P50: math.NaN()}
+	if len(xs) == 0 {
+		return w
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	finite := len(s)
+	for finite > 0 && math.IsInf(s[finite-1], 1) {
+		finite--
+	}
+	w.lateCount = len(s) - finite
+	if p, ok := latePercentile(append([]float64(nil), s[:finite]...), w.lateCount, 50); ok {
+		w.P50 = p
+	} else {
+		w.P50 = math.Inf(1)
+	}
+	lo, hi, _ := interval.PercentileRanks(len(s), 50, interval.Level)
+	if lo > 0 && hi > 0 {
+		w.Lo, w.Hi, w.Bounded = s[lo-1], s[hi-1], true
+	}
+	return w
+}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/chart"
+	"ttftlab/internal/rundir"
+)
+
+// TestSearchPathChart: a load run with a capacity search gets a chart of
+// its path: one bar per round (its interval), a point per round held or
+// missed, a ring where the value fell on late requests, the SLO's limit,
+// each round labelled with its level (a confirmation round "3 #2"), and
+// a table of the rounds; the intro says the capacity is undecided between
+// the two levels.
+// Fails before this change: the report drew no search.
+func TestSearchPathChart(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"settings": {"mode": "concurrency", "search_max": 8, "search_budget": 24, "levels": [1, 2, 4, 3],
+	  "slo": [{"metric": "ttft_ms", "percentile": 50, "limit_ms": 150}]},
+	  "levels": [{"level": 1, "summary": {}}, {"level": 2, "summary": {}}, {"level": 3, "summary": {}}, {"level": 4, "summary": {}}],
+	  "capacity": {"level": 2, "next": null, "decided": false, "between": [2, 3], "search": [
+	    {"level": 1, "round": 1, "calls": 12, "met": true, "value_ms": 6, "ci_ms": [5, 7], "requests": 12, "side": "below"},
+	    {"level": 2, "round": 1, "calls": 12, "met": true, "value_ms": 8, "ci_ms": [6, 9], "requests": 12, "side": "below"},
+	    {"level": 4, "round": 1, "calls": 12, "met": false, "value_ms": null, "ci_ms": [260, null], "requests": 12, "side": "above"},
+	    {"level": 3, "round": 1, "calls": 12, "met": false, "value_ms": 160, "ci_ms": [7, 301], "requests": 12, "side": "straddles"},
+	    {"level": 3, "round": 2, "calls": 12, "met": false, "value_ms": 170, "ci_ms": [90, 290], "requests": 24, "side": "straddles"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "load.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := render(t, dir)
+	svg := chartOf(t, charts(t, html), "Search path: TTFT p50 by round")
+	for _, c := range []struct {
+		what, prop string
+		color      color.RGBA
+		want       int
+	}{
+		{"held points (and the legend's)", "fill", chart.Capacity, 3},
+		{"missed points (and the legend's)", "fill", chart.Cut, 3},
+		{"interval bars, one per round", "stroke", chart.Chunk, 5},
+		{"a ring where the value fell on late requests (and the legend's)", "stroke", chart.Cut, 2},
+		{"the SLO's limit (and the legend's)", "stroke", chart.Limit, 2},
+	} {
+		if got := marks(svg, c.prop, c.color); got != c.want {
+			t.Errorf("%s: %d marks, want %d", c.what, got, c.want)
+		}
+	}
+	l := rundir.ReadLoad(dir)
+	for _, want := range []string{">3 #2<", ">[90, 290]<", ">[260, ∞]<", "interval holds the limit: undecided", "round 2",
+		"The capacity lies between " + l.LevelName(2) + " and " + l.LevelName(3) + ", undecided"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
