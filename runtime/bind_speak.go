@@ -32,6 +32,9 @@ type TTS struct {
 	// Engine names the default engine when ttftlab serves it
 	// ("espeak-ng 1.51"); "" for a server of the user's.
 	Engine string
+	// CPU, for the default engine, is the CPU time its processes have
+	// used so far (they share the cores with the client); nil otherwise.
+	CPU func() time.Duration
 }
 
 // speakOptionNames are the names speak()'s opts may hold.
@@ -53,7 +56,7 @@ type speakCall struct {
 // (POST /v1/audio/speech) and its answer read as audio as it arrives.
 func (vm *VM) speak(L *lua.LState) int {
 	text := L.CheckString(1)
-	c := vm.speakArgs(L, "speak", L.Get(2))
+	c := vm.speakArgs(L, "speak", L.Get(2), text)
 	req := c.request(text, vm)
 	var failed lua.LValue
 	if c.onAudio != nil {
@@ -153,7 +156,10 @@ func audioTable(L *lua.LState, a audio.Result) *lua.LTable {
 	return t
 }
 
-func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue) speakCall {
+// speakArgs checks a speak() opts table (nil: none) over the command's
+// --tts settings; text chooses the voice when none is named ("": the
+// voice stays "", for a pipeline that chooses it per sentence).
+func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue, text string) speakCall {
 	cfg := vm.cfg.TTS
 	c := speakCall{format: "pcm", rate: audio.OpenAIPCM.SampleRate, speed: 1, model: "tts-1", timeout: vm.cfg.RequestTimeout}
 	if cfg != nil {
@@ -240,8 +246,8 @@ func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue) speakCall 
 	if c.rate <= 0 {
 		bad("opts.sample_rate must be positive, got %d", c.rate)
 	}
-	if c.voice == "" {
-		c.voice = tts.VoiceFor(L.CheckString(1))
+	if c.voice == "" && text != "" {
+		c.voice = tts.VoiceFor(text)
 	}
 	return c
 }
@@ -283,6 +289,9 @@ func (vm *VM) ttsInfo(L *lua.LState) int {
 		info.RawSetString("api_key", lua.LString("set from "+t.Endpoint.KeySource))
 	}
 	info.RawSetString("engine", lua.LString(t.Engine))
+	if t.CPU != nil {
+		info.RawSetString("cpu_ms", lua.LNumber(float64(t.CPU())/float64(time.Millisecond)))
+	}
 	L.Push(info)
 	return 1
 }

@@ -30,7 +30,7 @@ const speechHandleType = "speech_request"
 // handle:done() -> whether it ended.
 func (vm *VM) speakStart(L *lua.LState) int {
 	text := L.CheckString(1)
-	c := vm.speakArgs(L, "speak_start", L.Get(2))
+	c := vm.speakArgs(L, "speak_start", L.Get(2), text)
 	req := c.request(text, vm)
 	ctx, cancel := context.WithCancel(vm.callCtx(L))
 	h := &speechHandle{text: text, voice: c.voice, cancel: cancel, done: make(chan struct{})}

@@ -10,6 +10,7 @@ import (
 
 	"ttftlab/internal/load"
 	"ttftlab/internal/stream"
+	"ttftlab/internal/voice"
 )
 
 // streamMany is stream_many(requests, opts) -> results, summary: many
@@ -90,6 +91,10 @@ type manyCall struct {
 	call streamCall
 	raw  *os.File
 	tags *lua.LTable // the request's opts.tags, or nil
+	// spoken is the answer as spoken, when it was sent to a speech
+	// server; set on the request's goroutine before its result is handed
+	// back.
+	spoken *voice.Answer
 }
 
 // next builds the request of a due turn for the loop.
@@ -103,6 +108,10 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 	}
 	tags := requestTags(opts)
 	opts = withoutTags(m.L, opts)
+	speech := m.opts.tts
+	if t, ok := opts.(*lua.LTable); ok && t.RawGetString("tts") != lua.LNil {
+		speech = m.vm.ttsOption(m.L, "stream_many: a request's opts.tts", t.RawGetString("tts"))
+	}
 	c := m.vm.buildCall(m.L, messages, opts)
 	mc := &manyCall{call: c, tags: tags}
 	if c.onChunk != nil {
@@ -113,12 +122,16 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 		c.req.RawOut = mc.raw
 	}
 	mc.call = c
+	var after func(*stream.Result, error)
+	if speech != nil {
+		after = m.speakAnswer(speech, mc)
+	}
 	if m.calls == nil {
 		m.calls = map[int]*manyCall{}
 	}
 	m.calls[t.Index] = mc
 	m.started++
-	return load.Job{Request: c.req}, load.Ready, nil
+	return load.Job{Request: mc.call.req, After: after}, load.Ready, nil
 }
 
 // think calls opts.think_ms(call, turn) for the plan: the caller's pause

@@ -8,10 +8,11 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/load"
+	"ttftlab/internal/voice"
 )
 
 // manyOptionNames are what stream_many's opts may hold.
-var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "think_ms", "turns", "warmup", "warmup_ms", "watch"}
+var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "think_ms", "tts", "turns", "warmup", "warmup_ms", "watch"}
 
 // manyOptions are stream_many's opts, checked.
 type manyOptions struct {
@@ -23,6 +24,8 @@ type manyOptions struct {
 	progress bool
 	record   *recorder
 	watch    *watcher
+	// tts speaks every answer (a request's own opts.tts overrides it).
+	tts *voice.Speech
 }
 
 func (vm *VM) manyOptions(L *lua.LState, v lua.LValue) manyOptions {
@@ -91,6 +94,8 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 		o.record = vm.recordOption(L, v)
 	case "watch":
 		o.watch = vm.watchOption(L, v)
+	case "tts":
+		o.tts = vm.ttsOption(L, label, v)
 	default:
 		L.RaiseError("stream_many: unknown option %q%s (known: %s)", name, didYouMean(name, manyOptionNames), strings.Join(manyOptionNames, ", "))
 	}

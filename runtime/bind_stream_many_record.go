@@ -143,6 +143,9 @@ func (f finishedRequest) record() artifact.Request {
 		kind, msg := f.kind, f.message
 		rec.ErrorKind, rec.Error = &kind, &msg
 	}
+	if f.spoken != nil {
+		rec.FirstAudioMs, rec.UnderrunMs = artifact.Ms(f.firstAudioMs), artifact.Ms(f.underrunMs)
+	}
 	return rec
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"ttftlab/internal/load"
 	"ttftlab/internal/stream"
+	"ttftlab/internal/voice"
 )
 
 // finishedRequest is one result: its Lua table and the numbers the
@@ -28,6 +29,10 @@ type finishedRequest struct {
 	promptN, cacheN, predictedN      float64
 	gapsMs                           []float64
 	tags                             *lua.LTable
+	// firstAudioMs and underrunMs are the answer's as spoken; NaN when it
+	// was not sent to a speech server or no audio came.
+	firstAudioMs, underrunMs float64
+	spoken                   *voice.Answer
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -48,8 +53,11 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),
 		predictedN: timing(res, "predicted_n"), cut: res.Info.Cut, ok: r.Err == nil}
+	f.firstAudioMs, f.underrunMs = math.NaN(), math.NaN()
 	if mc != nil {
 		f.tags = mc.tags
+		f.spoken = mc.spoken
+		f.firstAudioMs, f.underrunMs = spokenFigures(mc.spoken)
 	}
 	if res.Info.HasTTFT {
 		f.ttftMs = res.Info.TTFTMs
@@ -157,6 +165,9 @@ func (m *many) fill(f *finishedRequest, vals []lua.LValue) {
 	}
 	if f.tags != nil {
 		set("tags", f.tags)
+	}
+	if f.spoken != nil {
+		fillSpoken(m.L, t, f.spoken)
 	}
 }
 

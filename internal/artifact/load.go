@@ -425,12 +425,17 @@ type Request struct {
 	PredictedN *float64 `json:"predicted_n"`
 	ErrorKind  *string  `json:"error_kind"`
 	Error      *string  `json:"error"`
+	// FirstAudioMs and UnderrunMs are the answer as spoken (--tts): when
+	// its first audio came and how long a speaker waited in the middle of
+	// it; absent without a speech server or when no audio came.
+	FirstAudioMs *float64 `json:"first_audio_ms,omitempty"`
+	UnderrunMs   *float64 `json:"underrun_ms,omitempty"`
 }
 
 // RequestColumns are a request row's fields in CSV order, after the
 // record's tags.
 var RequestColumns = []string{"index", "warmup", "start_ms", "run_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
-	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error"}
+	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error", "first_audio_ms", "underrun_ms"}
 
 // Cells are the row's values in RequestColumns order, as a CSV writes
 // them: "" for null, times to the microsecond.
@@ -449,7 +454,7 @@ func (r Request) Cells() []string {
 	}
 	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.RunMs), num(r.ScheduledMs), num(r.QueueMs),
 		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
-		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error)}
+		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error), num(r.FirstAudioMs), num(r.UnderrunMs)}
 }
 
 // LoadRequest is one row of `ttftlab load`'s requests.jsonl: the request

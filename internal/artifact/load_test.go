@@ -104,8 +104,9 @@ func TestCellsFollowColumns(t *testing.T) {
 		col["error"] != "HTTP 500" || col["warmup"] != "false" {
 		t.Errorf("cells %v", col)
 	}
-	// The JSON row names the same columns.
-	data, _ := json.Marshal(Request{})
+	// The JSON row names the same columns (a spoken request's too).
+	f := 1.0
+	data, _ := json.Marshal(Request{FirstAudioMs: &f, UnderrunMs: &f})
 	var m map[string]any
 	json.Unmarshal(data, &m)
 	for _, c := range RequestColumns {

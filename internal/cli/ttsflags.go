@@ -85,7 +85,8 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 		if err != nil {
 			return nil, stop, fmt.Errorf("the default speech engine cannot listen on loopback: %w", err)
 		}
-		srv := &http.Server{Handler: &tts.Server{Bin: bin}, ReadHeaderTimeout: 10 * time.Second}
+		engine := &tts.Server{Bin: bin}
+		srv := &http.Server{Handler: engine, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
 		stop = func() {
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -94,6 +95,7 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 		}
 		cfg.Endpoint = &endpoint.Endpoint{Base: "http://" + ln.Addr().String()}
 		cfg.Engine = tts.Version(bin)
+		cfg.CPU = func() time.Duration { return time.Duration(engine.CPU.Load()) }
 		if cfg.Model == "" {
 			cfg.Model = tts.Model
 		}

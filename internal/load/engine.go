@@ -70,6 +70,10 @@ type Turn struct {
 // Job is one request to start.
 type Job struct {
 	Request stream.Request
+	// After, when set, runs on the request's goroutine once its stream
+	// has ended (after Result.End is taken), before the result is handed
+	// back: a speech pipeline waits there for the answer's audio.
+	After func(res *stream.Result, err error)
 }
 
 // Status is what Hooks.Next has to offer.

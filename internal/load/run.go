@@ -211,6 +211,9 @@ func (r *run) do(t Turn, job Job) {
 	end := r.now()
 	hold.Stop()
 	release()
+	if job.After != nil {
+		job.After(res, err)
+	}
 	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Start: start, End: end, Result: res, Err: err}
 }
 

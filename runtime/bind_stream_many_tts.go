@@ -1,0 +1,119 @@
+package runtime
+
+import (
+	"math"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/stream"
+	"ttftlab/internal/voice"
+)
+
+// ttsOption reads a tts option (stream_many's, or a request's): true for
+// the command's speech server (--tts), a table of speak() options, false
+// or nil for none.
+func (vm *VM) ttsOption(L *lua.LState, label string, v lua.LValue) *voice.Speech {
+	var opts lua.LValue = lua.LNil
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LBool:
+		if !bool(v) {
+			return nil
+		}
+	case *lua.LTable:
+		if fn := v.RawGetString("on_audio"); fn != lua.LNil {
+			L.RaiseError("%s.on_audio is not taken: each sentence's request runs in the background", label)
+		}
+		opts = v
+	default:
+		L.RaiseError("%s must be true (the command's --tts) or a table of speak() options, got %s", label, v.Type())
+	}
+	c := vm.speakArgs(L, label, opts, "")
+	return &voice.Speech{Endpoint: c.ep, Model: c.model, Voice: c.voice, Format: c.format, SampleRate: c.rate, Speed: c.speed,
+		Timeout: c.timeout, Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}
+}
+
+// speakAnswer speaks a request's answer as it streams: every content
+// chunk goes to the pipeline (before the request's own on_chunk), and
+// once the stream ends the request's goroutine waits for the audio, so
+// the result handed back carries it in mc.spoken.
+func (m *many) speakAnswer(sp *voice.Speech, mc *manyCall) func(res *stream.Result, err error) {
+	p := voice.Start(m.vm.callCtx(m.L), *sp)
+	next := mc.call.req.OnChunk
+	mc.call.req.OnChunk = func(c stream.Chunk) (bool, error) {
+		p.Chunk(c)
+		if next != nil {
+			return next(c)
+		}
+		return true, nil
+	}
+	return func(res *stream.Result, err error) {
+		p.End(res, err)
+		var t0 = res
+		if t0 == nil {
+			t0 = &stream.Result{}
+		}
+		a := p.Wait(t0.Info.T0)
+		mc.spoken = &a
+	}
+}
+
+// fillSpoken adds a spoken answer's figures to a result: first_audio_ms,
+// first_voiced_ms, underrun_ms, underruns, speak_end_ms, overhead_ms,
+// tts_errors and spoken (each sentence).
+func fillSpoken(L *lua.LState, t *lua.LTable, a *voice.Answer) {
+	opt := func(k string, p *float64) {
+		if p != nil {
+			t.RawSetString(k, lua.LNumber(*p))
+		}
+	}
+	opt("first_audio_ms", a.FirstAudioMs)
+	opt("first_voiced_ms", a.FirstVoicedMs)
+	opt("speak_end_ms", a.SpeakEndMs)
+	opt("overhead_ms", a.OverheadMs)
+	t.RawSetString("underrun_ms", lua.LNumber(a.UnderrunMs))
+	t.RawSetString("underruns", lua.LNumber(a.Underruns))
+	t.RawSetString("tts_errors", lua.LNumber(a.Errors))
+	list := L.CreateTable(len(a.Sentences), 0)
+	for i, s := range a.Sentences {
+		row := L.CreateTable(0, 12)
+		row.RawSetString("text", lua.LString(s.Text))
+		row.RawSetString("voice", lua.LString(s.Voice))
+		row.RawSetString("ready_ms", lua.LNumber(s.ReadyMs))
+		row.RawSetString("audio_ms", lua.LNumber(s.AudioMs))
+		for _, f := range []struct {
+			k string
+			p *float64
+		}{{"tts_sent_ms", s.TTSSentMs}, {"first_audio_ms", s.FirstAudioMs}, {"first_voiced_ms", s.FirstVoicedMs},
+			{"audio_done_ms", s.AudioDoneMs}, {"start_ms", s.StartMs}, {"end_ms", s.EndMs}} {
+			if f.p != nil {
+				row.RawSetString(f.k, lua.LNumber(*f.p))
+			}
+		}
+		if s.Err != nil {
+			row.RawSetString("error", lua.LString(s.Err.Error()))
+		}
+		if s.Cut {
+			row.RawSetString("cut", lua.LTrue)
+		}
+		list.RawSetInt(i+1, row)
+	}
+	t.RawSetString("spoken", list)
+}
+
+// spokenFigures are a result's first audio and underrun for the record
+// and the summary; NaN when it has none.
+func spokenFigures(a *voice.Answer) (firstAudioMs, underrunMs float64) {
+	firstAudioMs, underrunMs = math.NaN(), math.NaN()
+	if a == nil {
+		return
+	}
+	if a.FirstAudioMs != nil {
+		firstAudioMs = *a.FirstAudioMs
+	}
+	if a.FirstAudioMs != nil {
+		underrunMs = a.UnderrunMs
+	}
+	return
+}
