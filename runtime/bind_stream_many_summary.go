@@ -33,7 +33,8 @@ func (m *many) summary() *lua.LTable {
 // sentence, total_ms and stall_ms over those that ended without an error,
 // gap_ms over every gap between two chunks, queue_ms over every request.
 func (m *many) summaryRecord() artifact.ManySummary {
-	var ttft, first, total, gaps, queue, stall []float64
+	var ttft, first, total, gaps, queue, stall, audio, under []float64
+	spoke := false
 	var failures []artifact.Failure
 	s := artifact.ManySummary{}
 	tokens := 0.0
@@ -57,6 +58,10 @@ func (m *many) summaryRecord() artifact.ManySummary {
 		first = append(first, f.firstSentenceMs)
 		queue = append(queue, f.queueMs)
 		stall = append(stall, f.stallMs)
+		if f.spoken != nil {
+			spoke = true
+			audio, under = append(audio, f.firstAudioMs), append(under, f.underrunMs)
+		}
 		gaps = append(gaps, f.gapsMs...)
 		if f.predictedN == f.predictedN { // not NaN
 			tokens += f.predictedN
@@ -76,5 +81,9 @@ func (m *many) summaryRecord() artifact.ManySummary {
 	s.GapMs = load.Summarize(gaps).Record(artifact.OverGap)
 	s.QueueMs = load.Summarize(queue).Record(artifact.OverQueue)
 	s.StallMs = load.Summarize(stall).Record(artifact.OverStall)
+	if spoke {
+		a, u := load.Summarize(audio).Record(artifact.OverFirstAudio), load.Summarize(under).Record(artifact.OverUnderrun)
+		s.FirstAudioMs, s.UnderrunMs = &a, &u
+	}
 	return s
 }

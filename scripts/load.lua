@@ -39,7 +39,16 @@ local settings = {
   requests = P.requests * P.turns, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
   seed = P.seed, warmup = P.warmup, warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil, slo = P.slo, api = API or "chat",
+  tts = nil,
 }
+-- With --tts every answer is spoken, sentence by sentence, as it streams.
+local speech
+if P.tts then
+  speech = tts_info()
+  if speech == nil then error("load: --tts is set but the run has no speech server") end
+  settings.tts = { url = speech.url, source = speech.source, model = speech.model, format = speech.format,
+    engine = speech.engine, voice = speech.voice, api_key = speech.api_key }
+end
 local result = {
   settings = settings, model = runinfo.model_of(props_table), server = runinfo.server_of(props_table),
   levels = json_array(), capacity = json_null,
@@ -241,6 +250,7 @@ local function run_level(level, n_calls, round)
     warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil,
     duration_ms = P.duration_ms > 0 and P.duration_ms or nil,
     record = { jsonl = "requests.jsonl", csv = "requests.csv", tags = { level = level }, columns = { "call", "turn" } },
+    tts = speech ~= nil or nil,
     watch = { file = "server.jsonl", tags = { level = level } },
   }
   if P.mode == "rate" then opts.rate = level else opts.concurrency = level end
@@ -260,7 +270,17 @@ local function run_level(level, n_calls, round)
       end
     end
   end
+  local cpu0 = speech and tts_info().cpu_ms
   local turns, summary = calls.run(opts)
+  -- The default engine's CPU per second of audio it spoke in this level.
+  local cpu_per_audio_s
+  if cpu0 ~= nil then
+    local audio_ms = 0
+    for _, r in ipairs(turns) do
+      for _, s in ipairs(r.spoken or {}) do audio_ms = audio_ms + (s.audio_ms or 0) end
+    end
+    if audio_ms > 0 then cpu_per_audio_s = (tts_info().cpu_ms - cpu0) / (audio_ms / 1000) end
+  end
   local good, counted = 0, 0
   for _, r in ipairs(turns) do
     if not r.warmup then
@@ -274,6 +294,7 @@ local function run_level(level, n_calls, round)
     goodput = counted > 0 and good / counted or json_null,
   }
   row[P.mode] = level
+  row.tts_cpu_ms_per_audio_s = cpu_per_audio_s
   row.steady = trend_record(trend(lateness_series(turns), RISE_SHARE * P.slo[1].limit_ms))
   if over then
     row.over_saturated = trend_record(over)
@@ -289,9 +310,13 @@ local function run_level(level, n_calls, round)
   print(string.format("%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s", label, summary.calls,
     summary.ok .. "/" .. summary.requests, fmt3(summary.ttft_ms), fmt3(summary.first_sentence_ms),
     number_or(summary.tokens_per_s, 0), counted > 0 and string.format("%.0f%%", good / counted * 100) or "-", verdict))
-  for _, f in ipairs({ { "ttft", summary.ttft_ms }, { "1st sent", summary.first_sentence_ms } }) do
+  for _, f in ipairs({ { "ttft", summary.ttft_ms }, { "1st sent", summary.first_sentence_ms }, { "1st audio", summary.first_audio_ms },
+    { "underrun", summary.underrun_ms } }) do
     local l = ci_line(f[1], f[2])
     if l then print(l) end
+  end
+  if cpu_per_audio_s then
+    print(string.format("  speech: %s used %.1f ms of CPU per second of audio (on this machine, beside the client)", speech.engine, cpu_per_audio_s))
   end
   for _, line in ipairs(failure_lines(summary)) do print(line) end
   if over then

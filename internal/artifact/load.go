@@ -18,6 +18,8 @@ const (
 	OverGap           = "gaps between consecutive chunks, of every request"
 	OverQueue         = "every request started"
 	OverStall         = "requests that ended without an error"
+	OverFirstAudio    = "requests whose answer's audio came (sent sentence by sentence to the speech server)"
+	OverUnderrun      = "requests whose answer's audio came: silence while it was spoken"
 )
 
 // Load is load.json: what `ttftlab load` was asked to do, the model and
@@ -76,6 +78,9 @@ type LoadSettings struct {
 	// API is the streaming API of every request (--api): chat,
 	// completions or responses ("" before it was recorded: chat).
 	API string `json:"api,omitempty"`
+	// TTS is the speech server every answer was spoken through (--tts);
+	// absent without one.
+	TTS *AudioTTS `json:"tts,omitempty"`
 }
 
 // SLO is one objective: Metric's Percentile-th percentile at most LimitMs.
@@ -154,6 +159,11 @@ type LoadLevel struct {
 	// early: its lateness kept rising, so no new call started and the
 	// level does not hold. Absent when it did not happen.
 	OverSaturated *LevelTrend `json:"over_saturated,omitempty"`
+	// TTSCPUMsPerAudioS is, with the default speech engine (--tts
+	// default, on this machine), the CPU time its processes used per
+	// second of audio they spoke during the level: what speaking costs the
+	// cores the client shares. Absent otherwise.
+	TTSCPUMsPerAudioS *float64 `json:"tts_cpu_ms_per_audio_s,omitempty"`
 }
 
 // LevelTrend is how one figure moved over a level's requests in the
@@ -309,6 +319,10 @@ type ManySummary struct {
 	GapMs           Dist `json:"gap_ms"`
 	QueueMs         Dist `json:"queue_ms"`
 	StallMs         Dist `json:"stall_ms"`
+	// FirstAudioMs and UnderrunMs are the answers as spoken (stream_many's
+	// tts, load --tts): absent when nothing was sent to a speech server.
+	FirstAudioMs *Dist `json:"first_audio_ms,omitempty"`
+	UnderrunMs   *Dist `json:"underrun_ms,omitempty"`
 }
 
 // Metric is the distribution named by its key in the summary (ttft_ms,
@@ -327,6 +341,14 @@ func (s *ManySummary) Metric(name string) (Dist, bool) {
 		return s.QueueMs, true
 	case "stall_ms":
 		return s.StallMs, true
+	case "first_audio_ms":
+		if s.FirstAudioMs != nil {
+			return *s.FirstAudioMs, true
+		}
+	case "underrun_ms":
+		if s.UnderrunMs != nil {
+			return *s.UnderrunMs, true
+		}
 	}
 	return Dist{}, false
 }

@@ -123,7 +123,7 @@ func (c *loadCmd) register(fs *flagSet) {
 			"--think between turns, rounded up, at most --requests)", assumedTokensPerS)
 		f.DefValue = "0" // the default depends on the levels
 	}
-	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; default first_sentence_ms<=800@p95)", func(s string) error {
+	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; default first_sentence_ms<=800@p95)", func(s string) error {
 		if _, err := parseSLO(s); err != nil {
 			return err
 		}
@@ -302,6 +302,9 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 	var sloList []any
 	for _, s := range slos {
 		slo, _ := parseSLO(s)
+		if m := slo["metric"]; (m == "first_audio_ms" || m == "underrun_ms") && c.flags.tts.url == "" {
+			return nil, nil, fmt.Errorf("--slo %q needs answers spoken: add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)", s)
+		}
 		sloList = append(sloList, slo)
 	}
 	lv := make([]any, len(levels))
@@ -326,7 +329,7 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
 		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
 		"warmup": float64(c.warmup), "warmup_ms": msFlag(c.warmupFor), "slo": sloList, "search_max": float64(searchMax),
-		"search_budget": float64(budget), "search_start": searchStart,
+		"search_budget": float64(budget), "search_start": searchStart, "tts": c.flags.tts.url != "",
 	}, levels, nil
 }
 
@@ -390,13 +393,13 @@ func parseLevels(s string, whole bool) ([]float64, error) {
 }
 
 // sloPattern is METRIC<=MS@pNN.
-var sloPattern = regexp.MustCompile(`^(ttft_ms|first_sentence_ms|total_ms)\s*<=\s*([0-9.]+)\s*(?:ms)?\s*@\s*p(\d{1,2}(?:\.\d+)?)$`)
+var sloPattern = regexp.MustCompile(`^(ttft_ms|first_sentence_ms|total_ms|first_audio_ms|underrun_ms)\s*<=\s*([0-9.]+)\s*(?:ms)?\s*@\s*p(\d{1,2}(?:\.\d+)?)$`)
 
 // parseSLO reads one --slo.
 func parseSLO(s string) (map[string]any, error) {
 	m := sloPattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return nil, fmt.Errorf("%q: want METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms)", s)
+		return nil, fmt.Errorf("%q: want METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms)", s)
 	}
 	limit, err1 := strconv.ParseFloat(m[2], 64)
 	p, err2 := strconv.ParseFloat(m[3], 64)

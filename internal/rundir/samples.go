@@ -94,6 +94,14 @@ func (l *Load) Samples() []figures.Sample {
 	vals := map[key][]float64{}
 	var levels []float64
 	seen := map[float64]bool{}
+	metrics := LoadMetrics
+	for _, r := range l.Requests {
+		if r.FirstAudioMs != nil || r.UnderrunMs != nil {
+			// Spoken (--tts): the caller's figures too.
+			metrics = append(append([]string(nil), LoadMetrics...), "first_audio_ms", "underrun_ms")
+			break
+		}
+	}
 	for _, r := range l.Requests {
 		if r.Warmup {
 			continue
@@ -103,7 +111,7 @@ func (l *Load) Samples() []figures.Sample {
 			levels = append(levels, r.Level)
 		}
 		failed := r.ErrorKind != nil
-		for _, m := range LoadMetrics {
+		for _, m := range metrics {
 			var p *float64
 			switch m {
 			case "ttft_ms":
@@ -112,6 +120,10 @@ func (l *Load) Samples() []figures.Sample {
 				p = r.FirstSentenceMs
 			case "total_ms":
 				p = r.TotalMs
+			case "first_audio_ms":
+				p = r.FirstAudioMs
+			case "underrun_ms":
+				p = r.UnderrunMs
 			}
 			v := math.Inf(1)
 			if !failed && p != nil && !math.IsNaN(*p) && !math.IsInf(*p, 0) {
@@ -124,7 +136,7 @@ func (l *Load) Samples() []figures.Sample {
 	var out []figures.Sample
 	for _, lv := range levels {
 		name := strconv.FormatFloat(lv, 'f', -1, 64)
-		for _, m := range LoadMetrics {
+		for _, m := range metrics {
 			out = append(out, figures.Sample{Name: "level " + name + " " + m, Unit: "ms",
 				Over: "requests of level " + name + " after warm-up, failed ones above every time", Values: vals[key{lv, m}]})
 		}
