@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,6 +55,9 @@ func TestLoadSpeaksLive(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "1st audio p50") || !strings.Contains(stdout, "of CPU per second of audio") {
 		t.Errorf("the console lacks the audio figures")
+	}
+	if html, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(html), "First audio (when the caller first hears the answer) by level") {
+		t.Errorf("the load report does not draw the first audio by level (%v)", err)
 	}
 	if code, stdout, stderr := runCLI("check", out); code != 0 {
 		t.Fatalf("check exited %d:\n%s%s", code, stdout, stderr)
