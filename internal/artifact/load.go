@@ -454,6 +454,25 @@ type Request struct {
 	UnderrunMs   *float64 `json:"underrun_ms,omitempty"`
 }
 
+// Metric is the request's figure of that name (ttft_ms,
+// first_sentence_ms, total_ms, first_audio_ms, underrun_ms: the figures
+// an SLO may be set on), nil when it has none.
+func (r Request) Metric(name string) *float64 {
+	switch name {
+	case "ttft_ms":
+		return r.TTFTMs
+	case "first_sentence_ms":
+		return r.FirstSentenceMs
+	case "total_ms":
+		return r.TotalMs
+	case "first_audio_ms":
+		return r.FirstAudioMs
+	case "underrun_ms":
+		return r.UnderrunMs
+	}
+	return nil
+}
+
 // RequestColumns are a request row's fields in CSV order, after the
 // record's tags.
 var RequestColumns = []string{"index", "warmup", "start_ms", "run_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",

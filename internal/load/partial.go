@@ -95,15 +95,7 @@ func value(r artifact.LoadRequest, metric string) (v float64, ok, failed bool) {
 	if r.ErrorKind != nil {
 		return 0, false, true
 	}
-	var p *float64
-	switch metric {
-	case "ttft_ms":
-		p = r.TTFTMs
-	case "first_sentence_ms":
-		p = r.FirstSentenceMs
-	case "total_ms":
-		p = r.TotalMs
-	}
+	p := r.Metric(metric)
 	if p == nil {
 		return 0, false, false
 	}

@@ -112,19 +112,7 @@ func (l *Load) Samples() []figures.Sample {
 		}
 		failed := r.ErrorKind != nil
 		for _, m := range metrics {
-			var p *float64
-			switch m {
-			case "ttft_ms":
-				p = r.TTFTMs
-			case "first_sentence_ms":
-				p = r.FirstSentenceMs
-			case "total_ms":
-				p = r.TotalMs
-			case "first_audio_ms":
-				p = r.FirstAudioMs
-			case "underrun_ms":
-				p = r.UnderrunMs
-			}
+			p := r.Metric(m)
 			v := math.Inf(1)
 			if !failed && p != nil && !math.IsNaN(*p) && !math.IsInf(*p, 0) {
 				v = *p
