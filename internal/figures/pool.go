@@ -87,6 +87,12 @@ func FigureOf(s Sample, perRun [][]float64) artifact.Figure {
 		f.MeanOver, means = "samples", pooled
 	}
 	m := interval.MeanCI(means)
+	if s.Unit == "ms" && m.Lo < 0 {
+		// A time is never negative: the part of the interval below 0 holds
+		// no value the mean can take, and cutting it off keeps the
+		// coverage (a wide t-interval of two runs reaches below 0).
+		m.Lo = 0
+	}
 	f.Mean, f.MeanCI = artifact.Num(m.Mean), artifact.CI(m.Unbounded, m.Lo, m.Hi)
 	return f
 }

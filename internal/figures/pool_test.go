@@ -30,3 +30,18 @@ func TestPool(t *testing.T) {
 		t.Fatalf("a failure: %+v", x)
 	}
 }
+
+// TestPoolTimeIntervalStopsAtZero: two runs far apart give a t-interval
+// (t = 12.7) reaching below 0; a time's is cut at 0, a unitless figure's
+// is not.
+func TestPoolTimeIntervalStopsAtZero(t *testing.T) {
+	runs := [][]Sample{{{Name: "ttft_ms", Unit: "ms", Values: []float64{10}}, {Name: "score", Values: []float64{10}}},
+		{{Name: "ttft_ms", Unit: "ms", Values: []float64{100}}, {Name: "score", Values: []float64{100}}}}
+	fs := Pool(runs)
+	if ci := fs[0].MeanCI; ci == nil || ci[0] != 0 || ci[1] <= 100 {
+		t.Fatalf("ttft_ms: %v", ci)
+	}
+	if ci := fs[1].MeanCI; ci == nil || ci[0] >= 0 {
+		t.Fatalf("score: %v", ci)
+	}
+}
