@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,4 +133,38 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestTTSKeyAndHeaders: a speech server of one's own that wants a key and
+// a header gets them from --tts-api-key and --tts-header, not the LLM's;
+// the key is shown nowhere. The speech flags without --tts are a usage
+// error.
+func TestTTSKeyAndHeaders(t *testing.T) {
+	const key = "sk-voice-7f3e9a"
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			http.Error(w, `{"error":{"message":"bad key"}}`, 401)
+			return
+		}
+		w.Header().Set("Content-Type", "audio/pcm")
+		w.Write(make([]byte, 4800))
+	}))
+	defer srv.Close()
+	script := filepath.Join(t.TempDir(), "s.lua")
+	os.WriteFile(script, []byte(`local i = speak("Hello.") print(i.audio_ms, tts_info().api_key)`), 0o644)
+	t.Setenv("TTFTLAB_API_KEY", "sk-llm-not-this-one")
+	code, stdout, stderr := runCLI("run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir(), "--tts", srv.URL,
+		"--tts-api-key", key, "--tts-header", "X-Team: voice")
+	if code != 0 || stdout != "100\tset from --tts-api-key\n" || got.Get("X-Team") != "voice" {
+		t.Fatalf("exit %d, stdout %q, stderr %q, headers %v", code, stdout, stderr, got)
+	}
+	if strings.Contains(stdout+stderr, key) || !strings.Contains(stderr, "speech: API key from --tts-api-key") {
+		t.Fatalf("the key shown, or its source not said: %q", stderr)
+	}
+	code, _, stderr = runCLI("run", script, "--tts-api-key", key)
+	if code != 2 || !strings.Contains(stderr, "need --tts URL") {
+		t.Fatalf("--tts-api-key without --tts: exit %d, %s", code, stderr)
+	}
 }

@@ -19,8 +19,13 @@ import (
 // ttsFlags name the speech server of a command (speak(), the audio step,
 // load --tts).
 type ttsFlags struct {
-	url, keyFile, voice, format, model string
-	rate                               int
+	url, key, keyFile, voice, format, model string
+	rate                                    int
+	// headers, caCert and insecure are the speech server's own (TLS
+	// defaults to --server's when neither is given).
+	headers  []string
+	caCert   string
+	insecure bool
 	// implied is set when the command chose --tts default itself (the
 	// lab's audio step): then an engine that cannot be had leaves the run
 	// without speech, the step skipped with why, instead of stopping it.
@@ -36,8 +41,18 @@ const ttsKeyEnv = "TTFTLAB_TTS_API_KEY"
 func (t *ttsFlags) register(f *flagSet) {
 	f.StringVar(&t.url, "tts", os.Getenv("TTFTLAB_TTS"), "the speech server: the base `URL` of a server of POST /v1/audio/speech, or "+
 		"default: espeak-ng, installed on first use and started for the run (env TTFTLAB_TTS)")
-	f.StringVar(&t.keyFile, "tts-api-key-file", "", "read the speech server's API key from `FILE` (default: $"+ttsKeyEnv+
-		", else --server's key when both are one server)")
+	f.StringVar(&t.key, "tts-api-key", "", "the speech server's API key, sent as Authorization: Bearer `KEY` (default: $"+ttsKeyEnv+
+		", else --server's key when both are one server); never printed or written")
+	f.StringVar(&t.keyFile, "tts-api-key-file", "", "read the speech server's API key from `FILE` (keeps it out of the process list)")
+	f.Func("tts-header", "extra header `'Name: value'` on every speech request (repeatable); secret-looking values are shown redacted", func(v string) error {
+		if _, _, err := endpoint.ParseHeader(v); err != nil {
+			return err
+		}
+		t.headers = append(t.headers, v)
+		return nil
+	})
+	f.StringVar(&t.caCert, "tts-ca-cert", "", "trust the CA certificates in PEM `FILE` for the speech server's https (default: --server's TLS settings)")
+	f.BoolVar(&t.insecure, "tts-insecure", false, "the speech server's https without verifying its certificate (a warning says so)")
 	f.StringVar(&t.voice, "tts-voice", "", "the speech `VOICE` of every request (default: from each text's script: en, cmn, ko, ja)")
 	f.StringVar(&t.format, "tts-format", "pcm", "the speech answer's format: pcm (24 kHz 16-bit mono, no header) or wav")
 	f.intVar(&t.rate, "tts-sample-rate", 24000, 1000, 384000, "the sample rate of a pcm answer, for a server whose rate is not OpenAI's 24 kHz")
@@ -48,6 +63,12 @@ func (t *ttsFlags) register(f *flagSet) {
 func (t *ttsFlags) check(f *flagSet) error {
 	if t.format != "pcm" && t.format != "wav" {
 		return f.usageErrf("--tts-format %q: want pcm or wav", t.format)
+	}
+	if t.key != "" && t.keyFile != "" {
+		return f.usageErrf("--tts-api-key and --tts-api-key-file both set: give one")
+	}
+	if t.url == "" && (t.key != "" || t.keyFile != "" || len(t.headers) > 0 || t.caCert != "" || t.insecure) {
+		return f.usageErrf("the --tts-* settings of a speech server need --tts URL")
 	}
 	if t.url != "" && t.url != ttsDefault {
 		if _, err := endpoint.Parse(t.url); err != nil {
@@ -103,10 +124,29 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 		return cfg, stop, nil
 	}
 	ep, _ := endpoint.Parse(t.url)
-	if llm != nil {
+	switch {
+	case t.caCert != "" || t.insecure:
+		tlsCfg, err := endpoint.TLSConfig(t.caCert, t.insecure)
+		if err != nil {
+			return nil, stop, fmt.Errorf("--tts-ca-cert: %w", err)
+		}
+		ep.TLS, ep.CACert, ep.Insecure = tlsCfg, t.caCert, t.insecure
+		if t.insecure {
+			fmt.Fprintf(log, "speech: warning: --tts-insecure: the speech server's TLS certificate is not verified\n")
+		}
+	case llm != nil:
 		ep.TLS, ep.CACert, ep.Insecure = llm.TLS, llm.CACert, llm.Insecure
 	}
+	for _, h := range t.headers {
+		name, value, _ := endpoint.ParseHeader(h)
+		if ep.Header == nil {
+			ep.Header = map[string]string{}
+		}
+		ep.Header[http.CanonicalHeaderKey(name)] = value
+	}
 	switch {
+	case t.key != "":
+		ep.Key, ep.KeySource = strings.TrimSpace(t.key), "--tts-api-key"
 	case t.keyFile != "":
 		b, err := os.ReadFile(t.keyFile)
 		if err != nil {
@@ -120,6 +160,9 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 		ep.Key, ep.KeySource = strings.TrimSpace(os.Getenv(ttsKeyEnv)), ttsKeyEnv
 	case llm != nil && llm.Key != "" && endpoint.SameOrigin(llm.Base, ep.Base):
 		ep.Key, ep.KeySource = llm.Key, llm.KeySource+" (--server's, the same server)"
+	}
+	if ep.Key != "" {
+		fmt.Fprintf(log, "speech: API key from %s\n", ep.KeySource)
 	}
 	cfg.Endpoint = ep
 	return cfg, stop, nil
