@@ -12,6 +12,8 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/internal/tts"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // TestStreamManySpeaks: stream_many with opts.tts sends each sentence of
@@ -24,6 +26,8 @@ func TestStreamManySpeaks(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Your table", " is ready.", " Come in", " now."}, Delay: 2 * time.Millisecond}).Start(t)
 	speech := espeakServer(t)
 	vm, out := testVM(t, Config{Server: url, TTS: &TTS{Endpoint: &endpoint.Endpoint{Base: speech}, Model: tts.Model}})
+	clause := (&streamtest.FakeLlama{Pieces: []string{"Well, ", "your table", " is ready."}, Delay: 5 * time.Millisecond}).Start(t)
+	vm.L.SetGlobal("CLAUSE_URL", lua.LString(clause))
 	err := vm.RunString(`
 		local reqs = {}
 		for i = 1, 4 do reqs[i] = {"hi " .. i, {max_tokens = 8}} end
@@ -38,6 +42,13 @@ func TestStreamManySpeaks(t *testing.T) {
 			assert(r.speak_end_ms > r.first_audio_ms and r.underrun_ms >= 0, "playback " .. i)
 		end
 		assert(results[4].spoken == nil and results[4].first_audio_ms == nil, "tts = false")
+		-- The first clause, sent before its sentence is complete.
+		local c = stream_many({{"hi", {server = CLAUSE_URL, tts = {clause = true, min_clause_chars = 4}}}}, {concurrency = 1})
+		local s = c[1].spoken
+		assert(#s == 2 and s[1].text == "Well," and s[2].text == "your table is ready.", "clause: " .. s[1].text)
+		assert(s[1].ready_ms < c[1].first_sentence_ms, "the clause went before the sentence was complete")
+		local ok, msg = pcall(stream_many, {{"hi", {tts = {clause = "yes"}}}}, {})
+		assert(not ok and msg:find("clause must be true or false"), msg)
 		print("ok")`, "m.lua")
 	if err != nil {
 		t.Fatal(err)

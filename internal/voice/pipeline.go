@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,12 @@ type Speech struct {
 	Timeout        time.Duration
 	Wire           stream.Wire
 	NoKernelStamps bool
+	// Clause sends the answer's first clause as soon as it is decided
+	// (sentence.FirstClause, at least MinClauseChars characters before
+	// its mark; 0: sentence.MinClauseChars), before its first sentence is
+	// complete: an earlier, riskier start.
+	Clause         bool
+	MinClauseChars int
 }
 
 // Sentence is one sentence of the answer as spoken. Times are on the
@@ -72,8 +79,12 @@ type Pipeline struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	split  sentence.Splitter
-	sent   []*request
-	wg     sync.WaitGroup
+	// pre is the text before the first clause while Speech.Clause waits
+	// for it; clauseDone once it went (or was not asked for).
+	pre        string
+	clauseDone bool
+	sent       []*request
+	wg         sync.WaitGroup
 }
 
 // request is one sentence's speech request.
@@ -87,15 +98,44 @@ type request struct {
 // Start is a pipeline whose speech requests end with ctx.
 func Start(ctx context.Context, sp Speech) *Pipeline {
 	c, cancel := context.WithCancel(ctx)
-	return &Pipeline{sp: sp, ctx: c, cancel: cancel}
+	return &Pipeline{sp: sp, ctx: c, cancel: cancel, clauseDone: !sp.Clause}
 }
 
 // Chunk takes one chunk of the answer; the sentences it completes go to
 // the speech server at once.
 func (p *Pipeline) Chunk(c stream.Chunk) {
-	for _, r := range p.split.Feed(c.Text, c.TMs) {
+	text := c.Text
+	if !p.clauseDone {
+		if text = p.firstClause(text, c.TMs, false); !p.clauseDone {
+			return
+		}
+	}
+	for _, r := range p.split.Feed(text, c.TMs) {
 		p.send(r.Text, r.TMs)
 	}
+}
+
+// firstClause adds text to what precedes the first clause and, once the
+// clause is decided, sends it and returns what follows it (for the
+// sentences); the clause's text grows only until then, so reading it
+// again at each chunk stays short.
+func (p *Pipeline) firstClause(text string, tMs float64, final bool) string {
+	p.pre += text
+	min := p.sp.MinClauseChars
+	if min == 0 {
+		min = sentence.MinClauseChars
+	}
+	end, ok := sentence.FirstClause(p.pre, final, min)
+	if !ok {
+		return ""
+	}
+	p.clauseDone = true
+	if t := strings.TrimSpace(p.pre[:end]); t != "" {
+		p.send(t, tMs)
+	}
+	rest := p.pre[end:]
+	p.pre = ""
+	return rest
 }
 
 // End ends the answer: the rest of its text goes to the speech server at
@@ -106,6 +146,11 @@ func (p *Pipeline) End(res *stream.Result, err error) {
 	if err != nil || res == nil || res.Info.Cut {
 		p.cancel()
 		return
+	}
+	if !p.clauseDone {
+		for _, r := range p.split.Feed(p.firstClause("", res.TotalMs, true), res.TotalMs) {
+			p.send(r.Text, r.TMs)
+		}
 	}
 	for _, r := range p.split.End(res.TotalMs) {
 		p.send(r.Text, r.TMs)

@@ -117,3 +117,28 @@ func TestPipelineCut(t *testing.T) {
 		t.Fatalf("%+v", a)
 	}
 }
+
+// TestPipelineClause: with Clause the first clause goes as soon as it is
+// decided, before its sentence is complete; the rest of that sentence and
+// the next go as sentences.
+func TestPipelineClause(t *testing.T) {
+	llm := (&streamtest.FakeLlama{Pieces: []string{"Your appointment on Tuesday, ", "at ten in the morning, is confirmed. ", "Bye."}}).Start(t)
+	p := Start(context.Background(), Speech{Endpoint: speech(t), Clause: true})
+	res, err := stream.Do(context.Background(), stream.Request{URL: llm, Body: []byte(`{}`), OnChunk: func(c stream.Chunk) (bool, error) {
+		p.Chunk(c)
+		return true, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.End(res, nil)
+	a := p.Wait(res.Info.T0)
+	var texts []string
+	for _, s := range a.Sentences {
+		texts = append(texts, s.Text)
+	}
+	want := []string{"Your appointment on Tuesday,", "at ten in the morning, is confirmed.", "Bye."}
+	if strings.Join(texts, "|") != strings.Join(want, "|") || a.Sentences[0].ReadyMs != res.Chunks[0].TMs {
+		t.Fatalf("sent %q (first at %v, chunk 1 at %v)", texts, a.Sentences[0].ReadyMs, res.Chunks[0].TMs)
+	}
+}
