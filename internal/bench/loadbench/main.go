@@ -6,7 +6,7 @@
 // (pyaiohttp.py).
 //
 //	loadbench serve --rate R --chunks C          serve paced streams, print the URL
-//	loadbench run --streams N --rate R --chunks C [--rounds 3] [--clients ttftlab,least,asyncio,aiohttp] [--contend P]
+//	loadbench run --streams N --rate R --chunks C [--rounds 3] [--clients ttftlab,least,asyncio,aiohttp] [--contend P] [--before OLD_LOADBENCH]
 //	loadbench client ttftlab|least|ttftlab-heap URL STREAMS CHUNKS OUT_FILE
 //
 // The server writes each content chunk with the CLOCK_MONOTONIC time of

@@ -56,12 +56,16 @@ func run(args []string) error {
 	benchDir := fs.String("bench-dir", "internal/bench", "the folder of pyasync.py and pyaiohttp.py")
 	only := fs.String("clients", "ttftlab,least,asyncio,aiohttp", "the clients to run, comma separated")
 	contend := fs.Int("contend", 0, "processes spinning on the CPU during the run")
+	before := fs.String("before", "", "a loadbench built before a change: its ttftlab client runs too, as ttftlab-before, alternating with the others")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	clients, err := pickClients(*only, *python, *benchDir)
 	if err != nil {
 		return err
+	}
+	if *before != "" {
+		clients = append(clients, client{"ttftlab-before", []string{*before, "client", "ttftlab"}})
 	}
 	spin, err := calibrate.StartContention(*contend)
 	if err != nil {
