@@ -68,6 +68,11 @@ for spin in 0 1; do
 	"$out/loadbench" run --contend $spin --rounds 3 --streams 256 --rate 50 --chunks 100 | tee -a "$out/load-256-contend$spin.txt"
 	"$out/loadbench" run --contend $spin --rounds 3 --streams 2000 --rate 50 --chunks 100 | tee -a "$out/load-2000-contend$spin.txt"
 done
+if command -v perf >/dev/null; then
+	echo "== system calls per chunk of every many-stream client"
+	internal/bench/syscalls.sh 256 50 100 | tee "$out/syscalls-256.txt"
+	internal/bench/syscalls.sh 2000 50 100 | tee "$out/syscalls-2000.txt"
+fi
 
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem ./internal/sse ./internal/stream ./runtime ./internal/monoclock | tee "$out/bench.txt"
