@@ -15,7 +15,8 @@ streams=${1:-256}
 rate=${2:-50}
 chunks=${3:-100}
 out=$(mktemp -d)
-trap 'kill $server 2>/dev/null; rm -rf "$out"' EXIT
+server=
+trap '[ -z "$server" ] || kill "$server" 2>/dev/null; rm -rf "$out"' EXIT
 go build -o "$out/loadbench" ./internal/bench/loadbench
 ulimit -n 8192
 "$out/loadbench" serve --rate "$rate" --chunks "$chunks" >"$out/url" &
