@@ -5,7 +5,8 @@
 # side by side, first on the machine as it is, then contended by one
 # process spinning on the CPU; the 1,000,000-chunk memory runs; TTFT minus
 # the server's prompt_ms against the real llama-server; many streams at
-# once (loadbench); the Go benchmarks.
+# once (loadbench, every client in a process of its own); the Go
+# benchmarks.
 #
 #   internal/bench/compare.sh [OUT_DIR]        (default /tmp/ttftlab-bench)
 #
@@ -60,15 +61,18 @@ echo "== TTFT - prompt_ms against llama-server ($model)"
 go run ./internal/bench/overhead --model "$model" --runs 40 --client "$python" --client "$naive" \
 	--out "$out/overhead.json" | tee "$out/overhead.txt"
 
-echo "== many streams at once: stream_many against the least a Go client can do and Python asyncio"
+echo "== many streams at once: stream_many against the least a Go client can do, Python asyncio and aiohttp (vLLM's bench design), alternating"
 go build -o "$out/loadbench" ./internal/bench/loadbench
 ulimit -n 8192
 for spin in 0 1; do
-	for i in 1 2 3; do
-		"$out/loadbench" run --contend $spin --streams 256 --rate 50 --chunks 100 --python "python3 internal/bench/pyasync.py" | tee -a "$out/load-256-contend$spin.txt"
-		"$out/loadbench" run --contend $spin --streams 1000 --rate 20 --chunks 40 --python "python3 internal/bench/pyasync.py" | tee -a "$out/load-1000-contend$spin.txt"
-	done
+	"$out/loadbench" run --contend $spin --rounds 3 --streams 256 --rate 50 --chunks 100 | tee -a "$out/load-256-contend$spin.txt"
+	"$out/loadbench" run --contend $spin --rounds 3 --streams 2000 --rate 50 --chunks 100 | tee -a "$out/load-2000-contend$spin.txt"
 done
+if command -v perf >/dev/null; then
+	echo "== system calls per chunk of every many-stream client"
+	internal/bench/syscalls.sh 256 50 100 | tee "$out/syscalls-256.txt"
+	internal/bench/syscalls.sh 2000 50 100 | tee "$out/syscalls-2000.txt"
+fi
 
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem ./internal/sse ./internal/stream ./runtime ./internal/monoclock | tee "$out/bench.txt"

@@ -2,17 +2,22 @@
 """The peers' client design, for comparison with ttftlab's load engine:
 one asyncio event loop, one coroutine per stream, readline(), a clock read
 right after it (as vLLM's, AIPerf's and guidellm's clients read streams,
-here without aiohttp, which this machine cannot install).
+here without aiohttp: pyaiohttp.py is the same with it).
 
   pyasync.py URL STREAMS CHUNKS OUT_FILE
 
-Opens STREAMS streams at once, reads each to its end, and writes one line
-per content chunk to OUT_FILE: the chunk's text (its send time in
+Opens STREAMS streams at once, reads each to its end, and writes to
+OUT_FILE a first line "#phase cpu_s=... wall_s=..." (getrusage(RUSAGE_SELF)
+user + system time and the wall time of the streaming phase: from just
+before the first connection is opened to just after the last stream ended,
+so the interpreter's start, its imports and the writing of this file are
+not in it), then one line per content chunk: the chunk's text (its send time in
 CLOCK_MONOTONIC ns, from loadbench's server) and its arrival,
 time.monotonic_ns(), the same clock.
 """
 import asyncio
 import json
+import resource
 import sys
 import time
 import urllib.parse
@@ -49,8 +54,12 @@ async def main():
     url, streams, chunks, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     u = urllib.parse.urlsplit(url)
     out = []
+    ru0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     await asyncio.gather(*(one(u.hostname, u.port, "/v1/chat/completions", chunks, out) for _ in range(streams)))
+    ru1, t1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
     with open(path, "w") as f:
+        f.write(f"#phase cpu_s={cpu:.6f} wall_s={t1 - t0:.6f}\n")
         f.write("\n".join(out))
 
 

@@ -84,7 +84,8 @@ func (r *run) firsts(c *chunkFields, atMs float64) {
 // first sets *p to t unless it is set already.
 func first(p **float64, t float64) {
 	if *p == nil {
-		*p = &t
+		v := t // only the first time: &t would move t to the heap at every call
+		*p = &v
 	}
 }
 

@@ -110,3 +110,17 @@ func TestEveryFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstAllocatesOnlyTheFirstTime: first is called for every chunk
+// (the first event, the first output); once its time is recorded, a call
+// must not allocate (it did: &t moved t to the heap at every call).
+func TestFirstAllocatesOnlyTheFirstTime(t *testing.T) {
+	var p *float64
+	first(&p, 1.5)
+	if allocs := testing.AllocsPerRun(100, func() { first(&p, 2.5) }); allocs != 0 {
+		t.Errorf("first with a time recorded: %v allocations per call, want 0", allocs)
+	}
+	if p == nil || *p != 1.5 {
+		t.Errorf("first kept %v, want the first time, 1.5", p)
+	}
+}

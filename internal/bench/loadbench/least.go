@@ -6,23 +6,22 @@ import (
 	"net"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"ttftlab/internal/monoclock"
 )
 
-// measureLeast is the least work a Go client can do per chunk: one
+// runLeast is the least work a Go client can do per chunk: one
 // goroutine per stream reading its socket through Go's netpoller, the
 // clock read after each Read, and only the send stamps picked out of the
 // bytes (no HTTP parsing, no SSE, no JSON, nothing kept but the stamps).
 // Its CPU time per chunk is what the kernel's receive path and Go's
 // scheduler cost on this machine, the floor under any client's figure.
-func measureLeast(rawURL string, streams, chunks int) (figures, error) {
+func runLeast(rawURL string, streams int) (clientRun, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return figures{}, err
+		return clientRun{}, err
 	}
 	lines := make([][]string, streams)
 	errs := make([]error, streams)
@@ -42,11 +41,11 @@ func measureLeast(rawURL string, streams, chunks int) (figures, error) {
 	var all []string
 	for i := range streams {
 		if errs[i] != nil {
-			return figures{}, errs[i]
+			return clientRun{}, errs[i]
 		}
 		all = append(all, lines[i]...)
 	}
-	return summarize("least Go client", lateness(strings.Join(all, "\n"), 1), len(all), streams*chunks, cpu, -1, wall), nil
+	return clientRun{lines: all, cpuS: cpu, wallS: wall, heapB: -1}, nil
 }
 
 var contentKey = []byte(`"content":"`)

@@ -1,16 +1,23 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
 )
 
 // TestMain lets the test binary be the paced server that startServer
-// starts (it runs os.Executable() serve ...).
+// starts (it runs os.Executable() serve ...) and the Go clients that run
+// starts (os.Executable() client ...).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		if err := serve(os.Args[2:]); err != nil {
+	if len(os.Args) > 1 && (os.Args[1] == "serve" || os.Args[1] == "client") {
+		run := serve
+		if os.Args[1] == "client" {
+			run = clientCmd
+		}
+		if err := run(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -28,12 +35,26 @@ func TestEveryClientReceivesEveryChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	measures := map[string]func() (figures, error){
-		"ttftlab": func() (figures, error) { return measureTTFTLab(url, streams, chunks) },
-		"least":   func() (figures, error) { return measureLeast(url, streams, chunks) },
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := []client{
+		{"ttftlab", []string{exe, "client", "ttftlab"}},
+		{"least", []string{exe, "client", "least"}},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
-		measures["python"] = func() (figures, error) { return measurePython("python3 ../pyasync.py", url, streams, chunks) }
+		clients = append(clients, client{"asyncio", []string{"python3", "../pyasync.py"}})
+	}
+	// the aiohttp client needs Debian's python3-aiohttp
+	if py := defaultPython(); exec.Command(py, "-c", "import aiohttp").Run() == nil {
+		clients = append(clients, client{"aiohttp", []string{py, "../pyaiohttp.py"}})
+	} else {
+		t.Logf("no aiohttp for %s: the aiohttp client is not tried", py)
+	}
+	measures := map[string]func() (figures, error){}
+	for _, c := range clients {
+		measures[c.name] = func() (figures, error) { return measureChild(c, url, streams, chunks) }
 	}
 	for name, measure := range measures {
 		f, err := measure()
@@ -46,8 +67,11 @@ func TestEveryClientReceivesEveryChunk(t *testing.T) {
 		if f.p50 > f.p99 || f.p99 > f.max || f.p50 < 0 {
 			t.Errorf("%s: lateness p50 %v, p99 %v, max %v: want 0 <= p50 <= p99 <= max", name, f.p50, f.p99, f.max)
 		}
-		if f.cpuPerChunkUs <= 0 {
-			t.Errorf("%s: CPU per chunk %v, want > 0", name, f.cpuPerChunkUs)
+		if f.cpuPerChunkUs <= 0 || f.wholeCPUPerChunkUs < f.cpuPerChunkUs {
+			t.Errorf("%s: CPU per chunk %v over the streaming phase, %v over the process: want 0 < phase <= process", name, f.cpuPerChunkUs, f.wholeCPUPerChunkUs)
+		}
+		if f.maxRSSKiB <= 0 {
+			t.Errorf("%s: max RSS %d KiB, want > 0", name, f.maxRSSKiB)
 		}
 	}
 }
@@ -64,6 +88,41 @@ func TestLateness(t *testing.T) {
 	for i := range got {
 		if d := got[i] - want[i]; d > 1e-9 || d < -1e-9 {
 			t.Fatalf("lateness = %v, want %v", got, want)
+		}
+	}
+}
+
+// TestHeapClient: the ttftlab-heap client writes the heap per finished
+// request and no chunks.
+func TestHeapClient(t *testing.T) {
+	const streams, chunks = 4, 3
+	url, stop, err := startServer(200, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := measureChild(client{"ttftlab-heap", []string{exe, "client", "ttftlab-heap"}}, url, streams, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.heapPerRequestB <= 0 || f.received != 0 {
+		t.Errorf("heap per request %v B, %d chunks: want > 0 B and no chunks", f.heapPerRequestB, f.received)
+	}
+}
+
+// TestParsePhase: the first line of a client's output.
+func TestParsePhase(t *testing.T) {
+	m, err := parsePhase("#phase cpu_s=0.5 wall_s=2 heap_b=3500.5")
+	if err != nil || m["cpu_s"] != 0.5 || m["wall_s"] != 2 || m["heap_b"] != 3500.5 {
+		t.Errorf("parsePhase = %v, %v", m, err)
+	}
+	for _, bad := range []string{"", "1000 2000", "#phase wall_s=1", "#phase cpu_s=x"} {
+		if _, err := parsePhase(bad); err == nil {
+			t.Errorf("parsePhase(%q): want an error", bad)
 		}
 	}
 }

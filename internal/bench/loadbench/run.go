@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sort"
@@ -24,14 +26,24 @@ import (
 	ttftruntime "ttftlab/runtime"
 )
 
-// figures are one client's results.
+// figures are one client's results from one run of it.
 type figures struct {
 	client             string
 	received, expected int
 	p50, p99, max      float64 // lateness, µs
-	cpuPerChunkUs      float64
+	cpuPerChunkUs      float64 // the streaming phase, getrusage(RUSAGE_SELF) in the client
+	wholeCPUPerChunkUs float64 // the whole client process (wait4's rusage); -1: not measured
 	heapPerRequestB    float64 // -1: not measured
-	wallS              float64
+	maxRSSKiB          int64   // the client process's peak resident set; -1: not measured
+	wallS              float64 // the streaming phase
+	load1              string  // the load average over 1 minute when the run started
+}
+
+// client is one way of reading the streams, run as its own process: argv
+// gets URL STREAMS CHUNKS OUT_FILE appended.
+type client struct {
+	name string
+	argv []string
 }
 
 func run(args []string) error {
@@ -39,10 +51,21 @@ func run(args []string) error {
 	streams := fs.Int("streams", 256, "streams at once")
 	rate := fs.Float64("rate", 50, "content chunks per second of each stream")
 	chunks := fs.Int("chunks", 100, "content chunks per stream")
-	python := fs.String("python", "", "a Python client to compare, e.g. \"python3 internal/bench/pyasync.py\"")
+	rounds := fs.Int("rounds", 3, "runs of every client, alternating: round r starts with the r-th client")
+	python := fs.String("python", defaultPython(), "the Python interpreter of the Python clients (Debian's has python3-aiohttp); empty: no Python client")
+	benchDir := fs.String("bench-dir", "internal/bench", "the folder of pyasync.py and pyaiohttp.py")
+	only := fs.String("clients", "ttftlab,least,asyncio,aiohttp", "the clients to run, comma separated")
 	contend := fs.Int("contend", 0, "processes spinning on the CPU during the run")
+	before := fs.String("before", "", "a loadbench built before a change: its ttftlab client runs too, as ttftlab-before, alternating with the others")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	clients, err := pickClients(*only, *python, *benchDir)
+	if err != nil {
+		return err
+	}
+	if *before != "" {
+		clients = append(clients, client{"ttftlab-before", []string{*before, "client", "ttftlab"}})
 	}
 	spin, err := calibrate.StartContention(*contend)
 	if err != nil {
@@ -54,37 +77,206 @@ func run(args []string) error {
 		return err
 	}
 	defer stop()
-	fmt.Printf("%d streams x %d chunks at %g/s, %d spinning processes; load %s", *streams, *chunks, *rate, *contend, loadavg())
+	fmt.Printf("%d streams x %d chunks at %g/s, %d spinning processes, %d rounds; load %s", *streams, *chunks, *rate, *contend, *rounds, loadavg())
 	var rows []figures
-	f, err := measureTTFTLab(url, *streams, *chunks)
-	if err != nil {
-		return err
+	for r := range *rounds {
+		for i := range clients {
+			c := clients[(r+i)%len(clients)]
+			f, err := measureChild(c, url, *streams, *chunks)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, f)
+		}
 	}
-	rows = append(rows, f)
-	f, err = measureLeast(url, *streams, *chunks)
-	if err != nil {
-		return err
-	}
-	rows = append(rows, f)
-	if *python != "" {
-		f, err := measurePython(*python, url, *streams, *chunks)
+	printRuns(os.Stdout, rows)
+	if has(clients, "ttftlab") {
+		exe, err := os.Executable()
 		if err != nil {
 			return err
 		}
-		rows = append(rows, f)
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\treceived\tlate p50 µs\tp99 µs\tmax µs\tCPU µs/chunk\theap B/request\twall s\t")
-	for _, r := range rows {
-		heap := "-"
-		if r.heapPerRequestB >= 0 {
-			heap = fmt.Sprintf("%.0f", r.heapPerRequestB)
+		f, err := measureChild(client{"ttftlab", []string{exe, "client", "ttftlab-heap"}}, url, *streams, *chunks)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%.1f\t\n", r.client, r.received, r.expected, r.p50, r.p99, r.max, r.cpuPerChunkUs, heap, r.wallS)
+		fmt.Printf("ttftlab heap a finished request holds beyond its kept chunks (keep_chunks = false, %d results alive, after two GCs): %.0f B\n", *streams, f.heapPerRequestB)
 	}
-	tw.Flush()
 	fmt.Printf("load after: %s", loadavg())
 	return nil
+}
+
+func has(clients []client, name string) bool {
+	for _, c := range clients {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultPython is Debian's interpreter when there is one (python3 on the
+// PATH may be another build, without python3-aiohttp).
+func defaultPython() string {
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		return "/usr/bin/python3"
+	}
+	return "python3"
+}
+
+func pickClients(list, python, benchDir string) ([]client, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var out []client
+	for _, name := range strings.Split(list, ",") {
+		switch name = strings.TrimSpace(name); name {
+		case "ttftlab", "least":
+			out = append(out, client{name, []string{exe, "client", name}})
+		case "asyncio", "aiohttp":
+			if python == "" {
+				continue
+			}
+			script := map[string]string{"asyncio": "pyasync.py", "aiohttp": "pyaiohttp.py"}[name]
+			out = append(out, client{name, []string{python, filepath.Join(benchDir, script)}})
+		case "":
+		default:
+			return nil, fmt.Errorf("unknown client %q: want ttftlab, least, asyncio or aiohttp", name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no client to run")
+	}
+	return out, nil
+}
+
+func printRuns(w io.Writer, rows []figures) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "client\tload1\treceived\tlate p50 µs\tp99 µs\tmax µs\tCPU µs/chunk (phase)\t(process)\tmax RSS MiB\tphase s\t")
+	for _, r := range rows {
+		whole := "-"
+		if r.wholeCPUPerChunkUs >= 0 {
+			whole = fmt.Sprintf("%.1f", r.wholeCPUPerChunkUs)
+		}
+		rss := "-"
+		if r.maxRSSKiB >= 0 {
+			rss = fmt.Sprintf("%.1f", float64(r.maxRSSKiB)/1024)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%s\t%.2f\t\n", r.client, r.load1, r.received, r.expected, r.p50, r.p99, r.max, r.cpuPerChunkUs, whole, rss, r.wallS)
+	}
+	tw.Flush()
+}
+
+// measureChild runs one client as its own process and reads what it
+// wrote: a "#phase cpu_s=... wall_s=..." line (its streaming phase, timed
+// by the client itself), then "send_ns arrival_ns" lines. The whole
+// process's CPU time and peak RSS come from wait4.
+func measureChild(c client, url string, streams, chunks int) (figures, error) {
+	f, err := os.CreateTemp("", "loadbench-client-*.txt")
+	if err != nil {
+		return figures{}, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	load1, _, _ := strings.Cut(loadavg(), " ")
+	cmd := exec.Command(c.argv[0], append(c.argv[1:], url, strconv.Itoa(streams), strconv.Itoa(chunks), f.Name())...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return figures{}, fmt.Errorf("%s: %w", c.name, err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	whole := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		return figures{}, err
+	}
+	head, text, _ := strings.Cut(string(data), "\n")
+	phase, err := parsePhase(head)
+	if err != nil {
+		return figures{}, fmt.Errorf("%s: %w", c.name, err)
+	}
+	text = strings.TrimSpace(text)
+	received := 0
+	if text != "" {
+		received = strings.Count(text, "\n") + 1
+	}
+	r := summarize(c.name, lateness(text, 1), received, streams*chunks, phase["cpu_s"], phase["wall_s"])
+	r.load1 = load1
+	r.maxRSSKiB = ru.Maxrss
+	if received > 0 {
+		r.wholeCPUPerChunkUs = whole * 1e6 / float64(received)
+	}
+	if h, ok := phase["heap_b"]; ok {
+		r.heapPerRequestB = h
+	}
+	return r, nil
+}
+
+// parsePhase reads "#phase key=value ...".
+func parsePhase(line string) (map[string]float64, error) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 || fields[0] != "#phase" {
+		return nil, fmt.Errorf("the client wrote no #phase line first: %q", line)
+	}
+	m := map[string]float64{}
+	for _, kv := range fields[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("bad #phase field %q", kv)
+		}
+		m[k] = x
+	}
+	if _, ok := m["cpu_s"]; !ok {
+		return nil, fmt.Errorf("#phase has no cpu_s: %q", line)
+	}
+	return m, nil
+}
+
+// clientCmd is `loadbench client ttftlab|least|ttftlab-heap URL STREAMS
+// CHUNKS OUT_FILE`: one client's run in a process of its own, written as
+// the Python clients write theirs.
+func clientCmd(args []string) error {
+	if len(args) != 5 {
+		return fmt.Errorf("usage: loadbench client ttftlab|least|ttftlab-heap URL STREAMS CHUNKS OUT_FILE")
+	}
+	streams, err1 := strconv.Atoi(args[2])
+	chunks, err2 := strconv.Atoi(args[3])
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("STREAMS and CHUNKS must be integers")
+	}
+	var r clientRun
+	var err error
+	switch args[0] {
+	case "ttftlab":
+		r, err = runTTFTLab(args[1], streams, chunks, true)
+	case "ttftlab-heap":
+		r, err = runTTFTLab(args[1], streams, chunks, false)
+	case "least":
+		r, err = runLeast(args[1], streams)
+	default:
+		err = fmt.Errorf("unknown client %q", args[0])
+	}
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "#phase cpu_s=%.6f wall_s=%.6f", r.cpuS, r.wallS)
+	if r.heapB >= 0 {
+		fmt.Fprintf(&b, " heap_b=%.1f", r.heapB)
+	}
+	b.WriteString("\n")
+	b.WriteString(strings.Join(r.lines, "\n"))
+	return os.WriteFile(args[4], []byte(b.String()), 0o644)
+}
+
+// clientRun is what one client did: its "send_ns arrival_ns" lines, the
+// CPU and wall time of its streaming phase, and (ttftlab-heap only) the
+// heap per finished request.
+type clientRun struct {
+	lines       []string
+	cpuS, wallS float64
+	heapB       float64 // -1: not measured
 }
 
 // startServer starts the paced server as a child process and returns its
@@ -160,83 +352,102 @@ end
 ARRIVALS = table.concat(out, "\n")
 `
 
-// measureTTFTLab runs the streams twice on one VM: once keeping every
-// chunk, for the stamps and the CPU time, and once with keep_chunks =
-// false, for the heap a finished request holds beyond its chunks.
-func measureTTFTLab(url string, streams, chunks int) (figures, error) {
+// runTTFTLab runs the streams through stream_many on one VM. With keep,
+// every chunk is kept and its stamps returned; the streaming phase is the
+// stream_many call (from the launch of the first request to the return of
+// the results). Without keep, keep_chunks is false and the heap a finished
+// request holds beyond its chunks is measured instead, over a second run
+// of the streams with its results alive, after two GCs. LOADBENCH_CPUPROFILE and LOADBENCH_MEMPROFILE name
+// files for a CPU profile and an allocation profile of the phase.
+func runTTFTLab(url string, streams, chunks int, keep bool) (clientRun, error) {
 	vm, err := ttftruntime.New(context.Background(), ttftruntime.Config{Server: url, Stdout: io.Discard, Stderr: os.Stderr})
 	if err != nil {
-		return figures{}, err
+		return clientRun{}, err
 	}
 	defer vm.Close()
 	L := vm.State()
 	L.SetGlobal("N", lua.LNumber(streams))
 	L.SetGlobal("CHUNKS", lua.LNumber(chunks))
-	L.SetGlobal("KEEP", lua.LTrue)
-	if p := os.Getenv("LOADBENCH_CPUPROFILE"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			return figures{}, err
+	L.SetGlobal("KEEP", lua.LBool(keep))
+	if !keep {
+		// a first run, so what the first requests of a process allocate
+		// once (the client, its pools, the stdlib's modules) is not counted
+		// per request
+		if err := vm.RunString(clientScript, "warmup.lua"); err != nil {
+			return clientRun{}, err
 		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+		L.SetGlobal("RESULTS", lua.LNil)
+		heapBefore := heap()
+		if err := vm.RunString(clientScript, "loadbench.lua"); err != nil {
+			return clientRun{}, err
+		}
+		// RESULTS holds every finished request while the heap is read.
+		heapPer := float64(int64(heap())-int64(heapBefore)) / float64(streams)
+		runtime.KeepAlive(L.GetGlobal("RESULTS"))
+		return clientRun{heapB: heapPer}, nil
+	}
+	stopProfiles, err := startProfiles()
+	if err != nil {
+		return clientRun{}, err
 	}
 	cpuBefore := cpuSeconds()
 	start := time.Now()
-	if err := vm.RunString(clientScript, "loadbench.lua"); err != nil {
-		return figures{}, err
-	}
+	err = vm.RunString(clientScript, "loadbench.lua")
 	wall := time.Since(start).Seconds()
 	cpu := cpuSeconds() - cpuBefore
+	if perr := stopProfiles(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return clientRun{}, err
+	}
 	if err := vm.RunString(arrivalsScript, "arrivals.lua"); err != nil {
-		return figures{}, err
+		return clientRun{}, err
 	}
-	arrivals := lua.LVAsString(L.GetGlobal("ARRIVALS"))
-	received := 0
-	if arrivals != "" {
-		received = strings.Count(arrivals, "\n") + 1
+	var lines []string
+	for _, line := range strings.Split(lua.LVAsString(L.GetGlobal("ARRIVALS")), "\n") {
+		send, ms, ok := strings.Cut(line, " ")
+		at, err := strconv.ParseFloat(ms, 64)
+		if !ok || err != nil {
+			continue
+		}
+		lines = append(lines, send+" "+strconv.FormatInt(int64(math.Round(at*1e6)), 10))
 	}
-	late := lateness(arrivals, 1000) // now_ms: ms to ns
-	L.SetGlobal("ARRIVALS", lua.LNil)
-	L.SetGlobal("RESULTS", lua.LNil)
-	L.SetGlobal("KEEP", lua.LFalse)
-	heapBefore := heap()
-	if err := vm.RunString(clientScript, "loadbench.lua"); err != nil {
-		return figures{}, err
-	}
-	// RESULTS holds every finished request while the heap is read.
-	heapPer := float64(int64(heap())-int64(heapBefore)) / float64(streams)
-	runtime.KeepAlive(L.GetGlobal("RESULTS"))
-	return summarize("ttftlab stream_many", late, received, streams*chunks, cpu, heapPer, wall), nil
+	return clientRun{lines: lines, cpuS: cpu, wallS: wall, heapB: -1}, nil
 }
 
-func measurePython(command, url string, streams, chunks int) (figures, error) {
-	f, err := os.CreateTemp("", "loadbench-py-*.txt")
-	if err != nil {
-		return figures{}, err
+func startProfiles() (stop func() error, err error) {
+	cpuPath, memPath := os.Getenv("LOADBENCH_CPUPROFILE"), os.Getenv("LOADBENCH_MEMPROFILE")
+	var cpuFile *os.File
+	if cpuPath != "" {
+		if cpuFile, err = os.Create(cpuPath); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cpuFile); err != nil {
+			cpuFile.Close()
+			return nil, err
+		}
 	}
-	f.Close()
-	defer os.Remove(f.Name())
-	parts := strings.Fields(command)
-	cmd := exec.Command(parts[0], append(parts[1:], url, strconv.Itoa(streams), strconv.Itoa(chunks), f.Name())...)
-	cmd.Stderr = os.Stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return figures{}, fmt.Errorf("%s: %w", command, err)
+	if memPath != "" {
+		runtime.GC() // so the allocation profile starts from this point's records
 	}
-	wall := time.Since(start).Seconds()
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	cpu := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-	data, err := os.ReadFile(f.Name())
-	if err != nil {
-		return figures{}, err
-	}
-	text := strings.TrimSpace(string(data))
-	received := 0
-	if text != "" {
-		received = strings.Count(text, "\n") + 1
-	}
-	return summarize("python asyncio", lateness(text, 1), received, streams*chunks, cpu, -1, wall), nil
+	return func() error {
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			if err := cpuFile.Close(); err != nil {
+				return err
+			}
+		}
+		if memPath != "" {
+			f, err := os.Create(memPath)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return pprof.Lookup("allocs").WriteTo(f, 0)
+		}
+		return nil
+	}, nil
 }
 
 // lateness reads "send_ns arrival" lines (arrival in ns times scale) and
@@ -270,8 +481,8 @@ func lateness(text string, scaleToNs float64) []float64 {
 	return d
 }
 
-func summarize(name string, late []float64, received, expected int, cpuS, heapPer, wall float64) figures {
-	f := figures{client: name, received: received, expected: expected, heapPerRequestB: heapPer, wallS: wall}
+func summarize(name string, late []float64, received, expected int, cpuS, wall float64) figures {
+	f := figures{client: name, received: received, expected: expected, wallS: wall, wholeCPUPerChunkUs: -1, heapPerRequestB: -1, maxRSSKiB: -1}
 	if n := len(late); n > 0 {
 		f.p50, f.p99, f.max = load.Percentile(late, 50), load.Percentile(late, 99), late[n-1]
 	}
