@@ -33,6 +33,10 @@ func TestLabFailedStepsExitOne(t *testing.T) {
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1
+	// A fresh connection a request: a kept-alive one that llama-server has
+	// just closed turns a request into the proxy's own 502 ("proxy error:
+	// EOF"), not the answer this test is about.
+	proxy.Transport = &http.Transport{DisableKeepAlives: true}
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if strings.HasSuffix(r.URL.Path, "/chat/completions") && bytes.Contains(body, []byte("Appointments and cancellations")) {
