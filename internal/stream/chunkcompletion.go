@@ -9,10 +9,7 @@ type wireCompletion struct {
 		Text         *string `json:"text"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Timings        map[string]any  `json:"timings"`
-	Usage          map[string]any  `json:"usage"`
-	Error          json.RawMessage `json:"error"`
-	PromptProgress json.RawMessage `json:"prompt_progress"`
+	wireTail
 }
 
 // decodeCompletion decodes one data payload of a completions stream into
@@ -31,14 +28,7 @@ func slowCompletion(data []byte) (chunkFields, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return chunkFields{}, err
 	}
-	c := chunkFields{
-		hasChoices: w.Choices != nil,
-		nChoices:   len(w.Choices),
-		timings:    w.Timings,
-		usage:      w.Usage,
-		errRaw:     w.Error,
-		progress:   len(w.PromptProgress) > 0 && string(w.PromptProgress) != "null",
-	}
+	c := w.fields(w.Choices != nil, len(w.Choices))
 	if len(w.Choices) > 0 {
 		ch := w.Choices[0]
 		if ch.Text != nil {

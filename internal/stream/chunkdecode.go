@@ -42,10 +42,29 @@ type wireChunk struct {
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
+	wireTail
+}
+
+// wireTail is what a chat chunk and a completions chunk have alike
+// beside their choices.
+type wireTail struct {
 	Timings        map[string]any  `json:"timings"`
 	Usage          map[string]any  `json:"usage"`
 	Error          json.RawMessage `json:"error"`
 	PromptProgress json.RawMessage `json:"prompt_progress"`
+}
+
+// fields are the chunk's fields of the tail, with how many choices it had
+// (nil: the member was missing or null).
+func (w wireTail) fields(hasChoices bool, n int) chunkFields {
+	return chunkFields{
+		hasChoices: hasChoices,
+		nChoices:   n,
+		timings:    w.Timings,
+		usage:      w.Usage,
+		errRaw:     w.Error,
+		progress:   len(w.PromptProgress) > 0 && string(w.PromptProgress) != "null",
+	}
 }
 
 // decodeChunk decodes one data payload. Content chunks in llama-server's
@@ -67,14 +86,7 @@ func slowChunk(data []byte) (chunkFields, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return chunkFields{}, err
 	}
-	c := chunkFields{
-		hasChoices: w.Choices != nil,
-		nChoices:   len(w.Choices),
-		timings:    w.Timings,
-		usage:      w.Usage,
-		errRaw:     w.Error,
-		progress:   len(w.PromptProgress) > 0 && string(w.PromptProgress) != "null",
-	}
+	c := w.fields(w.Choices != nil, len(w.Choices))
 	if len(w.Choices) > 0 {
 		ch := w.Choices[0]
 		if ch.Delta.Content != nil {
