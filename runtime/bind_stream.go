@@ -9,6 +9,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
+	"ttftlab/internal/voice"
 )
 
 // streamCall is one stream() invocation, its arguments checked.
@@ -41,26 +42,20 @@ type streamCall struct {
 // "return": then the partial results come back with info.error set.
 // Bytes that arrived are in raw_out either way.
 func (vm *VM) streamBinding(L *lua.LState) int {
-	if opts, ok := L.Get(2).(*lua.LTable); ok && opts.RawGetString("tts") != lua.LNil {
-		// Each sentence to the speech server as it completes: the voice
-		// module's pipeline, over this binding without opts.tts.
-		top := L.GetTop()
-		out, err := callModule(L, "voice", "stream", L.Get(1), opts)
-		if err != nil {
-			L.Error(errorValue(err), 0)
-		}
-		L.SetTop(top)
-		for _, v := range out {
-			L.Push(v)
-		}
-		return len(out)
-	}
+	speech := vm.streamSpeech(L)
 	call := vm.streamArgs(L)
 	// failed keeps an error raised inside on_chunk so it can be re-raised
 	// unchanged, with the position inside the callback.
 	var failed lua.LValue
 	if call.onChunk != nil {
 		call.req.OnChunk = chunkCallback(L, call.onChunk, &failed)
+	}
+	// With opts.tts each sentence goes to the speech server as it
+	// completes: stream_many's pipeline (internal/voice), the same for one
+	// stream as for many.
+	var spoken func(res *stream.Result, err error) *voice.Answer
+	if speech != nil {
+		spoken = speakWhileStreaming(vm.callCtx(L), speech, &call.req)
 	}
 	var raw *os.File
 	if call.rawOut != "" {
@@ -69,6 +64,10 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 	}
 	ctx := vm.callCtx(L)
 	res, err := stream.Do(ctx, call.req)
+	var answer *voice.Answer
+	if spoken != nil {
+		answer = spoken(res, err)
+	}
 	if raw != nil {
 		if cerr := raw.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing raw_out %s: %w", call.rawOut, cerr)
@@ -98,7 +97,11 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 	if res == nil {
 		res = &stream.Result{}
 	}
-	return vm.pushStreamResult(L, res, err)
+	n := vm.pushStreamResult(L, res, err)
+	if info, ok := L.Get(-1).(*lua.LTable); ok && answer != nil {
+		fillSpoken(L, info, answer)
+	}
+	return n
 }
 
 // chunkCallback calls the script's on_chunk on the caller's goroutine (an

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"context"
 	"math"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -55,29 +57,66 @@ func (vm *VM) ttsOption(L *lua.LState, label string, v lua.LValue) *voice.Speech
 		Timeout: c.timeout, Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps, Clause: clause, MinClauseChars: minClause}
 }
 
-// speakAnswer speaks a request's answer as it streams: every content
-// chunk goes to the pipeline (before the request's own on_chunk), and
-// once the stream ends the request's goroutine waits for the audio, so
-// the result handed back carries it in mc.spoken.
-func (m *many) speakAnswer(sp *voice.Speech, mc *manyCall) func(res *stream.Result, err error) {
-	p := voice.Start(m.vm.callCtx(m.L), *sp)
-	next := mc.call.req.OnChunk
-	mc.call.req.OnChunk = func(c stream.Chunk) (bool, error) {
+// speakWhileStreaming speaks an answer as req streams it: every content
+// chunk goes to the pipeline (before the request's own on_chunk), and the
+// function returned, called once the stream has ended, waits for the
+// audio and gives the answer as spoken.
+func speakWhileStreaming(ctx context.Context, sp *voice.Speech, req *stream.Request) func(res *stream.Result, err error) *voice.Answer {
+	p := voice.Start(ctx, *sp)
+	next := req.OnChunk
+	req.OnChunk = func(c stream.Chunk) (bool, error) {
 		p.Chunk(c)
 		if next != nil {
 			return next(c)
 		}
 		return true, nil
 	}
-	return func(res *stream.Result, err error) {
+	return func(res *stream.Result, err error) *voice.Answer {
 		p.End(res, err)
-		var t0 = res
-		if t0 == nil {
-			t0 = &stream.Result{}
+		var t0 time.Time
+		if res != nil {
+			t0 = res.Info.T0
 		}
-		a := p.Wait(t0.Info.T0)
-		mc.spoken = &a
+		a := p.Wait(t0)
+		return &a
 	}
+}
+
+// speakAnswer speaks a request of stream_many as it streams; the request's
+// goroutine waits for the audio, so the result handed back carries it in
+// mc.spoken.
+func (m *many) speakAnswer(sp *voice.Speech, mc *manyCall) func(res *stream.Result, err error) {
+	spoken := speakWhileStreaming(m.vm.callCtx(m.L), sp, &mc.call.req)
+	return func(res *stream.Result, err error) { mc.spoken = spoken(res, err) }
+}
+
+// streamSpeech reads stream()'s opts.tts (with clause and
+// min_clause_chars beside it, as the voice module documents them): nil
+// without one.
+func (vm *VM) streamSpeech(L *lua.LState) *voice.Speech {
+	opts, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	sp := vm.ttsOption(L, "stream: opts.tts", opts.RawGetString("tts"))
+	if sp == nil {
+		return nil
+	}
+	if v := opts.RawGetString("clause"); v != lua.LNil {
+		b, ok := v.(lua.LBool)
+		if !ok {
+			L.RaiseError("stream: opts.clause must be true or false, got %s", v.Type())
+		}
+		sp.Clause = sp.Clause || bool(b)
+	}
+	if v := opts.RawGetString("min_clause_chars"); v != lua.LNil {
+		n, ok := v.(lua.LNumber)
+		if !ok || n < 1 || float64(n) != float64(int(n)) {
+			L.RaiseError("stream: opts.min_clause_chars must be a whole number of 1 or more, got %s", v.String())
+		}
+		sp.MinClauseChars = int(n)
+	}
+	return sp
 }
 
 // fillSpoken adds a spoken answer's figures to a result: first_audio_ms,

@@ -29,8 +29,8 @@ func StreamOptionNames() []string { return append([]string(nil), optionNames...)
 // optionNames lists the keys opts may hold; anything else is a typo the
 // script should hear about.
 var optionNames = []string{
-	"api", "body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
-	"keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server",
+	"api", "body", "cache_prompt", "clause", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
+	"keep_chunks", "keep_reads", "max_tokens", "min_clause_chars", "on_chunk", "path", "raw_out", "seed", "server",
 	"temperature", "timeout_ms", "tts",
 }
 
@@ -72,7 +72,7 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.returnErrors = optErrors(L, v)
 	case "api":
 		c.api = parseAPIOption(L, v)
-	case "body", "tts": // tts = false: no speech (a set tts goes to the voice module)
+	case "body", "tts", "clause", "min_clause_chars": // the speech pipeline's (streamSpeech)
 	default:
 		L.RaiseError("stream: unknown option %q%s (known: %s)", name, didYouMean(name, optionNames), strings.Join(optionNames, ", "))
 	}

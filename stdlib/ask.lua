@@ -72,8 +72,9 @@ local M = {}
 -- Options ask handles itself; the others go to stream(), whose options
 -- are STREAM_OPTIONS (a test holds this list to the host's own).
 local OWN_NAMES = { "system", "docs", "tail", "cache", "quiet", "on_chunk" }
-M.STREAM_OPTIONS = { "api", "body", "cache_prompt", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
-  "keep_chunks", "keep_reads", "max_tokens", "on_chunk", "path", "raw_out", "seed", "server", "temperature", "timeout_ms", "tts" }
+M.STREAM_OPTIONS = { "api", "body", "cache_prompt", "clause", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
+  "keep_chunks", "keep_reads", "max_tokens", "min_clause_chars", "on_chunk", "path", "raw_out", "seed", "server",
+  "temperature", "timeout_ms", "tts" }
 local OWN, KNOWN, ALL = {}, {}, {}
 for _, n in ipairs(OWN_NAMES) do OWN[n] = true end
 for _, list in ipairs({ OWN_NAMES, M.STREAM_OPTIONS }) do

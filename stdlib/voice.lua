@@ -9,7 +9,8 @@
 --   voice.stream(messages, opts)   -> chunks, total_ms, timings, info
 --   voice.play(sentences)          -> result
 --
--- stream(messages, opts): stream(messages, opts) with opts.tts set: true
+-- stream(messages, opts): stream(messages, opts) with opts.tts set (the
+-- pipeline runs in Go, internal/voice, as stream_many's does): true
 -- for the command's speech server (--tts), or a table of speak() options
 -- (server, voice, format, ...). opts.clause = true sends the first clause
 -- (sentence.first_clause, opts.min_clause_chars) as soon as it is decided,
@@ -47,8 +48,6 @@
 -- sentence without first_audio_ms (its request failed) is skipped. Returns
 -- {start_ms, end_ms, underrun_ms, underruns, sentences} with each
 -- sentence's start_ms and end_ms set.
-
-local sentence = require("sentence")
 
 local M = {}
 
@@ -92,119 +91,11 @@ function M.play(sentences)
   return out
 end
 
--- speak_opts is the speak() options of opts.tts.
-local function speak_opts(tts)
-  if tts == true then
-    return {}
-  end
-  if type(tts) ~= "table" then
-    error("voice.stream: opts.tts must be true (the command's --tts) or a table of speak() options, got " .. type(tts), 3)
-  end
-  local o = {}
-  for k, v in pairs(tts) do
-    if k == "on_audio" or k == "errors" then
-      error("voice.stream: opts.tts." .. k .. " is not taken: each sentence's request runs in the background", 3)
-    end
-    o[k] = v
-  end
-  return o
-end
-
 function M.stream(messages, opts)
   if type(opts) ~= "table" or opts.tts == nil or opts.tts == false then
     error("voice.stream: opts.tts must be set (true, or a table of speak() options)", 2)
   end
-  local sopts = speak_opts(opts.tts)
-  local clause, min_clause = opts.clause, opts.min_clause_chars
-  local sopts_stream = {}
-  for k, v in pairs(opts) do
-    if k ~= "tts" and k ~= "clause" and k ~= "min_clause_chars" then
-      sopts_stream[k] = v
-    end
-  end
-  local user_on_chunk = sopts_stream.on_chunk
-  local pending, sent = "", {}
-  local function send(text, ready_ms)
-    text = trim(text)
-    if text ~= "" then
-      sent[#sent + 1] = { text = text, ready_ms = ready_ms, handle = speak_start(text, sopts) }
-    end
-  end
-  sopts_stream.on_chunk = function(c)
-    local keep = true
-    if user_on_chunk ~= nil then
-      keep = user_on_chunk(c)
-    end
-    pending = pending .. c.text
-    while true do
-      local s, e
-      if clause and #sent == 0 then
-        s, e = sentence.first_clause(pending, false, min_clause)
-      else
-        s, e = sentence.first(pending, false)
-      end
-      if s == nil then
-        break
-      end
-      send(s, c.t_ms)
-      pending = pending:sub(e + 1)
-    end
-    return keep
-  end
-  local chunks, total_ms, timings, info = stream(messages, sopts_stream)
-  if info.cut or info.error then
-    for _, s in ipairs(sent) do
-      s.handle:cancel()
-    end
-  else
-    -- The rest of the answer, at its end.
-    while true do
-      local s, e = sentence.first(pending, true)
-      if s == nil then
-        break
-      end
-      send(s, total_ms)
-      pending = pending:sub(e + 1)
-    end
-  end
-  local sentences, errors, overhead = {}, 0, nil
-  for _, s in ipairs(sent) do
-    local a = s.handle:wait()
-    local row = { text = s.text, ready_ms = s.ready_ms, voice = a.voice, audio_ms = a.audio_ms or 0 }
-    if a.t0_ms ~= nil and info.t0_ms ~= nil then
-      local at = a.t0_ms - info.t0_ms
-      row.tts_sent_ms = at
-      if a.first_audio_ms ~= nil then
-        row.first_audio_ms = at + a.first_audio_ms
-        row.audio_done_ms = at + a.total_ms
-      end
-      if a.first_voiced_ms ~= nil then
-        row.first_voiced_ms = at + a.first_voiced_ms
-      end
-      if overhead == nil or at - s.ready_ms > overhead then
-        overhead = at - s.ready_ms
-      end
-    end
-    if a.error ~= nil then
-      row.error = a.error
-      row.first_audio_ms, row.audio_done_ms = nil, nil
-      if not a.cut then
-        errors = errors + 1
-      end
-    end
-    sentences[#sentences + 1] = row
-  end
-  local p = M.play(sentences)
-  info.spoken = sentences
-  info.underrun_ms, info.underruns, info.speak_end_ms = p.underrun_ms, p.underruns, p.end_ms
-  info.tts_errors, info.overhead_ms = errors, overhead
-  for _, s in ipairs(sentences) do
-    if s.first_audio_ms ~= nil then
-      info.first_audio_ms, info.first_voiced_ms = s.first_audio_ms, s.first_voiced_ms
-      break
-    end
-  end
-  return chunks, total_ms, timings, info
+  return stream(messages, opts)
 end
 
 return M
