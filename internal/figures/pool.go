@@ -74,7 +74,7 @@ func FigureOf(s Sample, perRun [][]float64) artifact.Figure {
 	sort.Float64s(sorted)
 	pct := func(p float64) (*float64, *[2]float64) {
 		ci := interval.PercentileCI(sorted, p)
-		return artifact.Num(percentile(sorted, p)), artifact.CI(ci.Unbounded, ci.Lo, ci.Hi)
+		return artifact.Num(interval.PercentileOf(sorted, p)), artifact.CI(ci.Unbounded, ci.Lo, ci.Hi)
 	}
 	f.P50, f.P50CI = pct(50)
 	f.P95, f.P95CI = pct(95)
@@ -95,20 +95,4 @@ func FigureOf(s Sample, perRun [][]float64) artifact.Figure {
 	}
 	f.Mean, f.MeanCI = artifact.Num(m.Mean), artifact.CI(m.Unbounded, m.Lo, m.Hi)
 	return f
-}
-
-// percentile interpolates between the closest ranks of sorted values, as
-// load's and the stdlib's percentiles do; +Inf (failed) values sort last,
-// so a percentile that reaches them is +Inf (null in the record).
-func percentile(sorted []float64, p float64) float64 {
-	h := (float64(len(sorted)) - 1) * p / 100
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	if h == lo {
-		return sorted[i]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }

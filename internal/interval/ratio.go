@@ -105,14 +105,29 @@ func resample(rng *rand.Rand, runs [][]float64, buf []float64) []float64 {
 	return buf
 }
 
-// quantileSorted interpolates linearly between closest ranks (q in 0..1).
-func quantileSorted(s []float64, q float64) float64 {
-	h := float64(len(s)-1) * q
-	i := int(math.Floor(h))
-	if i+1 >= len(s) {
-		return s[len(s)-1]
+// quantileSorted is the q-quantile (0 <= q <= 1) of sorted values.
+func quantileSorted(s []float64, q float64) float64 { return PercentileOf(s, 100*q) }
+
+// PercentileOf is the p-th percentile (0 to 100) of sorted values,
+// interpolated between the closest ranks (as the stdlib's
+// stats.percentile does): the point beside every interval, in load's
+// distributions, the pooled figures and the A/B statistics alike. A
+// percentile that falls exactly on a rank is that value, so +Inf values
+// (failed requests) sorted last give +Inf only where the percentile
+// reaches them. NaN for no values.
+func PercentileOf(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
 	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
+	h := float64(len(sorted)-1) * p / 100
+	i := int(math.Floor(h))
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	if frac := h - float64(i); frac > 0 {
+		return sorted[i] + frac*(sorted[i+1]-sorted[i])
+	}
+	return sorted[i]
 }
 
 // Quantile returns a Stat: the p-th percentile (0..100) of a sample, by

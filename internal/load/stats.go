@@ -41,19 +41,9 @@ func Summarize(xs []float64) Dist {
 		P50CI: interval.PercentileCI(s, 50), P95CI: interval.PercentileCI(s, 95), P99CI: interval.PercentileCI(s, 99)}
 }
 
-// Percentile is the p-th percentile of sorted values (p from 0 to 100).
-func Percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	h := (float64(len(sorted)) - 1) * p / 100
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
-}
+// Percentile is the p-th percentile of sorted values (p from 0 to 100),
+// interval.PercentileOf.
+func Percentile(sorted []float64, p float64) float64 { return interval.PercentileOf(sorted, p) }
 
 // Record is the distribution as the artifacts write it: what it is over,
 // its n, and null percentiles when n is 0.
