@@ -35,9 +35,14 @@ type finishedRequest struct {
 	// was not sent to a speech server or no audio came.
 	firstAudioMs, underrunMs float64
 	spoken                   *voice.Answer
+	// t0UnixMs is the wall clock at the request's t0; NaN without one.
+	t0UnixMs float64
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// unixMs is t's wall clock in ms since the Unix epoch, to the microsecond.
+func unixMs(t time.Time) float64 { return float64(t.UnixMicro()) / 1000 }
 
 // describe builds results[index]: index, start_ms, scheduled_ms,
 // queue_ms, chunks, total_ms, timings, info (exactly stream()'s),
@@ -56,6 +61,10 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),
 		predictedN: timing(res, "predicted_n"), cut: res.Info.Cut, ok: r.Err == nil}
 	f.firstAudioMs, f.underrunMs = math.NaN(), math.NaN()
+	f.t0UnixMs = math.NaN()
+	if t0 := res.Info.T0; !t0.IsZero() {
+		f.t0UnixMs = unixMs(t0)
+	}
 	if mc != nil {
 		f.tags = mc.tags
 		f.spoken = mc.spoken

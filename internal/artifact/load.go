@@ -45,6 +45,24 @@ type LoadSettings struct {
 	// Levels are the levels given, or with a search (SearchMax > 0) the
 	// levels it ran, in the order it ran them.
 	Levels []float64 `json:"levels"`
+	// RunID names a run split over shards (--run-id): every shard's
+	// load.json and request rows carry it, and a merge holds it; absent
+	// otherwise.
+	RunID string `json:"run_id,omitempty"`
+	// Shard is this folder's part of a sharded run (--shard I/N); absent
+	// in an unsharded run and in a merge (see Shards).
+	Shard *LoadShard `json:"shard,omitempty"`
+	// Shards is, in a merge (ttftlab merge), how many shards it holds;
+	// absent otherwise.
+	Shards int `json:"shards,omitempty"`
+	// StartAtUnixMs is, in a sharded run, when its first level was due on
+	// the wall clock (ms since the Unix epoch, UTC): --start-at, or the
+	// moment --barrier chose; level k was due LevelGapMs + DurationMs
+	// later than level k-1. Absent otherwise.
+	StartAtUnixMs float64 `json:"start_at_unix_ms,omitempty"`
+	// LevelGapMs is a sharded run's pause between one level's end of
+	// starts (DurationMs) and the next level's start (--level-gap).
+	LevelGapMs float64 `json:"level_gap_ms,omitempty"`
 	// SearchMax is the largest level a capacity search (--search) may
 	// try; absent without a search.
 	SearchMax int `json:"search_max,omitempty"`
@@ -128,6 +146,14 @@ type RunEndpoint struct {
 	Insecure  bool              `json:"insecure,omitempty"`
 }
 
+// LoadShard is one shard of a sharded run: it ran the calls whose number
+// is Index+1 modulo Count of every level's whole schedule, on Host.
+type LoadShard struct {
+	Index int    `json:"index"`
+	Count int    `json:"count"`
+	Host  string `json:"host"`
+}
+
 // LoadLevel is one level of the sweep.
 type LoadLevel struct {
 	Level float64 `json:"level"`
@@ -164,6 +190,26 @@ type LoadLevel struct {
 	// second of audio they spoke during the level: what speaking costs the
 	// cores the client shares. Absent otherwise.
 	TTSCPUMsPerAudioS *float64 `json:"tts_cpu_ms_per_audio_s,omitempty"`
+	// DueUnixMs is, in a sharded run, when the level was due to start on
+	// the wall clock (ms since the Unix epoch); Summary.StartedUnixMs is
+	// when it did. Absent otherwise.
+	DueUnixMs *float64 `json:"due_unix_ms,omitempty"`
+	// Shards are, in a merge, each shard's start of the level and its
+	// requests; StartSpreadMs is the latest start less the earliest.
+	// Absent otherwise.
+	Shards        []LevelShard `json:"shards,omitempty"`
+	StartSpreadMs *float64     `json:"start_spread_ms,omitempty"`
+}
+
+// LevelShard is one shard's part of a merged level.
+type LevelShard struct {
+	Shard int    `json:"shard"`
+	Host  string `json:"host"`
+	// StartedUnixMs is when the shard's level began (its stream_many's
+	// start) on the shard's wall clock; null when unknown.
+	StartedUnixMs *float64 `json:"started_unix_ms"`
+	Requests      int      `json:"requests"`
+	Failed        int      `json:"failed"`
 }
 
 // LevelTrend is how one figure moved over a level's requests in the
@@ -308,10 +354,14 @@ type ManySummary struct {
 	Cut    int `json:"cut"`
 	Warmup int `json:"warmup"`
 	// Failures are the failed requests by kind, most frequent first.
-	Failures     []Failure `json:"failures"`
-	DurationMs   float64   `json:"duration_ms"`
-	RequestsPerS *float64  `json:"requests_per_s"`
-	TokensPerS   *float64  `json:"tokens_per_s"`
+	Failures []Failure `json:"failures"`
+	// StartedUnixMs is the wall clock (ms since the Unix epoch) at the
+	// moment the run's clock began, from which StartMs and ScheduledMs
+	// count; absent in files written before it.
+	StartedUnixMs *float64 `json:"started_unix_ms,omitempty"`
+	DurationMs    float64  `json:"duration_ms"`
+	RequestsPerS  *float64 `json:"requests_per_s"`
+	TokensPerS    *float64 `json:"tokens_per_s"`
 
 	TTFTMs          Dist `json:"ttft_ms"`
 	FirstSentenceMs Dist `json:"first_sentence_ms"`
@@ -452,6 +502,11 @@ type Request struct {
 	// it; absent without a speech server or when no audio came.
 	FirstAudioMs *float64 `json:"first_audio_ms,omitempty"`
 	UnderrunMs   *float64 `json:"underrun_ms,omitempty"`
+	// T0UnixMs is the wall clock (CLOCK_REALTIME, ms since the Unix epoch,
+	// to the microsecond) at the request's t0, beside the monotonic
+	// stamps: what lines up rows of different machines. Null when the
+	// request never wrote its first byte.
+	T0UnixMs *float64 `json:"t0_unix_ms"`
 }
 
 // Metric is the request's figure of that name (ttft_ms,
@@ -476,7 +531,7 @@ func (r Request) Metric(name string) *float64 {
 // RequestColumns are a request row's fields in CSV order, after the
 // record's tags.
 var RequestColumns = []string{"index", "warmup", "start_ms", "run_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
-	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error", "first_audio_ms", "underrun_ms"}
+	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error", "first_audio_ms", "underrun_ms", "t0_unix_ms"}
 
 // Cells are the row's values in RequestColumns order, as a CSV writes
 // them: "" for null, times to the microsecond.
@@ -495,7 +550,7 @@ func (r Request) Cells() []string {
 	}
 	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.RunMs), num(r.ScheduledMs), num(r.QueueMs),
 		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
-		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error), num(r.FirstAudioMs), num(r.UnderrunMs)}
+		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error), num(r.FirstAudioMs), num(r.UnderrunMs), num(r.T0UnixMs)}
 }
 
 // LoadRequest is one row of `ttftlab load`'s requests.jsonl: the request
@@ -504,6 +559,11 @@ type LoadRequest struct {
 	Level float64 `json:"level"`
 	Call  int     `json:"call"`
 	Turn  int     `json:"turn"`
+	// Shard, Host and RunID are, in a sharded run, the shard that ran the
+	// request, its machine and the run; absent otherwise.
+	Shard *int   `json:"shard,omitempty"`
+	Host  string `json:"host,omitempty"`
+	RunID string `json:"run_id,omitempty"`
 	Request
 }
 
