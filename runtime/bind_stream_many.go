@@ -25,6 +25,11 @@ import (
 func (vm *VM) streamMany(L *lua.LState) int {
 	src := vm.requestSource(L, L.Get(1))
 	o := vm.manyOptions(L, L.Get(2))
+	if !o.startAt.IsZero() {
+		if err := load.WaitUntil(vm.callCtx(L), o.startAt); err != nil {
+			L.RaiseError("stream_many: %v while waiting for opts.start_at_ms (%s)", err, o.startAt.UTC().Format(time.RFC3339Nano))
+		}
+	}
 	m := &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0), begin: time.Now()}
 	if !vm.runBegan.IsZero() {
 		m.runOffset = m.begin.Sub(vm.runBegan)

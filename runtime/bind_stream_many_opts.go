@@ -12,7 +12,7 @@ import (
 )
 
 // manyOptionNames are what stream_many's opts may hold.
-var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "think_ms", "tts", "turns", "warmup", "warmup_ms", "watch"}
+var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "shard", "start_at_ms", "think_ms", "tts", "turns", "warmup", "warmup_ms", "watch"}
 
 // manyOptions are stream_many's opts, checked.
 type manyOptions struct {
@@ -26,6 +26,9 @@ type manyOptions struct {
 	watch    *watcher
 	// tts speaks every answer (a request's own opts.tts overrides it).
 	tts *voice.Speech
+	// startAt is when the run's clock begins on the wall clock
+	// (opts.start_at_ms); zero: at once.
+	startAt time.Time
 }
 
 func (vm *VM) manyOptions(L *lua.LState, v lua.LValue) manyOptions {
@@ -78,6 +81,14 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 		o.plan.Think = vm.thinkOption(L, label, v, o)
 	case "duration_ms":
 		o.plan.Duration = optMs(L, "opts.duration_ms", v)
+	case "shard":
+		o.plan.Shard = shardOption(L, label, v)
+	case "start_at_ms":
+		ms := optNum(L, label, v)
+		if ms <= 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
+			L.RaiseError("%s must be a time in ms since the Unix epoch (the wall clock), got %s", label, v.String())
+		}
+		o.startAt = time.UnixMicro(int64(math.Round(ms * 1000)))
 	case "warmup":
 		o.warmup = wholeNumber(L, label, v, 0)
 	case "warmup_ms":
@@ -99,6 +110,19 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 	default:
 		L.RaiseError("stream_many: unknown option %q%s (known: %s)", name, didYouMean(name, manyOptionNames), strings.Join(manyOptionNames, ", "))
 	}
+}
+
+// shardOption reads opts.shard: {index =, count =}, index from 0.
+func shardOption(L *lua.LState, label string, v lua.LValue) load.Shard {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		L.RaiseError("%s must be a table {index =, count =}, got %s", label, v.Type())
+	}
+	s := load.Shard{Index: wholeNumber(L, label+".index", t.RawGetString("index"), 0), Count: wholeNumber(L, label+".count", t.RawGetString("count"), 1)}
+	if s.Index >= s.Count {
+		L.RaiseError("%s: index %d is not below count %d (shards count from 0)", label, s.Index, s.Count)
+	}
+	return s
 }
 
 func wholeNumber(L *lua.LState, label string, v lua.LValue, min int) int {

@@ -88,19 +88,52 @@ func TestStreamManyOnChunkAndOnResult(t *testing.T) {
 func TestStreamManyChecksItsOptions(t *testing.T) {
 	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
 	for code, want := range map[string]string{
-		`stream_many({}, {concurency = 2})`:       `did you mean "concurrency"?`,
-		`stream_many({}, {arrival = "bursty"})`:   `unknown arrival "bursty"`,
-		`stream_many({}, {rate = -1})`:            "opts.rate must be",
-		`stream_many(5)`:                          "an array of {messages, opts} pairs or a function",
-		`stream_many({{"q", {max_token = 3}}})`:   `did you mean "max_tokens"?`,
-		`stream_many({}, {think_ms = {5, 1}})`:    "opts.think_ms must be",
-		`stream_many({}, {turns = 0})`:            "opts.turns must be a whole number",
-		`stream_many({{"q", {start_at_ms = 5}}})`: `unknown option "start_at_ms"`,
+		`stream_many({}, {concurency = 2})`:                 `did you mean "concurrency"?`,
+		`stream_many({}, {arrival = "bursty"})`:             `unknown arrival "bursty"`,
+		`stream_many({}, {rate = -1})`:                      "opts.rate must be",
+		`stream_many(5)`:                                    "an array of {messages, opts} pairs or a function",
+		`stream_many({{"q", {max_token = 3}}})`:             `did you mean "max_tokens"?`,
+		`stream_many({}, {think_ms = {5, 1}})`:              "opts.think_ms must be",
+		`stream_many({}, {turns = 0})`:                      "opts.turns must be a whole number",
+		`stream_many({{"q", {start_at_ms = 5}}})`:           `unknown option "start_at_ms"`,
+		`stream_many({}, {shard = {index = 2, count = 2}})`: "index 2 is not below count 2",
+		`stream_many({}, {shard = 1})`:                      "opts.shard must be a table",
+		`stream_many({}, {start_at_ms = -1})`:               "ms since the Unix epoch",
 	} {
 		err := vm.RunString(code, "o.lua")
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "o.lua:1:") {
 			t.Errorf("%s: %v, want %q at o.lua:1", code, err, want)
 		}
+	}
+}
+
+// TestStreamManyShardAndStartAt: with opts.shard a stream_many runs the
+// calls of its part of the whole plan, with the whole plan's call numbers
+// and due times; with opts.start_at_ms its clock begins no sooner than
+// that wall-clock time, which the summary's started_unix_ms and each
+// row's t0_unix_ms show.
+func TestStreamManyShardAndStartAt(t *testing.T) {
+	url := (&streamtest.FakeLlama{Pieces: []string{"One."}, Delay: time.Millisecond}).Start(t)
+	vm, out := testVM(t, Config{Server: url})
+	err := vm.RunString(`
+		local function req(_, call) return {{role = "user", content = "hi"}}, {max_tokens = 4, tags = {call = call}} end
+		local start = os.time() * 1000 + 1000 -- the next second or the one after: in the future
+		local results, summary = stream_many(req, {rate = 100, calls = 7, shard = {index = 1, count = 3}, start_at_ms = start,
+			record = {jsonl = "r.jsonl"}})
+		local calls = {}
+		for _, r in ipairs(results) do
+			calls[#calls + 1] = r.tags.call .. "@" .. r.scheduled_ms
+		end
+		print(table.concat(calls, " "), summary.started_unix_ms >= start)`, "s.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "2@10 5@40\ttrue\n" {
+		t.Errorf("printed %q, want calls 2 and 5 (shard 1 of 3 of 7) due at 10 and 40 ms, begun no sooner than start_at_ms", got)
+	}
+	rows, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "r.jsonl"))
+	if n := strings.Count(string(rows), `"t0_unix_ms":1`); n != 2 {
+		t.Errorf("%d rows with a wall-clock t0, want 2:\n%s", n, rows)
 	}
 }
 

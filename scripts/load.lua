@@ -40,6 +40,9 @@ local settings = {
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
   seed = P.seed, warmup = P.warmup, warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil, slo = P.slo, api = API or "chat",
   tts = nil,
+  -- A shard of a run split over machines (--shard): its part, the run,
+  -- and when its levels are due on the wall clock.
+  run_id = P.run_id, shard = P.shard, start_at_unix_ms = P.start_at_unix_ms, level_gap_ms = P.shard and P.level_gap_ms or nil,
 }
 -- With --tts every answer is spoken, sentence by sentence, as it streams.
 local speech
@@ -190,6 +193,22 @@ print(string.format("ttftlab load: server %s, %s levels %s, per level %d calls o
 local slo_text = {}
 for i, s in ipairs(P.slo) do slo_text[i] = s.text end
 print("SLO: " .. table.concat(slo_text, ", "))
+-- A shard's record tags: which shard, machine and run made each row.
+local shard_tags = P.shard and { shard = P.shard.index, host = P.shard.host, run_id = P.run_id } or {}
+
+-- due_ms is when a shard's level (the k-th, from 0) is due on the wall
+-- clock: its levels are fixed there, so shards that never talk to each
+-- other run each level together.
+local function due_ms(k) return P.start_at_unix_ms + k * (P.duration_ms + P.level_gap_ms) end
+
+local function utc(ms) return os.date("!%Y-%m-%d %H:%M:%S", math.floor(ms / 1000)) .. string.format(".%03d UTC", math.floor(ms % 1000)) end
+
+if P.shard then
+  print(string.format("shard %d of %d of run %s on %s: calls %d, %d, ... of each level's %d; %d level(s), the first due at %s, "
+    .. "each %g s then a %g s gap", P.shard.index, P.shard.count, P.run_id, P.shard.host, P.shard.index + 1,
+    P.shard.index + 1 + P.shard.count, P.requests, #P.levels, utc(due_ms(0)), P.duration_ms / 1000, P.level_gap_ms / 1000))
+end
+
 print(string.format("\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s", P.mode == "rate" and "rate/s" or "at once", "calls",
   "requests ok", "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
 
@@ -241,18 +260,29 @@ end
 
 -- run_level runs one level (or, with round > 1, another round of a
 -- level a search confirms: its row stays the first round's), records and
--- prints it, and returns its row and its requests.
-local function run_level(level, n_calls, round)
+-- prints it, and returns its row and its requests. k is the level's
+-- place (from 0) among a shard's levels.
+local function run_level(level, n_calls, round, k)
+  local tags = { level = level }
+  for name, v in pairs(shard_tags) do tags[name] = v end
   local opts = {
     calls = n_calls or P.requests, turns = P.turns, think_ms = P.think_ms, seed = P.seed, arrival = P.arrival,
     system = SYSTEM, docs = P.docs,
     opts = { max_tokens = P.max_tokens }, warmup = P.warmup, progress = true,
     warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil,
     duration_ms = P.duration_ms > 0 and P.duration_ms or nil,
-    record = { jsonl = "requests.jsonl", csv = "requests.csv", tags = { level = level }, columns = { "call", "turn" } },
+    record = { jsonl = "requests.jsonl", csv = "requests.csv", tags = tags, columns = { "call", "turn" } },
     tts = speech ~= nil or nil,
-    watch = { file = "server.jsonl", tags = { level = level } },
+    -- Only one shard samples the server, so its series is not there N times.
+    watch = (P.shard == nil or P.shard.index == 0) and { file = "server.jsonl", tags = { level = level } } or nil,
   }
+  local due
+  if P.shard then
+    due = due_ms(k)
+    opts.shard = { index = P.shard.index, count = P.shard.count }
+    opts.start_at_ms = due
+    print(string.format("level %g due at %s", level, utc(due)))
+  end
   if P.mode == "rate" then opts.rate = level else opts.concurrency = level end
   -- An open loop faster than the server: once the lateness of the
   -- requests that ended keeps rising (trend), no new call starts.
@@ -272,6 +302,10 @@ local function run_level(level, n_calls, round)
   end
   local cpu0 = speech and tts_info().cpu_ms
   local turns, summary = calls.run(opts)
+  if due and type(summary.started_unix_ms) == "number" and summary.started_unix_ms - due > 50 then
+    print(string.format("  started %.0f ms after it was due: the level before ran past --level-gap; the merge shows the spread",
+      summary.started_unix_ms - due))
+  end
   -- The default engine's CPU per second of audio it spoke in this level.
   local cpu_per_audio_s
   if cpu0 ~= nil then
@@ -295,6 +329,7 @@ local function run_level(level, n_calls, round)
   }
   row[P.mode] = level
   row.tts_cpu_ms_per_audio_s = cpu_per_audio_s
+  row.due_unix_ms = due
   row.steady = trend_record(trend(lateness_series(turns), RISE_SHARE * P.slo[1].limit_ms))
   if over then
     row.over_saturated = trend_record(over)
@@ -414,8 +449,8 @@ if P.search_max > 0 then
     decided = info.decided }
   if not info.decided then result.capacity.between = info.between end
 else
-  for _, level in ipairs(P.levels) do
-    local row = run_level(level)
+  for k, level in ipairs(P.levels) do
+    local row = run_level(level, nil, nil, k - 1)
     if all_failed(row) then
       print(string.format("  every request at this level failed: the sweep stops here"))
       break
@@ -512,4 +547,10 @@ if P.search_max > 0 then
   end
   print("search: " .. table.concat(steps, ", "))
 end
-print(string.format("artifacts in %s: load.json, requests.jsonl, requests.csv, server.jsonl", OUT))
+print(string.format("artifacts in %s: load.json, requests.jsonl, requests.csv%s", OUT,
+  (P.shard == nil or P.shard.index == 0) and ", server.jsonl" or ""))
+if P.shard then
+  local parent = OUT:match("^(.*)/[^/]+$") or "."
+  print(string.format("shard %d of %d: these figures are over this shard's calls alone; once every shard has ended, "
+    .. "`ttftlab merge %s --out %s/merged` gives the run's", P.shard.index, P.shard.count, parent, parent))
+end

@@ -20,6 +20,9 @@ const (
 	// serverOrSynth: the lab needs a server; without --model it serves the
 	// synthetic model.
 	serverOrSynth
+	// serverRequired: a server must answer at --server; none is started
+	// (a shard of a load run).
+	serverRequired
 )
 
 // lease makes sure a server answers at --server as the command needs,
@@ -29,12 +32,16 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 	if err != nil {
 		return nil, err
 	}
-	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out, Install: true}
+	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out, Install: true, Required: n == serverRequired}
 	if n == serverOrSynth && h.start.model == "" {
 		want.Fallback = func(context.Context) (string, error) { return e.synthModel(h) }
 	}
 	l, err := llamaserver.Ensure(ctx, reg, want)
-	if err != nil {
+	var none *llamaserver.NoServerError
+	switch {
+	case err != nil && n == serverRequired && errors.As(err, &none):
+		return nil, fmt.Errorf("no LLM server answers at %s/health; a shard never starts one: start the server every shard loads, then point --server at it", h.server)
+	case err != nil:
 		return nil, leaseHint(err, h)
 	}
 	if l.Endpoint == nil {

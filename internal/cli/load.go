@@ -43,6 +43,8 @@ type loadCmd struct {
 	failBelow, maxErrorRate float64
 	// runs is --runs.
 	runs int
+	// shard are --shard and its companions (load_shard.go).
+	shard shardFlags
 }
 
 func newLoad(e *env) runner { return &loadCmd{env: e} }
@@ -110,6 +112,7 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.intVar(&c.searchBudget, "search-budget", 0, 0, 1000000, "with --search: the most calls the capacity and the level above it get to confirm "+
 		"their verdicts (rounds of --requests calls until each SLO's interval lies on one side of its limit; default 4 x --requests)")
 	registerRuns(fs, &c.runs)
+	c.shard.register(fs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
 	fs.floatVar(&c.maxErrorRate, "max-error-rate", 1, 0, 1, "exit 3 when a level's share of failed requests is above this (a CI gate, e.g. 0.01; 1: off)")
 	// A server that load starts is sized for the load (sizeServer): say so
@@ -148,8 +151,36 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return fs.usageErr(err)
 	}
-	c.sizeServer(fs, levels)
-	s := script{flags: c.flags, need: serverOrSynth, preflight: true, params: params}
+	shard, err := c.shard.plan(fs)
+	if err == nil && shard != nil {
+		err = c.refuseWithShard(fs)
+	}
+	if err != nil {
+		return fs.usageErr(err)
+	}
+	need := serverOrSynth
+	if shard != nil {
+		// A shard never starts a server: every shard loads the one at
+		// --server, and its artifacts go to OUT/shard-I.
+		need = serverRequired
+		c.flags.out = filepath.Join(c.flags.out, fmt.Sprintf("shard-%d", shard.Index))
+		params["seed"] = float64(shard.seed(c.seed))
+		for k, v := range shard.params() {
+			params[k] = v
+		}
+	} else {
+		c.sizeServer(fs, levels)
+	}
+	s := script{flags: c.flags, need: need, preflight: true, params: params}
+	if shard != nil {
+		s.before = func(ctx context.Context) error {
+			if err := shard.wait(ctx, func(line string) { fmt.Fprintln(c.env.Out, line) }); err != nil {
+				return err
+			}
+			params["start_at_unix_ms"] = float64(shard.startAt.UnixMicro()) / 1000
+			return nil
+		}
+	}
 	s.finish = func(ctx context.Context, out, serverLog string) error {
 		if ctx.Err() != nil {
 			return c.finishInterrupted(out)

@@ -35,6 +35,9 @@ type script struct {
 	// runs, when set, is --runs (runs.go): the script runs that many
 	// times against the one server, and runs.json pools the runs.
 	runs *runsPlan
+	// before, when set, runs once the server answers, right before the
+	// script (a shard's barrier); its error is the command's.
+	before func(ctx context.Context) error
 }
 
 // runScript checks --out, makes sure of the server, runs the script and
@@ -64,6 +67,11 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	defer stopSpeech()
 	cfg := runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
 		Kind: string(kind.Kind), KindEvidence: kind.Evidence, TTS: speech}
+	if s.before != nil {
+		if err := s.before(ctx); err != nil {
+			return err
+		}
+	}
 	if s.runs != nil {
 		return e.runRepeated(ctx, s, s.runs, out, log, cfg)
 	}

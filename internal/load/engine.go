@@ -45,6 +45,34 @@ type Plan struct {
 	Duration time.Duration
 	// TickEvery calls Hooks.Tick this often (0: never).
 	TickEvery time.Duration
+	// Shard, when its Count is above 1, runs one part of the plan, as one
+	// of Count machines that each run theirs: the whole schedule is
+	// computed (the arrivals of every call, each call's draw and think
+	// times), and this part takes the calls whose number is Index+1
+	// modulo Count, so the union of the parts is exactly the whole. An
+	// open loop's arrivals interleave; a capped loop's places are dealt
+	// out the same way (part Index gets the places Index, Index+Count,
+	// ... of Concurrency).
+	Shard Shard
+}
+
+// Shard is one part of a plan run by several machines: Index from 0,
+// Count parts in all.
+type Shard struct{ Index, Count int }
+
+// ours says whether call (from 1) is the shard's.
+func (s Shard) ours(call int) bool { return s.Count <= 1 || (call-1)%s.Count == s.Index }
+
+// Places is the shard's share of n places: those whose number, from 0,
+// is Index modulo Count.
+func (s Shard) Places(n int) int {
+	if s.Count <= 1 {
+		return n
+	}
+	if n <= s.Index {
+		return 0
+	}
+	return (n-s.Index-1)/s.Count + 1
 }
 
 // NoLimit is a Plan.Concurrency without a cap.
@@ -136,6 +164,8 @@ func New(plan Plan) (*Loop, error) {
 		return nil, fmt.Errorf("the calls and turns must not be negative, got %d and %d", plan.Calls, plan.Turns)
 	case plan.Think.Min < 0 || plan.Think.Max < 0:
 		return nil, fmt.Errorf("the think time must not be negative")
+	case plan.Shard.Count < 0 || plan.Shard.Index < 0 || (plan.Shard.Count > 0 && plan.Shard.Index >= plan.Shard.Count):
+		return nil, fmt.Errorf("shard %d of %d: want a shard from 0 to the count less 1", plan.Shard.Index, plan.Shard.Count)
 	}
 	if plan.Turns == 0 {
 		plan.Turns = 1
@@ -166,6 +196,24 @@ func (l *Loop) OnLoop(f func()) bool {
 	return true
 }
 
+// WaitUntil returns at the wall-clock time at (at once when it has
+// passed), or with ctx's error when ctx ends first: how machines that
+// never talk to each other begin a run together.
+func WaitUntil(ctx context.Context, at time.Time) error {
+	d := time.Until(at)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // ErrNoRequests is returned when Next offered nothing at all.
 var ErrNoRequests = errors.New("no requests")
 
@@ -175,13 +223,18 @@ var ErrNoRequests = errors.New("no requests")
 // results say so). The first error of a hook stops new starts and is
 // returned once all have ended.
 func (l *Loop) Run(ctx context.Context, h Hooks) error {
-	r := &run{l: l, h: h, begin: time.Now(), gate: make(chan struct{}, gateSize())}
-	switch p := l.plan; {
+	r := &run{l: l, h: h, begin: time.Now(), gate: make(chan struct{}, gateSize()), nextCall: 1, places: -1}
+	p := l.plan
+	if p.Concurrency > 0 {
+		r.places = p.Shard.Places(p.Concurrency)
+	}
+	switch {
 	case p.Rate > 0:
 		r.arrivals = newArrivals(p.Rate, p.Arrival, p.Seed)
 	case p.Concurrency > 0:
-		r.free = make([]time.Duration, p.Concurrency) // every place free at the start
+		r.free = make([]time.Duration, r.places) // every place free at the start
 	}
+	r.skipForeign()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.ctx = runCtx

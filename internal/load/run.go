@@ -20,8 +20,9 @@ type run struct {
 
 	arrivals *arrivals       // an open loop's: when each call is due
 	free     []time.Duration // a capped closed loop's free places: when each came free
-	opened   int             // calls started
 	active   int             // calls in progress
+	nextCall int             // the number of the next call to start: the shard's next (Plan.Shard)
+	places   int             // the cap on calls in progress (the shard's share of Concurrency); -1 none
 	thinking []nextTurn      // the next turns of calls in progress
 
 	index    int
@@ -118,7 +119,7 @@ func (r *run) nextDue() (next nextTurn, at int, ok bool) {
 		}
 	}
 	if due, can := r.newCallDue(); can && (!ok || due < next.due) {
-		next, at, ok = nextTurn{call: r.opened + 1, turn: 1, due: due}, -1, true
+		next, at, ok = nextTurn{call: r.nextCall, turn: 1, due: due}, -1, true
 	}
 	return next, at, ok
 }
@@ -129,10 +130,10 @@ func (r *run) nextDue() (next nextTurn, at int, ok bool) {
 func (r *run) newCallDue() (time.Duration, bool) {
 	p := r.l.plan
 	switch {
-	case p.Calls > 0 && r.opened >= p.Calls:
+	case p.Calls > 0 && r.nextCall > p.Calls:
 		return 0, false
 	case r.arrivals != nil:
-		if p.Concurrency > 0 && r.active >= p.Concurrency {
+		if r.places >= 0 && r.active >= r.places {
 			return 0, false
 		}
 		return r.arrivals.peek(), true
@@ -143,6 +144,18 @@ func (r *run) newCallDue() (time.Duration, bool) {
 		return r.free[firstFree(r.free)], true
 	}
 	return 0, true
+}
+
+// skipForeign moves nextCall past the calls of other shards; an open
+// loop's arrivals skip their due times with them, so each call keeps the
+// due time the whole schedule gives it.
+func (r *run) skipForeign() {
+	for !r.l.plan.Shard.ours(r.nextCall) {
+		if r.arrivals != nil {
+			r.arrivals.next()
+		}
+		r.nextCall++
+	}
 }
 
 func firstFree(free []time.Duration) int {
@@ -185,8 +198,9 @@ func (r *run) build(next nextTurn, at int) {
 		r.free = append(r.free[:i], r.free[i+1:]...)
 	}
 	if at < 0 {
-		r.opened++
 		r.active++
+		r.nextCall++
+		r.skipForeign()
 	}
 	r.inFlight++
 	r.started++

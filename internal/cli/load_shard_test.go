@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"ttftlab/internal/artifact"
+)
+
+// runShards runs `ttftlab load` once per shard of n, as separate
+// processes side by side against srvURL with the flags given after the
+// shard's, and returns each one's output.
+func runShards(t *testing.T, n int, args ...string) []string {
+	t.Helper()
+	type ended struct {
+		i   int
+		out string
+		err error
+	}
+	done := make(chan ended, n)
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(os.Args[0], append([]string{"load", "--shard", fmt.Sprintf("%d/%d", i, n)}, args...)...)
+		cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		go func() { err := cmd.Wait(); done <- ended{i, b.String(), err} }()
+	}
+	outs := make([]string, n)
+	for range n {
+		e := <-done
+		outs[e.i] = e.out
+		if e.err != nil {
+			t.Errorf("shard %d of %d: %v\n%s", e.i, n, e.err, e.out)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return outs
+}
+
+// readRows reads a load folder's requests.jsonl strictly.
+func readRows(t *testing.T, dir string) []artifact.LoadRequest {
+	t.Helper()
+	rows, err := loadRows(filepath.Join(dir, "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestLoadShardsSideBySide: two shards of one open-loop run, started as
+// two processes at once against the real llama-server and lined up by a
+// barrier folder, run between them exactly the calls of each level's
+// whole schedule, each shard the calls of its own number modulo 2, each
+// call at the due time the single-machine schedule gives it (the same seed
+// from the run id); every row carries the shard, the host, the run id and
+// its wall-clock anchor; both shards begin each level at the moment fixed
+// for it on the wall clock, and only shard 0 samples the server.
+func TestLoadShardsSideBySide(t *testing.T) {
+	srv := startLlama(t, "-np", "4", "-c", "8192", "--metrics")
+	out := t.TempDir()
+	barrier := t.TempDir()
+	const calls = 10
+	outs := runShards(t, 2, "--server", srv.URL, "--run-id", "side-by-side", "--barrier", barrier, "--rate", "5,10",
+		"--requests", fmt.Sprint(calls), "--duration", "4s", "--level-gap", "2s", "--docs", "0", "--max-tokens", "24",
+		"--no-report", "--out", out, "--slo", "ttft_ms<=60000@p95")
+	var docs [2]artifact.Load
+	var rows [2][]artifact.LoadRequest
+	for i := range 2 {
+		dir := filepath.Join(out, fmt.Sprintf("shard-%d", i))
+		docs[i], rows[i] = strictLoad(t, dir), readRows(t, dir)
+		s := docs[i].Settings
+		if s.RunID != "side-by-side" || s.Shard == nil || s.Shard.Index != i || s.Shard.Count != 2 || s.Shard.Host == "" {
+			t.Errorf("shard %d: settings run_id %q shard %+v", i, s.RunID, s.Shard)
+		}
+		if !strings.Contains(outs[i], fmt.Sprintf("shard %d of 2 of run side-by-side", i)) {
+			t.Errorf("shard %d does not say which shard it is:\n%s", i, outs[i])
+		}
+		_, err := os.Stat(filepath.Join(dir, "server.jsonl"))
+		if (i == 0) != (err == nil) {
+			t.Errorf("shard %d: server.jsonl there: %v (only shard 0 samples the server)", i, err == nil)
+		}
+	}
+	s0, s1 := docs[0].Settings, docs[1].Settings
+	if s0.Seed != s1.Seed || s0.StartAtUnixMs != s1.StartAtUnixMs || s0.StartAtUnixMs == 0 {
+		t.Fatalf("the shards disagree on the run: seeds %d and %d, starts %v and %v", s0.Seed, s1.Seed, s0.StartAtUnixMs, s1.StartAtUnixMs)
+	}
+	// The single machine's schedule for the same seed: call c of a rate r
+	// level is due (c-1)/r s after the level began.
+	for k, level := range []float64{5, 10} {
+		seen := map[int]int{}
+		for i := range 2 {
+			for _, r := range rows[i] {
+				if r.Level != level {
+					continue
+				}
+				seen[r.Call]++
+				if (r.Call-1)%2 != i || r.Shard == nil || *r.Shard != i || r.RunID != "side-by-side" || r.Host == "" || r.T0UnixMs == nil {
+					t.Errorf("level %g: shard %d ran call %d (row shard %v, run %q, host %q, t0 %v)", level, i, r.Call, r.Shard, r.RunID, r.Host, r.T0UnixMs)
+				}
+				if want := float64(r.Call-1) / level * 1000; r.ScheduledMs == nil || *r.ScheduledMs != want {
+					t.Errorf("level %g: call %d due at %v ms, the whole schedule says %v", level, r.Call, r.ScheduledMs, want)
+				}
+			}
+		}
+		var got []int
+		for c, n := range seen {
+			if n != 1 {
+				t.Errorf("level %g: call %d ran %d times", level, c, n)
+			}
+			got = append(got, c)
+		}
+		sort.Ints(got)
+		if fmt.Sprint(got) != fmt.Sprint(seq(1, calls)) {
+			t.Errorf("level %g: the shards ran calls %v, the whole schedule %v", level, got, seq(1, calls))
+		}
+		// Each level began on the wall clock at its fixed moment, on both
+		// shards: not before it, and the two within one level's gap of
+		// each other (the gap is what the level before may overrun by).
+		due := s0.StartAtUnixMs + float64(k)*(s0.DurationMs+s0.LevelGapMs)
+		var starts []float64
+		for i := range 2 {
+			lv := docs[i].Levels[k]
+			if lv.Level != level || lv.DueUnixMs == nil || *lv.DueUnixMs != due || lv.Summary.StartedUnixMs == nil {
+				t.Fatalf("shard %d level %d: %+v, want level %g due at %v", i, k, lv, level, due)
+			}
+			if *lv.Summary.StartedUnixMs < due {
+				t.Errorf("shard %d began level %g at %v, before it was due at %v", i, level, *lv.Summary.StartedUnixMs, due)
+			}
+			starts = append(starts, *lv.Summary.StartedUnixMs)
+		}
+		if spread := max(starts[0], starts[1]) - min(starts[0], starts[1]); spread > s0.LevelGapMs {
+			t.Errorf("level %g: the shards began %v ms apart, more than the level gap", level, spread)
+		}
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestLoadShardRefusals: what a shard cannot do is refused before
+// anything runs, naming the flag.
+func TestLoadShardRefusals(t *testing.T) {
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	at := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "0/2", "--start-at", at, "--duration", "1s"}, "--run-id"},
+		{[]string{"--shard", "0/2", "--run-id", "r", "--duration", "1s"}, "--start-at TIME"},
+		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", at}, "a shard needs --duration"},
+		{[]string{"--shard", "2/2", "--run-id", "r", "--start-at", at, "--duration", "1s"}, "want I/N"},
+		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", at, "--duration", "1s", "--search"}, "--search"},
+		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", at, "--duration", "1s", "--runs", "2"}, "--runs"},
+		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", at, "--duration", "1s", "--warmup", "3"}, "--warmup 3"},
+		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", at, "--duration", "1s", "--model", "m.gguf"}, "never starts a server"},
+		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", "8pm", "--duration", "1s"}, "RFC 3339"},
+		{[]string{"--run-id", "r"}, "add --shard"},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"load", "--server", "http://127.0.0.1:1"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("load %s: exit %d, want 2 and %q:\n%s%s", strings.Join(c.args, " "), code, c.want, stdout, stderr)
+		}
+	}
+	// A shard finds no server: it says so and starts none.
+	code, _, stderr := runCLI("load", "--server", "http://127.0.0.1:1", "--shard", "0/1", "--run-id", "r", "--start-at", at,
+		"--duration", "1s", "--rate", "1")
+	if code == 0 || !strings.Contains(stderr, "a shard never starts one") {
+		t.Errorf("a shard without a server: exit %d:\n%s", code, stderr)
+	}
+	// The environment of a Kubernetes Indexed Job stands for --shard.
+	t.Setenv("TTFTLAB_SHARDS", "3")
+	code, _, stderr = runCLI("load", "--server", "http://127.0.0.1:1", "--run-id", "r")
+	if code != 2 || !strings.Contains(stderr, "JOB_COMPLETION_INDEX is not") {
+		t.Errorf("TTFTLAB_SHARDS without JOB_COMPLETION_INDEX: exit %d:\n%s", code, stderr)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "1")
+	code, _, stderr = runCLI("load", "--server", "http://127.0.0.1:1", "--run-id", "r", "--start-at", at)
+	if code != 2 || !strings.Contains(stderr, "a shard needs --duration") {
+		t.Errorf("shard 1 of 3 from the environment: exit %d:\n%s", code, stderr)
+	}
+}
