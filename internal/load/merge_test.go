@@ -266,3 +266,51 @@ func TestMergeCSV(t *testing.T) {
 		t.Errorf("different headers: %v", err)
 	}
 }
+
+// TestMergeSpokenAndTrends: with --tts the merged level has first_audio_ms
+// and underrun_ms over the rows that have them (none invented for the
+// others); the steady trend is recomputed over the union in wall-clock
+// order; a level one shard ended as over-saturated keeps that shard's
+// trend and does not hold.
+func TestMergeSpokenAndTrends(t *testing.T) {
+	set, rows := testRows()
+	set.TTS = &artifact.AudioTTS{}
+	var audio []float64
+	for i := range rows {
+		if rows[i].Level == 1 && rows[i].Call%2 == 0 && !rows[i].Warmup {
+			a := 200 + float64(i)
+			rows[i].FirstAudioMs, rows[i].UnderrunMs = &a, artifact.Ms(0)
+			audio = append(audio, a)
+		}
+	}
+	shards := shardsOf(set, rows, 2, "R1")
+	rising := artifact.LevelTrend{Metric: "queue_ms + first_sentence_ms", Rising: true, Known: true}
+	shards[1].Doc.Levels[1].OverSaturated = &rising
+	m, err := Merge(shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Doc.Levels[0]
+	a := l.Summary.FirstAudioMs
+	if a == nil || a.N != len(audio) || *a.P50 != interval.PercentileOf(audio, 50) || l.Summary.UnderrunMs == nil || l.Summary.UnderrunMs.N != len(audio) {
+		t.Errorf("first audio %+v, want n %d", a, len(audio))
+	}
+	if m.Doc.Levels[1].Summary.FirstAudioMs == nil || m.Doc.Levels[1].Summary.FirstAudioMs.N != 0 {
+		t.Errorf("level 2 spoke nothing: %+v", m.Doc.Levels[1].Summary.FirstAudioMs)
+	}
+	// Level 1's lateness (queue 0.5 + first sentence 100 + 7 call +
+	// turn) in wall-clock order: 11 requests, too few (fewer than 18) to
+	// bound a third's median, so nothing is said.
+	if s := l.Steady; s == nil || len(s.Thirds) != 3 || s.Thirds[0].From != 1 || s.Thirds[0].N+s.Thirds[1].N+s.Thirds[2].N != 11 ||
+		s.Known || !s.Steady || s.Metric != "queue_ms + first_sentence_ms" {
+		t.Errorf("steady %+v", l.Steady)
+	}
+	// Its first third: call 1's second turn, call 2's two turns; the
+	// median call 2's first.
+	if first := l.Steady.Thirds[0].P50Ms; first == nil || *first != 0.5+100+7*2+1 {
+		t.Errorf("first third's median %v", *first)
+	}
+	if o := m.Doc.Levels[1].OverSaturated; o == nil || !o.Rising || m.Doc.Levels[1].SLOMet || len(m.Notes) != 1 {
+		t.Errorf("over-saturated %+v, notes %q", o, m.Notes)
+	}
+}
