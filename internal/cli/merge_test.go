@@ -224,10 +224,15 @@ func TestMergeShardsOfARealLoad(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, "HTML report: ") {
 		t.Fatalf("no report drawn: %v", err)
 	}
+	// The page names each level (the chart of turns, one line a level)
+	// and the capacity the merge found.
 	for _, l := range doc.Levels {
-		if !bytes.Contains(page, []byte(fmt.Sprintf("%g", l.Level))) {
+		if !bytes.Contains(page, []byte(fmt.Sprintf("level %g", l.Level))) {
 			t.Errorf("report.html does not mention level %g", l.Level)
 		}
+	}
+	if doc.Capacity != nil && !bytes.Contains(page, []byte(fmt.Sprintf("Capacity: concurrency %g", doc.Capacity.Level))) {
+		t.Errorf("report.html does not give the capacity %g", doc.Capacity.Level)
 	}
 	if code, stdout, _ := runCLI("check", out); code != 0 {
 		t.Errorf("check of the merged folder: exit %d\n%s", code, stdout)
