@@ -39,8 +39,8 @@ type Merged struct {
 // duration and rates on the wall clock, from the earliest shard's start
 // to the last request's end; its steady state from the union's lateness
 // in the order the requests started on the wall clock. A level that some
-// shard has no record of, or that was interrupted in some shard, is
-// interrupted in the merge; one that some shard ended early as
+// shard has no record of (and none of a later level: it stopped), or that
+// was interrupted in some shard, is interrupted in the merge; one that some shard ended early as
 // over-saturated keeps that shard's trend and does not hold. The capacity
 // is recomputed (capacityOf).
 func Merge(folders []ShardFolder) (*Merged, error) {
@@ -183,7 +183,11 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 		}
 		ls := artifact.LevelShard{Shard: idx, Host: f.Doc.Settings.Shard.Host}
 		var started *float64
+		skipped := false
 		switch {
+		case rec == nil && recordsAfter(f.Doc, set.Levels, level):
+			// It went on to a later level: it ran none of this one's calls.
+			skipped = true
 		case rec == nil:
 			interrupted = true
 			notes = append(notes, fmt.Sprintf("level %g: shard %d (%s) has no record of it: it stopped before the level ended", level, idx, f.Name))
@@ -205,7 +209,7 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 		ls.StartedUnixMs = started
 		if started != nil {
 			spanFrom = math.Min(spanFrom, *started)
-		} else {
+		} else if !skipped {
 			anchored = false
 		}
 		ownEnd := 0.0
@@ -248,7 +252,9 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 		l.Summary.StartedUnixMs = artifact.Ms(spanFrom)
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, s := range per {
-			lo, hi = math.Min(lo, *s.StartedUnixMs), math.Max(hi, *s.StartedUnixMs)
+			if s.StartedUnixMs != nil {
+				lo, hi = math.Min(lo, *s.StartedUnixMs), math.Max(hi, *s.StartedUnixMs)
+			}
 		}
 		l.StartSpreadMs = artifact.Ms(hi - lo)
 	}
@@ -263,6 +269,23 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 		l.SLOMet = false
 	}
 	return l, notes, true
+}
+
+// recordsAfter says whether doc has a record of a level that comes after
+// level in the run's order of levels.
+func recordsAfter(doc artifact.Load, levels []float64, level float64) bool {
+	after := false
+	for _, l := range levels {
+		if after {
+			for _, r := range doc.Levels {
+				if r.Level == l {
+					return true
+				}
+			}
+		}
+		after = after || l == level
+	}
+	return false
 }
 
 // wallOf is a row's start and end on the wall clock: its t0_unix_ms, else

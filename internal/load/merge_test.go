@@ -314,3 +314,27 @@ func TestMergeSpokenAndTrends(t *testing.T) {
 		t.Errorf("over-saturated %+v, notes %q", o, m.Notes)
 	}
 }
+
+// TestMergeShardWithoutCallsAtALevel: a shard that has no record of a
+// level but one of a later level ran none of its calls; the level is not
+// interrupted, its span and spread are over the shards that ran it.
+func TestMergeShardWithoutCallsAtALevel(t *testing.T) {
+	set, rows := testRows()
+	var kept []artifact.LoadRequest
+	for _, r := range rows {
+		if r.Level != 1 || (r.Call-1)%2 == 0 {
+			kept = append(kept, r)
+		}
+	}
+	shards := shardsOf(set, kept, 2, "R1")
+	shards[1].Doc.Levels = shards[1].Doc.Levels[1:]
+	m, err := Merge(shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Doc.Levels[0]
+	if l.Interrupted || len(m.Notes) != 0 || l.Shards[1].Requests != 0 || l.Shards[1].StartedUnixMs != nil ||
+		l.StartSpreadMs == nil || *l.StartSpreadMs != 0 || l.Summary.StartedUnixMs == nil || l.Summary.Requests != 5 {
+		t.Errorf("level 1: %+v, notes %q", l, m.Notes)
+	}
+}
