@@ -25,6 +25,7 @@ var commands = &group{
 		{"run", "SCRIPT [flags] [-- args]", "run a Lua script", newRun},
 		{"lab", "[flags] [-- STEP...]", "run the whole lab (scripts/lab.lua)", newLab},
 		{"load", "[flags]", "many calls at once, a level at a time: the server's voice capacity", newLoad},
+		{"merge", "DIR... --out DIR", "merge the shard folders of a sharded load run into one load folder", newMerge},
 		{"check", "OUT_DIR [--server-log FILE]", "verify a lab output folder", newCheck},
 		{"report", "DIR [DIR_B] [--out FILE]", "draw a run's HTML report, or compare two runs", newReport},
 		{"server", "up|status|log|down|install", "manage a local llama-server", func(e *env) runner { return serverCommands.runner(e) }},

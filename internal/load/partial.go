@@ -35,7 +35,7 @@ func FinishInterrupted(doc *artifact.Load, rows []artifact.LoadRequest) bool {
 			}
 		}
 		if len(mine) > 0 {
-			doc.Levels = append(doc.Levels, partialLevel(doc.Settings, level, mine))
+			doc.Levels = append(doc.Levels, LevelOf(doc.Settings, level, mine, true))
 			added = true
 		}
 		break
@@ -60,16 +60,20 @@ func capacityOf(levels []artifact.LoadLevel) *artifact.Capacity {
 	return c
 }
 
-// partialLevel is the record of one level from its rows.
-func partialLevel(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest) artifact.LoadLevel {
-	l := artifact.LoadLevel{Level: level, Interrupted: true, SLO: []artifact.SLOVerdict{}}
+// LevelOf is the record of one level computed from its rows as load.lua
+// computes it (summary, SLO verdicts, goodput, slo_met: every SLO met
+// and no request failed); an interrupted level never meets its SLOs.
+// What a row does not keep is left out (rowSummary); the lateness trends
+// (steady, over_saturated) are not computed here.
+func LevelOf(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest, interrupted bool) artifact.LoadLevel {
+	l := artifact.LoadLevel{Level: level, Interrupted: interrupted, SLO: []artifact.SLOVerdict{}}
 	lv := level
 	if set.Mode == "rate" {
 		l.Rate = &lv
 	} else {
 		l.Concurrency = &lv
 	}
-	l.Summary = rowSummary(rows, set.Turns)
+	l.Summary = rowSummary(rows, set.Turns, set.TTS != nil)
 	good, counted := 0, 0
 	for _, r := range rows {
 		if r.Warmup {
@@ -83,9 +87,13 @@ func partialLevel(set artifact.LoadSettings, level float64, rows []artifact.Load
 	if counted > 0 {
 		l.Goodput = artifact.Num(float64(good) / float64(counted))
 	}
+	met := true
 	for _, s := range set.SLO {
-		l.SLO = append(l.SLO, verdict(s, rows))
+		v := verdict(s, rows)
+		met = met && v.Met
+		l.SLO = append(l.SLO, v)
 	}
+	l.SLOMet = met && l.Summary.Failed == 0 && !interrupted
 	return l
 }
 
@@ -161,12 +169,15 @@ func latePercentile(xs []float64, late int, p float64) (float64, bool) {
 
 // rowSummary is stream_many's summary and the calls module's additions,
 // from recorded rows: what a row does not keep (chunk gaps, cuts, an
-// http failure's status) is left out, gap_ms has n = 0.
-func rowSummary(rows []artifact.LoadRequest, turns int) artifact.LevelSummary {
+// http failure's status) is left out, gap_ms has n = 0. With tts the
+// answers were spoken: first_audio_ms and underrun_ms are over the rows
+// that have them. The duration runs from the rows' stream_many start to
+// the last end (start_ms + total_ms): rows of one stream_many only.
+func rowSummary(rows []artifact.LoadRequest, turns int, tts bool) artifact.LevelSummary {
 	var s artifact.LevelSummary
-	var ttft, first, total, queue, stall []float64
+	var ttft, first, total, queue, stall, audio, underrun []float64
 	var failures []artifact.Failure
-	tokens, end := 0.0, 0.0
+	end := 0.0
 	calls := map[int]bool{}
 	f := func(p *float64) float64 {
 		if p == nil {
@@ -199,27 +210,48 @@ func rowSummary(rows []artifact.LoadRequest, turns int) artifact.LevelSummary {
 		first = append(first, f(r.FirstSentenceMs))
 		queue = append(queue, f(r.QueueMs))
 		stall = append(stall, f(r.StallMs))
-		if r.PredictedN != nil {
-			tokens += *r.PredictedN
-		} else {
-			tokens += float64(r.Chunks)
-		}
+		audio = append(audio, f(r.FirstAudioMs))
+		underrun = append(underrun, f(r.UnderrunMs))
 	}
 	s.Failures = artifact.CountFailures(failures)
-	s.DurationMs = *artifact.Ms(end)
-	if secs := end / 1000; secs > 0 {
-		s.RequestsPerS = artifact.Num(float64(s.OK) / secs)
-		s.TokensPerS = artifact.Num(tokens / secs)
-	}
+	setSpan(&s, rows, end)
 	s.TTFTMs = Summarize(ttft).Record(artifact.OverTTFT)
 	s.FirstSentenceMs = Summarize(first).Record(artifact.OverFirstSentence)
 	s.TotalMs = Summarize(total).Record(artifact.OverTotal)
 	s.GapMs = Summarize(nil).Record(artifact.OverGap)
 	s.QueueMs = Summarize(queue).Record(artifact.OverQueue)
 	s.StallMs = Summarize(stall).Record(artifact.OverStall)
+	if tts {
+		a, u := Summarize(audio).Record(artifact.OverFirstAudio), Summarize(underrun).Record(artifact.OverUnderrun)
+		s.FirstAudioMs, s.UnderrunMs = &a, &u
+	}
 	s.Calls = len(calls)
 	s.ByTurn = byTurn(rows, turns)
 	return s
+}
+
+// setSpan sets the summary's duration to spanMs and its rates over it:
+// the requests that ended without an error, and the tokens of every
+// request that is not warm-up (predicted_n, else its chunks), per second.
+func setSpan(s *artifact.LevelSummary, rows []artifact.LoadRequest, spanMs float64) {
+	tokens := 0.0
+	for _, r := range rows {
+		switch {
+		case r.Warmup:
+		case r.PredictedN != nil:
+			tokens += *r.PredictedN
+		default:
+			tokens += float64(r.Chunks)
+		}
+	}
+	s.DurationMs, s.RequestsPerS, s.TokensPerS = 0, nil, nil
+	if d := artifact.Ms(spanMs); d != nil {
+		s.DurationMs = *d
+	}
+	if secs := s.DurationMs / 1000; secs > 0 {
+		s.RequestsPerS = artifact.Num(float64(s.OK) / secs)
+		s.TokensPerS = artifact.Num(tokens / secs)
+	}
 }
 
 // byTurn is calls.by_turn from rows: per turn number, over its requests

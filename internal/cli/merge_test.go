@@ -1,0 +1,304 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/interval"
+	"ttftlab/internal/load"
+)
+
+// splitLoad splits the folder of an unsharded `ttftlab load` into n shard
+// folders dst/shard-0 ... dst/shard-(n-1), as `ttftlab load --shard I/N
+// --run-id id` writes them: call c's rows to shard (c-1) mod n, tagged
+// with the shard, its host and the run id; each level's record over the
+// shard's own rows, due when the level started and started i ms later on
+// shard i; requests.csv with the tags' columns; server.jsonl in shard 0
+// only.
+func splitLoad(t *testing.T, src, dst string, n int, id string) {
+	t.Helper()
+	doc := strictLoad(t, src)
+	rows := strictLines[artifact.LoadRequest](t, filepath.Join(src, "requests.jsonl"))
+	for i := range n {
+		dir := filepath.Join(dst, fmt.Sprintf("shard-%d", i))
+		host := fmt.Sprintf("pod-%d", i)
+		set := doc.Settings
+		set.RunID, set.Shard, set.LevelGapMs = id, &artifact.LoadShard{Index: i, Count: n, Host: host}, 1000
+		var mine []artifact.LoadRequest
+		var jsonl bytes.Buffer
+		var csvb bytes.Buffer
+		cw := csv.NewWriter(&csvb)
+		cw.Write(append([]string{"host", "level", "run_id", "shard", "call", "turn"}, artifact.RequestColumns...))
+		for _, r := range rows {
+			if (r.Call-1)%n != i {
+				continue
+			}
+			k := i
+			r.Shard, r.Host, r.RunID = &k, host, id
+			mine = append(mine, r)
+			b, err := artifact.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jsonl.Write(append(b, '\n'))
+			cw.Write(append([]string{host, fmt.Sprint(r.Level), id, fmt.Sprint(i), fmt.Sprint(r.Call), fmt.Sprint(r.Turn)}, r.Cells()...))
+		}
+		cw.Flush()
+		out := artifact.Load{Settings: set, Model: doc.Model, Server: doc.Server, Levels: []artifact.LoadLevel{}}
+		for _, l := range doc.Levels {
+			var own []artifact.LoadRequest
+			for _, r := range mine {
+				if r.Level == l.Level {
+					own = append(own, r)
+				}
+			}
+			rec := load.LevelOf(set, l.Level, own, false)
+			if l.Summary.StartedUnixMs == nil {
+				t.Fatalf("level %g of the unsharded run has no started_unix_ms", l.Level)
+			}
+			due := *l.Summary.StartedUnixMs
+			rec.DueUnixMs, rec.Summary.StartedUnixMs = &due, artifact.Ms(due+float64(i))
+			if out.Settings.StartAtUnixMs == 0 {
+				out.Settings.StartAtUnixMs = due
+			}
+			out.Levels = append(out.Levels, rec)
+		}
+		writeShard(t, dir, out, jsonl.Bytes(), csvb.Bytes())
+		if i == 0 {
+			if data, err := os.ReadFile(filepath.Join(src, "server.jsonl")); err == nil {
+				os.WriteFile(filepath.Join(dir, "server.jsonl"), data, 0o644)
+			}
+		}
+	}
+}
+
+// writeShard writes a shard folder: its load.json, rows and CSV.
+func writeShard(t *testing.T, dir string, doc artifact.Load, jsonl, csv []byte) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"load.json": data, "requests.jsonl": jsonl, "requests.csv": csv} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestMergeShardsOfARealLoad: a real load against the real llama-server,
+// split into three shard folders, merges into one load folder that holds
+// every row of every shard, the same levels, each level's percentiles
+// equal to those of the concatenated rows (computed here) and to the
+// unsharded run's own record, each shard's requests and the start spread;
+// `ttftlab check` passes it and the report draws it.
+func TestMergeShardsOfARealLoad(t *testing.T) {
+	_, model := needLlama(t)
+	port := serverTestEnv(t)
+	src, shards := t.TempDir(), t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+		"--concurrency", "1,2", "--requests", "7", "--turns", "2", "--out", src, "--no-report", "--slo", "ttft_ms<=60000@p95")
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s%s", code, stdout, stderr)
+	}
+	splitLoad(t, src, shards, 3, "run-7")
+	out := filepath.Join(shards, "merged")
+	code, stdout, stderr = runCLI("merge", shards, "--out", out)
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("merge: exit %d", code)
+	}
+	orig := strictLoad(t, src)
+	doc := strictLoad(t, out)
+	origRows := strictLines[artifact.LoadRequest](t, filepath.Join(src, "requests.jsonl"))
+	rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
+	// Every row of every shard, in shard order, each with its shard.
+	if len(rows) != len(origRows) || len(rows) != 28 {
+		t.Fatalf("merged %d rows, the shards %d", len(rows), len(origRows))
+	}
+	seen := map[[3]float64]bool{}
+	last := 0
+	for _, r := range rows {
+		if r.Shard == nil || *r.Shard < last || *r.Shard != (r.Call-1)%3 || r.RunID != "run-7" {
+			t.Fatalf("row %+v out of shard order or untagged", r)
+		}
+		last = *r.Shard
+		seen[[3]float64{r.Level, float64(r.Call), float64(r.Turn)}] = true
+	}
+	for _, r := range origRows {
+		if !seen[[3]float64{r.Level, float64(r.Call), float64(r.Turn)}] {
+			t.Errorf("level %g call %d turn %d is not in the merge", r.Level, r.Call, r.Turn)
+		}
+	}
+	f, _ := os.Open(filepath.Join(out, "requests.csv"))
+	records, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(records) != 29 || records[0][0] != "host" {
+		t.Errorf("requests.csv: %d records (%v)", len(records), err)
+	}
+	if doc.Settings.Shards != 3 || doc.Settings.Shard != nil || doc.Settings.RunID != "run-7" || len(doc.Levels) != len(orig.Levels) {
+		t.Fatalf("merged settings %+v, %d levels of %d", doc.Settings, len(doc.Levels), len(orig.Levels))
+	}
+	for i, l := range doc.Levels {
+		o := orig.Levels[i]
+		if l.Level != o.Level || l.Interrupted {
+			t.Errorf("level %d: %g (interrupted %v), unsharded %g", i, l.Level, l.Interrupted, o.Level)
+		}
+		var ttft, first, total []float64
+		for _, r := range origRows {
+			if r.Level != l.Level || r.Warmup {
+				continue
+			}
+			for _, c := range []struct {
+				p  *float64
+				to *[]float64
+			}{{r.TTFTMs, &ttft}, {r.FirstSentenceMs, &first}} {
+				if c.p != nil {
+					*c.to = append(*c.to, *c.p)
+				}
+			}
+			if r.ErrorKind == nil {
+				total = append(total, *r.TotalMs)
+			}
+		}
+		for _, c := range []struct {
+			name      string
+			xs        []float64
+			got, same artifact.Dist
+		}{{"ttft", ttft, l.Summary.TTFTMs, o.Summary.TTFTMs}, {"first sentence", first, l.Summary.FirstSentenceMs, o.Summary.FirstSentenceMs},
+			{"total", total, l.Summary.TotalMs, o.Summary.TotalMs}} {
+			sort.Float64s(c.xs)
+			if c.got.N != len(c.xs) || c.got.N != c.same.N || c.got.N == 0 {
+				t.Errorf("level %g %s: n %d, rows %d, unsharded %d", l.Level, c.name, c.got.N, len(c.xs), c.same.N)
+				continue
+			}
+			for _, p := range []struct {
+				p         float64
+				got, same *float64
+			}{{50, c.got.P50, c.same.P50}, {95, c.got.P95, c.same.P95}, {99, c.got.P99, c.same.P99}} {
+				want := interval.PercentileOf(c.xs, p.p)
+				// The rows keep times to the microsecond and load.json
+				// writes them so: the unsharded record, from unrounded
+				// times, agrees to within one.
+				if *p.got != want || math.Abs(*p.same-want) > 0.001+1e-9 {
+					t.Errorf("level %g %s p%g: merged %v, rows %v, unsharded %v", l.Level, c.name, p.p, *p.got, want, *p.same)
+				}
+			}
+		}
+		if l.SLO[0].N != o.SLO[0].N || l.SLO[0].Met != o.SLO[0].Met || l.SLOMet != o.SLOMet {
+			t.Errorf("level %g SLO %+v slo_met %v, unsharded %+v %v", l.Level, l.SLO[0], l.SLOMet, o.SLO[0], o.SLOMet)
+		}
+		sum := 0
+		for k, sh := range l.Shards {
+			sum += sh.Requests
+			if sh.Shard != k || sh.Host != fmt.Sprintf("pod-%d", k) {
+				t.Errorf("level %g shard %+v", l.Level, sh)
+			}
+		}
+		if len(l.Shards) != 3 || sum != l.Summary.Requests || l.StartSpreadMs == nil || *l.StartSpreadMs != 2 {
+			t.Errorf("level %g: shards %+v (requests %d of %d), spread %v", l.Level, l.Shards, sum, l.Summary.Requests, l.StartSpreadMs)
+		}
+		if !strings.Contains(stdout, "start spread 2.0 ms") {
+			t.Errorf("the console does not print the start spread")
+		}
+	}
+	if (doc.Capacity == nil) != (orig.Capacity == nil) || doc.Capacity != nil && doc.Capacity.Level != orig.Capacity.Level {
+		t.Errorf("capacity %+v, unsharded %+v", doc.Capacity, orig.Capacity)
+	}
+	if a, b := jsonlRows(t, filepath.Join(out, "server.jsonl")), jsonlRows(t, filepath.Join(src, "server.jsonl")); len(a) != len(b) {
+		t.Errorf("server.jsonl: %d samples, shard 0 has %d", len(a), len(b))
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(stdout, "HTML report: ") {
+		t.Fatalf("no report drawn: %v", err)
+	}
+	// The page names each level (the chart of turns, one line a level)
+	// and the capacity the merge found.
+	for _, l := range doc.Levels {
+		if !bytes.Contains(page, []byte(fmt.Sprintf("level %g", l.Level))) {
+			t.Errorf("report.html does not mention level %g", l.Level)
+		}
+	}
+	if doc.Capacity != nil && !bytes.Contains(page, []byte(fmt.Sprintf("Capacity: concurrency %g", doc.Capacity.Level))) {
+		t.Errorf("report.html does not give the capacity %g", doc.Capacity.Level)
+	}
+	if code, stdout, _ := runCLI("check", out); code != 0 {
+		t.Errorf("check of the merged folder: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCLI("merge", shards, "--out", out); code != 2 || !strings.Contains(stderr, "already holds a load.json") {
+		t.Errorf("a second merge into the same --out: exit %d, %s", code, stderr)
+	}
+}
+
+// tinyShard is the load.json of shard i of n of run id, with no rows.
+func tinyShard(id string, i, n int) artifact.Load {
+	return artifact.Load{Settings: artifact.LoadSettings{Server: "http://llm:8080", Mode: "rate", Levels: []float64{1}, RunID: id,
+		Shard: &artifact.LoadShard{Index: i, Count: n, Host: fmt.Sprintf("pod-%d", i)}, Requests: 4, Turns: 1, MaxTokens: 64,
+		Seed: 42, SLO: []artifact.SLO{}}, Levels: []artifact.LoadLevel{}}
+}
+
+// TestMergeRefusesShardsThatDoNotBelong: shards of different run ids, a
+// missing shard and different settings are refused (exit 1) naming the
+// ids and folders, the missing shard, the field and both values; a
+// folder of no shard is refused before anything is written.
+func TestMergeRefusesShardsThatDoNotBelong(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, doc artifact.Load) string {
+		p := filepath.Join(dir, name)
+		writeShard(t, p, doc, nil, nil)
+		return p
+	}
+	a0, a1, a2 := write("a0", tinyShard("A", 0, 3)), write("a1", tinyShard("A", 1, 3)), write("a2", tinyShard("A", 2, 3))
+	b1 := write("b1", tinyShard("B", 1, 3))
+	other := tinyShard("A", 2, 3)
+	other.Settings.MaxTokens = 128
+	c2 := write("c2", other)
+	none := filepath.Join(dir, "none")
+	os.MkdirAll(none, 0o755)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{a0, b1, a2}, 1, []string{`run "A"`, `run "B"`, a0, b1}},
+		{[]string{a0, a2}, 1, []string{"shard 1 of 3 is missing: have 0, 2"}},
+		{[]string{a0, a1, c2}, 1, []string{"settings differ: max_tokens is 64 in " + a0 + " but 128 in " + c2}},
+		{[]string{a0, a1, none}, 1, []string{none, "neither a load.json nor shard-* folders"}},
+		{[]string{a0, a1, a2}, 2, []string{"missing --out"}},
+	} {
+		out := filepath.Join(dir, "out")
+		args := append([]string{"merge"}, tc.args...)
+		if tc.code != 2 {
+			args = append(args, "--out", out)
+		}
+		code, _, stderr := runCLI(args...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, tc.code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", tc.args, w, stderr)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: refused, yet %s was made", tc.args, out)
+		}
+	}
+	// The three of run A merge: one level of no request, no capacity.
+	code, stdout, stderr := runCLI("merge", a0, a1, a2, "--out", filepath.Join(dir, "out"), "--no-report")
+	if code != 0 || !strings.Contains(stdout, "capacity: none") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
