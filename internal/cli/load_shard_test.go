@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/interval"
 )
 
 // runShards runs `ttftlab load` once per shard of n, as separate
@@ -67,7 +68,10 @@ func readRows(t *testing.T, dir string) []artifact.LoadRequest {
 // call at the due time the single-machine schedule gives it (the same seed
 // from the run id); every row carries the shard, the host, the run id and
 // its wall-clock anchor; both shards begin each level at the moment fixed
-// for it on the wall clock, and only shard 0 samples the server.
+// for it on the wall clock, and only shard 0 samples the server. `ttftlab
+// merge` of the two folders holds every row, the same levels, percentiles
+// equal to those over the concatenated rows, and `ttftlab report` draws
+// it; one shard alone is refused, the other named.
 func TestLoadShardsSideBySide(t *testing.T) {
 	srv := startLlama(t, "-np", "4", "-c", "8192", "--metrics")
 	out := t.TempDir()
@@ -144,6 +148,59 @@ func TestLoadShardsSideBySide(t *testing.T) {
 		if spread := max(starts[0], starts[1]) - min(starts[0], starts[1]); spread > s0.LevelGapMs {
 			t.Errorf("level %g: the shards began %v ms apart, more than the level gap", level, spread)
 		}
+	}
+
+	// One shard alone is not the run.
+	if code, _, stderr := runCLI("merge", filepath.Join(out, "shard-0"), "--out", filepath.Join(out, "half")); code == 0 ||
+		!strings.Contains(stderr, "shard 1 of 2 is missing") {
+		t.Errorf("merging shard 0 alone: exit %d:\n%s", code, stderr)
+	}
+	// The merge holds every row of both shards, the same levels, and
+	// percentiles computed over the concatenated rows.
+	merged := filepath.Join(out, "merged")
+	code, stdout, stderr := runCLI("merge", out, "--out", merged)
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("merge: exit %d", code)
+	}
+	doc := strictLoad(t, merged)
+	all := append(append([]artifact.LoadRequest{}, rows[0]...), rows[1]...)
+	if got := readRows(t, merged); len(got) != len(all) {
+		t.Errorf("the merge holds %d rows, the shards %d", len(got), len(all))
+	}
+	if len(doc.Levels) != 2 || doc.Settings.Shards != 2 || doc.Settings.RunID != "side-by-side" {
+		t.Fatalf("merged load.json: %d levels, settings %+v", len(doc.Levels), doc.Settings)
+	}
+	for k, l := range doc.Levels {
+		var ttft, first []float64
+		for _, r := range all {
+			if r.Level == l.Level && !r.Warmup && r.TTFTMs != nil {
+				ttft = append(ttft, *r.TTFTMs)
+			}
+			if r.Level == l.Level && !r.Warmup && r.FirstSentenceMs != nil {
+				first = append(first, *r.FirstSentenceMs)
+			}
+		}
+		sort.Float64s(ttft)
+		sort.Float64s(first)
+		if l.Level != docs[0].Levels[k].Level || l.Summary.Requests != calls || len(l.Shards) != 2 || l.StartSpreadMs == nil {
+			t.Errorf("merged level %d: level %g, %d requests, %d shards, spread %v", k, l.Level, l.Summary.Requests, len(l.Shards), l.StartSpreadMs)
+			continue
+		}
+		for _, c := range []struct {
+			name string
+			got  artifact.Dist
+			xs   []float64
+		}{{"ttft_ms", l.Summary.TTFTMs, ttft}, {"first_sentence_ms", l.Summary.FirstSentenceMs, first}} {
+			if c.got.N != len(c.xs) || c.got.P50 == nil || *c.got.P50 != interval.PercentileOf(c.xs, 50) ||
+				c.got.P95 == nil || *c.got.P95 != interval.PercentileOf(c.xs, 95) {
+				t.Errorf("merged level %g %s: n %d p50 %v p95 %v; over the rows n %d p50 %v p95 %v", l.Level, c.name, c.got.N,
+					c.got.P50, c.got.P95, len(c.xs), interval.PercentileOf(c.xs, 50), interval.PercentileOf(c.xs, 95))
+			}
+		}
+	}
+	if code, stdout, stderr := runCLI("report", merged); code != 0 {
+		t.Errorf("report of the merge: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 

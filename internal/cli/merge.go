@@ -259,7 +259,10 @@ func (c *mergeCmd) print(out string, m *load.Merged) {
 			fmt.Sprintf("%d/%d", s.OK, s.Requests), fmt3(s.TTFTMs, &marked), fmt3(s.FirstSentenceMs, &marked), tok, goodput, verdict)
 		var parts []string
 		for _, sh := range l.Shards {
-			part := fmt.Sprintf("%d %d requests", sh.Shard, sh.Requests)
+			part := fmt.Sprintf("shard %d: %d requests", sh.Shard, sh.Requests)
+			if sh.Host != "" {
+				part = fmt.Sprintf("shard %d on %s: %d requests", sh.Shard, sh.Host, sh.Requests)
+			}
 			if sh.Failed > 0 {
 				part += fmt.Sprintf(" (%d failed)", sh.Failed)
 			}
@@ -269,7 +272,7 @@ func (c *mergeCmd) print(out string, m *load.Merged) {
 		if l.StartSpreadMs != nil {
 			spread = fmt.Sprintf("start spread %s ms", msText(*l.StartSpreadMs))
 		}
-		fmt.Fprintf(w, "  shards: %s; %s\n", strings.Join(parts, ", "), spread)
+		fmt.Fprintf(w, "  %s; %s\n", strings.Join(parts, ", "), spread)
 		for _, v := range l.SLO {
 			value := "no value: the percentile falls on a failed or missing request"
 			if v.ValueMs != nil {
