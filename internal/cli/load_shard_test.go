@@ -199,8 +199,15 @@ func TestLoadShardsSideBySide(t *testing.T) {
 			}
 		}
 	}
-	if code, stdout, stderr := runCLI("report", merged); code != 0 {
-		t.Errorf("report of the merge: exit %d\n%s%s", code, stdout, stderr)
+	// The report says what each page is: a merge with its shards, one
+	// shard's own calls.
+	for dir, want := range map[string]string{merged: "the 2 shards of run side-by-side, merged", filepath.Join(out, "shard-1"): "Shard 1 of 2 of run side-by-side"} {
+		if code, stdout, stderr := runCLI("report", dir); code != 0 {
+			t.Errorf("report of %s: exit %d\n%s%s", dir, code, stdout, stderr)
+		}
+		if page, _ := os.ReadFile(filepath.Join(dir, "report.html")); !strings.Contains(string(page), want) {
+			t.Errorf("%s/report.html does not say %q", dir, want)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/rundir"
@@ -53,12 +54,19 @@ func loadSections(l *rundir.Load, version string) []section {
 func loadSummary(l *rundir.Load, version string) section {
 	s := section{ID: "summary", Title: "Levels and run details"}
 	s.Intro = capacityText(l)
+	if sh := l.Settings.Shard; sh != nil {
+		s.Intro = fmt.Sprintf("Shard %d of %d of run %s, on %s: its figures are over its own calls alone; `ttftlab merge` of the %d shard folders gives the run's. ",
+			sh.Index, sh.Count, l.Settings.RunID, sh.Host, sh.Count) + s.Intro
+	}
 	s.Tables = append(s.Tables, levelsTable(l))
 	if f := failuresTable(l); f != nil {
 		s.Tables = append(s.Tables, *f)
 	}
 	if len(l.Levels) > 0 && len(l.Levels[0].SLO) > 0 {
 		s.Tables = append(s.Tables, sloTable(l))
+	}
+	if t := shardsTable(l); t != nil {
+		s.Tables = append(s.Tables, *t)
 	}
 	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version),
 		fieldTable("load.json (settings, model, server, capacity)", l.Fields).folded(true))
@@ -104,6 +112,31 @@ func levelsTable(l *rundir.Load) table {
 	t.numericFrom(1)
 	delete(t.Numeric, 4)
 	return t
+}
+
+// shardsTable is, for a merge of a sharded run (ttftlab merge), each
+// level's shards: when each began on its wall clock, its requests and
+// failures, and the spread of the starts; nil for another run.
+func shardsTable(l *rundir.Load) *table {
+	if l.Settings.Shards == 0 {
+		return nil
+	}
+	t := table{Caption: fmt.Sprintf("the %d shards of run %s, merged: each level's rows are every shard's, its figures recomputed over them; "+
+		"the start spread is the latest shard's start less the earliest's, each by its own clock", l.Settings.Shards, l.Settings.RunID),
+		Head: []string{"level", "shard", "host", "began (UTC)", "requests", "failed", "start spread ms"}, Numeric: map[int]bool{0: true, 1: true, 4: true, 5: true, 6: true}}
+	for _, lv := range l.Levels {
+		for i, sh := range lv.Shards {
+			began, spread := "unknown", ""
+			if sh.StartedUnixMs != nil {
+				began = time.UnixMicro(int64(*sh.StartedUnixMs * 1000)).UTC().Format("15:04:05.000")
+			}
+			if i == 0 && lv.StartSpreadMs != nil {
+				spread = num(*lv.StartSpreadMs)
+			}
+			t.add(num(lv.Level), strconv.Itoa(sh.Shard), sh.Host, began, strconv.Itoa(sh.Requests), strconv.Itoa(sh.Failed), spread)
+		}
+	}
+	return &t
 }
 
 // failedText is the count of failed requests with their kinds.
