@@ -3,6 +3,7 @@ package wire
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -30,6 +31,8 @@ type dispatcher struct {
 
 	f  *os.File
 	rc syscall.RawConn
+
+	writes atomic.Int64 // eventfd writes, for tests
 }
 
 func newDispatcher() (*dispatcher, error) {
@@ -57,6 +60,7 @@ func (d *dispatcher) post(hs []*Handoff) {
 	d.sleeping = false
 	d.mu.Unlock()
 	if wake {
+		d.writes.Add(1)
 		d.f.Write(eventOne)
 	}
 }
