@@ -2,9 +2,9 @@ package wire
 
 import (
 	"os"
-	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,15 +20,23 @@ import (
 // dispatcher is busy, batches posted meanwhile cost no eventfd write at
 // all: it takes them before it parks again.
 //
-// What a stream's caller learns of a read moves from one eventfd per read
-// to one per batch; the read's stamp, taken at the recvmsg, does not.
+// The poller never waits for the dispatcher: a batch goes onto a
+// lock-free list linked through the hand-offs themselves (no allocation),
+// and the eventfd is written with a raw system call, which keeps the
+// poller's P. What a stream's caller learns of a read moves from one
+// eventfd per read to one per batch; the read's stamp, taken at the
+// recvmsg, does not.
 type dispatcher struct {
-	mu       sync.Mutex
-	q        []*Handoff
-	sleeping bool // parked on the eventfd: the next post writes it
-	stop     bool
+	// head is the last hand-off posted and not yet taken; each links to
+	// the one posted before it (Handoff.nextReady).
+	head atomic.Pointer[Handoff]
+	// sleeping is set while the dispatcher parks on the eventfd (or is
+	// about to): whoever clears it writes the eventfd.
+	sleeping atomic.Bool
+	stop     atomic.Bool
 	done     chan struct{}
 
+	fd int // the eventfd, also owned by f
 	f  *os.File
 	rc syscall.RawConn
 
@@ -46,36 +54,51 @@ func newDispatcher() (*dispatcher, error) {
 		f.Close()
 		return nil, err
 	}
-	d := &dispatcher{f: f, rc: rc, done: make(chan struct{})}
+	d := &dispatcher{fd: fd, f: f, rc: rc, done: make(chan struct{})}
 	go d.run()
 	return d, nil
 }
 
 // post hands over hand-offs whose goroutines are to be woken; called by
-// the poller thread, once per batch. hs may be reused once post returns.
+// the poller thread, once per batch, with hand-offs it claimed (so none
+// is on the list twice). hs may be reused once post returns.
 func (d *dispatcher) post(hs []*Handoff) {
-	d.mu.Lock()
-	d.q = append(d.q, hs...)
-	wake := d.sleeping
-	d.sleeping = false
-	d.mu.Unlock()
-	if wake {
+	if len(hs) == 0 {
+		return
+	}
+	// Chain the batch first to last, then put it on the list in one step.
+	for i := len(hs) - 1; i > 0; i-- {
+		hs[i].nextReady = hs[i-1]
+	}
+	first, last := hs[len(hs)-1], hs[0]
+	for {
+		old := d.head.Load()
+		last.nextReady = old
+		if d.head.CompareAndSwap(old, first) {
+			break
+		}
+	}
+	d.rouse()
+}
+
+// rouse writes the eventfd if the dispatcher sleeps (or is about to).
+// The list (or stop) is written before sleeping is read here, and the
+// dispatcher sets sleeping before it looks at the list again, so one of
+// the two sees the other's write: no batch waits for a later one.
+func (d *dispatcher) rouse() {
+	if d.sleeping.Load() && d.sleeping.CompareAndSwap(true, false) {
 		d.writes.Add(1)
-		d.f.Write(eventOne)
+		// A raw write: an eventfd write never blocks, and the poller
+		// keeps its P (see sock.recv).
+		unix.RawSyscall(unix.SYS_WRITE, uintptr(d.fd), uintptr(unsafe.Pointer(&eventOne[0])), uintptr(len(eventOne)))
 	}
 }
 
 // shutdown stops the dispatcher once it has woken everything posted
 // before, and waits for it to end.
 func (d *dispatcher) shutdown() {
-	d.mu.Lock()
-	d.stop = true
-	wake := d.sleeping
-	d.sleeping = false
-	d.mu.Unlock()
-	if wake {
-		d.f.Write(eventOne)
-	}
+	d.stop.Store(true)
+	d.rouse()
 	<-d.done
 	d.f.Close()
 }
@@ -88,10 +111,9 @@ func (d *dispatcher) shutdown() {
 // comes before the callback returns, is a readiness the next wait finds.
 // Woken, it reads the counter back to zero (a readiness left over makes
 // that read fail with EAGAIN, which costs nothing more than a look at an
-// empty queue).
+// empty list).
 func (d *dispatcher) run() {
 	defer close(d.done)
-	var batch []*Handoff
 	var b [8]byte
 	woken := false
 	d.rc.Read(func(fd uintptr) bool {
@@ -100,19 +122,40 @@ func (d *dispatcher) run() {
 		}
 		woken = true
 		for {
-			d.mu.Lock()
-			if len(d.q) == 0 {
-				stop := d.stop
-				d.sleeping = !stop
-				d.mu.Unlock()
-				return stop
+			if h := d.head.Swap(nil); h != nil {
+				deliver(h)
+				continue
 			}
-			batch, d.q = d.q, batch[:0]
-			d.mu.Unlock()
-			for i, h := range batch {
-				h.wakeUp()
-				batch[i] = nil
+			if d.stop.Load() {
+				return true
+			}
+			d.sleeping.Store(true)
+			if d.head.Load() == nil && !d.stop.Load() {
+				return false // park until rouse writes
+			}
+			if !d.sleeping.CompareAndSwap(true, false) {
+				return false // rouse took it: its write is on the way
 			}
 		}
 	})
+}
+
+// deliver wakes the goroutines of a list taken from head, in the order
+// they were posted.
+func deliver(h *Handoff) {
+	// The list runs last posted first; reverse it.
+	var prev *Handoff
+	for h != nil {
+		next := h.nextReady
+		h.nextReady = prev
+		prev, h = h, next
+	}
+	for h = prev; h != nil; {
+		// Read the link before the wake-up: once woken, the goroutine may
+		// park again and the poller post h anew.
+		next := h.nextReady
+		h.nextReady = nil
+		h.wakeUp()
+		h = next
+	}
 }

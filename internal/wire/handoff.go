@@ -133,6 +133,10 @@ type Handoff struct {
 	ev waker
 	// resume restarts a paused reader; called by take outside the lock.
 	resume func()
+	// nextReady links the hand-offs a poller batch posted to its
+	// dispatcher; the poller writes it after a claim, the dispatcher
+	// before the wake-up.
+	nextReady *Handoff
 
 	// The caller's side: the batch being worked through, and a read put
 	// back (unread) to come first.
