@@ -7,6 +7,10 @@
 #
 #   internal/bench/syscalls.sh [STREAMS] [RATE] [CHUNKS]     (default 256 50 100)
 #
+# With BEFORE=PATH (a loadbench built before a change), that build's ttftlab
+# client runs too, as ttftlab-before, right after the current one. CLIENTS
+# (e.g. "ttftlab ttftlab-before") picks the clients to run.
+#
 # Needs perf (apt-get install -y linux-perf) and, for the aiohttp client,
 # Debian's python3-aiohttp under /usr/bin/python3.
 set -eu
@@ -30,18 +34,22 @@ for s in recvfrom recvmsg read write epoll_wait epoll_pwait futex mmap munmap mr
 	events="$events,syscalls:sys_enter_$s"
 done
 echo "$streams streams x $chunks chunks at $rate/s; load $(cat /proc/loadavg)"
-printf '%-8s %9s' client chunks
+printf '%-14s %9s' client chunks
 for e in all recvfrom recvmsg read write epoll_wait epoll_pwait futex mmap munmap mremap nanosleep; do printf ' %11s' "$e"; done
 echo
-for c in ttftlab least asyncio aiohttp; do
+clients="ttftlab least asyncio aiohttp"
+[ -z "${BEFORE:-}" ] || clients="ttftlab ttftlab-before least asyncio aiohttp"
+clients=${CLIENTS:-$clients}
+for c in $clients; do
 	case $c in
 	ttftlab | least) cmd="$out/loadbench client $c" ;;
+	ttftlab-before) cmd="$BEFORE client ttftlab" ;;
 	asyncio) cmd="$py internal/bench/pyasync.py" ;;
 	aiohttp) cmd="$py internal/bench/pyaiohttp.py" ;;
 	esac
 	perf stat -x, -o "$out/$c.perf" -e "$events" -- $cmd "$url" "$streams" "$chunks" "$out/$c.txt"
 	got=$(($(wc -l <"$out/$c.txt")))  # the #phase line, then one line per chunk less the last newline
-	printf '%-8s %9d' "$c" "$got"
+	printf '%-14s %9d' "$c" "$got"
 	grep -v '^#' "$out/$c.perf" | grep -v '^$' | while IFS=, read -r n _ name _; do
 		printf ' %11s' "$(awk -v n="$n" -v c="$got" 'BEGIN { printf "%.2f", n / c }')"
 	done

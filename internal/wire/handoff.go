@@ -133,6 +133,10 @@ type Handoff struct {
 	ev waker
 	// resume restarts a paused reader; called by take outside the lock.
 	resume func()
+	// nextReady links the hand-offs a poller batch posted to its
+	// dispatcher; the poller writes it after a claim, the dispatcher
+	// before the wake-up.
+	nextReady *Handoff
 
 	// The caller's side: the batch being worked through, and a read put
 	// back (unread) to come first.
@@ -167,22 +171,37 @@ func (h *Handoff) Push(m Msg) (parked, full bool) {
 // signal wakes the caller's goroutine if it is parked and something is
 // queued; it reports whether it did.
 func (h *Handoff) Signal() bool {
-	h.mu.Lock()
-	if !h.waiting || len(h.q) == 0 {
-		h.mu.Unlock()
+	if !h.claim() {
 		return false
 	}
-	h.waiting = false
-	h.mu.Unlock()
 	if h.ev != nil {
 		h.ev.wake()
 		return true
 	}
+	h.wakeUp()
+	return true
+}
+
+// claim takes the caller's goroutine off waiting if it is parked and
+// something is queued, for the claimer to wake it (wakeUp); it reports
+// whether it did.
+func (h *Handoff) claim() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.waiting || len(h.q) == 0 {
+		return false
+	}
+	h.waiting = false
+	return true
+}
+
+// wakeUp readies the caller's goroutine parked on the wake channel (or
+// lets its next wait return at once).
+func (h *Handoff) wakeUp() {
 	select {
 	case h.wake <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // take waits until something is queued and returns all of it, handing dst

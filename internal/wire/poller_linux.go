@@ -31,6 +31,10 @@ type poller struct {
 	next  uint32
 
 	pending []*Conn // streams with a deferred wake-up; loop only
+	// ready holds the hand-offs whose goroutines this batch woke, for
+	// disp; loop only.
+	ready []*Handoff
+	disp  *dispatcher
 }
 
 // yieldEvery is how often the poller passes through Go's scheduler. A
@@ -148,7 +152,13 @@ func startPoller() (*poller, error) {
 		unix.Close(evfd)
 		return nil, err
 	}
-	p := &poller{epfd: epfd, evfd: evfd, clk: NewClock(), done: make(chan struct{}), conns: map[uint32]*Conn{}}
+	d, err := newDispatcher()
+	if err != nil {
+		unix.Close(epfd)
+		unix.Close(evfd)
+		return nil, err
+	}
+	p := &poller{epfd: epfd, evfd: evfd, clk: NewClock(), done: make(chan struct{}), conns: map[uint32]*Conn{}, disp: d}
 	started := make(chan struct{})
 	go p.loop(started)
 	<-started
@@ -216,6 +226,11 @@ func (p *poller) loop(started chan<- struct{}) {
 			}
 		}
 		p.firePending()
+		if len(p.ready) > 0 {
+			p.disp.post(p.ready)
+			clear(p.ready)
+			p.ready = p.ready[:0]
+		}
 	}
 }
 
@@ -224,6 +239,7 @@ func (p *poller) exit() {
 	pollers.running.CompareAndSwap(p, nil)
 	unix.Close(p.epfd)
 	unix.Close(p.evfd)
+	p.disp.shutdown()
 	close(p.done)
 }
 
@@ -236,7 +252,7 @@ func (p *poller) exit() {
 func (p *poller) wake(c *Conn, ended bool) {
 	now := p.clk.Now()
 	if ended || c.handOff < 0 || now-c.lastWake >= c.handOff {
-		if c.h.Signal() {
+		if p.signal(c) {
 			c.lastWake = now
 		}
 		return
@@ -245,6 +261,17 @@ func (p *poller) wake(c *Conn, ended bool) {
 		c.wakeAt = c.lastWake + c.handOff
 		p.pending = append(p.pending, c)
 	}
+}
+
+// signal wakes c's caller goroutine if it is parked and something is
+// queued, through the dispatcher at the end of the batch; it reports
+// whether it will.
+func (p *poller) signal(c *Conn) bool {
+	if !c.h.claim() {
+		return false
+	}
+	p.ready = append(p.ready, c.h)
+	return true
 }
 
 // firePending delivers the deferred wake-ups that are due.
@@ -260,7 +287,7 @@ func (p *poller) firePending() {
 			continue
 		}
 		c.wakeAt = 0
-		if !c.detached.Load() && c.h.Signal() {
+		if !c.detached.Load() && p.signal(c) {
 			c.lastWake = now
 		}
 	}

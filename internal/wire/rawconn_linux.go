@@ -40,7 +40,7 @@ type Conn struct {
 	// paused at maxBacklog.
 	threadDone chan struct{}
 	room       chan struct{}
-	ev         *eventWake
+	ev         *eventWake // nil in poller mode
 
 	start atomic.Int64 // t0 since clk.Base; valid once wrote is set
 	wrote atomic.Bool
@@ -74,12 +74,6 @@ func Dial(ctx context.Context, addr string, opt Options) (*Conn, error) {
 	if c.last == nil {
 		c.last = new(atomic.Int64)
 	}
-	ev, err := newEventWake()
-	if err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	c.ev, c.h.ev = ev, ev
 	// Best effort: without kernel stamps every read keeps its own stamp.
 	if kernel {
 		primeKernelStamps()
@@ -131,6 +125,13 @@ func (c *Conn) Start(mode Mode, handOff time.Duration) error {
 		if err := unix.SetNonblock(c.sock.fd, false); err != nil {
 			return err
 		}
+		// A reader thread of its own wakes the caller through an eventfd
+		// of its own; the poller's streams share its dispatcher.
+		ev, err := newEventWake()
+		if err != nil {
+			return err
+		}
+		c.ev, c.h.ev = ev, ev
 		c.threadDone = make(chan struct{})
 		c.h.resume = c.resumeThread
 		go c.threadLoop()
@@ -150,7 +151,9 @@ func (c *Conn) Release() {
 		detach(c)
 	}
 	unix.Close(c.sock.fd)
-	c.ev.close()
+	if c.ev != nil {
+		c.ev.close()
+	}
 	c.h.drain()
 }
 

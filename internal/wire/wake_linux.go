@@ -7,8 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// eventWake is how a reader thread wakes the caller's goroutine: an
-// eventfd that the goroutine waits on in Go's netpoller. Readying the
+// eventWake is how a reader thread of a stream's own (ModeThread) wakes
+// the caller's goroutine: an eventfd that the goroutine waits on in Go's
+// netpoller. (The poller's streams share one eventfd, the dispatcher's.) Readying the
 // goroutine directly from the reader (a channel send) would leave it in
 // the run queue of the reader's P, which the reader then takes into
 // epoll_wait or recvmsg; Go's sysmon thread must then take that P back

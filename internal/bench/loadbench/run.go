@@ -358,8 +358,13 @@ ARRIVALS = table.concat(out, "\n")
 // the results). Without keep, keep_chunks is false and the heap a finished
 // request holds beyond its chunks is measured instead, over a second run
 // of the streams with its results alive, after two GCs. LOADBENCH_CPUPROFILE and LOADBENCH_MEMPROFILE name
-// files for a CPU profile and an allocation profile of the phase.
+// files for a CPU profile and an allocation profile of the phase;
+// LOADBENCH_HEAPPROFILE, without keep, one for the heap the results hold
+// (and PATH.before, before the measured run: pprof -diff_base).
 func runTTFTLab(url string, streams, chunks int, keep bool) (clientRun, error) {
+	if !keep && os.Getenv("LOADBENCH_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 1 // every allocation, for the per-request heap
+	}
 	vm, err := ttftruntime.New(context.Background(), ttftruntime.Config{Server: url, Stdout: io.Discard, Stderr: os.Stderr})
 	if err != nil {
 		return clientRun{}, err
@@ -378,11 +383,21 @@ func runTTFTLab(url string, streams, chunks int, keep bool) (clientRun, error) {
 		}
 		L.SetGlobal("RESULTS", lua.LNil)
 		heapBefore := heap()
+		if path := os.Getenv("LOADBENCH_HEAPPROFILE"); path != "" {
+			if err := writeHeapProfile(path + ".before"); err != nil {
+				return clientRun{}, err
+			}
+		}
 		if err := vm.RunString(clientScript, "loadbench.lua"); err != nil {
 			return clientRun{}, err
 		}
 		// RESULTS holds every finished request while the heap is read.
 		heapPer := float64(int64(heap())-int64(heapBefore)) / float64(streams)
+		if path := os.Getenv("LOADBENCH_HEAPPROFILE"); path != "" {
+			if err := writeHeapProfile(path); err != nil {
+				return clientRun{}, err
+			}
+		}
 		runtime.KeepAlive(L.GetGlobal("RESULTS"))
 		return clientRun{heapB: heapPer}, nil
 	}
@@ -490,6 +505,20 @@ func summarize(name string, late []float64, received, expected int, cpuS, wall f
 		f.cpuPerChunkUs = cpuS * 1e6 / float64(received)
 	}
 	return f
+}
+
+// writeHeapProfile writes what the heap holds now (inuse_space: what the
+// finished requests keep, with LOADBENCH_HEAPPROFILE).
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func heap() uint64 {
