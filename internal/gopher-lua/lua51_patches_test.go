@@ -40,6 +40,16 @@ func TestLua51Patches(t *testing.T) {
 		{"find with an empty pattern", `out(("abc"):find("", 10)); out(("abc"):find("", 2)); out(("abc"):find("c", 10, true))`, "4 3\n2 1\nnil"},
 		{"multiple assignment", `local a, b = 1, 2; a, b = b, a; local x, y = 0, 0; x, y = x + 1, x + y
 			local t, k = {}, 1; t[k], k = k, 5; local s = {}; local keep = s; s[1], s = "v", nil; out(a, b, x, y, t[1], k, keep[1], s)`, "2 1 1 0 1 5 v nil"},
+		{"traversal clearing every field", `local t = {}; for i = 1, 40 do t["k" .. i] = i end
+			local n, s = 0, 0; for k, v in pairs(t) do t[k] = nil; n = n + 1; s = s + v end; out(n, s, next(t))`, "40 820 nil"},
+		{"a field cleared and set again is visited once", `local t = {a = 1, b = 2, c = 3}; t.b = nil; t.b = 5; t.d = nil
+			local n, s = 0, 0; for _, v in pairs(t) do n = n + 1; s = s + v end; out(n, s)`, "3 9"},
+		{"next through small and large tables", `local function count(t) local n, k = 0, nil
+				repeat k = next(t, k); if k ~= nil then n = n + 1 end until k == nil; return n end
+			local small, large, mixed = {x = 1, y = 2}, {}, {1, 2, x = 3, [2.5] = 4, [true] = 5}
+			for i = 1, 50 do large[i + 0.5] = i end; out(count(small), count(large), count(mixed))`, "2 50 5"},
+		{"fields assigned during a traversal", `local t = {}; for i = 1, 40 do t["k" .. i] = i end
+			local s = 0; for k, v in pairs(t) do t[k] = v * 2 end; for _, v in pairs(t) do s = s + v end; out(s)`, "1640"},
 	}
 	for _, c := range cases {
 		L := NewState()

@@ -203,22 +203,63 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 	if tb.strdict == nil {
 		tb.strdict = make(map[string]LValue, defaultHashCap)
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
 	if value == LNil {
 		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.strdict, key)
+		if _, ok := tb.strdict[key]; ok {
+			tb.indexKeys() // the key stays in keys: from now on k2i tells
+			delete(tb.strdict, key)
+		}
 	} else {
+		if _, ok := tb.strdict[key]; ok {
+			tb.strdict[key] = value
+			return
+		}
 		tb.strdict[key] = value
 		lkey := LString(key)
-		if _, ok := tb.k2i[lkey]; !ok {
+		if tb.k2i == nil {
+			tb.keys = append(tb.keys, lkey) // new to strdict, so new to keys
+		} else if _, ok := tb.k2i[lkey]; !ok {
 			tb.k2i[lkey] = len(tb.keys)
 			tb.keys = append(tb.keys, lkey)
 		}
 	}
+}
+
+// indexKeys makes k2i, the place of each key in keys, when it is not
+// there yet. keys holds exactly the keys of strdict and dict until one is
+// deleted (deleted keys stay in keys, so a traversal can go on past
+// them); until then a new key is new to keys too, and k2i is needed only
+// to look a key up in Next. So k2i is made when a key is first deleted,
+// and for Next in a table with many keys.
+func (tb *LTable) indexKeys() {
+	if tb.k2i != nil {
+		return
+	}
+	tb.k2i = make(map[LValue]int, len(tb.keys))
+	for i, k := range tb.keys {
+		tb.k2i[k] = i
+	}
+}
+
+// keyIndexScan is the most keys Next looks through one by one for the
+// place of a key rather than make k2i.
+const keyIndexScan = 32
+
+// keyIndex is the place of key in keys (0 when it is not there, as a
+// lookup in k2i gives).
+func (tb *LTable) keyIndex(key LValue) int {
+	if tb.k2i == nil && len(tb.keys) > keyIndexScan {
+		tb.indexKeys()
+	}
+	if tb.k2i != nil {
+		return tb.k2i[key]
+	}
+	for i, k := range tb.keys {
+		if k == key {
+			return i
+		}
+	}
+	return 0
 }
 
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
@@ -230,17 +271,21 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 	if tb.dict == nil {
 		tb.dict = make(map[LValue]LValue, len(tb.strdict))
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
 	if value == LNil {
 		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.dict, key)
+		if _, ok := tb.dict[key]; ok {
+			tb.indexKeys() // the key stays in keys: from now on k2i tells
+			delete(tb.dict, key)
+		}
 	} else {
+		if _, ok := tb.dict[key]; ok {
+			tb.dict[key] = value
+			return
+		}
 		tb.dict[key] = value
-		if _, ok := tb.k2i[key]; !ok {
+		if tb.k2i == nil {
+			tb.keys = append(tb.keys, key) // new to dict, so new to keys (see indexKeys)
+		} else if _, ok := tb.k2i[key]; !ok {
 			tb.k2i[key] = len(tb.keys)
 			tb.keys = append(tb.keys, key)
 		}
@@ -377,7 +422,7 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 		}
 	}
 
-	for i := tb.k2i[key] + 1; i < len(tb.keys); i++ {
+	for i := tb.keyIndex(key) + 1; i < len(tb.keys); i++ {
 		key := tb.keys[i]
 		if v := tb.RawGetH(key); v != LNil {
 			return key, v
