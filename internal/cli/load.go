@@ -71,7 +71,9 @@ capacity is undecided, between the two). Exits 1
 when every request of a level failed (the sweep stops there; with --search, when no
 level held and one failed every request), naming the failure kinds; exits 3 when a
 gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
-otherwise exits 0.`
+otherwise exits 0. With --shard I/N it runs one part of a run split over N machines,
+its levels fixed on the wall clock (--start-at or --barrier, --duration, --level-gap), into
+OUT/shard-I; ttftlab merge makes the shards one load folder (docs/distributed.md).`
 
 // loadRequestTimeout is load's --request-timeout: a call of a voice agent
 // that has not answered in 5 minutes has failed.

@@ -31,7 +31,7 @@ type shardFlags struct {
 }
 
 func (s *shardFlags) register(fs *flagSet) {
-	fs.StringVar(&s.shard, "shard", "", "`I/N`: run shard I (from 0) of N of the run's schedule: the calls whose number is I+1 modulo N "+
+	fs.StringVar(&s.shard, "shard", "", "run shard `I/N` (I from 0) of a run split over N machines: the calls numbered I+1, I+1+N, ... of the whole schedule "+
 		"(default from $"+envShardIndex+" and $"+envShards+"); artifacts in OUT/shard-I; see docs/distributed.md")
 	fs.StringVar(&s.runID, "run-id", os.Getenv(envRunID), "with --shard: the run's name, the same on every shard; it seeds the schedule (env "+envRunID+")")
 	fs.StringVar(&s.startAt, "start-at", os.Getenv(envStartAt), "with --shard: when the first level starts on the wall clock, RFC 3339 (2026-12-01T20:00:00Z; env "+envStartAt+")")
