@@ -66,15 +66,15 @@ func (m *many) watchServer() func() {
 		defer close(done)
 		llamaserver.Watch(ctx, ep, kind, w.every, func(s llamaserver.Sample) {
 			at := time.Since(begin)
-			w.write(s, at, offset+at)
+			w.write(s, at, offset+at, unixMs(begin.Add(at)))
 		})
 	}()
 	return func() { cancel(); <-done }
 }
 
 // write appends one artifact.ServerSample after the watch's tags: at is
-// since stream_many began, runAt since the run began.
-func (w *watcher) write(s llamaserver.Sample, at, runAt time.Duration) {
+// since stream_many began, runAt since the run began, unix the wall clock.
+func (w *watcher) write(s llamaserver.Sample, at, runAt time.Duration, unix float64) {
 	// A metric reading NaN or Inf (or math.MaxFloat64, the old math.huge)
 	// keeps its line, as null: encoding/json would refuse the whole line.
 	num := func(p *float64) *float64 {
@@ -83,7 +83,7 @@ func (w *watcher) write(s llamaserver.Sample, at, runAt time.Duration) {
 		}
 		return artifact.Num(*p)
 	}
-	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), RunMs: artifact.Ms(msOf(runAt)), Kind: string(s.Kind), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
+	rec := artifact.ServerSample{TMs: *artifact.Ms(msOf(at)), RunMs: artifact.Ms(msOf(runAt)), UnixMs: artifact.Ms(unix), Kind: string(s.Kind), SlotsProcessing: s.SlotsProcessing, SlotsTotal: s.SlotsTotal,
 		RequestsProcessing: num(s.RequestsProcessing), RequestsDeferred: num(s.RequestsDeferred), PredictedPerS: num(s.PredictedPerS)}
 	names := make([]string, 0, len(w.tags))
 	for k := range w.tags {

@@ -575,7 +575,7 @@ func TestWatchLinesStayJSON(t *testing.T) {
 				want[f.name] = v
 			}
 		}
-		w.write(s, s.At, s.At)
+		w.write(s, s.At, s.At, 1.7e12+msOf(s.At))
 		wants = append(wants, want)
 	}
 	data, err := os.ReadFile(w.file)

@@ -135,7 +135,7 @@ func TestWatchSamplesAreRecords(t *testing.T) {
 	w := &watcher{file: filepath.Join(t.TempDir(), "s.jsonl"), tags: map[string]any{"level": 2.0}}
 	busy, total := 1, 2
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, 3.5} {
-		w.write(llamaserver.Sample{SlotsProcessing: &busy, SlotsTotal: &total, RequestsDeferred: &x, PredictedPerS: &x}, 1500*time.Microsecond, 2500*time.Microsecond)
+		w.write(llamaserver.Sample{SlotsProcessing: &busy, SlotsTotal: &total, RequestsDeferred: &x, PredictedPerS: &x}, 1500*time.Microsecond, 2500*time.Microsecond, 1796158800000.5)
 	}
 	data, err := os.ReadFile(w.file)
 	if err != nil {
@@ -150,7 +150,7 @@ func TestWatchSamplesAreRecords(t *testing.T) {
 		if err := artifact.DecodeStrict([]byte(line), &s); err != nil {
 			t.Fatalf("line %s: %v", line, err)
 		}
-		if s.Level != 2 || s.TMs != 1.5 || s.RunMs == nil || *s.RunMs != 2.5 || *s.SlotsTotal != 2 || (i < 4) != (s.PredictedPerS == nil) || s.RequestsProcessing != nil {
+		if s.Level != 2 || s.TMs != 1.5 || s.RunMs == nil || *s.RunMs != 2.5 || *s.SlotsTotal != 2 || (i < 4) != (s.PredictedPerS == nil) || s.RequestsProcessing != nil || s.UnixMs == nil || *s.UnixMs != 1796158800000.5 {
 			t.Errorf("line %s", line)
 		}
 	}

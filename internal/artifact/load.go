@@ -577,6 +577,10 @@ type ServerSample struct {
 	// RunMs is the sample's time since the whole run began, where TMs
 	// may restart with each level; absent in files written before it.
 	RunMs *float64 `json:"run_ms,omitempty"`
+	// UnixMs is the sample's wall-clock time (ms since the Unix epoch), to
+	// line it up with rows of other machines; absent in files written
+	// before it.
+	UnixMs *float64 `json:"unix_ms,omitempty"`
 	// Kind is the kind of server the sample was read from (servers.Kind:
 	// "llama.cpp", "vllm", ...), whose metric names were read.
 	Kind               string   `json:"kind,omitempty"`
