@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/servers"
 )
 
 // Want says what a command needs at a URL: a server that answers, and how
@@ -63,7 +64,7 @@ func (e *NoServerError) Error() string {
 // server: another program on the port, or llama-server still loading.
 type NotLLMError struct {
 	URL    string
-	Health HealthReport
+	Health servers.HealthReport
 }
 
 func (e *NotLLMError) Error() string {

@@ -8,21 +8,35 @@ import (
 	"net/http"
 )
 
-// HealthReport is what the health probe found.
+// HealthReport is what a health probe found: this package's probe of
+// every kind (Health), or llamaserver's probe of an endpoint, which reads
+// /health by the same rules and adds what only it sees (Busy,
+// ContentType, TLS).
 type HealthReport struct {
 	// OK is a ready server.
 	OK bool
-	// Answered is true when any HTTP answer came, OK or not.
+	// Answered is true when any HTTP answer came, OK or not (a TLS
+	// handshake refused counts: a server is there).
 	Answered bool
 	// Loading is a 503 from /health: a server still loading its model.
 	Loading bool
+	// Busy is any other 503 from /health: a server (or a proxy in front
+	// of it) with no room for the request. Set by llamaserver's probe.
+	Busy bool
 	// Path is the endpoint whose answer decided: /health, /api/version or
 	// /v1/models.
 	Path   string
 	Status int
+	// ContentType is the Content-Type of /health's answer, when the probe
+	// kept it (llamaserver's does).
+	ContentType string
 	// Summary is "ok", "loading model", "not answering" or what the last
 	// endpoint answered ("HTTP 401: ...").
 	Summary string
+	// TLS is the handshake's failure when a TLS server answered but was
+	// not trusted (its certificate, or plain HTTP at an https URL): a
+	// server is there, so none may be started on its port.
+	TLS error
 }
 
 // Health asks whether a server is ready, as each kind can say it:
