@@ -55,7 +55,9 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 	case code == http.StatusServiceUnavailable:
 		r.Busy, r.Summary = true, fmt.Sprintf("busy/overloaded (HTTP 503: %q)", bytes.TrimSpace(firstBytes(body, 120)))
 	default:
-		if o := servers.Others(ctx, getter(ep), r); o.OK {
+		o := servers.Others(ctx, getter(ep), r)
+		r.Models = o.Models
+		if o.OK {
 			// Another kind of server (Ollama's /api/version, a hosted
 			// API's /v1/models): ready too.
 			r.OK, r.Path, r.Status, r.Summary = true, o.Path, o.Status, "ok"

@@ -37,6 +37,17 @@ type HealthReport struct {
 	// not trusted (its certificate, or plain HTTP at an https URL): a
 	// server is there, so none may be started on its port.
 	TLS error
+	// Models is what GET /v1/models answered when the probe asked it (a
+	// server whose /health did not say ready), nil when it did not ask or
+	// no answer came. A caller that wants the model list, or to know
+	// whether its key is refused, reads it here rather than ask again.
+	Models *Answer
+}
+
+// Answer is one HTTP answer a probe read: its status and body.
+type Answer struct {
+	Status int
+	Body   []byte
 }
 
 // Health asks whether a server is ready, as each kind can say it:
@@ -80,12 +91,14 @@ func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
 	if err != nil {
 		return r
 	}
+	ans := &Answer{Status: c, Body: b}
 	if c == http.StatusOK && json.Unmarshal(b, &models) == nil && models.Data != nil {
-		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok"}
+		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok", Models: ans}
 	}
 	if c == http.StatusUnauthorized || c == http.StatusForbidden {
-		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b)}
+		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b), Models: ans}
 	}
+	r.Models = ans
 	return r
 }
 
