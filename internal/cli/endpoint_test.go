@@ -214,6 +214,35 @@ print("streamed: " .. table.concat(text))`)
 	}
 }
 
+// TestLabWrongKey: the lab, which would start a server where none answers,
+// meets a hosted API that refuses its key: it says the key was refused,
+// with the server's message, not that something other than an LLM server
+// answers, and asks /v1/models once.
+// Fails before this change: "something answers at ..., but not as an LLM
+// server: GET /health gave HTTP 401", with --server as the way out.
+func TestLabWrongKey(t *testing.T) {
+	fake := &hostedFake{key: "sk-lab-right-8d", models: []string{"m"}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("TTFTLAB_API_KEY", "sk-lab-wrong-2c")
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL+"/v1", "--out", t.TempDir(), "--no-report", "--", "ttft")
+	if code != 1 || !strings.Contains(stderr, "Incorrect API key provided.") ||
+		!strings.Contains(stderr, "refused the API key from TTFTLAB_API_KEY") || strings.Contains(stderr, "not as an LLM server") {
+		t.Fatalf("exit %d, want 1 saying the key was refused, with the server's message:\n%s%s", code, stdout, stderr)
+	}
+	n := 0
+	for _, r := range fake.requests() {
+		if r.Path == "/v1/models" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("GET /v1/models asked %d times, want once", n)
+	}
+	requireNoKey(t, "sk-lab-wrong-2c", "", stdout, stderr)
+}
+
 // TestModelName: several models listed stop the run and name them;
 // --model-name picks one; a script's own body.model wins.
 func TestModelName(t *testing.T) {
