@@ -267,7 +267,7 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 		Summary:   "false when the lab should stop at its first failed step, else true."},
 	{Name: "PREFLIGHT", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LBool(vm.cfg.Preflight) },
 		Signature: "PREFLIGHT",
-		Summary:   "true when the script should only check its inputs and stop (the lab, before a server starts)."},
+		Summary:   "true when the script should only check its inputs and stop (the lab, before a server starts); it may return {tts = true}: its run needs a speech server."},
 	{Name: "PARAMS", Kind: Global, value: func(vm *VM) lua.LValue {
 		if vm.cfg.Params == nil {
 			return vm.L.NewTable()

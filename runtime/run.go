@@ -30,8 +30,31 @@ func (vm *VM) RunFS(fsys fs.FS, name string) error {
 	if err != nil {
 		return fmt.Errorf("cannot read embedded script %s: %w", name, err)
 	}
-	_, err = vm.run(vm.ctx, data, name, source{fsys: fsys, dir: path.Dir(name)}, 0)
+	res, err := vm.run(vm.ctx, data, name, source{fsys: fsys, dir: path.Dir(name)}, 1)
+	vm.keepNeeds(res)
 	return err
+}
+
+// Needs is what a script run with PREFLIGHT says its real run will need
+// of the command, read from the table the script returns: {tts = true}
+// asks for a speech server (the lab's speech steps), which the command
+// then starts (--tts default) unless --tts names one.
+type Needs struct {
+	TTS bool
+}
+
+// Needs is what the last RunFile or RunFS under Config.Preflight
+// returned; zero when the script returned no table.
+func (vm *VM) Needs() Needs { return vm.needs }
+
+// keepNeeds reads a preflight run's returned table.
+func (vm *VM) keepNeeds(res []lua.LValue) {
+	if !vm.cfg.Preflight || len(res) == 0 {
+		return
+	}
+	if t, ok := res[0].(*lua.LTable); ok {
+		vm.needs = Needs{TTS: lua.LVAsBool(t.RawGetString("tts"))}
+	}
 }
 
 // RunString runs a piece of Lua source named name in error messages, as an
@@ -59,7 +82,8 @@ func (vm *VM) RunFileContext(ctx context.Context, path string) error {
 		return fmt.Errorf("cannot read script %s: %w", path, err)
 	}
 	name := filepath.Clean(path)
-	_, err = vm.run(ctx, data, name, source{dir: filepath.Dir(name)}, 0)
+	res, err := vm.run(ctx, data, name, source{dir: filepath.Dir(name)}, 1)
+	vm.keepNeeds(res)
 	return err
 }
 

@@ -34,7 +34,8 @@ type Config struct {
 	// StopOnFailure sets KEEP_GOING to false (the lab then stops at its
 	// first failed step).
 	StopOnFailure bool
-	// Preflight sets PREFLIGHT: the script only checks its inputs.
+	// Preflight sets PREFLIGHT: the script only checks its inputs, and
+	// may return what its run will need of the command (VM.Needs).
 	Preflight bool
 	// Command is TTFTLAB, how the user runs ttftlab ("ttftlab" when empty).
 	Command string
@@ -89,6 +90,8 @@ type VM struct {
 	// inputErr is the message of the last error a binding raised about
 	// the user's input (inputError): it ends the run without a traceback.
 	inputErr string
+	// needs is what the script, run with PREFLIGHT, returned.
+	needs Needs
 	// interrupted is the stream() call a cancelled context stopped during
 	// the current run, if any.
 	interrupted *InterruptedStream

@@ -8,7 +8,10 @@
 -- lab exits 1 when any step failed.
 --
 -- With PREFLIGHT set (ttftlab lab does so before it starts a server), it
--- only checks its inputs: the step names and the knowledge base.
+-- only checks its inputs: the step names and the knowledge base; and it
+-- returns what the chosen steps need of the command: {tts = true} when one
+-- speaks (tts = true in its row), so ttftlab starts a speech engine
+-- (--tts default) unless --tts names one.
 -- requires names what a step needs of the server (labconf.lacks says
 -- which server lacks it, and why): a step whose server lacks one is
 -- skipped with the reason, never failed, never passed without measuring.
@@ -26,7 +29,7 @@ local STEPS = {
     requires = { "prompt_tokens", "cached_tokens", "flush", "busy_evidence" } },
   { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 4,
     requires = { "prompt_tokens", "cached_tokens" } },
-  { file = "10_audio.lua",    name = "audio",    artifacts = { "audio.json" } },
+  { file = "10_audio.lua",    name = "audio",    artifacts = { "audio.json" }, tts = true },
   { file = "11_report.lua",   name = "report",   artifacts = { "report.json" },
     needs = { "server", "ttft", "prefill", "cache", "sentence", "cancel", "bargein", "prefix" } },
 }
@@ -64,7 +67,13 @@ for _, step in ipairs(STEPS) do
     dofile("labconf.lua").need_docs(step.docs)
   end
 end
-if PREFLIGHT then return end
+if PREFLIGHT then
+  local tts = false
+  for _, step in ipairs(STEPS) do
+    if is_selected(step) and step.tts then tts = true end
+  end
+  return { tts = tts }
+end
 
 local where = SCRIPT_DIR == "(embedded)" and "the lab built into ttftlab" or ("the lab in " .. SCRIPT_DIR)
 print(string.format("ttftlab lab (%s): server %s, out %s, kb %s%s", where, SERVER, OUT, KB_DIR or "(bundled)",

@@ -10,6 +10,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/servers"
 	"ttftlab/internal/stream"
 )
 
@@ -23,7 +24,10 @@ var ErrSeveralModels = errors.New("the server lists several models")
 // lists).
 func (e *env) settle(ctx context.Context, l *llamaserver.Lease) error {
 	ep := l.Endpoint
-	models, err := e.listModels(ctx, ep)
+	// The health probe may have asked /v1/models already (a server
+	// without llama.cpp's /health): its answer is the list, or the key
+	// refused; asking again would only double the request.
+	models, err := e.listModels(ctx, ep, l.Health.Models)
 	if err != nil {
 		return err
 	}
@@ -44,13 +48,20 @@ func (e *env) settle(ctx context.Context, l *llamaserver.Lease) error {
 		ep.URL("/v1/models"), strings.Join(models, ", "))
 }
 
-// listModels reads the ids of GET /v1/models; none when the server has no
-// such list. A 401 or 403 is the key refused: an error.
-func (e *env) listModels(ctx context.Context, ep *endpoint.Endpoint) ([]string, error) {
+// listModels reads the ids of GET /v1/models, the answer the health probe
+// already read when it has one (asked), else a GET of its own; none when
+// the server has no such list. A 401 or 403 is the key refused: an error.
+func (e *env) listModels(ctx context.Context, ep *endpoint.Endpoint, asked *servers.Answer) ([]string, error) {
 	url := ep.URL("/v1/models")
-	status, body, err := stream.Get(ctx, url, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
-	if err != nil {
-		return nil, nil
+	var status int
+	var body []byte
+	if asked != nil {
+		status, body = asked.Status, asked.Body
+	} else {
+		var err error
+		if status, body, err = stream.Get(ctx, url, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS}); err != nil {
+			return nil, nil
+		}
 	}
 	if err := authError(url, status, body, ep); err != nil {
 		return nil, err

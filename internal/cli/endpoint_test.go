@@ -161,16 +161,86 @@ func TestHostedAPINoKey(t *testing.T) {
 				t.Fatalf("exit %d, want 1 with the server's message and %q:\n%s%s", code, c.want, stdout, stderr)
 			}
 			// The health probe as each kind answers (/health, Ollama's
-			// /api/version, /v1/models), then the model's /v1/models: no
-			// retries.
-			if n := len(fake.requests()); n > 4 {
-				t.Errorf("the server saw %d requests before ttftlab stopped, want at most 4 (health, api/version, models twice)", n)
+			// /api/version, /v1/models, whose answer is also the model
+			// list): no retries.
+			if n := len(fake.requests()); n > 3 {
+				t.Errorf("the server saw %d requests before ttftlab stopped, want at most 3 (health, api/version, models)", n)
 			}
 			if c.env != "" {
 				requireNoKey(t, c.env, "", stdout, stderr)
 			}
 		})
 	}
+}
+
+// TestModelsAskedOnce: a hosted API (no /health, no /api/version) is asked
+// GET /v1/models once per run: the health probe's answer is the model list
+// and, with a wrong key, the refusal, with the server's own message.
+func TestModelsAskedOnce(t *testing.T) {
+	const key = "sk-once-5e21"
+	for _, c := range []struct {
+		name, env string
+		code      int
+		want      string
+	}{
+		{"wrong key", "sk-wrong-key-31", 1, "refused the API key from TTFTLAB_API_KEY"},
+		{"right key", key, 0, "streamed: Hello."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fake := &hostedFake{key: key, models: []string{"m"}}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			t.Setenv("OPENAI_API_KEY", "")
+			t.Setenv("TTFTLAB_API_KEY", c.env)
+			script := epScript(t, `local cs = stream({{role = "user", content = "hi"}})
+local text = {}
+for _, ch in ipairs(cs) do text[#text + 1] = ch.text end
+print("streamed: " .. table.concat(text))`)
+			code, stdout, stderr := runCLI("run", script, "--server", srv.URL+"/v1", "--out", t.TempDir())
+			if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%s%s", code, c.code, c.want, stdout, stderr)
+			}
+			if c.code != 0 && !strings.Contains(stderr, "Incorrect API key provided.") {
+				t.Errorf("the server's own message is missing:\n%s", stderr)
+			}
+			per := map[string]int{}
+			for _, r := range fake.requests() {
+				per[r.Path]++
+			}
+			if per["/v1/models"] != 1 {
+				t.Errorf("GET /v1/models asked %d times, want once; requests per path: %v", per["/v1/models"], per)
+			}
+		})
+	}
+}
+
+// TestLabWrongKey: the lab, which would start a server where none answers,
+// meets a hosted API that refuses its key: it says the key was refused,
+// with the server's message, not that something other than an LLM server
+// answers, and asks /v1/models once.
+// Fails before this change: "something answers at ..., but not as an LLM
+// server: GET /health gave HTTP 401", with --server as the way out.
+func TestLabWrongKey(t *testing.T) {
+	fake := &hostedFake{key: "sk-lab-right-8d", models: []string{"m"}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("TTFTLAB_API_KEY", "sk-lab-wrong-2c")
+	code, stdout, stderr := runCLI("lab", "--server", srv.URL+"/v1", "--out", t.TempDir(), "--no-report", "--", "ttft")
+	if code != 1 || !strings.Contains(stderr, "Incorrect API key provided.") ||
+		!strings.Contains(stderr, "refused the API key from TTFTLAB_API_KEY") || strings.Contains(stderr, "not as an LLM server") {
+		t.Fatalf("exit %d, want 1 saying the key was refused, with the server's message:\n%s%s", code, stdout, stderr)
+	}
+	n := 0
+	for _, r := range fake.requests() {
+		if r.Path == "/v1/models" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("GET /v1/models asked %d times, want once", n)
+	}
+	requireNoKey(t, "sk-lab-wrong-2c", "", stdout, stderr)
 }
 
 // TestModelName: several models listed stop the run and name them;

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"ttftlab/internal/report"
 	"ttftlab/internal/rundir"
@@ -40,11 +39,6 @@ func (c *labCmd) Run(ctx context.Context, args []string) error {
 	if err := c.flags.check(fs); err != nil {
 		return err
 	}
-	if c.flags.tts.url == "" && labRuns(fs.Args(), "audio") {
-		// The audio step speaks through the default engine unless --tts
-		// names another speech server.
-		c.flags.tts.url, c.flags.tts.implied = ttsDefault, true
-	}
 	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true,
 		runs: &runsPlan{n: runs, kind: rundir.KindLab, table: true}}
 	if !*noReport {
@@ -73,18 +67,4 @@ func (e *env) writeReport(ctx context.Context, out, serverLog string) error {
 	}
 	fmt.Fprintf(e.Out, "HTML report: %s\n", path)
 	return nil
-}
-
-// labRuns says whether the lab with these STEP arguments runs step name
-// (no arguments: every step).
-func labRuns(args []string, name string) bool {
-	if len(args) == 0 {
-		return true
-	}
-	for _, a := range args {
-		if a == name || strings.HasSuffix(a, "_"+name+".lua") {
-			return true
-		}
-	}
-	return false
 }

@@ -23,7 +23,9 @@ type script struct {
 	// stopOnFailure is lab's --keep-going=false.
 	stopOnFailure bool
 	// preflight runs the script with PREFLIGHT set before any server
-	// starts, so it can refuse its inputs at once (the lab does).
+	// starts, so it can refuse its inputs at once (the lab does), and say
+	// what its run needs: {tts = true} (the lab's speech steps) implies
+	// --tts default when no --tts was given.
 	preflight bool
 	// params are PARAMS (load's settings).
 	params map[string]any
@@ -49,8 +51,14 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	}
 	e.signals.describe("stopping the script and closing open streams")
 	if s.preflight {
-		if err := e.execScript(ctx, s, runtime.Config{Out: out, ServerLog: s.flags.serverLog, Preflight: true}); err != nil {
+		needs, err := e.execScriptNeeds(ctx, s, runtime.Config{Out: out, ServerLog: s.flags.serverLog, Preflight: true})
+		if err != nil {
 			return err
+		}
+		if needs.TTS && s.flags.tts.url == "" {
+			// A step speaks: through the default engine unless --tts
+			// names another speech server.
+			s.flags.tts.url, s.flags.tts.implied = ttsDefault, true
 		}
 	}
 	lease, err := e.lease(ctx, &s.flags, s.need)
@@ -91,6 +99,13 @@ func (e *env) runScript(ctx context.Context, s script) error {
 
 // execScript runs the script once in a new VM made from the flags and cfg.
 func (e *env) execScript(ctx context.Context, s script, cfg runtime.Config) error {
+	_, err := e.execScriptNeeds(ctx, s, cfg)
+	return err
+}
+
+// execScriptNeeds is execScript that also returns what the script said it
+// needs (runtime.VM.Needs: only a run with cfg.Preflight says it).
+func (e *env) execScriptNeeds(ctx context.Context, s script, cfg runtime.Config) (runtime.Needs, error) {
 	cfg.Server, cfg.KBDir, cfg.Args, cfg.StopOnFailure = s.flags.server, s.flags.kb, s.args, s.stopOnFailure
 	if cfg.Endpoint == nil {
 		cfg.Endpoint = s.flags.ep
@@ -99,10 +114,11 @@ func (e *env) execScript(ctx context.Context, s script, cfg runtime.Config) erro
 	cfg.Params, cfg.RequestTimeout, cfg.API = s.params, s.flags.requestTimeout, s.flags.api
 	vm, err := runtime.New(ctx, cfg)
 	if err != nil {
-		return err
+		return runtime.Needs{}, err
 	}
 	defer vm.Close()
-	return s.exec(vm)
+	err = s.exec(vm)
+	return vm.Needs(), err
 }
 
 // invokedAs is how the user ran ttftlab, for messages that suggest the

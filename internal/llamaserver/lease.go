@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/servers"
 )
 
 // Want says what a command needs at a URL: a server that answers, and how
@@ -46,6 +47,9 @@ type Lease struct {
 	// Log is the log file of the server at URL when ttftlab started it
 	// (now, or earlier with `server up`); "" when unknown.
 	Log string
+	// Health is what the probe found at URL; zero for a server Ensure
+	// started (the probe saw none there).
+	Health servers.HealthReport
 }
 
 // NoServerError says nothing healthy answers at a URL and nothing was
@@ -63,7 +67,7 @@ func (e *NoServerError) Error() string {
 // server: another program on the port, or llama-server still loading.
 type NotLLMError struct {
 	URL    string
-	Health HealthReport
+	Health servers.HealthReport
 }
 
 func (e *NotLLMError) Error() string {
@@ -107,7 +111,7 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	ep := want.Endpoint
 	health := CheckHealth(ctx, ep)
 	if health.OK {
-		l := &Lease{URL: ep.Base, Endpoint: ep, Answered: true}
+		l := &Lease{URL: ep.Base, Endpoint: ep, Answered: true, Health: health}
 		if st := reg.ForURL(ep.Base); st != nil && st.Alive() {
 			l.Log = st.LogPath
 		}
@@ -124,7 +128,7 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	case want.Options.Model == "" && want.Fallback == nil && want.Required:
 		return nil, &NoServerError{URL: ep.Base, Health: health.Summary}
 	case want.Options.Model == "" && want.Fallback == nil:
-		return &Lease{URL: ep.Base, Endpoint: ep}, nil
+		return &Lease{URL: ep.Base, Endpoint: ep, Health: health}, nil
 	case strings.HasPrefix(ep.Base, "https:"):
 		// The server ttftlab starts speaks plain HTTP.
 		return nil, &NoServerError{URL: ep.Base, Health: health.Summary + "; ttftlab starts llama-server only on http://"}

@@ -29,42 +29,22 @@ func get(ctx context.Context, ep *endpoint.Endpoint, path string) (int, []byte, 
 	return stream.GetHeader(ctx, ep.URL(path), stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
 }
 
-// HealthReport is what one GET /health found.
-type HealthReport struct {
-	// OK is a 200 {"status":"ok"}: a ready llama-server.
-	OK bool
-	// Answered is true when any HTTP answer came, OK or not.
-	Answered bool
-	// Loading is llama-server's 503 while it loads its model: a body
-	// that says so ("Loading model"; older builds "loading model"), or
-	// none at all.
-	Loading bool
-	// Busy is any other 503: a server (or a proxy in front of it) with
-	// no room for the request.
-	Busy        bool
-	Status      int
-	ContentType string
-	// Summary is "ok", "loading model", "not answering" or
-	// "HTTP 404 (text/html): <start of the body>".
-	Summary string
-	// TLS is the handshake's failure when a TLS server answered but was
-	// not trusted (its certificate, or plain HTTP at an https URL): a
-	// server is there, so none may be started on its port.
-	TLS error
-}
-
 // CheckHealth asks the endpoint's /health once through stream.Get; when
-// that is not llama-server's ready answer, servers.Health asks as other
-// kinds answer.
-func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
+// that is not llama-server's ready answer, servers.Others asks as other
+// kinds answer. OK is a 200 {"status":"ok"} (or another kind's ready
+// answer); Loading is llama-server's 503 while it loads its model (a body
+// that says so, "Loading model", older builds "loading model", or none);
+// Busy any other 503; Summary "ok", "loading model", "not answering" or
+// "HTTP 404 (text/html): <start of the body>".
+func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthReport {
 	code, body, header, err := get(ctx, ep, "/health")
 	if err != nil {
 		if tlsFailure(err) {
-			return HealthReport{Answered: true, TLS: err, Summary: "TLS failed: " + err.Error()}
+			return servers.HealthReport{Answered: true, Path: "/health", TLS: err, Summary: "TLS failed: " + err.Error()}
 		}
-		return HealthReport{Summary: "not answering"}
+		return servers.HealthReport{Path: "/health", Summary: "not answering"}
 	}
-	r := HealthReport{Answered: true, Status: code, ContentType: header.Get("Content-Type")}
+	r := servers.HealthReport{Answered: true, Path: "/health", Status: code, ContentType: header.Get("Content-Type")}
 	// The answer is read by the rules every kind's probe uses
 	// (servers.HealthyBody, servers.LoadingBody).
 	switch {
@@ -74,11 +54,15 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) HealthReport {
 		r.Loading, r.Summary = true, "loading model"
 	case code == http.StatusServiceUnavailable:
 		r.Busy, r.Summary = true, fmt.Sprintf("busy/overloaded (HTTP 503: %q)", bytes.TrimSpace(firstBytes(body, 120)))
-	case servers.Others(ctx, getter(ep), servers.HealthReport{Answered: true, Path: "/health", Status: code}).OK:
-		// Another kind of server (Ollama's /api/version, a hosted API's
-		// /v1/models): ready too.
-		r.OK, r.Summary = true, "ok"
 	default:
+		o := servers.Others(ctx, getter(ep), r)
+		r.Models = o.Models
+		if o.OK {
+			// Another kind of server (Ollama's /api/version, a hosted
+			// API's /v1/models): ready too.
+			r.OK, r.Path, r.Status, r.Summary = true, o.Path, o.Status, "ok"
+			return r
+		}
 		ct := r.ContentType
 		if ct == "" {
 			ct = "no Content-Type"

@@ -8,21 +8,46 @@ import (
 	"net/http"
 )
 
-// HealthReport is what the health probe found.
+// HealthReport is what a health probe found: this package's probe of
+// every kind (Health), or llamaserver's probe of an endpoint, which reads
+// /health by the same rules and adds what only it sees (Busy,
+// ContentType, TLS).
 type HealthReport struct {
 	// OK is a ready server.
 	OK bool
-	// Answered is true when any HTTP answer came, OK or not.
+	// Answered is true when any HTTP answer came, OK or not (a TLS
+	// handshake refused counts: a server is there).
 	Answered bool
 	// Loading is a 503 from /health: a server still loading its model.
 	Loading bool
+	// Busy is any other 503 from /health: a server (or a proxy in front
+	// of it) with no room for the request. Set by llamaserver's probe.
+	Busy bool
 	// Path is the endpoint whose answer decided: /health, /api/version or
 	// /v1/models.
 	Path   string
 	Status int
+	// ContentType is the Content-Type of /health's answer, when the probe
+	// kept it (llamaserver's does).
+	ContentType string
 	// Summary is "ok", "loading model", "not answering" or what the last
 	// endpoint answered ("HTTP 401: ...").
 	Summary string
+	// TLS is the handshake's failure when a TLS server answered but was
+	// not trusted (its certificate, or plain HTTP at an https URL): a
+	// server is there, so none may be started on its port.
+	TLS error
+	// Models is what GET /v1/models answered when the probe asked it (a
+	// server whose /health did not say ready), nil when it did not ask or
+	// no answer came. A caller that wants the model list, or to know
+	// whether its key is refused, reads it here rather than ask again.
+	Models *Answer
+}
+
+// Answer is one HTTP answer a probe read: its status and body.
+type Answer struct {
+	Status int
+	Body   []byte
 }
 
 // Health asks whether a server is ready, as each kind can say it:
@@ -66,12 +91,14 @@ func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
 	if err != nil {
 		return r
 	}
+	ans := &Answer{Status: c, Body: b}
 	if c == http.StatusOK && json.Unmarshal(b, &models) == nil && models.Data != nil {
-		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok"}
+		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok", Models: ans}
 	}
 	if c == http.StatusUnauthorized || c == http.StatusForbidden {
-		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b)}
+		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b), Models: ans}
 	}
+	r.Models = ans
 	return r
 }
 
