@@ -29,6 +29,9 @@ func (c *checkCmd) Run(_ context.Context, args []string) error {
 	if fs.NArg() > 1 {
 		return fs.usageErrf("unexpected arguments %q", fs.Args()[1:])
 	}
+	if shards := rundir.ShardDirs(dir); len(shards) > 0 {
+		return shardsHint(&rundir.ShardsError{Dir: dir, Shards: shards})
+	}
 	f := check.Folder{Figures: runFigureNames}
 	if _, err := os.Stat(dir); err == nil {
 		f.Runs, f.RunsErr = rundir.RunDirs(dir)

@@ -150,6 +150,14 @@ func TestLoadShardsSideBySide(t *testing.T) {
 		}
 	}
 
+	// The folder of the shards is not one run: report and check say how
+	// to make it one.
+	for _, cmd := range []string{"report", "check"} {
+		if code, _, stderr := runCLI(cmd, out); code == 0 || !strings.Contains(stderr, "holds the shard folders") ||
+			!strings.Contains(stderr, "ttftlab merge "+out) {
+			t.Errorf("%s of the shards' folder: exit %d:\n%s", cmd, code, stderr)
+		}
+	}
 	// One shard alone is not the run.
 	if code, _, stderr := runCLI("merge", filepath.Join(out, "shard-0"), "--out", filepath.Join(out, "half")); code == 0 ||
 		!strings.Contains(stderr, "shard 1 of 2 is missing") {

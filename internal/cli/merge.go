@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/load"
+	"ttftlab/internal/rundir"
 )
 
 // mergeCmd is `ttftlab merge DIR... --out DIR [--no-report]`.
@@ -88,30 +88,13 @@ func shardDirs(args []string) ([]string, error) {
 			dirs = append(dirs, a)
 			continue
 		}
-		inner, _ := filepath.Glob(filepath.Join(a, "shard-*"))
-		var shards []string
-		for _, d := range inner {
-			if st, err := os.Stat(d); err == nil && st.IsDir() {
-				shards = append(shards, d)
-			}
-		}
+		shards := rundir.ShardDirs(a)
 		if len(shards) == 0 {
-			return nil, fmt.Errorf("%s holds neither a load.json nor shard-* folders: pass the shard folders of a run, or the folder `ttftlab load --shard` wrote them to (--out)", a)
+			return nil, fmt.Errorf("%s holds neither a load.json nor shard-* folders with one: pass the shard folders of a run, or the folder `ttftlab load --shard` wrote them to (--out)", a)
 		}
-		sort.Slice(shards, func(i, j int) bool { return shardNumber(shards[i]) < shardNumber(shards[j]) })
 		dirs = append(dirs, shards...)
 	}
 	return dirs, nil
-}
-
-// shardNumber is N of a folder named shard-N, else a number after every
-// shard's.
-func shardNumber(dir string) int {
-	n := 0
-	if _, err := fmt.Sscanf(strings.TrimPrefix(filepath.Base(dir), "shard-"), "%d", &n); err != nil {
-		return 1 << 30
-	}
-	return n
 }
 
 // readShard reads a shard folder's load.json and requests.jsonl, both

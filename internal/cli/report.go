@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"ttftlab/internal/report"
+	"ttftlab/internal/rundir"
 )
 
 // reportCmd is `ttftlab report DIR... [--out FILE] [--seed N]`.
@@ -32,7 +35,7 @@ func (c *reportCmd) Run(_ context.Context, args []string) error {
 	}
 	d, err := report.Draw(*out, report.Meta{Version: buildVersion(), ServerLog: *serverLog, Seed: *seed}, fs.Args()...)
 	if err != nil {
-		return err
+		return shardsHint(err)
 	}
 	fmt.Fprintln(c.env.Out, d.Path)
 	if d.Compare != nil {
@@ -40,4 +43,15 @@ func (c *reportCmd) Run(_ context.Context, args []string) error {
 		return report.FormatVerdicts(c.env.Out, d.Compare)
 	}
 	return nil
+}
+
+// shardsHint adds to a folder of shard folders (rundir.ShardsError) how
+// to make them one run.
+func shardsHint(err error) error {
+	var sh *rundir.ShardsError
+	if !errors.As(err, &sh) {
+		return err
+	}
+	return fmt.Errorf("%w: merge them into one (`ttftlab merge %s --out %s`) and pass that, or pass one shard's folder",
+		err, sh.Dir, filepath.Join(sh.Dir, "merged"))
 }

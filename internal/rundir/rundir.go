@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -87,8 +89,55 @@ func detectOne(dir string) (Kind, error) {
 			return KindLab, nil
 		}
 	}
+	if shards := ShardDirs(dir); len(shards) > 0 {
+		return "", &ShardsError{Dir: dir, Shards: shards}
+	}
 	return "", fmt.Errorf("%s holds neither a lab run (%s) nor a load run (%s); pass the folder that ttftlab lab or ttftlab load wrote with --out",
 		dir, strings.Join(labMarkers[:3], ", "), loadMarker)
+}
+
+// ShardsError says a folder holds the shard folders of a load run split
+// over machines (shard-0 ... shard-N-1), each a run of its own, rather
+// than one run.
+type ShardsError struct {
+	Dir    string
+	Shards []string
+}
+
+func (e *ShardsError) Error() string {
+	names := make([]string, len(e.Shards))
+	for i, s := range e.Shards {
+		names[i] = filepath.Base(s)
+	}
+	return fmt.Sprintf("%s holds the shard folders of a load run split over machines (%s), each a run of its own shard's calls, not one run",
+		e.Dir, strings.Join(names, ", "))
+}
+
+// ShardDirs are dir's shard-* folders that hold a load.json, in the
+// order of their numbers; none when dir holds a run itself.
+func ShardDirs(dir string) []string {
+	if exists(dir, loadMarker) {
+		return nil
+	}
+	inner, _ := filepath.Glob(filepath.Join(dir, "shard-*"))
+	var shards []string
+	for _, d := range inner {
+		if st, err := os.Stat(d); err == nil && st.IsDir() && exists(d, loadMarker) {
+			shards = append(shards, d)
+		}
+	}
+	sort.Slice(shards, func(i, j int) bool { return shardNumber(shards[i]) < shardNumber(shards[j]) })
+	return shards
+}
+
+// shardNumber is N of a folder named shard-N, else a number after every
+// shard's.
+func shardNumber(dir string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "shard-"))
+	if err != nil {
+		return 1 << 30
+	}
+	return n
 }
 
 func exists(dir, name string) bool {
