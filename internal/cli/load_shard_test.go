@@ -270,3 +270,50 @@ func TestLoadShardRefusals(t *testing.T) {
 		t.Errorf("shard 1 of 3 from the environment: exit %d:\n%s", code, stderr)
 	}
 }
+
+// TestLoadShardsStartAt: the form a Kubernetes Indexed Job uses — the
+// run id and the start time from the environment, the same for both —
+// with a closed loop: two shard processes side by side each begin the level no
+// sooner than the start given, run the calls of their own parity between
+// them exactly once each, and merge into one level of every call.
+func TestLoadShardsStartAt(t *testing.T) {
+	srv := startLlama(t, "-np", "4", "-c", "8192")
+	out := t.TempDir()
+	start := time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
+	t.Setenv("TTFTLAB_RUN_ID", "from-env")
+	t.Setenv("TTFTLAB_START_AT", start.Format(time.RFC3339))
+	runShards(t, 2, "--server", srv.URL, "--concurrency", "3", "--requests", "6", "--duration", "3s",
+		"--docs", "0", "--max-tokens", "16", "--no-report", "--out", out, "--slo", "ttft_ms<=60000@p95")
+	calls := map[int]int{}
+	for i := range 2 {
+		dir := filepath.Join(out, fmt.Sprintf("shard-%d", i))
+		doc := strictLoad(t, dir)
+		if doc.Settings.RunID != "from-env" || doc.Settings.StartAtUnixMs != float64(start.UnixMilli()) || len(doc.Levels) != 1 {
+			t.Fatalf("shard %d: run %q, start %v (want %v), %d levels", i, doc.Settings.RunID, doc.Settings.StartAtUnixMs, start.UnixMilli(), len(doc.Levels))
+		}
+		if began := doc.Levels[0].Summary.StartedUnixMs; began == nil || *began < doc.Settings.StartAtUnixMs {
+			t.Errorf("shard %d began at %v, before --start-at %v", i, began, doc.Settings.StartAtUnixMs)
+		}
+		for _, r := range readRows(t, dir) {
+			calls[r.Call]++
+			if (r.Call-1)%2 != i {
+				t.Errorf("shard %d ran call %d", i, r.Call)
+			}
+		}
+	}
+	if len(calls) != 6 {
+		t.Errorf("the shards ran calls %v, want 1 to 6 once each", calls)
+	}
+	for c, n := range calls {
+		if n != 1 || c < 1 || c > 6 {
+			t.Errorf("call %d ran %d times", c, n)
+		}
+	}
+	merged := filepath.Join(out, "merged")
+	if code, stdout, stderr := runCLI("merge", out, "--out", merged, "--no-report"); code != 0 {
+		t.Fatalf("merge: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if doc := strictLoad(t, merged); len(doc.Levels) != 1 || doc.Levels[0].Summary.Requests != 6 || doc.Levels[0].Summary.Calls != 6 {
+		t.Errorf("merged: %+v", doc.Levels)
+	}
+}
