@@ -176,11 +176,7 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	s := script{flags: c.flags, need: need, preflight: true, params: params}
 	if shard != nil {
 		s.before = func(ctx context.Context) error {
-			if err := shard.wait(ctx, func(line string) { fmt.Fprintln(c.env.Out, line) }); err != nil {
-				return err
-			}
-			params["start_at_unix_ms"] = float64(shard.startAt.UnixMicro()) / 1000
-			return nil
+			return shard.ready(ctx, params, func(line string) { fmt.Fprintln(c.env.Out, line) })
 		}
 	}
 	s.finish = func(ctx context.Context, out, serverLog string) error {

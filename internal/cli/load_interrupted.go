@@ -36,13 +36,7 @@ func (c *loadCmd) finishInterrupted(out string) error {
 	if doc.Levels == nil {
 		doc.Levels = []artifact.LoadLevel{}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := atomicfile.Write(path, b.Bytes(), 0o644); err != nil {
+	if err := writeLoadJSON(path, &doc); err != nil {
 		return err
 	}
 	what := "no level had ended"
@@ -54,6 +48,18 @@ func (c *loadCmd) finishInterrupted(out string) error {
 	}
 	fmt.Fprintf(c.env.Err, "ttftlab load: interrupted; %s keeps %s (ttftlab report %s draws it)\n", path, what, out)
 	return nil
+}
+
+// writeLoadJSON writes a load.json atomically, indented as load.lua's
+// write_json does.
+func writeLoadJSON(path string, doc *artifact.Load) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return atomicfile.Write(path, b.Bytes(), 0o644)
 }
 
 // loadRows reads requests.jsonl, none when it does not exist.

@@ -133,21 +133,31 @@ func (p *shardPlan) seed(flagSeed int) int {
 	return int(h.Sum64() & (1<<53 - 1)) // exact as a Lua number
 }
 
-// params are the shard's entries of PARAMS.
+// params are the shard's entries of PARAMS; start_at_unix_ms is set
+// once the start is known (ready).
 func (p *shardPlan) params() map[string]any {
 	return map[string]any{
 		"run_id": p.runID, "shard": map[string]any{"index": float64(p.Index), "count": float64(p.Count), "host": p.host},
-		"start_at_unix_ms": float64(p.startAt.UnixMicro()) / 1000, "level_gap_ms": msFlag(p.gap),
+		"level_gap_ms": msFlag(p.gap),
 	}
 }
 
 // barrierPoll is how often a shard looks for the others' ready files.
 var barrierPoll = 100 * time.Millisecond
 
-// wait, with --barrier, writes this shard's ready file and waits for the
-// others', then sets the start: the whole second at least one second after
-// the last ready file's time, the same for every shard since each reads
-// the same files. Without a barrier it returns at once.
+// ready fixes the start and sets it in params: --start-at's (a warning
+// when it has passed), or with --barrier, once this shard's ready file is
+// written and every other shard's is there, the whole second at least one
+// second after the last ready file's time, the same for every shard since
+// each reads the same files.
+func (p *shardPlan) ready(ctx context.Context, params map[string]any, say func(string)) error {
+	if err := p.wait(ctx, say); err != nil {
+		return err
+	}
+	params["start_at_unix_ms"] = float64(p.startAt.UnixMicro()) / 1000
+	return nil
+}
+
 func (p *shardPlan) wait(ctx context.Context, say func(string)) error {
 	if p.barrier == "" {
 		if late := time.Since(p.startAt); late > time.Second {

@@ -176,6 +176,16 @@ func TestLoadShardsSideBySide(t *testing.T) {
 	if got := readRows(t, merged); len(got) != len(all) {
 		t.Errorf("the merge holds %d rows, the shards %d", len(got), len(all))
 	}
+	// requests.csv: shard 0's file, then shard 1's rows under the same
+	// header, byte for byte (CRLF lines as the recorder writes them).
+	var csvs [2][]byte
+	for i := range 2 {
+		csvs[i], _ = os.ReadFile(filepath.Join(out, fmt.Sprintf("shard-%d", i), "requests.csv"))
+	}
+	_, rows1, _ := bytes.Cut(csvs[1], []byte("\r\n"))
+	if got, _ := os.ReadFile(filepath.Join(merged, "requests.csv")); !bytes.Equal(got, append(append([]byte{}, csvs[0]...), rows1...)) {
+		t.Errorf("merged requests.csv is not shard 0's then shard 1's rows:\n%q", got)
+	}
 	if len(doc.Levels) != 2 || doc.Settings.Shards != 2 || doc.Settings.RunID != "side-by-side" {
 		t.Fatalf("merged load.json: %d levels, settings %+v", len(doc.Levels), doc.Settings)
 	}

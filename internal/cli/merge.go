@@ -2,9 +2,7 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -29,7 +27,8 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 			"verdicts, goodput, capacity; never averaged), with each shard's start of it and the start spread.\n"+
 			"A DIR holding shard-* folders and no load.json stands for those folders. The shards must be of\n"+
 			"one run id and shard count, with the same settings, none missing. --out must not hold a\n"+
-			"load.json already (a merge never mixes runs); it is created if missing. See docs/distributed.md.")
+			"load.json already (a merge never mixes runs); it is created if missing. Exits 1 when every\n"+
+			"request of a merged level failed, as load does. See docs/distributed.md.")
 	out := fs.String("out", "", "the `folder` to write the merged run to")
 	noReport := fs.Bool("no-report", false, "do not draw OUT/report.html")
 	if err := fs.parse(args); err != nil {
@@ -65,10 +64,14 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.print(*out, m)
-	if *noReport {
-		return nil
+	if !*noReport {
+		if err := c.env.writeReport(ctx, *out, ""); err != nil {
+			return err
+		}
 	}
-	return c.env.writeReport(ctx, *out, "")
+	// The exit code load's would be for the same rows: 1 when every
+	// request of a level failed.
+	return allFailed(*out)
 }
 
 // shardDirs are the shard folders the arguments stand for: a folder with
@@ -156,13 +159,7 @@ func writeMerge(out string, dirs []string, m *load.Merged) error {
 	case !os.IsNotExist(err):
 		return err
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m.Doc); err != nil {
-		return fmt.Errorf("writing %s: %w", filepath.Join(out, "load.json"), err)
-	}
-	return atomicfile.Write(filepath.Join(out, "load.json"), b.Bytes(), 0o644)
+	return writeLoadJSON(filepath.Join(out, "load.json"), &m.Doc)
 }
 
 // copyLines copies a JSONL file as it is, ending it with a newline; a

@@ -302,3 +302,34 @@ func TestMergeRefusesShardsThatDoNotBelong(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestMergeExitsAsLoadWouldForTheRows: shards whose every request of a
+// level failed merge into a folder that says so, and merge exits 1 as
+// load exits for the same rows, naming the level; the folder is written.
+func TestMergeExitsAsLoadWouldForTheRows(t *testing.T) {
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	dir := t.TempDir()
+	for i := range 2 {
+		doc := tinyShard("F", i, 2)
+		lv := 1.0
+		doc.Levels = []artifact.LoadLevel{{Level: 1, Rate: &lv, SLO: []artifact.SLOVerdict{}}}
+		kind, msg := "connect", "connection refused"
+		shard := i
+		row := artifact.LoadRequest{Level: 1, Call: i + 1, Turn: 1, Shard: &shard, Host: fmt.Sprintf("pod-%d", i), RunID: "F",
+			Request: artifact.Request{Index: 1, StartMs: artifact.Ms(1), ScheduledMs: artifact.Ms(0), QueueMs: artifact.Ms(1),
+				TotalMs: artifact.Ms(2), ErrorKind: &kind, Error: &msg}}
+		line, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeShard(t, filepath.Join(dir, fmt.Sprintf("shard-%d", i)), doc, append(line, '\n'), nil)
+	}
+	out := filepath.Join(dir, "merged")
+	code, stdout, stderr := runCLI("merge", dir, "--out", out, "--no-report")
+	if code != 1 || !strings.Contains(stderr, "every request at rate 1 calls/s failed (2 of 2)") {
+		t.Errorf("exit %d, want 1 naming the level:\n%s%s", code, stdout, stderr)
+	}
+	if doc := strictLoad(t, out); len(doc.Levels) != 1 || doc.Levels[0].Summary.Failed != 2 {
+		t.Errorf("merged: %+v", doc.Levels)
+	}
+}

@@ -309,7 +309,7 @@ func wallOf(r artifact.LoadRequest, levelStart *float64) (start, end float64) {
 // the lateness (queue_ms + the first SLO's figure, a failed or missing
 // figure infinitely late) of the requests that are not warm-up, in the
 // order they started on the wall clock (a row whose start is unknown
-// last), its minimum rise a tenth of the SLO's limit.
+// last), its minimum rise RiseShare of the SLO's limit.
 func steadyOf(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) artifact.LevelTrend {
 	type one struct{ at, x float64 }
 	var xs []one
@@ -335,7 +335,7 @@ func steadyOf(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) a
 	for i, o := range xs {
 		series[i] = o.x
 	}
-	return trendRecord(TrendOf(series, 0.1*slo.LimitMs), "queue_ms + "+slo.Metric)
+	return trendRecord(TrendOf(series, RiseShare*slo.LimitMs), "queue_ms + "+slo.Metric)
 }
 
 // trendRecord is a trend as load.json writes it (load.lua's
@@ -369,13 +369,13 @@ func MergeCSV(names []string, files [][]byte) ([]byte, error) {
 		if header == nil {
 			header, from = h, names[i]
 			b.Write(h)
-			b.WriteByte('\n')
+			b.WriteString("\r\n") // RFC 4180, as the recorder ends every line
 		} else if !bytes.Equal(h, header) {
 			return nil, fmt.Errorf("requests.csv of %s and of %s have different columns: %q and %q", from, names[i], header, h)
 		}
 		b.Write(body)
 		if len(body) > 0 && body[len(body)-1] != '\n' {
-			b.WriteByte('\n')
+			b.WriteString("\r\n")
 		}
 	}
 	return b.Bytes(), nil

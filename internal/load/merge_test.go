@@ -254,11 +254,12 @@ func TestMergeMarksUnfinishedLevels(t *testing.T) {
 	}
 }
 
-// TestMergeCSV: one header, every shard's rows in order; different
-// headers refused naming both shards.
+// TestMergeCSV: one header, every shard's rows in order, every line
+// ended by CRLF as the recorder ends them (RFC 4180); different headers
+// refused naming both shards.
 func TestMergeCSV(t *testing.T) {
-	got, err := MergeCSV([]string{"a", "b", "c"}, [][]byte{[]byte("h,x\n1,2\n"), nil, []byte("h,x\n3,\"4\n5\"")})
-	if err != nil || string(got) != "h,x\n1,2\n3,\"4\n5\"\n" {
+	got, err := MergeCSV([]string{"a", "b", "c"}, [][]byte{[]byte("h,x\r\n1,2\r\n"), nil, []byte("h,x\r\n3,\"4\n5\"")})
+	if err != nil || string(got) != "h,x\r\n1,2\r\n3,\"4\n5\"\r\n" {
 		t.Errorf("%q %v", got, err)
 	}
 	if _, err := MergeCSV([]string{"a", "b"}, [][]byte{[]byte("h,x\n1,2\n"), []byte("h,y\n3,4\n")}); err == nil ||

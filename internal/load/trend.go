@@ -42,6 +42,11 @@ type Trend struct {
 // percent is no change of regime.
 const SteadyTolerance = 0.10
 
+// RiseShare is the share of the first SLO's limit that a level's lateness
+// must rise by to be over-saturated, and the least change that leaves the
+// steady state (scripts/load.lua's RISE_SHARE, docs/statistics.md).
+const RiseShare = 0.1
+
 // TrendOf splits xs (one figure of a level's requests in the order they
 // started; NaN left out, +Inf a late request) into thirds and compares
 // their medians; minRise is the rise, in the figure's unit, that counts
