@@ -99,7 +99,9 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 	}
 	n := vm.pushStreamResult(L, res, err)
 	if info, ok := L.Get(-1).(*lua.LTable); ok && answer != nil {
-		fillSpoken(L, info, answer)
+		var spoken fields
+		fillSpoken(L, &spoken, answer)
+		spoken.into(info)
 	}
 	return n
 }

@@ -55,7 +55,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 		err = hinted{err, streamHint(err, mc.call.serverFrom)}
 	}
 	vals := m.vm.streamValues(L, res, err)
-	f := finishedRequest{index: r.Index, table: L.CreateTable(0, 12), warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
+	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
 		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),
@@ -139,37 +139,32 @@ func completeBeforeEnd(chunks []stream.Chunk) bool {
 	return ok
 }
 
-// fill sets the result table's fields.
+// fill makes the result table.
 func (m *many) fill(f *finishedRequest, vals []lua.LValue) {
-	t := f.table
-	set := func(k string, v lua.LValue) { t.RawSetString(k, v) }
-	num := func(k string, x float64) {
-		if !math.IsNaN(x) {
-			set(k, lua.LNumber(x))
-		}
-	}
-	set("index", lua.LNumber(f.index))
-	num("start_ms", f.startMs)
-	num("run_ms", f.runMs)
-	num("scheduled_ms", f.scheduledMs)
-	num("queue_ms", f.queueMs)
-	set("chunks", vals[0])
-	set("total_ms", vals[1])
-	set("timings", vals[2])
-	set("info", vals[3])
-	num("first_sentence_ms", f.firstSentenceMs)
-	num("stall_ms", f.stallMs)
-	set("warmup", lua.LBool(f.warmup))
+	var t fields
+	t.set("index", lua.LNumber(f.index))
+	t.num("start_ms", f.startMs)
+	t.num("run_ms", f.runMs)
+	t.num("scheduled_ms", f.scheduledMs)
+	t.num("queue_ms", f.queueMs)
+	t.set("chunks", vals[0])
+	t.set("total_ms", vals[1])
+	t.set("timings", vals[2])
+	t.set("info", vals[3])
+	t.num("first_sentence_ms", f.firstSentenceMs)
+	t.num("stall_ms", f.stallMs)
+	t.set("warmup", lua.LBool(f.warmup))
 	if f.kind != "" {
-		set("error", lua.LString(f.message))
-		set("error_kind", lua.LString(f.kind))
+		t.set("error", lua.LString(f.message))
+		t.set("error_kind", lua.LString(f.kind))
 	}
 	if f.tags != nil {
-		set("tags", f.tags)
+		t.set("tags", f.tags)
 	}
 	if f.spoken != nil {
-		fillSpoken(m.L, t, f.spoken)
+		fillSpoken(m.L, &t, f.spoken)
 	}
+	f.table = t.table(m.L)
 }
 
 // callModule calls require(module)[fn](args...) on L and returns its

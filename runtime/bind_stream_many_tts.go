@@ -122,19 +122,19 @@ func (vm *VM) streamSpeech(L *lua.LState) *voice.Speech {
 // fillSpoken adds a spoken answer's figures to a result: first_audio_ms,
 // first_voiced_ms, underrun_ms, underruns, speak_end_ms, overhead_ms,
 // tts_errors and spoken (each sentence).
-func fillSpoken(L *lua.LState, t *lua.LTable, a *voice.Answer) {
+func fillSpoken(L *lua.LState, t *fields, a *voice.Answer) {
 	opt := func(k string, p *float64) {
 		if p != nil {
-			t.RawSetString(k, lua.LNumber(*p))
+			t.set(k, lua.LNumber(*p))
 		}
 	}
 	opt("first_audio_ms", a.FirstAudioMs)
 	opt("first_voiced_ms", a.FirstVoicedMs)
 	opt("speak_end_ms", a.SpeakEndMs)
 	opt("overhead_ms", a.OverheadMs)
-	t.RawSetString("underrun_ms", lua.LNumber(a.UnderrunMs))
-	t.RawSetString("underruns", lua.LNumber(a.Underruns))
-	t.RawSetString("tts_errors", lua.LNumber(a.Errors))
+	t.set("underrun_ms", lua.LNumber(a.UnderrunMs))
+	t.set("underruns", lua.LNumber(a.Underruns))
+	t.set("tts_errors", lua.LNumber(a.Errors))
 	list := L.CreateTable(len(a.Sentences), 0)
 	for i, s := range a.Sentences {
 		row := L.CreateTable(0, 12)
@@ -159,7 +159,7 @@ func fillSpoken(L *lua.LState, t *lua.LTable, a *voice.Answer) {
 		}
 		list.RawSetInt(i+1, row)
 	}
-	t.RawSetString("spoken", list)
+	t.set("spoken", list)
 }
 
 // spokenFigures are a result's first audio and underrun for the record

@@ -29,37 +29,37 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 	if res.Timings != nil {
 		timings = vm.json.toLua(L, res.Timings)
 	}
-	info := vm.streamInfo(L, res.Info)
-	vm.tokenInfo(L, info, res)
+	var info fields
+	vm.streamInfo(L, &info, res.Info)
+	tokenInfo(&info, res)
 	if res.Reads != nil {
-		info.RawSetString("read_stamps", readStamps(L, res.Reads))
+		info.set("read_stamps", readStamps(L, res.Reads))
 	}
 	if err != nil {
-		info.RawSetString("error", lua.LString(err.Error()))
+		info.set("error", lua.LString(err.Error()))
 	}
-	return []lua.LValue{chunks, lua.LNumber(res.TotalMs), timings, info}
+	return []lua.LValue{chunks, lua.LNumber(res.TotalMs), timings, info.table(L)}
 }
 
-// streamInfo mirrors stream.Info; absent values are nil, not zero, so a
+// streamInfo gathers info's fields from stream.Info; absent values are nil, not zero, so a
 // script cannot mistake "no first token" for "first token at 0 ms".
-func (vm *VM) streamInfo(L *lua.LState, in stream.Info) *lua.LTable {
-	info := L.CreateTable(0, 14)
+func (vm *VM) streamInfo(L *lua.LState, info *fields, in stream.Info) {
 	if in.HasTTFT {
-		info.RawSetString("ttft_ms", lua.LNumber(in.TTFTMs))
+		info.set("ttft_ms", lua.LNumber(in.TTFTMs))
 	}
 	if !in.T0.IsZero() {
 		// t0 on now_ms()'s clock, so scripts can relate stream times to
 		// their own measurements (e.g. when a slot went idle after a cut).
-		info.RawSetString("t0_ms", lua.LNumber(msSinceStart(in.T0)))
+		info.set("t0_ms", lua.LNumber(msSinceStart(in.T0)))
 	}
-	info.RawSetString("headers_ms", lua.LNumber(in.HeadersMs))
+	info.set("headers_ms", lua.LNumber(in.HeadersMs))
 	for _, f := range []struct {
 		name string
 		v    *float64
 	}{{"first_event_ms", in.FirstEventMs}, {"first_progress_ms", in.FirstProgressMs}, {"first_reasoning_ms", in.FirstReasoningMs},
 		{"first_tool_call_ms", in.FirstToolCallMs}, {"first_output_ms", in.FirstOutputMs}} {
 		if f.v != nil {
-			info.RawSetString(f.name, lua.LNumber(*f.v))
+			info.set(f.name, lua.LNumber(*f.v))
 		}
 	}
 	if len(in.Reasoning) > 0 {
@@ -70,32 +70,31 @@ func (vm *VM) streamInfo(L *lua.LState, in stream.Info) *lua.LTable {
 			t.RawSetString("text", lua.LString(r.Text))
 			list.Append(t)
 		}
-		info.RawSetString("reasoning", list)
+		info.set("reasoning", list)
 	}
-	info.RawSetString("done", lua.LBool(in.Done))
-	info.RawSetString("cut", lua.LBool(in.Cut))
+	info.set("done", lua.LBool(in.Done))
+	info.set("cut", lua.LBool(in.Cut))
 	if in.Cut {
-		info.RawSetString("closed_at_ms", lua.LNumber(in.ClosedAtMs))
+		info.set("closed_at_ms", lua.LNumber(in.ClosedAtMs))
 	}
 	if in.FinishReason != "" {
-		info.RawSetString("finish_reason", lua.LString(in.FinishReason))
+		info.set("finish_reason", lua.LString(in.FinishReason))
 	}
-	info.RawSetString("status", lua.LNumber(in.Status))
-	info.RawSetString("lines", lua.LNumber(in.Lines))
+	info.set("status", lua.LNumber(in.Status))
+	info.set("lines", lua.LNumber(in.Lines))
 	if in.IgnoredEvents > 0 {
-		info.RawSetString("ignored_events", lua.LNumber(in.IgnoredEvents))
-		info.RawSetString("first_ignored", lua.LString(in.FirstIgnored))
+		info.set("ignored_events", lua.LNumber(in.IgnoredEvents))
+		info.set("first_ignored", lua.LString(in.FirstIgnored))
 	}
 	if in.Usage != nil {
-		info.RawSetString("usage", vm.json.toLua(L, in.Usage))
+		info.set("usage", vm.json.toLua(L, in.Usage))
 	}
 	if in.StampSource != stream.SourceNone {
-		info.RawSetString("stamp_source", lua.LString(in.StampSource.String()))
+		info.set("stamp_source", lua.LString(in.StampSource.String()))
 	}
-	info.RawSetString("reads", lua.LNumber(in.Reads))
-	info.RawSetString("kernel_stamps", lua.LNumber(in.KernelStamps))
-	info.RawSetString("read_pauses", lua.LNumber(in.ReadPauses))
-	return info
+	info.set("reads", lua.LNumber(in.Reads))
+	info.set("kernel_stamps", lua.LNumber(in.KernelStamps))
+	info.set("read_pauses", lua.LNumber(in.ReadPauses))
 }
 
 // readStamps is info.read_stamps: {t_ms=, read_ms=, source=, bytes=} per
@@ -117,16 +116,16 @@ func readStamps(L *lua.LState, reads []stream.Read) *lua.LTable {
 // info.cached_tokens, read from timings or else usage (promptTokens), with
 // info.tokens_from naming which; all three are nil when the server sent
 // neither.
-func (vm *VM) tokenInfo(L *lua.LState, info *lua.LTable, res *stream.Result) {
-	info.RawSetString("api", lua.LString(res.Info.API.String()))
+func tokenInfo(info *fields, res *stream.Result) {
+	info.set("api", lua.LString(res.Info.API.String()))
 	prompt, cached, from := promptTokens(res.Timings, res.Info.Usage)
 	if prompt != nil {
-		info.RawSetString("prompt_tokens", lua.LNumber(*prompt))
+		info.set("prompt_tokens", lua.LNumber(*prompt))
 	}
 	if cached != nil {
-		info.RawSetString("cached_tokens", lua.LNumber(*cached))
+		info.set("cached_tokens", lua.LNumber(*cached))
 	}
 	if from != "" {
-		info.RawSetString("tokens_from", lua.LString(from))
+		info.set("tokens_from", lua.LString(from))
 	}
 }

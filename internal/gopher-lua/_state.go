@@ -1402,7 +1402,7 @@ func (ls *LState) Remove(index int) {
 /* object allocation {{{ */
 
 func (ls *LState) NewTable() *LTable {
-	return newLTable(defaultArrayCap, defaultHashCap)
+	return newLTable(defaultArrayCap, 0) // string keys: a small list that grows as they come (table.go)
 }
 
 func (ls *LState) CreateTable(acap, hcap int) *LTable {

@@ -50,6 +50,20 @@ func TestLua51Patches(t *testing.T) {
 			for i = 1, 50 do large[i + 0.5] = i end; out(count(small), count(large), count(mixed))`, "2 50 5"},
 		{"fields assigned during a traversal", `local t = {}; for i = 1, 40 do t["k" .. i] = i end
 			local s = 0; for k, v in pairs(t) do t[k] = v * 2 end; for _, v in pairs(t) do s = s + v end; out(s)`, "1640"},
+		{"small table cleared during a traversal, mixed keys", `local t = {1, 2, a = 1, b = 2, c = 3, [2.5] = 4, [true] = 5}
+			local n, s = 0, 0; for k, v in pairs(t) do t[k] = nil; n = n + 1; s = s + v end; out(n, s, next(t))`, "7 18 nil"},
+		{"past 32 string keys, cleared ones among them", `local t = {}; for i = 1, 32 do t["k" .. i] = i end; for i = 1, 10 do t["k" .. i] = nil end; t.extra = 100
+			local n, s = 0, 0; for _, v in pairs(t) do n = n + 1; s = s + v end; out(n, s, t.k5, t.k11, t.extra, rawget(t, "k32"))`, "23 573 nil 11 100 32"},
+		{"next from each key of a small table", `local t = {x = 1, yy = 2, zzz = 3, [4] = 4}; local seen, k = {}, nil
+			repeat k = next(t, k); if k ~= nil then seen[#seen + 1] = tostring(k) end until k == nil
+			table.sort(seen); out(table.concat(seen, ","))`, "4,x,yy,zzz"},
+		{"keys of one length, a string that spells a number, the empty key", `local t = {ab = 1, ba = 2, ["1"] = 3, [1] = 4, [""] = 5}; t.ab = nil; t.ab = 6
+			out(t.ab, t.ba, t["1"], t[1], t[""], t.aa)`, "6 2 3 4 5 nil"},
+		{"a constructor of 40 string keys; a table emptied and filled again", `local src = "return {" for i = 1, 40 do src = src .. "f" .. i .. " = " .. i .. ", " end
+			local t = loadstring(src .. "}")(); local n = 0; for _ in pairs(t) do n = n + 1 end
+			local u = {a = 1}; u.a = nil; out(n, t.f40, next(u)); u.b = 2; out(next(u))`, "40 40 nil\nb 2"},
+		{"fields of a small table assigned during a traversal", `local t = {}; for i = 1, 20 do t["k" .. i] = i end; for k, v in pairs(t) do t[k] = v + 1 end
+			local s = 0; for _, v in pairs(t) do s = s + v end; out(s)`, "230"},
 	}
 	for _, c := range cases {
 		L := NewState()

@@ -1,7 +1,6 @@
 package lua
 
 const defaultArrayCap = 32
-const defaultHashCap = 32
 
 type lValueArraySorter struct {
 	L      *LState
@@ -40,10 +39,56 @@ func newLTable(acap int, hcap int) *LTable {
 	if acap != 0 {
 		tb.array = make([]LValue, 0, acap)
 	}
-	if hcap != 0 {
+	switch {
+	case hcap > smallMax:
 		tb.strdict = make(map[string]LValue, hcap)
+	case hcap != 0:
+		tb.small = make([]smallEntry, 0, hcap)
 	}
 	return tb
+}
+
+// smallEntry is a string key and its value in a table's small list.
+//
+// A table's string keys stay in a list, in the order they were first set,
+// until it has more than smallMax of them (cleared ones included); the
+// list then moves to strdict and keys, as upstream keeps every string key.
+// A list of n keys costs 32 bytes a key; strdict costs a Go map (about
+// 300 bytes for up to 8 keys, 1 KB past 14) plus a boxed copy of each key
+// in keys. Looking a key up reads the list through, as Go's own map does
+// for up to 8 string keys. A cleared key keeps its place with a nil value,
+// so a traversal that clears fields goes on past it, and setting the key
+// again puts it back in its place. next() walks the array part, then the
+// list, then keys.
+type smallEntry struct {
+	key   string
+	value LValue
+}
+
+// smallMax is the most string keys a table keeps in its small list.
+const smallMax = 32
+
+// smallIndex is the place of key in the small list, or -1.
+func (tb *LTable) smallIndex(key string) int {
+	for i := range tb.small {
+		if tb.small[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// spill moves the small list's keys that have a value to strdict and
+// keys, in their order, when the list is full.
+func (tb *LTable) spill() {
+	small := tb.small
+	tb.small = nil
+	tb.strdict = make(map[string]LValue, 2*len(small))
+	for _, e := range small {
+		if e.value != LNil {
+			tb.setStrdict(e.key, e.value)
+		}
+	}
 }
 
 // Len returns length of this LTable without using __len.
@@ -201,8 +246,24 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
 	if tb.strdict == nil {
-		tb.strdict = make(map[string]LValue, defaultHashCap)
+		if i := tb.smallIndex(key); i >= 0 {
+			tb.small[i].value = value
+			return
+		}
+		if value == LNil {
+			return
+		}
+		if len(tb.small) < smallMax {
+			tb.small = append(tb.small, smallEntry{key, value})
+			return
+		}
+		tb.spill()
 	}
+	tb.setStrdict(key, value)
+}
+
+// setStrdict is RawSetString in a table whose string keys are in strdict.
+func (tb *LTable) setStrdict(key string, value LValue) {
 	if value == LNil {
 		// TODO tb.keys and tb.k2i should also be removed
 		if _, ok := tb.strdict[key]; ok {
@@ -307,13 +368,7 @@ func (tb *LTable) RawGet(key LValue) LValue {
 			return tb.array[index]
 		}
 	case LString:
-		if tb.strdict == nil {
-			return LNil
-		}
-		if ret, ok := tb.strdict[string(v)]; ok {
-			return ret
-		}
-		return LNil
+		return tb.RawGetString(string(v))
 	}
 	if tb.dict == nil {
 		return LNil
@@ -339,13 +394,7 @@ func (tb *LTable) RawGetInt(key int) LValue {
 // RawGet returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetH(key LValue) LValue {
 	if s, sok := key.(LString); sok {
-		if tb.strdict == nil {
-			return LNil
-		}
-		if v, vok := tb.strdict[string(s)]; vok {
-			return v
-		}
-		return LNil
+		return tb.RawGetString(string(s))
 	}
 	if tb.dict == nil {
 		return LNil
@@ -359,6 +408,11 @@ func (tb *LTable) RawGetH(key LValue) LValue {
 // RawGetString returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetString(key string) LValue {
 	if tb.strdict == nil {
+		for i := range tb.small {
+			if tb.small[i].key == key {
+				return tb.small[i].value
+			}
+		}
 		return LNil
 	}
 	if v, vok := tb.strdict[string(key)]; vok {
@@ -374,6 +428,11 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 			if v != LNil {
 				cb(LNumber(i+1), v)
 			}
+		}
+	}
+	for _, e := range tb.small {
+		if e.value != LNil {
+			cb(LString(e.key), e.value)
 		}
 	}
 	if tb.strdict != nil {
@@ -411,19 +470,29 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 				}
 			}
 			if tb.array == nil || index == len(tb.array) {
-				if (tb.dict == nil || len(tb.dict) == 0) && (tb.strdict == nil || len(tb.strdict) == 0) {
-					return LNil, LNil
-				}
-				key = tb.keys[0]
-				if v := tb.RawGetH(key); v != LNil {
-					return key, v
-				}
+				return tb.nextFrom(0, 0)
 			}
 		}
 	}
 
-	for i := tb.keyIndex(key) + 1; i < len(tb.keys); i++ {
-		key := tb.keys[i]
+	if s, ok := key.(LString); ok && tb.strdict == nil {
+		if i := tb.smallIndex(string(s)); i >= 0 {
+			return tb.nextFrom(i+1, 0)
+		}
+	}
+	return tb.nextFrom(len(tb.small), tb.keyIndex(key)+1)
+}
+
+// nextFrom is the first key with a value from the small list's place si
+// on, then from keys' place ki on.
+func (tb *LTable) nextFrom(si, ki int) (LValue, LValue) {
+	for ; si < len(tb.small); si++ {
+		if e := tb.small[si]; e.value != LNil {
+			return LString(e.key), e.value
+		}
+	}
+	for ; ki < len(tb.keys); ki++ {
+		key := tb.keys[ki]
 		if v := tb.RawGetH(key); v != LNil {
 			return key, v
 		}

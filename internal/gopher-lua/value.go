@@ -140,7 +140,11 @@ func (nm LNumber) Format(f fmt.State, c rune) {
 type LTable struct {
 	Metatable LValue
 
-	array   []LValue
+	array []LValue
+	// small holds the string keys, in the order they were first set,
+	// until there are more than smallMax of them; then strdict does
+	// (table.go, smallEntry). A table uses one or the other.
+	small   []smallEntry
 	dict    map[LValue]LValue
 	strdict map[string]LValue
 	keys    []LValue

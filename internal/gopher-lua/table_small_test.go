@@ -1,0 +1,59 @@
+package lua
+
+import (
+	"strconv"
+	"testing"
+)
+
+// TestSmallListKeepsOrderAcrossSpill: a table's string keys are walked in
+// the order they were first set, as upstream walks them, both while they
+// sit in the small list and after the list moved to strdict (patch 12);
+// a cleared key set again keeps its place.
+func TestSmallListKeepsOrderAcrossSpill(t *testing.T) {
+	for _, n := range []int{1, smallMax, smallMax + 1, 3 * smallMax} {
+		tb := newLTable(0, 0)
+		var want []string
+		for i := range n {
+			k := "key" + strconv.Itoa((i*7919)%1000)
+			tb.RawSetString(k, LNumber(i))
+			want = append(want, k)
+		}
+		tb.RawSetString(want[0], LNil)
+		tb.RawSetString(want[0], LNumber(-1))
+		if inList := tb.strdict == nil; inList != (n <= smallMax) {
+			t.Errorf("%d keys: in the small list %v", n, inList)
+		}
+		var got []string
+		for k, v := tb.Next(LNil); k != LNil; k, v = tb.Next(k) {
+			got = append(got, string(k.(LString)))
+			if tb.RawGet(k) != v {
+				t.Errorf("%d keys: next gave %v = %v, the table holds %v", n, k, v, tb.RawGet(k))
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d keys: walked %d", n, len(got))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%d keys: key %d walked as %q, set as %q", n, i, got[i], want[i])
+			}
+		}
+		if v := tb.RawGetString(want[0]); v != LNumber(-1) {
+			t.Errorf("%d keys: the key set again holds %v", n, v)
+		}
+	}
+}
+
+// TestSmallListNeverHoldsAbsentKeys: clearing a key that was never set
+// adds nothing, so a table filled and read with absent keys cleared stays
+// in its list.
+func TestSmallListNeverHoldsAbsentKeys(t *testing.T) {
+	tb := newLTable(0, 2)
+	for i := range 100 {
+		tb.RawSetString("absent"+strconv.Itoa(i), LNil)
+	}
+	tb.RawSetString("a", LTrue)
+	if len(tb.small) != 1 || tb.strdict != nil {
+		t.Fatalf("list %d entries, strdict %v", len(tb.small), tb.strdict != nil)
+	}
+}
