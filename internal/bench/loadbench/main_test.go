@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,11 +31,18 @@ func TestMain(m *testing.M) {
 // figures are filled in.
 func TestEveryClientReceivesEveryChunk(t *testing.T) {
 	const streams, chunks = 6, 8
-	url, stop, err := startServer(200, chunks)
+	srv, err := startServer(200, chunks, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
+	defer srv.stop()
+	url := srv.url
+	if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", srv.pid)); err != nil || !bytes.Contains(env, []byte("\x00GOMAXPROCS=1\x00")) && !bytes.HasPrefix(env, []byte("GOMAXPROCS=1\x00")) {
+		t.Errorf("the paced server runs without GOMAXPROCS=1 (%v)", err)
+	}
+	if srv.cpu() < 0 {
+		t.Error("no CPU time of the paced server in /proc")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -97,11 +105,12 @@ func TestLateness(t *testing.T) {
 // stands well above what a GC cycle moves; 4 could read below zero.
 func TestHeapClient(t *testing.T) {
 	const streams, chunks = 64, 3
-	url, stop, err := startServer(200, chunks)
+	srv, err := startServer(200, chunks, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
+	defer srv.stop()
+	url := srv.url
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

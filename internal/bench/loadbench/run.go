@@ -28,15 +28,16 @@ import (
 
 // figures are one client's results from one run of it.
 type figures struct {
-	client             string
-	received, expected int
-	p50, p99, max      float64 // lateness, µs
-	cpuPerChunkUs      float64 // the streaming phase, getrusage(RUSAGE_SELF) in the client
-	wholeCPUPerChunkUs float64 // the whole client process (wait4's rusage); -1: not measured
-	heapPerRequestB    float64 // -1: not measured
-	maxRSSKiB          int64   // the client process's peak resident set; -1: not measured
-	wallS              float64 // the streaming phase
-	load1              string  // the load average over 1 minute when the run started
+	client              string
+	received, expected  int
+	p50, p99, max       float64 // lateness, µs
+	cpuPerChunkUs       float64 // the streaming phase, getrusage(RUSAGE_SELF) in the client
+	wholeCPUPerChunkUs  float64 // the whole client process (wait4's rusage); -1: not measured
+	heapPerRequestB     float64 // -1: not measured
+	maxRSSKiB           int64   // the client process's peak resident set; -1: not measured
+	wallS               float64 // the streaming phase
+	load1               string  // the load average over 1 minute when the run started
+	serverCPUPerChunkUs float64 // the paced server's CPU over the client's whole run, per chunk; -1: not measured
 }
 
 // client is one way of reading the streams, run as its own process: argv
@@ -57,6 +58,7 @@ func run(args []string) error {
 	only := fs.String("clients", "ttftlab,least,asyncio,aiohttp", "the clients to run, comma separated")
 	contend := fs.Int("contend", 0, "processes spinning on the CPU during the run")
 	before := fs.String("before", "", "a loadbench built before a change: its ttftlab client runs too, as ttftlab-before, alternating with the others")
+	serverProcs := fs.Int("server-procs", 1, "GOMAXPROCS of the paced server; 0: Go's default (one per CPU)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -72,19 +74,25 @@ func run(args []string) error {
 		return err
 	}
 	defer spin.Stop()
-	url, stop, err := startServer(*rate, *chunks)
+	srv, err := startServer(*rate, *chunks, *serverProcs)
 	if err != nil {
 		return err
 	}
-	defer stop()
-	fmt.Printf("%d streams x %d chunks at %g/s, %d spinning processes, %d rounds; load %s", *streams, *chunks, *rate, *contend, *rounds, loadavg())
+	defer srv.stop()
+	url := srv.url
+	fmt.Printf("%d streams x %d chunks at %g/s, server GOMAXPROCS %s, %d spinning processes, %d rounds; load %s", *streams, *chunks, *rate, procsName(*serverProcs), *contend, *rounds, loadavg())
 	var rows []figures
 	for r := range *rounds {
 		for i := range clients {
 			c := clients[(r+i)%len(clients)]
+			cpu0 := srv.cpu()
 			f, err := measureChild(c, url, *streams, *chunks)
 			if err != nil {
 				return err
+			}
+			f.serverCPUPerChunkUs = -1
+			if cpu1 := srv.cpu(); cpu0 >= 0 && cpu1 >= 0 && f.received > 0 {
+				f.serverCPUPerChunkUs = (cpu1 - cpu0).Seconds() * 1e6 / float64(f.received)
 			}
 			rows = append(rows, f)
 		}
@@ -152,7 +160,7 @@ func pickClients(list, python, benchDir string) ([]client, error) {
 
 func printRuns(w io.Writer, rows []figures) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tload1\treceived\tlate p50 µs\tp99 µs\tmax µs\tCPU µs/chunk (phase)\t(process)\tmax RSS MiB\tphase s\t")
+	fmt.Fprintln(tw, "client\tload1\treceived\tlate p50 µs\tp99 µs\tmax µs\tCPU µs/chunk (phase)\t(process)\tmax RSS MiB\tphase s\tserver µs/chunk\t")
 	for _, r := range rows {
 		whole := "-"
 		if r.wholeCPUPerChunkUs >= 0 {
@@ -162,7 +170,11 @@ func printRuns(w io.Writer, rows []figures) {
 		if r.maxRSSKiB >= 0 {
 			rss = fmt.Sprintf("%.1f", float64(r.maxRSSKiB)/1024)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%s\t%.2f\t\n", r.client, r.load1, r.received, r.expected, r.p50, r.p99, r.max, r.cpuPerChunkUs, whole, rss, r.wallS)
+		server := "-"
+		if r.serverCPUPerChunkUs >= 0 {
+			server = fmt.Sprintf("%.1f", r.serverCPUPerChunkUs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%s\t%.2f\t%s\t\n", r.client, r.load1, r.received, r.expected, r.p50, r.p99, r.max, r.cpuPerChunkUs, whole, rss, r.wallS, server)
 	}
 	tw.Flush()
 }
@@ -284,13 +296,56 @@ type clientRun struct {
 // forked it ends, so the fork happens on a thread locked to a goroutine
 // that waits for stop: Go may end any other thread (one a locked
 // goroutine ran on) in mid-run.
-func startServer(rate float64, chunks int) (string, func(), error) {
+// pacedServer is the paced server run as a child process.
+type pacedServer struct {
+	url  string
+	pid  int
+	stop func()
+}
+
+// cpu is the server's CPU time so far (utime + stime from /proc), or -1.
+func (s pacedServer) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		return -1
+	}
+	// the fields after the command's closing parenthesis; utime and
+	// stime are the 14th and 15th of the whole line
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return -1
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times on Linux.
+const clockTicks = 100
+
+func procsName(n int) string {
+	if n <= 0 {
+		return "default (" + strconv.Itoa(runtime.NumCPU()) + ")"
+	}
+	return strconv.Itoa(n)
+}
+
+// startServer starts the paced server with GOMAXPROCS procs (0: Go's
+// default). One P keeps it to one core at most: with one per CPU, its
+// goroutine-per-stream timers woke two threads that took turns with the
+// client being measured on a 2-core machine (docs/BENCHMARKS.md).
+func startServer(rate float64, chunks, procs int) (pacedServer, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return pacedServer{}, err
 	}
 	type started struct {
 		url string
+		pid int
 		err error
 	}
 	ready, stop, done := make(chan started, 1), make(chan struct{}), make(chan struct{})
@@ -299,6 +354,9 @@ func startServer(rate float64, chunks int) (string, func(), error) {
 		defer runtime.UnlockOSThread()
 		defer close(done)
 		cmd := exec.Command(exe, "serve", "--rate", strconv.FormatFloat(rate, 'g', -1, 64), "--chunks", strconv.Itoa(chunks))
+		if procs > 0 {
+			cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(procs))
+		}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			ready <- started{err: err}
@@ -317,16 +375,16 @@ func startServer(rate float64, chunks int) (string, func(), error) {
 			ready <- started{err: fmt.Errorf("the server printed no URL: %w", err)}
 			return
 		}
-		ready <- started{url: strings.TrimSpace(line)}
+		ready <- started{url: strings.TrimSpace(line), pid: cmd.Process.Pid}
 		<-stop
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 	}()
 	s := <-ready
 	if s.err != nil {
-		return "", nil, s.err
+		return pacedServer{}, s.err
 	}
-	return s.url, func() { close(stop); <-done }, nil
+	return pacedServer{url: s.url, pid: s.pid, stop: func() { close(stop); <-done }}, nil
 }
 
 // clientScript is what `ttftlab load` does at one level, in short: N
