@@ -1,6 +1,8 @@
 package lua
 
 import (
+	"fmt"
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -55,5 +57,46 @@ func TestSmallListNeverHoldsAbsentKeys(t *testing.T) {
 	tb.RawSetString("a", LTrue)
 	if len(tb.small) != 1 || tb.strdict != nil {
 		t.Fatalf("list %d entries, strdict %v", len(tb.small), tb.strdict != nil)
+	}
+}
+
+// BenchmarkTableHeap reports the heap a table of n string keys holds
+// (heap-B/table), made with that size and without one, after two GCs.
+// docs/BENCHMARKS.md has the figures before and after patch 12.
+func BenchmarkTableHeap(b *testing.B) {
+	names := make([]string, 32)
+	for i := range names {
+		names[i] = "field_" + strconv.Itoa(i)
+	}
+	for _, n := range []int{2, 8, 13, 17, 24} {
+		for _, sized := range []bool{true, false} {
+			hint := 0
+			if sized {
+				hint = n
+			}
+			b.Run(fmt.Sprintf("keys=%d/hint=%d", n, hint), func(b *testing.B) {
+				const tables = 10000
+				keep := make([]*LTable, tables)
+				var before, after runtime.MemStats
+				for b.Loop() {
+					clear(keep)
+					runtime.GC()
+					runtime.GC()
+					runtime.ReadMemStats(&before)
+					for i := range keep {
+						t := newLTable(0, hint)
+						for _, k := range names[:n] {
+							t.RawSetString(k, LNumber(1))
+						}
+						keep[i] = t
+					}
+					runtime.GC()
+					runtime.GC()
+					runtime.ReadMemStats(&after)
+				}
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/tables, "heap-B/table")
+				runtime.KeepAlive(keep)
+			})
+		}
 	}
 }

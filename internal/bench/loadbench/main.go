@@ -6,7 +6,7 @@
 // (pyaiohttp.py).
 //
 //	loadbench serve --rate R --chunks C          serve paced streams, print the URL
-//	loadbench run --streams N --rate R --chunks C [--rounds 3] [--clients ttftlab,least,asyncio,aiohttp] [--contend P] [--before OLD_LOADBENCH]
+//	loadbench run --streams N --rate R --chunks C [--rounds 3] [--clients ttftlab,least,asyncio,aiohttp] [--contend P] [--before OLD_LOADBENCH] [--server-procs 1]
 //	loadbench client ttftlab|least|ttftlab-heap URL STREAMS CHUNKS OUT_FILE
 //
 // The server writes each content chunk with the CLOCK_MONOTONIC time of
@@ -14,13 +14,15 @@
 // sent. A chunk's lateness is its arrival minus its send, minus the
 // smallest such difference of the run (the fixed cost of the loopback and
 // of reading the clock), so clocks that differ by a constant do not
-// matter. run starts the server as a child process, then runs every
+// matter. run starts the server as a child process (GOMAXPROCS 1 unless
+// --server-procs says otherwise, so it keeps to one core), then runs every
 // client as a process of its own, one after the other, --rounds times,
 // alternating (round r starts with the r-th client). Each client times
 // its own streaming phase with getrusage(RUSAGE_SELF), from just before
 // its first request starts to just after its last stream ended, and
 // writes it first in its output; wait4 gives the whole process's CPU time
-// and peak RSS beside it. run prints one row per client run and, from one
+// and peak RSS beside it, /proc the server's CPU over it. run prints one
+// row per client run and, from one
 // more ttftlab process, the heap a finished request holds.
 // LOADBENCH_CPUPROFILE=FILE and LOADBENCH_MEMPROFILE=FILE make the ttftlab
 // client write a CPU and an allocation profile of its streaming phase (go
