@@ -22,8 +22,8 @@
 // its first request starts to just after its last stream ended, and
 // writes it first in its output; wait4 gives the whole process's CPU time
 // and peak RSS beside it, /proc the server's CPU over it. run prints one
-// row per client run and, from one
-// more ttftlab process, the heap a finished request holds.
+// row per client run and, from one more ttftlab process, the heap a
+// finished request holds.
 // LOADBENCH_CPUPROFILE=FILE and LOADBENCH_MEMPROFILE=FILE make the ttftlab
 // client write a CPU and an allocation profile of its streaming phase (go
 // tool pprof).
