@@ -101,17 +101,45 @@ func levelsTable(l *rundir.Load) table {
 	t := table{Caption: "levels (warm-up requests left out): a call is one caller, a request one turn of a call",
 		Head: []string{"level", "calls", "requests", "ok", "failed", "requests/s", "tokens/s", "goodput", "SLO met"}}
 	for _, lv := range l.Levels {
+		if lv.Pooled != nil {
+			t.Caption += "; with the search, a level's figures are its first round's, its SLO verdict is over every round of it"
+			break
+		}
+	}
+	for _, lv := range l.Levels {
 		s := lv.Summary
+		met, verdict := sloVerdict(lv)
 		class := ""
-		if !lv.SLOMet {
+		if !met {
 			class = "bad"
 		}
 		t.addClass(class, num(lv.Level), strconv.Itoa(lv.Summary.Calls), strconv.Itoa(s.Requests), strconv.Itoa(s.OK), failedText(s.ManySummary),
-			numP(s.RequestsPerS), numP(s.TokensPerS), numP(lv.Goodput), value(lv.SLOMet))
+			numP(s.RequestsPerS), numP(s.TokensPerS), numP(lv.Goodput), verdict)
 	}
 	t.numericFrom(1)
 	delete(t.Numeric, 4)
 	return t
+}
+
+// sloVerdict is a level's "SLO met" cell: with a capacity search, the
+// verdict over every round the search ran of it (the one the capacity
+// rests on), its rounds and whether their intervals decided it; else
+// its one run's. A level's other columns are its first round's.
+func sloVerdict(lv artifact.LoadLevel) (met bool, text string) {
+	p := lv.Pooled
+	if p == nil {
+		return lv.SLOMet, value(lv.SLOMet)
+	}
+	text = value(p.Met)
+	switch {
+	case p.Rounds > 1 && !p.Decided:
+		text += fmt.Sprintf(" (%d rounds, undecided)", p.Rounds)
+	case p.Rounds > 1:
+		text += fmt.Sprintf(" (%d rounds)", p.Rounds)
+	case !p.Decided:
+		text += " (undecided)"
+	}
+	return p.Met, text
 }
 
 // shardsTable is, for a merge of a sharded run (ttftlab merge), each

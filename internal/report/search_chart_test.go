@@ -57,3 +57,29 @@ func TestSearchPathChart(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLevelVerdictIsPooled: with a search, a level's "SLO met" in
+// the levels table is its verdict over every round (the one the capacity
+// rests on), not its first round's: level 2 missed its first round and
+// held over three, level 3 held its first and is undecided over two.
+// Fails before this change: the table showed the first round's slo_met,
+// "no" at the capacity the page names.
+func TestSearchLevelVerdictIsPooled(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"settings": {"mode": "concurrency", "search_max": 8, "search_budget": 36, "levels": [1, 2, 3],
+	  "slo": [{"metric": "ttft_ms", "percentile": 50, "limit_ms": 150}]},
+	  "levels": [
+	    {"level": 1, "summary": {}, "slo_met": true, "pooled": {"rounds": 1, "calls": 12, "failed": 0, "met": true, "decided": true, "slo": []}},
+	    {"level": 2, "summary": {}, "slo_met": false, "pooled": {"rounds": 3, "calls": 36, "failed": 0, "met": true, "decided": true, "slo": []}},
+	    {"level": 3, "summary": {}, "slo_met": true, "pooled": {"rounds": 2, "calls": 24, "failed": 0, "met": false, "decided": false, "slo": []}}],
+	  "capacity": {"level": 2, "next": null, "decided": false, "between": [2, 3], "search": []}}`
+	if err := os.WriteFile(filepath.Join(dir, "load.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := render(t, dir)
+	for _, want := range []string{">yes (3 rounds)<", ">no (2 rounds, undecided)<", "its SLO verdict is over every round of it"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
