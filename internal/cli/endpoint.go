@@ -10,8 +10,6 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
-	"ttftlab/internal/servers"
-	"ttftlab/internal/stream"
 )
 
 // ErrSeveralModels says GET /v1/models listed more than one model and
@@ -26,12 +24,12 @@ func (e *env) settle(ctx context.Context, l *llamaserver.Lease) error {
 	ep := l.Endpoint
 	// The health probe may have asked /v1/models already (a server
 	// without llama.cpp's /health): its answer is the list, or the key
-	// refused; asking again would only double the request.
-	models, err := e.listModels(ctx, ep, l.Health.Models)
+	// refused; the lease's getter gives it again rather than ask.
+	models, err := e.listModels(ctx, l)
 	if err != nil {
 		return err
 	}
-	if err := refusedKey(ctx, ep, "/props"); err != nil {
+	if err := refusedKey(ctx, l, "/props"); err != nil {
 		return err
 	}
 	if ep.Model != "" {
@@ -48,20 +46,15 @@ func (e *env) settle(ctx context.Context, l *llamaserver.Lease) error {
 		ep.URL("/v1/models"), strings.Join(models, ", "))
 }
 
-// listModels reads the ids of GET /v1/models, the answer the health probe
-// already read when it has one (asked), else a GET of its own; none when
-// the server has no such list. A 401 or 403 is the key refused: an error.
-func (e *env) listModels(ctx context.Context, ep *endpoint.Endpoint, asked *servers.Answer) ([]string, error) {
+// listModels reads the ids of GET /v1/models (through the lease's
+// getter, which has the probe's answer when it asked); none when the
+// server has no such list. A 401 or 403 is the key refused: an error.
+func (e *env) listModels(ctx context.Context, l *llamaserver.Lease) ([]string, error) {
+	ep := l.Endpoint
 	url := ep.URL("/v1/models")
-	var status int
-	var body []byte
-	if asked != nil {
-		status, body = asked.Status, asked.Body
-	} else {
-		var err error
-		if status, body, err = stream.Get(ctx, url, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS}); err != nil {
-			return nil, nil
-		}
+	status, body, err := l.Getter()(ctx, "/v1/models")
+	if err != nil {
+		return nil, nil
 	}
 	if err := authError(url, status, body, ep); err != nil {
 		return nil, err
@@ -89,13 +82,12 @@ func (e *env) listModels(ctx context.Context, ep *endpoint.Endpoint, asked *serv
 // refusedKey asks path once: llama-server with --api-key answers 401 on
 // everything but /health and /v1/models, so a wrong key shows here before
 // any measurement. Other answers say nothing about the key.
-func refusedKey(ctx context.Context, ep *endpoint.Endpoint, path string) error {
-	url := ep.URL(path)
-	status, body, err := stream.Get(ctx, url, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
+func refusedKey(ctx context.Context, l *llamaserver.Lease, path string) error {
+	status, body, err := l.Getter()(ctx, path)
 	if err != nil {
 		return nil
 	}
-	return authError(url, status, body, ep)
+	return authError(l.Endpoint.URL(path), status, body, l.Endpoint)
 }
 
 // authError is a 401 or 403 as the user reads it: the server's own

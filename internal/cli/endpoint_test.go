@@ -114,6 +114,18 @@ func TestHostedAPIEndpoint(t *testing.T) {
 	if !strings.Contains(stderr, "API key from OPENAI_API_KEY") {
 		t.Errorf("stderr does not say where the key came from: %q", stderr)
 	}
+	// Before the stream, the probe, the model list, the key check and the
+	// kind detection ask each path once (after it, the state the run
+	// ended in is asked anew).
+	asked := map[string]int{}
+	for _, r := range fake.requests() {
+		if r.Path == "/v1/chat/completions" {
+			break
+		}
+		if asked[r.Path]++; asked[r.Path] > 1 {
+			t.Errorf("%s asked %d times before the stream", r.Path, asked[r.Path])
+		}
+	}
 	for _, r := range fake.requests() {
 		if r.Auth != "Bearer "+key || r.Trace != "run-7" {
 			t.Errorf("%s came without the endpoint's headers: auth set %v, X-Trace %q", r.Path, r.Auth != "", r.Trace)

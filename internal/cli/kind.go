@@ -6,7 +6,6 @@ import (
 
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/servers"
-	"ttftlab/internal/stream"
 )
 
 // serverKind says which kind of server the lease is on: llama.cpp for one
@@ -22,10 +21,8 @@ func (e *env) serverKind(ctx context.Context, l *llamaserver.Lease) servers.Dete
 	case !l.Answered:
 		return servers.Detection{}
 	}
-	ep := l.Endpoint
-	d := servers.Detect(ctx, func(ctx context.Context, path string) (int, []byte, error) {
-		return stream.Get(ctx, ep.URL(path), stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
-	})
+	// The paths the probe and the key check asked are not asked again.
+	d := servers.Detect(ctx, l.Getter())
 	// On stderr, with the other notes about how the run is set up: a
 	// script's standard output stays its own.
 	fmt.Fprintf(e.Err, "server kind: %s (%s)\n", d.Kind, d.Evidence)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"ttftlab/internal/endpoint"
@@ -50,6 +51,18 @@ type Lease struct {
 	// Health is what the probe found at URL; zero for a server Ensure
 	// started (the probe saw none there).
 	Health servers.HealthReport
+
+	asked     servers.Getter
+	askedOnce sync.Once
+}
+
+// Getter GETs paths of the lease's server (its endpoint's join, headers
+// and TLS), each path once: the probe's answers (Health.Asked) and every
+// answer since are given again (servers.Remembering), so the checks made
+// right after the server was found ready do not ask it twice.
+func (l *Lease) Getter() servers.Getter {
+	l.askedOnce.Do(func() { l.asked = servers.Remembering(getter(l.Endpoint), l.Health.Asked) })
+	return l.asked
 }
 
 // NoServerError says nothing healthy answers at a URL and nothing was

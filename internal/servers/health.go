@@ -42,6 +42,9 @@ type HealthReport struct {
 	// no answer came. A caller that wants the model list, or to know
 	// whether its key is refused, reads it here rather than ask again.
 	Models *Answer
+	// Asked holds every answer the probe read past /health (GET
+	// /api/version, /v1/models), by path, for Remembering.
+	Asked map[string]Answer
 }
 
 // Answer is one HTTP answer a probe read: its status and body.
@@ -81,24 +84,31 @@ func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
 	var v struct {
 		Version string `json:"version"`
 	}
-	if c, b, err := get(ctx, g, "/api/version"); err == nil && c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
-		return HealthReport{OK: true, Answered: true, Path: "/api/version", Status: c, Summary: "ok"}
+	asked := map[string]Answer{}
+	c, b, err := get(ctx, g, "/api/version")
+	if err == nil {
+		asked["/api/version"] = Answer{Status: c, Body: b}
+		if c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
+			return HealthReport{OK: true, Answered: true, Path: "/api/version", Status: c, Summary: "ok", Asked: asked}
+		}
 	}
 	var models struct {
 		Data []json.RawMessage `json:"data"`
 	}
-	c, b, err := get(ctx, g, "/v1/models")
+	c, b, err = get(ctx, g, "/v1/models")
 	if err != nil {
+		r.Asked = asked
 		return r
 	}
 	ans := &Answer{Status: c, Body: b}
+	asked["/v1/models"] = *ans
 	if c == http.StatusOK && json.Unmarshal(b, &models) == nil && models.Data != nil {
-		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok", Models: ans}
+		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok", Models: ans, Asked: asked}
 	}
 	if c == http.StatusUnauthorized || c == http.StatusForbidden {
-		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b), Models: ans}
+		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b), Models: ans, Asked: asked}
 	}
-	r.Models = ans
+	r.Models, r.Asked = ans, asked
 	return r
 }
 
