@@ -24,6 +24,13 @@ var InstallScript []byte
 //go:embed install-espeak-ng.sh
 var InstallSpeechScript []byte
 
+// InstallerFiles are what the install scripts source from their folder,
+// by name, to be written beside them (installer.Script.Beside).
+var InstallerFiles = map[string][]byte{"private-apt.sh": privateApt}
+
+//go:embed private-apt.sh
+var privateApt []byte
+
 //go:embed kb/*.md
 var kbFiles embed.FS
 

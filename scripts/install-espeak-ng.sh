@@ -38,52 +38,19 @@ if [ $force = 0 ] && [ -x "$wrapper" ] && "$wrapper" --version >/dev/null 2>&1; 
   echo "$wrapper"; exit 0
 fi
 
-command -v apt-get >/dev/null || die "apt-get not found: this script needs a Debian-based system"
 command -v dpkg >/dev/null || die "dpkg not found"
 . /etc/os-release 2>/dev/null || true
 suite=${VERSION_CODENAME:-}
 [ -n "$suite" ] || die "could not read the Debian release (VERSION_CODENAME) from /etc/os-release"
-arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo "$(uname -m)-linux-gnu")
-
-sources=/etc/apt/sources.list.d/debian.sources
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-mirror=""
-if [ -f "$sources" ]; then
-  mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' "$sources")
-fi
-if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
-  mirror=$(awk '/^deb / && $0 !~ /security/ {for (i=2;i<=NF;i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list)
-fi
-[ -n "$mirror" ] || die "could not read a Debian mirror from $sources or /etc/apt/sources.list"
-[ -f "$keyring" ] || die "Debian archive keyring $keyring is missing (apt-get install debian-archive-keyring)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-apt_dir=$work/apt
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
-echo "deb [signed-by=$keyring] $mirror $suite main" >"$apt_dir/sources.list"
-: >"$apt_dir/status"
-apt_opts=(
-  -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-  -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=/dev/null"
-  -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::State::status=$apt_dir/status"
-  -o "Dir::Cache=$apt_dir/cache" -o "APT::Architecture=$arch" -o "Debug::NoLocking=1"
-)
-
-log "reading the $suite package lists (private apt configuration)"
-apt-get "${apt_opts[@]}" -q update >"$work/update.log" 2>&1 || { cat "$work/update.log" >&2; die "apt-get update of the $suite lists failed"; }
-
-pkgs=(espeak-ng libespeak-ng1 espeak-ng-data libpcaudio0 libsonic0)
-log "downloading ${pkgs[*]}"
-(cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -q download "${pkgs[@]}") >"$work/download.log" 2>&1 || { cat "$work/download.log" >&2; die "apt-get download failed"; }
-
+# shellcheck source=private-apt.sh
+. "$(dirname "$0")/private-apt.sh"
+private_apt "$suite" "$(dpkg --print-architecture)"
 tmp_prefix=$prefix.new.$$
-rm -rf "$tmp_prefix"
-mkdir -p "$tmp_prefix/bin"
-for deb in "$apt_dir"/debs/*.deb; do
-  dpkg -x "$deb" "$tmp_prefix"
-done
+unpack_debs "$tmp_prefix" espeak-ng libespeak-ng1 espeak-ng-data libpcaudio0 libsonic0
 lib=$tmp_prefix/usr/lib/$multiarch
 [ -x "$tmp_prefix/usr/bin/espeak-ng" ] || die "espeak-ng not found in the unpacked espeak-ng package"
 [ -d "$lib/espeak-ng-data" ] || die "voice data not found in the unpacked espeak-ng-data package"
@@ -101,8 +68,6 @@ chmod +x "$tmp_prefix/bin/espeak-ng"
 
 "$tmp_prefix/bin/espeak-ng" --version >"$work/version.log" 2>&1 || { cat "$work/version.log" >&2; die "the installed espeak-ng does not run"; }
 
-rm -rf "$prefix"
-mkdir -p "$(dirname "$prefix")"
-mv "$tmp_prefix" "$prefix"
+put_in_place "$tmp_prefix" "$prefix"
 log "installed: $(head -1 "$work/version.log")"
 echo "$wrapper"

@@ -38,55 +38,13 @@ if [ $force = 0 ] && [ -x "$wrapper" ] && "$wrapper" --version >/dev/null 2>&1; 
   echo "$wrapper"; exit 0
 fi
 
-command -v apt-get >/dev/null || die "apt-get not found: this script needs a Debian-based system"
-command -v dpkg >/dev/null || die "dpkg not found"
-
-sources=/etc/apt/sources.list.d/debian.sources
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-mirror=""
-if [ -f "$sources" ]; then
-  # The first URIs line that is not the security archive.
-  mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' "$sources")
-fi
-if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
-  mirror=$(awk '/^deb / && $0 !~ /security/ {for (i=2;i<=NF;i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list)
-fi
-[ -n "$mirror" ] || die "could not read a Debian mirror from $sources or /etc/apt/sources.list"
-[ -f "$keyring" ] || die "Debian archive keyring $keyring is missing (apt-get install debian-archive-keyring)"
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-apt_dir=$work/apt
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/etc/preferences.d" "$apt_dir/debs"
-cat >"$apt_dir/etc/sources.list" <<SRC
-deb [signed-by=$keyring] $mirror sid main
-SRC
-: >"$apt_dir/status"
-apt_opts=(
-  -o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"
-  -o "Dir::Etc::SourceParts=/dev/null"
-  -o "Dir::Etc::Preferences=/dev/null"
-  -o "Dir::Etc::PreferencesParts=$apt_dir/etc/preferences.d"
-  -o "Dir::State::Lists=$apt_dir/lists"
-  -o "Dir::State::status=$apt_dir/status"
-  -o "Dir::Cache=$apt_dir/cache"
-  -o "APT::Architecture=amd64"
-  -o "Debug::NoLocking=1"
-)
-
-log "reading the sid package lists (private apt configuration)"
-apt-get "${apt_opts[@]}" -q update >"$work/update.log" 2>&1 || { cat "$work/update.log" >&2; die "apt-get update of the sid lists failed"; }
-
-pkgs=(llama.cpp-tools libllama0 libggml0 libc6 libstdc++6 libgcc-s1 libgomp1 libssl3t64 libzstd1)
-log "downloading ${pkgs[*]}"
-(cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -q download "${pkgs[@]}") >"$work/download.log" 2>&1 || { cat "$work/download.log" >&2; die "apt-get download failed"; }
-
+# shellcheck source=private-apt.sh
+. "$(dirname "$0")/private-apt.sh"
+private_apt sid amd64
 tmp_prefix=$prefix.new.$$
-rm -rf "$tmp_prefix"
-mkdir -p "$tmp_prefix"
-for deb in "$apt_dir"/debs/*.deb; do
-  dpkg -x "$deb" "$tmp_prefix"
-done
+unpack_debs "$tmp_prefix" llama.cpp-tools libllama0 libggml0 libc6 libstdc++6 libgcc-s1 libgomp1 libssl3t64 libzstd1
 
 lib=$tmp_prefix/usr/lib/x86_64-linux-gnu
 [ -x "$tmp_prefix/usr/bin/llama-server" ] || die "llama-server not found in the unpacked llama.cpp-tools package"
@@ -100,7 +58,6 @@ else
 fi
 [ -e "$backends/$backend" ] || die "CPU backend $backends/$backend not found"
 
-mkdir -p "$tmp_prefix/bin"
 # The wrapper locates its prefix at run time, so the folder can be moved.
 cat >"$tmp_prefix/bin/llama-server" <<WRAP
 #!/bin/sh
@@ -114,8 +71,6 @@ chmod +x "$tmp_prefix/bin/llama-server"
 
 "$tmp_prefix/bin/llama-server" --version >"$work/version.log" 2>&1 || { cat "$work/version.log" >&2; die "the installed llama-server does not run"; }
 
-rm -rf "$prefix"
-mkdir -p "$(dirname "$prefix")"
-mv "$tmp_prefix" "$prefix"
+put_in_place "$tmp_prefix" "$prefix"
 log "installed: $(grep -m1 -i version "$work/version.log" || true)"
 echo "$wrapper"

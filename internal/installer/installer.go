@@ -22,6 +22,9 @@ type Script struct {
 	Env  string
 	// What names what it installs, for messages ("llama-server").
 	What string
+	// Beside holds the files the script sources from its own folder
+	// (private-apt.sh), by name, written beside it.
+	Beside map[string][]byte
 }
 
 // Run runs s with bash (--force when force), its progress to log, and
@@ -37,6 +40,11 @@ func Run(ctx context.Context, s Script, force bool, log io.Writer) (string, erro
 		script = filepath.Join(dir, s.Name)
 		if err := os.WriteFile(script, s.Text, 0o755); err != nil {
 			return "", err
+		}
+		for name, text := range s.Beside {
+			if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
+				return "", err
+			}
 		}
 	}
 	args := []string{script}

@@ -21,7 +21,7 @@ const InstallerEnv = "TTFTLAB_INSTALLER"
 // or $TTFTLAB_INSTALLER) and returns the path it printed. The script's
 // progress lines go to log. force reinstalls over an existing copy.
 func Install(ctx context.Context, force bool, log io.Writer) (string, error) {
-	path, err := installer.Run(ctx, installer.Script{Name: "install-llama-server.sh", Text: scripts.InstallScript, Env: InstallerEnv, What: "llama-server"}, force, log)
+	path, err := installer.Run(ctx, installer.Script{Name: "install-llama-server.sh", Text: scripts.InstallScript, Env: InstallerEnv, What: "llama-server", Beside: scripts.InstallerFiles}, force, log)
 	if err != nil {
 		return "", err
 	}

@@ -71,7 +71,7 @@ func executable(path, source string) (string, error) {
 // the script InstallerEnv names), its progress on log, and returns the
 // path it printed.
 func Install(ctx context.Context, force bool, log io.Writer) (string, error) {
-	path, err := installer.Run(ctx, installer.Script{Name: "install-espeak-ng.sh", Text: scripts.InstallSpeechScript, Env: InstallerEnv, What: "espeak-ng"}, force, log)
+	path, err := installer.Run(ctx, installer.Script{Name: "install-espeak-ng.sh", Text: scripts.InstallSpeechScript, Env: InstallerEnv, What: "espeak-ng", Beside: scripts.InstallerFiles}, force, log)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,64 @@
+# shellcheck shell=bash
+# What the install scripts share, sourced by each: read the system's Debian
+# mirror, then download and unpack packages with a private apt
+# configuration (its own lists, cache and status in a temporary folder),
+# so the system's apt state is never touched. The caller defines log and
+# die, and sets work to a temporary folder it removes.
+
+# debian_mirror sets mirror (the first archive of the system's apt sources
+# that is not the security one) and keyring.
+debian_mirror() {
+  command -v apt-get >/dev/null || die "apt-get not found: this script needs a Debian-based system"
+  command -v dpkg >/dev/null || die "dpkg not found"
+  local sources=/etc/apt/sources.list.d/debian.sources
+  keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  mirror=""
+  if [ -f "$sources" ]; then
+    mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' "$sources")
+  fi
+  if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+    mirror=$(awk '/^deb / && $0 !~ /security/ {for (i=2;i<=NF;i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list)
+  fi
+  [ -n "$mirror" ] || die "could not read a Debian mirror from $sources or /etc/apt/sources.list"
+  [ -f "$keyring" ] || die "Debian archive keyring $keyring is missing (apt-get install debian-archive-keyring)"
+}
+
+# private_apt SUITE ARCH reads SUITE's package lists for ARCH into a
+# private apt configuration under $work/apt (apt_dir, apt_opts).
+private_apt() {
+  local suite=$1 arch=$2
+  debian_mirror
+  apt_dir=$work/apt
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs"
+  echo "deb [signed-by=$keyring] $mirror $suite main" >"$apt_dir/sources.list"
+  : >"$apt_dir/status"
+  apt_opts=(
+    -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+    -o "Dir::Etc::Preferences=/dev/null" -o "Dir::Etc::PreferencesParts=/dev/null"
+    -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::State::status=$apt_dir/status"
+    -o "Dir::Cache=$apt_dir/cache" -o "APT::Architecture=$arch" -o "Debug::NoLocking=1"
+  )
+  log "reading the $suite package lists (private apt configuration)"
+  apt-get "${apt_opts[@]}" -q update >"$work/update.log" 2>&1 || { cat "$work/update.log" >&2; die "apt-get update of the $suite lists failed"; }
+}
+
+# unpack_debs DIR PACKAGE... downloads the packages and unpacks them into
+# DIR, emptied first.
+unpack_debs() {
+  local dir=$1 deb
+  shift
+  log "downloading $*"
+  (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -q download "$@") >"$work/download.log" 2>&1 || { cat "$work/download.log" >&2; die "apt-get download failed"; }
+  rm -rf "$dir"
+  mkdir -p "$dir/bin"
+  for deb in "$apt_dir"/debs/*.deb; do
+    dpkg -x "$deb" "$dir"
+  done
+}
+
+# put_in_place NEW PREFIX replaces PREFIX by the folder NEW.
+put_in_place() {
+  rm -rf "$2"
+  mkdir -p "$(dirname "$2")"
+  mv "$1" "$2"
+}
