@@ -71,11 +71,19 @@ const smallMax = 32
 // smallIndex is the place of key in the small list, or -1.
 func (tb *LTable) smallIndex(key string) int {
 	for i := range tb.small {
-		if tb.small[i].key == key {
+		if sameKey(tb.small[i].key, key) {
 			return i
 		}
 	}
 	return -1
+}
+
+// sameKey is k == key, comparing the lengths and the last bytes first:
+// keys of one length often differ only at their end ("field_10",
+// "field_11"), and a whole comparison of each costs a call.
+func sameKey(k, key string) bool {
+	n := len(key)
+	return len(k) == n && (n == 0 || k[n-1] == key[n-1]) && k == key
 }
 
 // spill moves the small list's keys that have a value to strdict and
@@ -409,7 +417,7 @@ func (tb *LTable) RawGetH(key LValue) LValue {
 func (tb *LTable) RawGetString(key string) LValue {
 	if tb.strdict == nil {
 		for i := range tb.small {
-			if tb.small[i].key == key {
+			if sameKey(tb.small[i].key, key) {
 				return tb.small[i].value
 			}
 		}

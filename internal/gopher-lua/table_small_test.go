@@ -100,3 +100,40 @@ func BenchmarkTableHeap(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTableLookup looks up a string key of a table of n keys
+// "field_1".."field_n" (each of the last ones the same length): the last
+// key set (the longest walk of a small list), and a key not there. Also
+// what Lua's {a = 1, ...} of five fields costs to build.
+func BenchmarkTableLookup(b *testing.B) {
+	for _, n := range []int{4, 12, 20, 32} {
+		tb := newLTable(0, n)
+		for i := 1; i <= n; i++ {
+			tb.RawSetString("field_"+strconv.Itoa(i), LNumber(i))
+		}
+		last, absent := "field_"+strconv.Itoa(n), "absent_key"
+		b.Run(fmt.Sprintf("keys=%d/last", n), func(b *testing.B) {
+			for b.Loop() {
+				if tb.RawGetString(last) == LNil {
+					b.Fatal("no value")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("keys=%d/absent", n), func(b *testing.B) {
+			for b.Loop() {
+				if tb.RawGetString(absent) != LNil {
+					b.Fatal("a value")
+				}
+			}
+		})
+	}
+	b.Run("build-5-fields", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := newLTable(0, 5)
+			for _, k := range []string{"a", "b", "c", "d", "e"} {
+				t.RawSetString(k, LTrue)
+			}
+		}
+	})
+}
