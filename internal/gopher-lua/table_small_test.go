@@ -2,6 +2,7 @@ package lua
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"testing"
@@ -136,4 +137,63 @@ func BenchmarkTableLookup(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTableAgainstAMap drives tables with random sets, clears and
+// traversals of string and other keys, across the move from the small
+// list to strdict, and holds every read and every traversal to a Go map
+// of the same operations: each key with a value is walked exactly once,
+// also while a traversal clears the keys it has passed.
+func TestTableAgainstAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keyOf := func(i int) LValue {
+		switch i % 4 {
+		case 0, 1:
+			return LString("k" + strconv.Itoa(i))
+		case 2:
+			return LNumber(float64(i) + 0.5) // a number key outside the array part
+		}
+		return LNumber(i % 8) // array part (and 0, a hash key)
+	}
+	for round := range 300 {
+		tb := newLTable(0, rng.IntN(40))
+		model := map[LValue]LValue{}
+		space := 2 + rng.IntN(3*smallMax)
+		for op := range 400 {
+			k := keyOf(rng.IntN(space))
+			switch r := rng.IntN(10); {
+			case r < 6:
+				v := LNumber(op)
+				tb.RawSet(k, v)
+				model[k] = v
+			case r < 8:
+				tb.RawSet(k, LNil)
+				delete(model, k)
+			default:
+				// a traversal, clearing some of the keys it passes
+				seen := map[LValue]bool{}
+				for key, v := tb.Next(LNil); key != LNil; key, v = tb.Next(key) {
+					if seen[key] {
+						t.Fatalf("round %d op %d: %v walked twice", round, op, key)
+					}
+					seen[key] = true
+					if model[key] != v {
+						t.Fatalf("round %d op %d: next gave %v = %v, want %v", round, op, key, v, model[key])
+					}
+					if rng.IntN(4) == 0 {
+						tb.RawSet(key, LNil)
+						delete(model, key)
+					}
+				}
+				for key := range model {
+					if !seen[key] {
+						t.Fatalf("round %d op %d: %v (= %v) never walked", round, op, key, model[key])
+					}
+				}
+			}
+			if got, want := tb.RawGet(k), model[k]; (want == nil && got != LNil) || (want != nil && got != want) {
+				t.Fatalf("round %d op %d: %v holds %v, want %v", round, op, k, got, want)
+			}
+		}
+	}
 }
