@@ -65,3 +65,8 @@ func (c clock) forWire() wire.Clock { return wire.Clock{Base: c.base} }
 // and WireThread readers) have used so far, the running ones included: the
 // readers' share of ttftlab's cost.
 func ReaderCPU() time.Duration { return wire.ReaderCPU() }
+
+// ReaderWait is how long the reader threads have waited, runnable, for a
+// CPU and how many times they were put on one (wire.ReaderWait); ok false
+// where the kernel does not say.
+func ReaderWait() (time.Duration, int64, bool) { return wire.ReaderWait() }

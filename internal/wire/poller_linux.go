@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +28,10 @@ type poller struct {
 	stop atomic.Bool
 	done chan struct{}
 	tid  int
+	// from is what the poller's thread had used and waited before it
+	// became the poller (a thread runs other goroutines until one locks
+	// it): the readers' figures count from there.
+	from threadUse
 
 	mu    sync.Mutex
 	conns map[uint32]*Conn
@@ -49,16 +56,25 @@ const yieldEvery = 5 * time.Millisecond
 // wakeID is the epoll data of the poller's eventfd; streams count from 1.
 const wakeID = 0
 
-var pollers struct {
+// pollers is the process's poller and its readers' figures.
+var pollers pollerSet
+
+type pollerSet struct {
 	mu    sync.Mutex
 	cur   *poller
 	users int
 	// cpuNs is the CPU time of reader threads (pollers, WireThread
 	// readers) that have ended.
 	cpuNs atomic.Int64
+	// endedWait is the run-queue wait and the runs of the reader threads
+	// that have ended (threadWait); -1 once a thread's could not be read.
+	// useMu guards it (not mu: a poller ends while detach holds mu).
+	useMu     sync.Mutex
+	endedWait threadUse
 	// running points at the live poller, for ReaderCPU.
 	running atomic.Pointer[poller]
-	// threads holds the thread ids of running WireThread readers.
+	// threads holds the running WireThread readers: thread id ->
+	// threadUse, what the thread had when it became a reader.
 	threads sync.Map
 }
 
@@ -111,29 +127,113 @@ func detach(c *Conn) {
 }
 
 // ReaderCPU is the CPU time the raw-socket readers' threads (the poller,
-// and WireThread readers) have used so far, the running ones included: the
-// readers' share of ttftlab's cost.
+// and WireThread readers) have used so far as readers, the running ones
+// included: the readers' share of ttftlab's cost.
 func ReaderCPU() time.Duration {
-	ns := pollers.cpuNs.Load()
-	if p := pollers.running.Load(); p != nil {
-		ns += threadCPU(p.tid)
+	return time.Duration(readersUse().cpu)
+}
+
+// ReaderWait is how long the raw-socket readers' threads (the poller, and
+// WireThread readers) have waited, runnable, for a CPU so far as readers,
+// the running ones included (the kernel's run_delay of each thread,
+// /proc/self/task/TID/schedstat), and how many times they were put on a
+// CPU. A reader that waits leaves data in its sockets; chunks of one
+// stream that arrive meanwhile are read together and share the later
+// one's stamp. ok is false when the kernel does not keep the figures (a
+// kernel without scheduler statistics).
+func ReaderWait() (d time.Duration, runs int64, ok bool) {
+	u := readersUse()
+	if u.wait < 0 {
+		return 0, 0, false
 	}
-	pollers.threads.Range(func(tid, _ any) bool {
-		ns += threadCPU(tid.(int))
+	return time.Duration(u.wait), u.runs, true
+}
+
+// threadUse is a thread's CPU time and run-queue wait, in ns, and how
+// many times it was put on a CPU; wait and runs are -1 when they cannot
+// be read.
+type threadUse struct{ cpu, wait, runs int64 }
+
+func useOf(tid int) threadUse {
+	w, r := threadWait(tid)
+	return threadUse{threadCPU(tid), w, r}
+}
+
+// since is u less what the thread had at from.
+func (u threadUse) since(from threadUse) threadUse {
+	d := threadUse{cpu: u.cpu - from.cpu, wait: u.wait - from.wait, runs: u.runs - from.runs}
+	if u.wait < 0 || from.wait < 0 {
+		d.wait, d.runs = -1, -1
+	}
+	return d
+}
+
+// plus adds two uses; an unknown wait makes the sum's unknown.
+func (u threadUse) plus(v threadUse) threadUse {
+	s := threadUse{cpu: u.cpu + v.cpu, wait: u.wait + v.wait, runs: u.runs + v.runs}
+	if u.wait < 0 || v.wait < 0 {
+		s.wait, s.runs = -1, -1
+	}
+	return s
+}
+
+// readersUse is what the readers that ended used and waited, and what the
+// running ones have since they became readers.
+func readersUse() threadUse {
+	pollers.useMu.Lock()
+	u := pollers.endedWait
+	pollers.useMu.Unlock()
+	u.cpu = pollers.cpuNs.Load()
+	if p := pollers.running.Load(); p != nil {
+		u = u.plus(useOf(p.tid).since(p.from))
+	}
+	pollers.threads.Range(func(tid, from any) bool {
+		u = u.plus(useOf(tid.(int)).since(from.(threadUse)))
 		return true
 	})
-	return time.Duration(ns)
+	return u
+}
+
+// ended adds what a reader thread used and waited as a reader to the
+// sums of those that ended; an unknown wait makes that sum unknown.
+func (ps *pollerSet) ended(u threadUse) {
+	ps.cpuNs.Add(u.cpu)
+	ps.useMu.Lock()
+	defer ps.useMu.Unlock()
+	ps.endedWait = ps.endedWait.plus(threadUse{wait: u.wait, runs: u.runs})
 }
 
 // readerThread counts the calling locked thread as a reader until the
 // returned function is called on it, as its last act.
 func readerThread() (done func()) {
 	tid := unix.Gettid()
-	pollers.threads.Store(tid, struct{}{})
+	from := useOf(tid)
+	pollers.threads.Store(tid, from)
 	return func() {
-		pollers.cpuNs.Add(threadCPU(tid))
+		pollers.ended(useOf(tid).since(from))
 		pollers.threads.Delete(tid)
 	}
+}
+
+// threadWait is the time thread tid of this process has spent runnable
+// but not running, in ns, and how many times it was put on a CPU: the
+// second and third figures of its schedstat; -1, -1 when they cannot be
+// read.
+func threadWait(tid int) (wait, runs int64) {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/schedstat")
+	if err != nil {
+		return -1, -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return -1, -1
+	}
+	w, err1 := strconv.ParseInt(f[1], 10, 64)
+	r, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1, -1
+	}
+	return w, r
 }
 
 func startPoller() (*poller, error) {
@@ -203,6 +303,7 @@ func (p *poller) shutdown() {
 func (p *poller) loop(started chan<- struct{}) {
 	runtime.LockOSThread()
 	p.tid = unix.Gettid()
+	p.from = useOf(p.tid)
 	pollers.running.Store(p)
 	close(started)
 	defer p.exit()
@@ -235,7 +336,7 @@ func (p *poller) loop(started chan<- struct{}) {
 }
 
 func (p *poller) exit() {
-	pollers.cpuNs.Add(threadCPU(p.tid))
+	pollers.ended(useOf(p.tid).since(p.from))
 	pollers.running.CompareAndSwap(p, nil)
 	unix.Close(p.epfd)
 	unix.Close(p.evfd)

@@ -9,3 +9,6 @@ const Supported = false
 
 // ReaderCPU is 0: there are no reader threads off Linux.
 func ReaderCPU() time.Duration { return 0 }
+
+// ReaderWait is unknown: there are no reader threads off Linux.
+func ReaderWait() (time.Duration, int64, bool) { return 0, 0, false }
