@@ -30,7 +30,7 @@ func (vm *VM) streamMany(L *lua.LState) int {
 			L.RaiseError("stream_many: %v while waiting for opts.start_at_ms (%s)", err, o.startAt.UTC().Format(time.RFC3339Nano))
 		}
 	}
-	m := &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0), begin: time.Now()}
+	m := &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0), begin: time.Now(), use0: clientUsage()}
 	if !vm.runBegan.IsZero() {
 		m.runOffset = m.begin.Sub(vm.runBegan)
 	}
@@ -54,6 +54,7 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	hooks := load.Hooks{Next: m.next, Finished: m.finished, Tick: m.tick}
 	err = loop.Run(vm.callCtx(L), hooks)
 	m.elapsed = time.Since(m.begin)
+	m.use1 = clientUsage()
 	switch {
 	case m.raised != nil:
 		L.Error(m.raised, 0) // an error inside a callback, with its own position
@@ -89,6 +90,8 @@ type many struct {
 	done     []finishedRequest
 	raised   lua.LValue
 	progress progressLine
+	// use0 and use1 are the machine's cost at the start and the end.
+	use0, use1 usage
 }
 
 // manyCall is one started request's own parts.

@@ -72,6 +72,7 @@ func (m *many) summaryRecord() artifact.ManySummary {
 	s.Failures = artifact.CountFailures(failures)
 	s.DurationMs = *artifact.Ms(msOf(m.elapsed))
 	s.StartedUnixMs = artifact.Num(unixMs(m.begin))
+	s.Client = clientUse(m.use0, m.use1, m.elapsed)
 	if secs := m.elapsed.Seconds(); secs > 0 {
 		s.RequestsPerS = artifact.Num(float64(s.OK) / secs)
 		s.TokensPerS = artifact.Num(tokens / secs)

@@ -258,6 +258,24 @@ local function thirds_text(rec)
   return "p50 of each third " .. table.concat(parts, " -> ") .. " ms"
 end
 
+-- client_line warns when the client's own machine may have set the
+-- level's figures: its process took most of the machine, or the threads
+-- that read the sockets waited for a CPU long enough to move stamps
+-- (chunks of one stream that arrive while they wait are read together and
+-- share the later one's stamp): over 1 % of the level in all, and 50 µs
+-- a time on average. nil when neither.
+local function client_line(summary)
+  local c = summary.client
+  if type(c) ~= "table" or not (summary.duration_ms > 0) then return nil end
+  local wait = type(c.reader_wait_ms) == "number" and c.reader_wait_ms or 0
+  local runs = type(c.reader_runs) == "number" and c.reader_runs or 0
+  local share, each = wait / summary.duration_ms, runs > 0 and wait / runs or 0
+  if c.busy < 0.8 and (share < 0.01 or each < 0.05) then return nil end
+  return string.format("  client busy: %.0f%% of %d cores; its reader waited %.0f ms for a CPU (%.1f%% of the level, %.2f ms a time "
+    .. "on average): chunks that came meanwhile share a read and its stamp; run the client on another machine or fewer calls",
+    c.busy * 100, c.cores, wait, share * 100, each)
+end
+
 -- run_level runs one level (or, with round > 1, another round of a
 -- level a search confirms: its row stays the first round's), records and
 -- prints it, and returns its row and its requests. k is the level's
@@ -354,6 +372,8 @@ local function run_level(level, n_calls, round, k)
     print(string.format("  speech: %s used %.1f ms of CPU per second of audio (on this machine, beside the client)", speech.engine, cpu_per_audio_s))
   end
   for _, line in ipairs(failure_lines(summary)) do print(line) end
+  local busy = client_line(summary)
+  if busy then print(busy) end
   if over then
     print(string.format("  over-saturated: %s kept rising (%s); no new call started after %d of %d had ended",
       LATENESS, thirds_text(row.over_saturated), #ended, n_calls or P.requests))

@@ -373,6 +373,30 @@ type ManySummary struct {
 	// tts, load --tts): absent when nothing was sent to a speech server.
 	FirstAudioMs *Dist `json:"first_audio_ms,omitempty"`
 	UnderrunMs   *Dist `json:"underrun_ms,omitempty"`
+	// Client is what the run cost the machine that ran it; absent in a
+	// merge (the shards' machines each had their own) and in files
+	// written before it.
+	Client *ClientUse `json:"client,omitempty"`
+}
+
+// ClientUse is the CPU a stream_many run took on its own machine, over
+// the run: whether the client, not the server, may have set the figures.
+type ClientUse struct {
+	// Cores is how many CPUs the machine has.
+	Cores int `json:"cores"`
+	// CPUMs is the process's CPU time (user and system); Busy that over
+	// duration_ms x cores, the share of the machine it took.
+	CPUMs float64 `json:"cpu_ms"`
+	Busy  float64 `json:"busy"`
+	// ReaderCPUMs is the CPU of the threads that read the sockets and
+	// take the stamps; ReaderWaitMs how long they waited, runnable, for a
+	// CPU (the kernel's run delay) over ReaderRuns times they were put on
+	// one; both null where the kernel does not say. While they wait, data
+	// stays in the sockets: chunks of one stream that arrive meanwhile are
+	// read together and share the later one's stamp.
+	ReaderCPUMs  float64  `json:"reader_cpu_ms"`
+	ReaderWaitMs *float64 `json:"reader_wait_ms"`
+	ReaderRuns   *float64 `json:"reader_runs"`
 }
 
 // Metric is the distribution named by its key in the summary (ttft_ms,

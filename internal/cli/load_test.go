@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,6 +87,31 @@ func TestLoadEndToEnd(t *testing.T) {
 		if v := l.SLO[0]; v.ValueMs == nil || !v.Met || v.N != 6 || v.Failed != 0 {
 			t.Errorf("level %g SLO %+v", l.Level, v)
 		}
+	}
+	// What each level cost this machine, and the console's warning
+	// exactly where load.json's figures cross its thresholds.
+	warned := 0
+	for _, l := range doc.Levels {
+		c := l.Summary.Client
+		if c == nil || c.Cores != runtime.NumCPU() || c.CPUMs <= 0 || c.ReaderCPUMs > c.CPUMs || c.Busy <= 0 ||
+			c.ReaderWaitMs == nil || *c.ReaderWaitMs < 0 || *c.ReaderWaitMs > l.Summary.DurationMs {
+			t.Errorf("level %g client %+v over %g ms", l.Level, c, l.Summary.DurationMs)
+			continue
+		}
+		if c.ReaderRuns == nil || (*c.ReaderWaitMs > 0 && *c.ReaderRuns == 0) {
+			t.Errorf("level %g: the reader waited %g ms over %v runs", l.Level, *c.ReaderWaitMs, c.ReaderRuns)
+			continue
+		}
+		each := 0.0
+		if *c.ReaderRuns > 0 {
+			each = *c.ReaderWaitMs / *c.ReaderRuns
+		}
+		if c.Busy >= 0.8 || (*c.ReaderWaitMs/l.Summary.DurationMs >= 0.01 && each >= 0.05) {
+			warned++
+		}
+	}
+	if got := strings.Count(stdout, "client busy:"); got != warned {
+		t.Errorf("the console warns of a busy client %d times, load.json's figures %d times", got, warned)
 	}
 	if m := doc.Model; m == nil || m.Name == nil || *m.Name != "stories260K" {
 		t.Errorf("model %+v", doc.Model)
