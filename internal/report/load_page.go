@@ -68,6 +68,9 @@ func loadSummary(l *rundir.Load, version string) section {
 	if t := shardsTable(l); t != nil {
 		s.Tables = append(s.Tables, *t)
 	}
+	if t := clientTable(l); t != nil {
+		s.Tables = append(s.Tables, *t)
+	}
 	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version),
 		fieldTable("load.json (settings, model, server, capacity)", l.Fields).folded(true))
 	if len(l.Problems) > 0 {
@@ -119,6 +122,38 @@ func levelsTable(l *rundir.Load) table {
 	t.numericFrom(1)
 	delete(t.Numeric, 4)
 	return t
+}
+
+// clientTable is what each level cost the machine that ran the client
+// (summary.client), nil when no level says: the process's share of the
+// machine, and the reading threads' CPU and wait for a CPU. While those
+// threads wait, chunks of a stream that come are read together and share
+// the later one's stamp; the console warns under a level where that may
+// have moved the figures.
+func clientTable(l *rundir.Load) *table {
+	t := table{Caption: "the client's own machine by level: the ttftlab process's CPU and its share of the machine, and the threads that read the sockets " +
+		"and take the stamps: their CPU and how long they waited, runnable, for a CPU (in all, and a time on average); chunks that came while they waited " +
+		"share a read and the later one's stamp",
+		Head: []string{"level", "cores", "CPU ms", "share of the machine", "reader CPU ms", "reader wait ms", "wait a time ms"}}
+	for _, lv := range l.Levels {
+		c := lv.Summary.Client
+		if c == nil {
+			continue
+		}
+		wait, each := "–", "–"
+		if c.ReaderWaitMs != nil {
+			wait = num(*c.ReaderWaitMs)
+			if c.ReaderRuns != nil && *c.ReaderRuns > 0 {
+				each = num(*c.ReaderWaitMs / *c.ReaderRuns)
+			}
+		}
+		t.add(num(lv.Level), strconv.Itoa(c.Cores), num(c.CPUMs), fmt.Sprintf("%.0f %%", c.Busy*100), num(c.ReaderCPUMs), wait, each)
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	t.numericFrom(0)
+	return &t
 }
 
 // sloVerdict is a level's "SLO met" cell: with a capacity search, the

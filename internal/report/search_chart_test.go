@@ -83,3 +83,31 @@ func TestSearchLevelVerdictIsPooled(t *testing.T) {
 		}
 	}
 }
+
+// TestClientTable: a load run's levels with summary.client get a table of
+// what each cost the client's machine (the reader's wait in all and a
+// time on average); a level without it is left out, and a run where none
+// has it gets no table.
+// Fails before this change: the page had no such table.
+func TestClientTable(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"settings": {"mode": "concurrency", "levels": [1, 2]},
+	  "levels": [
+	    {"level": 1, "summary": {"client": {"cores": 2, "cpu_ms": 41.5, "busy": 0.05, "reader_cpu_ms": 3, "reader_wait_ms": 8, "reader_runs": 400}}},
+	    {"level": 2, "summary": {}}]}`
+	if err := os.WriteFile(filepath.Join(dir, "load.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := render(t, dir)
+	for _, want := range []string{"the client&#39;s own machine by level", ">41.5<", ">5 %<", ">0.02<"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "load.json"), []byte(`{"settings": {"mode": "concurrency", "levels": [1]}, "levels": [{"level": 1, "summary": {}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if html := render(t, dir); strings.Contains(html, "own machine by level") {
+		t.Error("a run without client figures got the client table")
+	}
+}
