@@ -101,10 +101,10 @@ func leaseHint(err error, h *hostFlags) error {
 	var notLocal *llamaserver.NotLocalError
 	var notLLM *llamaserver.NotLLMError
 	var tlsErr *llamaserver.TLSError
-	if errors.As(err, &notLLM) && notLLM.Health.Models != nil {
+	if errors.As(err, &notLLM) && notLLM.Health.AnswerOf("/v1/models") != nil {
 		// What answered refused the key on /v1/models too (a hosted
 		// API, a keyed llama-server): the key is what to fix, not --server.
-		m := notLLM.Health.Models
+		m := notLLM.Health.AnswerOf("/v1/models")
 		if kerr := authError(h.ep.URL("/v1/models"), m.Status, m.Body, h.ep); kerr != nil {
 			return kerr
 		}

@@ -56,7 +56,7 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 		r.Busy, r.Summary = true, fmt.Sprintf("busy/overloaded (HTTP 503: %q)", bytes.TrimSpace(firstBytes(body, 120)))
 	default:
 		o := servers.Others(ctx, getter(ep), r)
-		r.Models, r.Asked = o.Models, o.Asked
+		r.Asked = o.Asked
 		if o.OK {
 			// Another kind of server (Ollama's /api/version, a hosted
 			// API's /v1/models): ready too.

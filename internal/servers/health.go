@@ -37,14 +37,20 @@ type HealthReport struct {
 	// not trusted (its certificate, or plain HTTP at an https URL): a
 	// server is there, so none may be started on its port.
 	TLS error
-	// Models is what GET /v1/models answered when the probe asked it (a
-	// server whose /health did not say ready), nil when it did not ask or
-	// no answer came. A caller that wants the model list, or to know
-	// whether its key is refused, reads it here rather than ask again.
-	Models *Answer
 	// Asked holds every answer the probe read past /health (GET
-	// /api/version, /v1/models), by path, for Remembering.
+	// /api/version, /v1/models), by path, for Remembering. A caller that
+	// wants the model list, or to know whether its key is refused, reads
+	// /v1/models's here (AnswerOf) rather than ask again.
 	Asked map[string]Answer
+}
+
+// AnswerOf is what the probe read at path, nil when it did not ask it or
+// no answer came.
+func (r HealthReport) AnswerOf(path string) *Answer {
+	if a, ok := r.Asked[path]; ok {
+		return &a
+	}
+	return nil
 }
 
 // Answer is one HTTP answer a probe read: its status and body.
@@ -100,15 +106,14 @@ func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
 		r.Asked = asked
 		return r
 	}
-	ans := &Answer{Status: c, Body: b}
-	asked["/v1/models"] = *ans
+	asked["/v1/models"] = Answer{Status: c, Body: b}
 	if c == http.StatusOK && json.Unmarshal(b, &models) == nil && models.Data != nil {
-		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok", Models: ans, Asked: asked}
+		return HealthReport{OK: true, Answered: true, Path: "/v1/models", Status: c, Summary: "ok", Asked: asked}
 	}
 	if c == http.StatusUnauthorized || c == http.StatusForbidden {
-		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b), Models: ans, Asked: asked}
+		return HealthReport{Answered: true, Path: "/v1/models", Status: c, Summary: r.Summary + "; " + summary("/v1/models", c, b), Asked: asked}
 	}
-	r.Models, r.Asked = ans, asked
+	r.Asked = asked
 	return r
 }
 
