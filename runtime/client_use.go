@@ -2,7 +2,6 @@ package runtime
 
 import (
 	goruntime "runtime"
-	"syscall"
 	"time"
 
 	"ttftlab/internal/artifact"
@@ -15,23 +14,19 @@ import (
 type usage struct {
 	cpu, readerCPU, readerWait time.Duration
 	readerRuns                 int64
-	waitOK, cpuOK              bool
+	waitOK                     bool
 }
 
 func clientUsage() usage {
-	u := usage{readerCPU: stream.ReaderCPU()}
+	u := usage{cpu: stream.ProcessCPU(), readerCPU: stream.ReaderCPU()}
 	u.readerWait, u.readerRuns, u.waitOK = stream.ReaderWait()
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		u.cpu, u.cpuOK = time.Duration(ru.Utime.Nano()+ru.Stime.Nano()), true
-	}
 	return u
 }
 
 // clientUse is the summary's client: the cost between a and b over
 // elapsed; nil when the process's CPU could not be read.
 func clientUse(a, b usage, elapsed time.Duration) *artifact.ClientUse {
-	if !a.cpuOK || !b.cpuOK {
+	if b.cpu <= 0 {
 		return nil
 	}
 	c := &artifact.ClientUse{Cores: goruntime.NumCPU(), CPUMs: msOf(b.cpu - a.cpu), ReaderCPUMs: msOf(b.readerCPU - a.readerCPU)}

@@ -46,16 +46,7 @@ func (r *usageReader) read() usage {
 		}
 		return r.samples[i].Value.Uint64()
 	}
-	return usage{cpuNs: processCPUNs(), readerNs: int64(stream.ReaderCPU()), allocs: v(0) + v(1), allocBytes: v(2), heapLive: v(3), heapInUse: v(4)}
-}
-
-// processCPUNs is the process's user plus system CPU time.
-func processCPUNs() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	return usage{cpuNs: int64(stream.ProcessCPU()), readerNs: int64(stream.ReaderCPU()), allocs: v(0) + v(1), allocBytes: v(2), heapLive: v(3), heapInUse: v(4)}
 }
 
 // peakRSSBytes is the process's resident-set high-water mark.

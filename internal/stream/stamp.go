@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"syscall"
 	"time"
 
 	"ttftlab/internal/wire"
@@ -65,6 +66,16 @@ func (c clock) forWire() wire.Clock { return wire.Clock{Base: c.base} }
 // and WireThread readers) have used so far, the running ones included: the
 // readers' share of ttftlab's cost.
 func ReaderCPU() time.Duration { return wire.ReaderCPU() }
+
+// ProcessCPU is the process's user plus system CPU time so far (0 where
+// it cannot be read): what ReaderCPU is a share of.
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // ReaderWait is how long the reader threads have waited, runnable, for a
 // CPU and how many times they were put on one (wire.ReaderWait); ok false
