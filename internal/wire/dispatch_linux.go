@@ -44,14 +44,8 @@ type dispatcher struct {
 }
 
 func newDispatcher() (*dispatcher, error) {
-	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	fd, f, rc, err := newEventfd("dispatch")
 	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), "dispatch")
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	d := &dispatcher{fd: fd, f: f, rc: rc, done: make(chan struct{})}

@@ -23,17 +23,26 @@ type eventWake struct {
 }
 
 func newEventWake() (*eventWake, error) {
-	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	_, f, rc, err := newEventfd("handoff")
 	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), "handoff")
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	return &eventWake{f: f, rc: rc}, nil
+}
+
+// newEventfd is a non-blocking eventfd as a file of Go's netpoller (so a
+// goroutine can wait on it there), with its raw descriptor.
+func newEventfd(name string) (fd int, f *os.File, rc syscall.RawConn, err error) {
+	fd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	f = os.NewFile(uintptr(fd), name)
+	if rc, err = f.SyscallConn(); err != nil {
+		f.Close()
+		return 0, nil, nil, err
+	}
+	return fd, f, rc, nil
 }
 
 var eventOne = []byte{1, 0, 0, 0, 0, 0, 0, 0} // 1 as the eventfd's native-endian counter (little-endian hosts)
