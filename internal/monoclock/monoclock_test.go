@@ -13,6 +13,19 @@ func TestNowAdvances(t *testing.T) {
 	}
 }
 
+// Now reads the clock the system call reads: every Now between two
+// system-call reads lies between them.
+func TestNowIsTheSystemClock(t *testing.T) {
+	for range 1000 {
+		lo := Sys()
+		got := Now()
+		hi := Sys()
+		if got < lo || got > hi {
+			t.Fatalf("Now %d outside the system calls' [%d, %d]", got, lo, hi)
+		}
+	}
+}
+
 // A time.Now read between two CLOCK_MONOTONIC reads must map between them,
 // give or take the mapping's stated error. (How small that error is on a
 // machine is a benchmark's question, not a test's: a busy machine may
@@ -35,5 +48,11 @@ func TestMappingBracketedByDirectReads(t *testing.T) {
 func BenchmarkNow(b *testing.B) {
 	for b.Loop() {
 		Now()
+	}
+}
+
+func BenchmarkSys(b *testing.B) {
+	for b.Loop() {
+		Sys()
 	}
 }
