@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strconv"
@@ -57,8 +58,7 @@ func leastStream(host string) ([]string, error) {
 		return nil, err
 	}
 	defer c.Close()
-	body := `{"messages":[{"role":"user","content":"x"}],"stream":true}`
-	if _, err := fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body); err != nil {
+	if _, err := io.WriteString(c, request(host)); err != nil {
 		return nil, err
 	}
 	var out []string
@@ -66,24 +66,35 @@ func leastStream(host string) ([]string, error) {
 	for {
 		n, err := c.Read(buf)
 		at := monoclock.Now()
-		rest := buf[:n]
-		for {
-			i := bytes.Index(rest, contentKey)
-			if i < 0 {
-				break
-			}
-			rest = rest[i+len(contentKey):]
-			j := bytes.IndexByte(rest, '"')
-			if j < 0 {
-				break
-			}
-			if _, perr := strconv.ParseInt(string(rest[:j]), 10, 64); perr == nil {
-				out = append(out, string(rest[:j])+" "+strconv.FormatInt(at, 10))
-			}
-			rest = rest[j:]
-		}
+		out = sendStamps(out, buf[:n], at)
 		if err != nil {
 			return out, nil
 		}
+	}
+}
+
+// request is what every Go client of the harness sends.
+func request(host string) string {
+	const body = `{"messages":[{"role":"user","content":"x"}],"stream":true}`
+	return fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body)
+}
+
+// sendStamps appends "send arrival" for each content chunk's send stamp
+// in b.
+func sendStamps(out []string, b []byte, at int64) []string {
+	for {
+		i := bytes.Index(b, contentKey)
+		if i < 0 {
+			return out
+		}
+		b = b[i+len(contentKey):]
+		j := bytes.IndexByte(b, '"')
+		if j < 0 {
+			return out
+		}
+		if _, err := strconv.ParseInt(string(b[:j]), 10, 64); err == nil {
+			out = append(out, string(b[:j])+" "+strconv.FormatInt(at, 10))
+		}
+		b = b[j:]
 	}
 }

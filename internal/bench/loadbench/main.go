@@ -1,13 +1,15 @@
 // Command loadbench measures ttftlab's load engine (stream_many, the code
 // `ttftlab load` runs) against a paced server of many streams, beside the
-// least Go client and the peers' designs in Python: a raw asyncio client
-// (pyasync.py: one event loop, readline, a clock read after it) and an
-// aiohttp client written as vLLM's `bench serve` reads a stream
-// (pyaiohttp.py).
+// least Go client, the least clients that keep the kernel's receive stamps
+// (kstamp-epoll, kstamp-uring: one thread, recvmsg with SO_TIMESTAMPNS
+// through epoll or a multishot io_uring receive, nothing else), and the
+// peers' designs in Python: a raw asyncio client (pyasync.py: one event
+// loop, readline, a clock read after it) and an aiohttp client written as
+// vLLM's `bench serve` reads a stream (pyaiohttp.py).
 //
 //	loadbench serve --rate R --chunks C          serve paced streams, print the URL
-//	loadbench run --streams N --rate R --chunks C [--rounds 3] [--clients ttftlab,least,asyncio,aiohttp] [--contend P] [--before OLD_LOADBENCH] [--server-procs 1]
-//	loadbench client ttftlab|least|ttftlab-heap URL STREAMS CHUNKS OUT_FILE
+//	loadbench run --streams N --rate R --chunks C [--rounds 3] [--clients ttftlab,least,kstamp-epoll,kstamp-uring,asyncio,aiohttp] [--contend P] [--before OLD_LOADBENCH] [--server-procs 1]
+//	loadbench client ttftlab|least|kstamp-epoll|kstamp-uring|ttftlab-heap URL STREAMS CHUNKS OUT_FILE
 //
 // The server writes each content chunk with the CLOCK_MONOTONIC time of
 // its write as its text, so any client knows when each chunk it reads was

@@ -51,6 +51,12 @@ func TestEveryClientReceivesEveryChunk(t *testing.T) {
 		{"ttftlab", []string{exe, "client", "ttftlab"}},
 		{"least", []string{exe, "client", "least"}},
 	}
+	for name := range kstampClients {
+		if name == "kstamp-uring" && !uringAvailable(t) {
+			continue
+		}
+		clients = append(clients, client{name, []string{exe, "client", name}})
+	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		clients = append(clients, client{"asyncio", []string{"python3", "../pyasync.py"}})
 	}

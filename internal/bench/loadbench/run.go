@@ -139,7 +139,10 @@ func pickClients(list, python, benchDir string) ([]client, error) {
 	var out []client
 	for _, name := range strings.Split(list, ",") {
 		switch name = strings.TrimSpace(name); name {
-		case "ttftlab", "least":
+		case "ttftlab", "least", "kstamp-epoll", "kstamp-uring":
+			if _, ok := kstampClients[name]; !ok && strings.HasPrefix(name, "kstamp") {
+				return nil, fmt.Errorf("client %q needs Linux", name)
+			}
 			out = append(out, client{name, []string{exe, "client", name}})
 		case "asyncio", "aiohttp":
 			if python == "" {
@@ -149,7 +152,7 @@ func pickClients(list, python, benchDir string) ([]client, error) {
 			out = append(out, client{name, []string{python, filepath.Join(benchDir, script)}})
 		case "":
 		default:
-			return nil, fmt.Errorf("unknown client %q: want ttftlab, least, asyncio or aiohttp", name)
+			return nil, fmt.Errorf("unknown client %q: want ttftlab, least, kstamp-epoll, kstamp-uring, asyncio or aiohttp", name)
 		}
 	}
 	if len(out) == 0 {
@@ -250,7 +253,7 @@ func parsePhase(line string) (map[string]float64, error) {
 // the Python clients write theirs.
 func clientCmd(args []string) error {
 	if len(args) != 5 {
-		return fmt.Errorf("usage: loadbench client ttftlab|least|ttftlab-heap URL STREAMS CHUNKS OUT_FILE")
+		return fmt.Errorf("usage: loadbench client ttftlab|least|kstamp-epoll|kstamp-uring|ttftlab-heap URL STREAMS CHUNKS OUT_FILE")
 	}
 	streams, err1 := strconv.Atoi(args[2])
 	chunks, err2 := strconv.Atoi(args[3])
@@ -267,7 +270,11 @@ func clientCmd(args []string) error {
 	case "least":
 		r, err = runLeast(args[1], streams)
 	default:
-		err = fmt.Errorf("unknown client %q", args[0])
+		if read, ok := kstampClients[args[0]]; ok {
+			r, err = read(args[1], streams)
+		} else {
+			err = fmt.Errorf("unknown client %q", args[0])
+		}
 	}
 	if err != nil {
 		return err

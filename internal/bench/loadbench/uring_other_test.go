@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+import "testing"
+
+func uringAvailable(*testing.T) bool { return false }
