@@ -71,9 +71,18 @@ func TestEveryClientReceivesEveryChunk(t *testing.T) {
 		measures[c.name] = func() (figures, error) { return measureChild(c, url, streams, chunks) }
 	}
 	for name, measure := range measures {
+		if _, err := srv.late(); err != nil {
+			t.Fatal(err)
+		}
 		f, err := measure()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		// the server counted every content chunk it wrote for this client
+		if late, err := srv.late(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if late.N != streams*chunks || late.P50Us < 0 || late.P50Us > late.P99Us || late.P99Us > late.MaxUs {
+			t.Errorf("%s: the server's writes behind plan %+v: want n=%d and 0 <= p50 <= p99 <= max", name, late, streams*chunks)
 		}
 		if f.received != streams*chunks || f.expected != streams*chunks {
 			t.Errorf("%s: received %d of %d chunks, want %d", name, f.received, f.expected, streams*chunks)

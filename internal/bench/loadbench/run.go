@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,14 +32,15 @@ import (
 type figures struct {
 	client              string
 	received, expected  int
-	p50, p99, max       float64 // lateness, µs
-	cpuPerChunkUs       float64 // the streaming phase, getrusage(RUSAGE_SELF) in the client
-	wholeCPUPerChunkUs  float64 // the whole client process (wait4's rusage); -1: not measured
-	heapPerRequestB     float64 // -1: not measured
-	maxRSSKiB           int64   // the client process's peak resident set; -1: not measured
-	wallS               float64 // the streaming phase
-	load1               string  // the load average over 1 minute when the run started
-	serverCPUPerChunkUs float64 // the paced server's CPU over the client's whole run, per chunk; -1: not measured
+	p50, p99, max       float64    // lateness, µs
+	cpuPerChunkUs       float64    // the streaming phase, getrusage(RUSAGE_SELF) in the client
+	wholeCPUPerChunkUs  float64    // the whole client process (wait4's rusage); -1: not measured
+	heapPerRequestB     float64    // -1: not measured
+	maxRSSKiB           int64      // the client process's peak resident set; -1: not measured
+	wallS               float64    // the streaming phase
+	load1               string     // the load average over 1 minute when the run started
+	serverCPUPerChunkUs float64    // the paced server's CPU over the client's whole run, per chunk; -1: not measured
+	serverLate          lateReport // how late the server's writes were against its plan in the client's run; N 0: not measured
 }
 
 // client is one way of reading the streams, run as its own process: argv
@@ -85,9 +88,15 @@ func run(args []string) error {
 	for r := range *rounds {
 		for i := range clients {
 			c := clients[(r+i)%len(clients)]
+			if _, err := srv.late(); err != nil { // what earlier runs left
+				return err
+			}
 			cpu0 := srv.cpu()
 			f, err := measureChild(c, url, *streams, *chunks)
 			if err != nil {
+				return err
+			}
+			if f.serverLate, err = srv.late(); err != nil {
 				return err
 			}
 			f.serverCPUPerChunkUs = -1
@@ -163,7 +172,7 @@ func pickClients(list, python, benchDir string) ([]client, error) {
 
 func printRuns(w io.Writer, rows []figures) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tload1\treceived\tlate p50 µs\tp99 µs\tmax µs\tCPU µs/chunk (phase)\t(process)\tmax RSS MiB\tphase s\tserver µs/chunk\t")
+	fmt.Fprintln(tw, "client\tload1\treceived\tlate p50 µs\tp99 µs\tmax µs\tCPU µs/chunk (phase)\t(process)\tmax RSS MiB\tphase s\tserver µs/chunk\tserver behind p50/p99 ms\t")
 	for _, r := range rows {
 		whole := "-"
 		if r.wholeCPUPerChunkUs >= 0 {
@@ -177,9 +186,15 @@ func printRuns(w io.Writer, rows []figures) {
 		if r.serverCPUPerChunkUs >= 0 {
 			server = fmt.Sprintf("%.1f", r.serverCPUPerChunkUs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%s\t%.2f\t%s\t\n", r.client, r.load1, r.received, r.expected, r.p50, r.p99, r.max, r.cpuPerChunkUs, whole, rss, r.wallS, server)
+		behind := "-"
+		if r.serverLate.N > 0 {
+			behind = fmt.Sprintf("%.1f/%.1f", r.serverLate.P50Us/1000, r.serverLate.P99Us/1000)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%s\t%.2f\t%s\t%s\t\n", r.client, r.load1, r.received, r.expected, r.p50, r.p99, r.max, r.cpuPerChunkUs, whole, rss, r.wallS, server, behind)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "late: a chunk's arrival minus its send, less the run's smallest; server behind: how far its writes of content chunks")
+	fmt.Fprintln(w, "fell behind their plan (a stream's start plus one gap per chunk): a server far behind sent fewer chunks a second than asked.")
 }
 
 // measureChild runs one client as its own process and reads what it
@@ -329,6 +344,20 @@ func (s pacedServer) cpu() time.Duration {
 		return -1
 	}
 	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// late asks the server how late its writes were since it last asked.
+func (s pacedServer) late() (lateReport, error) {
+	resp, err := http.Get(s.url + "/late")
+	if err != nil {
+		return lateReport{}, fmt.Errorf("asking the paced server how late it wrote: %w", err)
+	}
+	defer resp.Body.Close()
+	var r lateReport
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return lateReport{}, fmt.Errorf("the paced server's /late: %w", err)
+	}
+	return r, nil
 }
 
 // clockTicks is USER_HZ, the unit of /proc's CPU times on Linux.
