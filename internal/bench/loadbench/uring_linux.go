@@ -14,10 +14,6 @@ import (
 // completions one io_uring_enter brings, and a ring of provided buffers.
 
 const (
-	sysIOURingSetup    = 425
-	sysIOURingEnter    = 426
-	sysIOURingRegister = 427
-
 	setupCQSize       = 1 << 3
 	setupSingleIssuer = 1 << 12
 	setupDeferTaskrun = 1 << 13 // completions' work runs when the thread enters, not on an interrupt
@@ -85,7 +81,7 @@ type uring struct {
 
 func newURing(entries uint32) (*uring, error) {
 	p := uringParams{flags: setupCQSize | setupSingleIssuer | setupDeferTaskrun, cqEntries: 4 * entries}
-	fd, _, e := unix.Syscall(sysIOURingSetup, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+	fd, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	if e != 0 {
 		return nil, fmt.Errorf("io_uring_setup: %w", e)
 	}
@@ -145,7 +141,7 @@ func (r *uring) enter(wait uint32) error {
 		flags = enterGetEvents
 	}
 	for {
-		n, _, e := unix.Syscall6(sysIOURingEnter, uintptr(r.fd), uintptr(r.toSubmit), uintptr(wait), flags, 0, 0)
+		n, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.toSubmit), uintptr(wait), flags, 0, 0)
 		switch e {
 		case 0:
 			r.toSubmit -= min(uint32(n), r.toSubmit)
@@ -193,7 +189,7 @@ func (r *uring) provideBuffers(count, size int, group uint16) (*bufRing, error) 
 		bgid, flags uint16
 		resv        [3]uint64
 	}{ringAddr: uint64(uintptr(unsafe.Pointer(&ring[0]))), ringEntries: uint32(count), bgid: group}
-	if _, _, e := unix.Syscall6(sysIOURingRegister, uintptr(r.fd), registerPbufRing, uintptr(unsafe.Pointer(&reg)), 1, 0, 0); e != 0 {
+	if _, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerPbufRing, uintptr(unsafe.Pointer(&reg)), 1, 0, 0); e != 0 {
 		unix.Munmap(ring)
 		return nil, fmt.Errorf("io_uring provided buffers: %w", e)
 	}
