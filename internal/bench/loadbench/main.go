@@ -23,8 +23,8 @@
 // its own streaming phase with getrusage(RUSAGE_SELF), from just before
 // its first request starts to just after its last stream ended, and
 // writes it first in its output; wait4 gives the whole process's CPU time
-// and peak RSS beside it, /proc the server's CPU over it, and the server
-// (GET /late) how far its writes fell behind their plan: a server that
+// and peak RSS beside it, and the server (GET /report, before and after)
+// its CPU time over it and how far its writes fell behind their plan: a server that
 // cannot keep up sends fewer chunks a second than asked, and the client's
 // figures are then for a lighter load than the row names. run prints one
 // row per client run and, from one more ttftlab process, the heap a

@@ -32,15 +32,15 @@ import (
 type figures struct {
 	client              string
 	received, expected  int
-	p50, p99, max       float64    // lateness, µs
-	cpuPerChunkUs       float64    // the streaming phase, getrusage(RUSAGE_SELF) in the client
-	wholeCPUPerChunkUs  float64    // the whole client process (wait4's rusage); -1: not measured
-	heapPerRequestB     float64    // -1: not measured
-	maxRSSKiB           int64      // the client process's peak resident set; -1: not measured
-	wallS               float64    // the streaming phase
-	load1               string     // the load average over 1 minute when the run started
-	serverCPUPerChunkUs float64    // the paced server's CPU over the client's whole run, per chunk; -1: not measured
-	serverLate          lateReport // how late the server's writes were against its plan in the client's run; N 0: not measured
+	p50, p99, max       float64      // lateness, µs
+	cpuPerChunkUs       float64      // the streaming phase, getrusage(RUSAGE_SELF) in the client
+	wholeCPUPerChunkUs  float64      // the whole client process (wait4's rusage); -1: not measured
+	heapPerRequestB     float64      // -1: not measured
+	maxRSSKiB           int64        // the client process's peak resident set; -1: not measured
+	wallS               float64      // the streaming phase
+	load1               string       // the load average over 1 minute when the run started
+	serverCPUPerChunkUs float64      // the paced server's CPU over the client's whole run, per chunk; -1: not measured
+	serverLate          serverReport // how late the server's writes were against its plan in the client's run; N 0: not measured
 }
 
 // client is one way of reading the streams, run as its own process: argv
@@ -88,20 +88,20 @@ func run(args []string) error {
 	for r := range *rounds {
 		for i := range clients {
 			c := clients[(r+i)%len(clients)]
-			if _, err := srv.late(); err != nil { // what earlier runs left
+			before, err := srv.report() // and forget what earlier runs left
+			if err != nil {
 				return err
 			}
-			cpu0 := srv.cpu()
 			f, err := measureChild(c, url, *streams, *chunks)
 			if err != nil {
 				return err
 			}
-			if f.serverLate, err = srv.late(); err != nil {
+			if f.serverLate, err = srv.report(); err != nil {
 				return err
 			}
 			f.serverCPUPerChunkUs = -1
-			if cpu1 := srv.cpu(); cpu0 >= 0 && cpu1 >= 0 && f.received > 0 {
-				f.serverCPUPerChunkUs = (cpu1 - cpu0).Seconds() * 1e6 / float64(f.received)
+			if f.received > 0 {
+				f.serverCPUPerChunkUs = float64(f.serverLate.CPUNs-before.CPUNs) / 1e3 / float64(f.received)
 			}
 			rows = append(rows, f)
 		}
@@ -325,43 +325,20 @@ type pacedServer struct {
 	stop func()
 }
 
-// cpu is the server's CPU time so far (utime + stime from /proc), or -1.
-func (s pacedServer) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+// report asks the server for its CPU time so far and how late its writes
+// were since it was last asked.
+func (s pacedServer) report() (serverReport, error) {
+	resp, err := http.Get(s.url + "/report")
 	if err != nil {
-		return -1
-	}
-	// the fields after the command's closing parenthesis; utime and
-	// stime are the 14th and 15th of the whole line
-	_, rest, ok := strings.Cut(string(data), ") ")
-	f := strings.Fields(rest)
-	if !ok || len(f) < 13 {
-		return -1
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return -1
-	}
-	return time.Duration(ut+st) * time.Second / clockTicks
-}
-
-// late asks the server how late its writes were since it last asked.
-func (s pacedServer) late() (lateReport, error) {
-	resp, err := http.Get(s.url + "/late")
-	if err != nil {
-		return lateReport{}, fmt.Errorf("asking the paced server how late it wrote: %w", err)
+		return serverReport{}, fmt.Errorf("asking the paced server for its report: %w", err)
 	}
 	defer resp.Body.Close()
-	var r lateReport
+	var r serverReport
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return lateReport{}, fmt.Errorf("the paced server's /late: %w", err)
+		return serverReport{}, fmt.Errorf("the paced server's /report: %w", err)
 	}
 	return r, nil
 }
-
-// clockTicks is USER_HZ, the unit of /proc's CPU times on Linux.
-const clockTicks = 100
 
 func procsName(n int) string {
 	if n <= 0 {

@@ -22,10 +22,10 @@ import (
 )
 
 // serve answers every connection with one stream of chunks content chunks
-// at rate per second, each carrying its send time as text. GET /late
-// answers instead how far behind their plan the content chunks of the
-// streams that ended since the last GET /late were written (lateReport),
-// and starts counting anew.
+// at rate per second, each carrying its send time as text. GET /report
+// answers instead with the server's CPU time so far and how far behind
+// their plan the content chunks of the streams that ended since the last
+// GET /report were written (serverReport), and starts that count anew.
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	rate := fs.Float64("rate", 20, "content chunks per second of each stream")
@@ -59,8 +59,8 @@ func stream(c net.Conn, chunks int, gap time.Duration) {
 		return
 	}
 	io.Copy(io.Discard, req.Body)
-	if req.URL.Path == "/late" {
-		body, _ := json.Marshal(writesLate.take())
+	if req.URL.Path == "/report" {
+		body, _ := json.Marshal(writesLate.report())
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
 		return
 	}
@@ -109,21 +109,23 @@ func (l *lateLog) add(us []float64) {
 	l.mu.Unlock()
 }
 
-// lateReport is GET /late's answer: how late the writes were, in µs.
-type lateReport struct {
+// serverReport is GET /report's answer: the server's CPU time so far
+// (getrusage, user + system), and how late the writes were, in µs.
+type serverReport struct {
+	CPUNs int64   `json:"cpu_ns"`
 	N     int     `json:"n"`
 	P50Us float64 `json:"p50_us"`
 	P99Us float64 `json:"p99_us"`
 	MaxUs float64 `json:"max_us"`
 }
 
-// take reports what was gathered and starts anew.
-func (l *lateLog) take() lateReport {
+// report tells what was gathered and starts anew.
+func (l *lateLog) report() serverReport {
 	l.mu.Lock()
 	us := l.us
 	l.us = nil
 	l.mu.Unlock()
-	r := lateReport{N: len(us)}
+	r := serverReport{CPUNs: int64(cpuSeconds() * 1e9), N: len(us)}
 	if len(us) > 0 {
 		sort.Float64s(us)
 		r.P50Us, r.P99Us, r.MaxUs = load.Percentile(us, 50), load.Percentile(us, 99), us[len(us)-1]
