@@ -40,7 +40,7 @@ type figures struct {
 	wallS               float64      // the streaming phase
 	load1               string       // the load average over 1 minute when the run started
 	serverCPUPerChunkUs float64      // the paced server's CPU over the client's whole run, per chunk; -1: not measured
-	serverLate          serverReport // how late the server's writes were against its plan in the client's run; N 0: not measured
+	server              serverReport // the server's report after the client's run: its CPU so far, how late its writes were in the run (N 0: not measured)
 }
 
 // client is one way of reading the streams, run as its own process: argv
@@ -96,12 +96,12 @@ func run(args []string) error {
 			if err != nil {
 				return err
 			}
-			if f.serverLate, err = srv.report(); err != nil {
+			if f.server, err = srv.report(); err != nil {
 				return err
 			}
 			f.serverCPUPerChunkUs = -1
 			if f.received > 0 {
-				f.serverCPUPerChunkUs = float64(f.serverLate.CPUNs-before.CPUNs) / 1e3 / float64(f.received)
+				f.serverCPUPerChunkUs = float64(f.server.CPUNs-before.CPUNs) / 1e3 / float64(f.received)
 			}
 			rows = append(rows, f)
 		}
@@ -187,8 +187,8 @@ func printRuns(w io.Writer, rows []figures) {
 			server = fmt.Sprintf("%.1f", r.serverCPUPerChunkUs)
 		}
 		behind := "-"
-		if r.serverLate.N > 0 {
-			behind = fmt.Sprintf("%.1f/%.1f", r.serverLate.P50Us/1000, r.serverLate.P99Us/1000)
+		if r.server.N > 0 {
+			behind = fmt.Sprintf("%.1f/%.1f", r.server.P50Us/1000, r.server.P99Us/1000)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.0f\t%.0f\t%.0f\t%.1f\t%s\t%s\t%.2f\t%s\t%s\t\n", r.client, r.load1, r.received, r.expected, r.p50, r.p99, r.max, r.cpuPerChunkUs, whole, rss, r.wallS, server, behind)
 	}
@@ -325,10 +325,14 @@ type pacedServer struct {
 	stop func()
 }
 
+// reportClient asks the paced server for its report; a server that does
+// not answer in time fails the run rather than hanging it.
+var reportClient = &http.Client{Timeout: 10 * time.Second}
+
 // report asks the server for its CPU time so far and how late its writes
 // were since it was last asked.
 func (s pacedServer) report() (serverReport, error) {
-	resp, err := http.Get(s.url + "/report")
+	resp, err := reportClient.Get(s.url + "/report")
 	if err != nil {
 		return serverReport{}, fmt.Errorf("asking the paced server for its report: %w", err)
 	}
