@@ -63,14 +63,12 @@ type pollerSet struct {
 	mu    sync.Mutex
 	cur   *poller
 	users int
-	// cpuNs is the CPU time of reader threads (pollers, WireThread
-	// readers) that have ended.
-	cpuNs atomic.Int64
-	// endedWait is the run-queue wait and the runs of the reader threads
-	// that have ended (threadWait); -1 once a thread's could not be read.
-	// useMu guards it (not mu: a poller ends while detach holds mu).
-	useMu     sync.Mutex
-	endedWait threadUse
+	// ended is what the reader threads (pollers, WireThread readers)
+	// that have ended used and waited as readers; its wait and runs are
+	// -1 once a thread's could not be read. useMu guards it (not mu: a
+	// poller ends while detach holds mu).
+	useMu sync.Mutex
+	ended threadUse
 	// running points at the live poller, for ReaderCPU.
 	running atomic.Pointer[poller]
 	// threads holds the running WireThread readers: thread id ->
@@ -181,9 +179,8 @@ func (u threadUse) plus(v threadUse) threadUse {
 // running ones have since they became readers.
 func readersUse() threadUse {
 	pollers.useMu.Lock()
-	u := pollers.endedWait
+	u := pollers.ended
 	pollers.useMu.Unlock()
-	u.cpu = pollers.cpuNs.Load()
 	if p := pollers.running.Load(); p != nil {
 		u = u.plus(useOf(p.tid).since(p.from))
 	}
@@ -194,13 +191,12 @@ func readersUse() threadUse {
 	return u
 }
 
-// ended adds what a reader thread used and waited as a reader to the
-// sums of those that ended; an unknown wait makes that sum unknown.
-func (ps *pollerSet) ended(u threadUse) {
-	ps.cpuNs.Add(u.cpu)
+// end adds what a reader thread used and waited as a reader to the sums
+// of those that ended; an unknown wait makes that sum unknown.
+func (ps *pollerSet) end(u threadUse) {
 	ps.useMu.Lock()
 	defer ps.useMu.Unlock()
-	ps.endedWait = ps.endedWait.plus(threadUse{wait: u.wait, runs: u.runs})
+	ps.ended = ps.ended.plus(u)
 }
 
 // readerThread counts the calling locked thread as a reader until the
@@ -210,7 +206,7 @@ func readerThread() (done func()) {
 	from := useOf(tid)
 	pollers.threads.Store(tid, from)
 	return func() {
-		pollers.ended(useOf(tid).since(from))
+		pollers.end(useOf(tid).since(from))
 		pollers.threads.Delete(tid)
 	}
 }
@@ -336,7 +332,7 @@ func (p *poller) loop(started chan<- struct{}) {
 }
 
 func (p *poller) exit() {
-	pollers.ended(useOf(p.tid).since(p.from))
+	pollers.end(useOf(p.tid).since(p.from))
 	pollers.running.CompareAndSwap(p, nil)
 	unix.Close(p.epfd)
 	unix.Close(p.evfd)
