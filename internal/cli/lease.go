@@ -101,12 +101,13 @@ func leaseHint(err error, h *hostFlags) error {
 	var notLocal *llamaserver.NotLocalError
 	var notLLM *llamaserver.NotLLMError
 	var tlsErr *llamaserver.TLSError
-	if errors.As(err, &notLLM) && notLLM.Health.AnswerOf("/v1/models") != nil {
+	if errors.As(err, &notLLM) {
 		// What answered refused the key on /v1/models too (a hosted
 		// API, a keyed llama-server): the key is what to fix, not --server.
-		m := notLLM.Health.AnswerOf("/v1/models")
-		if kerr := authError(h.ep.URL("/v1/models"), m.Status, m.Body, h.ep); kerr != nil {
-			return kerr
+		if m := notLLM.Health.AnswerOf("/v1/models"); m != nil {
+			if kerr := authError(h.ep.URL("/v1/models"), m.Status, m.Body, h.ep); kerr != nil {
+				return kerr
+			}
 		}
 	}
 	switch {
