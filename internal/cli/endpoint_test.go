@@ -27,6 +27,19 @@ type seenRequest struct {
 	Path, Auth, Model, Trace string
 }
 
+// startHosted serves a hostedFake that takes key and lists models, for
+// the test's length, with the two key variables ttftlab reads set to
+// openaiKey and ttftlabKey; it returns the fake and its URL.
+func startHosted(t *testing.T, key, openaiKey, ttftlabKey string, models ...string) (*hostedFake, string) {
+	t.Helper()
+	fake := &hostedFake{key: key, models: models}
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_API_KEY", openaiKey)
+	t.Setenv("TTFTLAB_API_KEY", ttftlabKey)
+	return fake, srv.URL
+}
+
 func (f *hostedFake) requests() []seenRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -98,14 +111,10 @@ func epScript(t *testing.T, src string) string {
 // Fails before this change: no request carried a key or a model.
 func TestHostedAPIEndpoint(t *testing.T) {
 	const key = "sk-hosted-4f1d9c2b7e"
-	fake := &hostedFake{key: key, models: []string{"gpt-test-mini"}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	t.Setenv("TTFTLAB_API_KEY", "")
-	t.Setenv("OPENAI_API_KEY", key)
+	fake, url := startHosted(t, key, key, "", "gpt-test-mini")
 	out := t.TempDir()
 	script := epScript(t, endpointScript)
-	code, stdout, stderr := runCLI("run", script, "--server", srv.URL+"/v1", "--out", out,
+	code, stdout, stderr := runCLI("run", script, "--server", url+"/v1", "--out", out,
 		"--header", "X-Trace: run-7", "--header", "X-Org-Token: tok-"+key)
 	t.Logf("run:\n%s%s", stdout, stderr)
 	if code != 0 || !strings.Contains(stdout, "streamed: Hello.") {
@@ -143,7 +152,7 @@ func TestHostedAPIEndpoint(t *testing.T) {
 	}
 	readJSON(t, filepath.Join(out, "endpoint.json"), &got)
 	if got.Endpoint["api_key"] != "set from OPENAI_API_KEY" || got.Endpoint["model"] != "gpt-test-mini" ||
-		got.Endpoint["url"] != srv.URL+"/v1" || got.ModelsStatus != 200 {
+		got.Endpoint["url"] != url+"/v1" || got.ModelsStatus != 200 {
 		t.Errorf("server_info().endpoint = %v, get(/v1/models) = %v", got.Endpoint, got.ModelsStatus)
 	}
 	if h, _ := got.Endpoint["headers"].(map[string]any); h["X-Org-Token"] != "[redacted]" || h["X-Trace"] != "run-7" {
@@ -163,12 +172,8 @@ func TestHostedAPINoKey(t *testing.T) {
 		{"wrong", "sk-wrong-key-9", "refused the API key from TTFTLAB_API_KEY"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fake := &hostedFake{key: key, models: []string{"m"}}
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			t.Setenv("OPENAI_API_KEY", "")
-			t.Setenv("TTFTLAB_API_KEY", c.env)
-			code, stdout, stderr := runCLI("run", epScript(t, endpointScript), "--server", srv.URL+"/v1", "--out", t.TempDir())
+			fake, url := startHosted(t, key, "", c.env, "m")
+			code, stdout, stderr := runCLI("run", epScript(t, endpointScript), "--server", url+"/v1", "--out", t.TempDir())
 			if code != 1 || !strings.Contains(stderr, "Incorrect API key provided.") || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, want 1 with the server's message and %q:\n%s%s", code, c.want, stdout, stderr)
 			}
@@ -199,16 +204,12 @@ func TestModelsAskedOnce(t *testing.T) {
 		{"right key", key, 0, "streamed: Hello."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fake := &hostedFake{key: key, models: []string{"m"}}
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			t.Setenv("OPENAI_API_KEY", "")
-			t.Setenv("TTFTLAB_API_KEY", c.env)
+			fake, url := startHosted(t, key, "", c.env, "m")
 			script := epScript(t, `local cs = stream({{role = "user", content = "hi"}})
 local text = {}
 for _, ch in ipairs(cs) do text[#text + 1] = ch.text end
 print("streamed: " .. table.concat(text))`)
-			code, stdout, stderr := runCLI("run", script, "--server", srv.URL+"/v1", "--out", t.TempDir())
+			code, stdout, stderr := runCLI("run", script, "--server", url+"/v1", "--out", t.TempDir())
 			if code != c.code || !strings.Contains(stdout+stderr, c.want) {
 				t.Fatalf("exit %d, want %d and %q:\n%s%s", code, c.code, c.want, stdout, stderr)
 			}
@@ -233,12 +234,8 @@ print("streamed: " .. table.concat(text))`)
 // Fails before this change: "something answers at ..., but not as an LLM
 // server: GET /health gave HTTP 401", with --server as the way out.
 func TestLabWrongKey(t *testing.T) {
-	fake := &hostedFake{key: "sk-lab-right-8d", models: []string{"m"}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("TTFTLAB_API_KEY", "sk-lab-wrong-2c")
-	code, stdout, stderr := runCLI("lab", "--server", srv.URL+"/v1", "--out", t.TempDir(), "--no-report", "--", "ttft")
+	fake, url := startHosted(t, "sk-lab-right-8d", "", "sk-lab-wrong-2c", "m")
+	code, stdout, stderr := runCLI("lab", "--server", url+"/v1", "--out", t.TempDir(), "--no-report", "--", "ttft")
 	if code != 1 || !strings.Contains(stderr, "Incorrect API key provided.") ||
 		!strings.Contains(stderr, "refused the API key from TTFTLAB_API_KEY") || strings.Contains(stderr, "not as an LLM server") {
 		t.Fatalf("exit %d, want 1 saying the key was refused, with the server's message:\n%s%s", code, stdout, stderr)
@@ -259,24 +256,20 @@ func TestLabWrongKey(t *testing.T) {
 // --model-name picks one; a script's own body.model wins.
 func TestModelName(t *testing.T) {
 	const key = "sk-models-77"
-	fake := &hostedFake{key: key, models: []string{"chat-a", "embed-b", "whisper-c"}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("TTFTLAB_API_KEY", "")
+	fake, url := startHosted(t, key, "", "", "chat-a", "embed-b", "whisper-c")
 	keyFile := filepath.Join(t.TempDir(), "key")
 	os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
 	script := epScript(t, endpointScript)
-	code, stdout, stderr := runCLI("run", script, "--server", srv.URL, "--api-key-file", keyFile, "--out", t.TempDir())
+	code, stdout, stderr := runCLI("run", script, "--server", url, "--api-key-file", keyFile, "--out", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, "chat-a, embed-b, whisper-c") || !strings.Contains(stderr, "--model-name") {
 		t.Fatalf("several models: exit %d, want 1 naming them and --model-name:\n%s%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = runCLI("run", script, "--server", srv.URL, "--api-key-file", keyFile, "--model-name", "chat-a", "--out", t.TempDir())
+	code, stdout, stderr = runCLI("run", script, "--server", url, "--api-key-file", keyFile, "--model-name", "chat-a", "--out", t.TempDir())
 	if code != 0 {
 		t.Fatalf("--model-name: exit %d:\n%s%s", code, stdout, stderr)
 	}
 	own := epScript(t, `stream({{role = "user", content = "hi"}}, {body = {model = "mine"}})`)
-	if code, stdout, stderr = runCLI("run", own, "--server", srv.URL, "--api-key-file", keyFile, "--model-name", "chat-a", "--out", t.TempDir()); code != 0 {
+	if code, stdout, stderr = runCLI("run", own, "--server", url, "--api-key-file", keyFile, "--model-name", "chat-a", "--out", t.TempDir()); code != 0 {
 		t.Fatalf("body.model: exit %d:\n%s%s", code, stdout, stderr)
 	}
 	var models []string
