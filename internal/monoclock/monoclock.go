@@ -76,3 +76,11 @@ func NewMapping() Mapping {
 func (m Mapping) Mono(t time.Time) int64 {
 	return m.baseMono + t.Sub(m.base).Nanoseconds()
 }
+
+// FromRealtime returns a CLOCK_REALTIME instant (ns since the Unix epoch,
+// as the kernel stamps a received packet) on CLOCK_MONOTONIC, through the
+// wall-clock reading the mapping's time.Now carried. A step of the wall
+// clock since the mapping was made moves the result by as much.
+func (m Mapping) FromRealtime(ns int64) int64 {
+	return m.baseMono + ns - m.base.UnixNano()
+}

@@ -45,6 +45,20 @@ func TestMappingBracketedByDirectReads(t *testing.T) {
 	}
 }
 
+// A CLOCK_REALTIME read between two CLOCK_MONOTONIC reads maps between
+// them, give or take the mapping's stated error.
+func TestFromRealtimeBracketed(t *testing.T) {
+	m := NewMapping()
+	for range 100 {
+		lo := Now()
+		got := m.FromRealtime(time.Now().UnixNano())
+		hi := Now()
+		if got < lo-m.ErrNs || got > hi+m.ErrNs {
+			t.Fatalf("mapped %d outside [%d, %d] ± %d ns", got, lo, hi, m.ErrNs)
+		}
+	}
+}
+
 func BenchmarkNow(b *testing.B) {
 	for b.Loop() {
 		Now()

@@ -41,7 +41,8 @@ func runKstamp(rawURL string, streams int, read kstampReader) (clientRun, error)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	offset := realToMono()
+	// the kernel stamps in CLOCK_REALTIME, the server in CLOCK_MONOTONIC
+	clocks := monoclock.NewMapping()
 	var out []string
 	cpuBefore := cpuSeconds()
 	start := time.Now()
@@ -50,7 +51,7 @@ func runKstamp(rawURL string, streams int, read kstampReader) (clientRun, error)
 		err = read(fds, func(b []byte, kern int64) {
 			at := int64(0)
 			if kern != 0 {
-				at = kern + offset
+				at = clocks.FromRealtime(kern)
 			}
 			out = sendStamps(out, b, at)
 		})
@@ -64,23 +65,6 @@ func runKstamp(rawURL string, streams int, read kstampReader) (clientRun, error)
 		return clientRun{}, err
 	}
 	return clientRun{lines: out, cpuS: cpu, wallS: wall, heapB: -1}, nil
-}
-
-// realToMono is CLOCK_MONOTONIC less CLOCK_REALTIME, from the narrowest
-// of 200 realtime reads bracketing a monotonic one: the kernel stamps in
-// CLOCK_REALTIME, the server in CLOCK_MONOTONIC.
-func realToMono() int64 {
-	best, off := int64(-1), int64(0)
-	for range 200 {
-		var a, b unix.Timespec
-		unix.ClockGettime(unix.CLOCK_REALTIME, &a)
-		m := monoclock.Now()
-		unix.ClockGettime(unix.CLOCK_REALTIME, &b)
-		if w := b.Nano() - a.Nano(); best < 0 || w < best {
-			best, off = w, m-(a.Nano()+b.Nano())/2
-		}
-	}
-	return off
 }
 
 // dialStamped connects streams sockets to host, one after the other, with
