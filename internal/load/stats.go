@@ -46,15 +46,24 @@ func Summarize(xs []float64) Dist {
 func Percentile(sorted []float64, p float64) float64 { return interval.PercentileOf(sorted, p) }
 
 // Record is the distribution as the artifacts write it: what it is over,
-// its n, and null percentiles when n is 0.
+// its n, and null percentiles when n is 0. Every distribution is of times
+// in ms, and each value is kept to the microsecond (artifact.Ms) as every
+// artifact writes a time, so what a script prints from the record is what
+// the file it writes holds: 7.8500004 printed "7.9" beside a file's 7.85.
 func (d Dist) Record(over string) artifact.Dist {
 	out := artifact.Dist{N: d.N, Over: over}
 	if d.N == 0 {
 		return out
 	}
-	out.P50, out.P90, out.P95, out.P99 = artifact.Num(d.P50), artifact.Num(d.P90), artifact.Num(d.P95), artifact.Num(d.P99)
-	out.Mean, out.Max = artifact.Num(d.Mean), artifact.Num(d.Max)
-	ci := func(c interval.Percentile) *[2]float64 { return artifact.CI(c.Unbounded || c.N == 0, c.Lo, c.Hi) }
+	out.P50, out.P90, out.P95, out.P99 = artifact.Ms(d.P50), artifact.Ms(d.P90), artifact.Ms(d.P95), artifact.Ms(d.P99)
+	out.Mean, out.Max = artifact.Ms(d.Mean), artifact.Ms(d.Max)
+	ci := func(c interval.Percentile) *[2]float64 {
+		b := artifact.CI(c.Unbounded || c.N == 0, c.Lo, c.Hi)
+		if b != nil {
+			b[0], b[1] = *artifact.Ms(b[0]), *artifact.Ms(b[1])
+		}
+		return b
+	}
 	out.P50CI, out.P95CI, out.P99CI = ci(d.P50CI), ci(d.P95CI), ci(d.P99CI)
 	return out
 }

@@ -2,6 +2,7 @@ package load
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -53,5 +54,31 @@ func TestRecordPercentileIntervals(t *testing.T) {
 	// No values: every interval null.
 	if rec := Summarize(nil).Record("requests"); rec.P50CI != nil || rec.P95CI != nil || rec.P99CI != nil {
 		t.Fatalf("n = 0: intervals %v %v %v, want null", rec.P50CI, rec.P95CI, rec.P99CI)
+	}
+}
+
+// A record keeps each time to the microsecond, as the files hold it, so a
+// value printed from the record and the same value read back from the
+// file round alike: 7.8500004 is 7.85 in both (it printed "7.9" on the
+// console beside a load.json whose 7.85 prints "7.8"). Fails before this
+// change: the record held the unrounded values.
+func TestRecordKeepsTheMicrosecond(t *testing.T) {
+	var xs []float64
+	for i := 0; i < 12; i++ {
+		xs = append(xs, 0.5*float64(i)+0.0000004)
+	}
+	xs[11] = 7.8500004
+	rec := Summarize(xs).Record("requests")
+	vals := map[string]*float64{"p50": rec.P50, "p90": rec.P90, "p95": rec.P95, "p99": rec.P99,
+		"mean": rec.Mean, "max": rec.Max, "p50_ci lo": &rec.P50CI[0], "p50_ci hi": &rec.P50CI[1]}
+	for name, v := range vals {
+		if v == nil {
+			t.Errorf("%s is null", name)
+		} else if *v != math.Round(*v*1000)/1000 {
+			t.Errorf("%s = %v, not kept to the microsecond", name, *v)
+		}
+	}
+	if got := fmt.Sprintf("%.1f", *rec.Max); *rec.Max != 7.85 || got != "7.8" {
+		t.Errorf("max %v prints %s, want 7.85 printing 7.8 as the file's 7.85 does", *rec.Max, got)
 	}
 }
