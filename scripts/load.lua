@@ -70,8 +70,10 @@ local function value(r, metric)
   return v
 end
 
--- meets says whether one request meets every SLO limit.
+-- meets says whether one request meets every SLO limit; a failed one
+-- never does.
 local function meets(r)
+  if r.error then return false end
   for _, s in ipairs(P.slo) do
     local v = value(r, s.metric)
     if v == nil or v > s.limit_ms then return false end

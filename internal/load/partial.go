@@ -110,7 +110,12 @@ func value(r artifact.LoadRequest, metric string) (v float64, ok, failed bool) {
 	return *p, true, false
 }
 
+// meets says whether a row meets every SLO limit (goodput), as
+// load.lua's meets does.
 func meets(r artifact.LoadRequest, slos []artifact.SLO) bool {
+	if r.ErrorKind != nil {
+		return false // a failed request is good under no SLO, also under none
+	}
 	for _, s := range slos {
 		if v, ok, _ := value(r, s.Metric); !ok || v > s.LimitMs {
 			return false
