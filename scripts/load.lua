@@ -10,6 +10,8 @@
 local calls = require("calls")
 local prompt = require("prompt")
 local runinfo = dofile("runinfo.lua")
+local text = dofile("loadtext.lua")
+local ms = text.ms
 
 local P = PARAMS
 -- search_max is 0 without --search (and absent from an older caller's PARAMS).
@@ -121,69 +123,6 @@ local function level_slo(turns)
   return out, all
 end
 
--- thin_tail: a pNN over fewer than 100/(100-NN) values (p95 of fewer
--- than 20, p99 of fewer than 100) has no value beyond it: it is the
--- largest value, or between the two largest, not the tail it names. Such
--- a percentile is marked "*" on the console.
-local marked = false
-local function thin_tail(p, n) return n < 100 / (100 - p) - 1e-9 end
-
--- fmt3 is a distribution's p50/p95/p99 and its n, a percentile its n
--- cannot support marked "*".
-local function fmt3(d)
-  if d == nil or d.n == 0 then return string.format("%-20s %-6s", "      -", "(n=0)") end
-  local cells = {}
-  for i, p in ipairs({ 50, 95, 99 }) do
-    local mark = thin_tail(p, d.n) and "*" or ""
-    if mark ~= "" then marked = true end
-    cells[i] = string.format("%6s", string.format("%.0f", d["p" .. p]) .. mark)
-  end
-  return string.format("%s/%s/%s %-6s", cells[1], cells[2], cells[3], "(n=" .. d.n .. ")")
-end
-
--- ci_line is a distribution's p50, p95 and p99 each with its 95 %
--- interval over the same requests (docs/statistics.md), "p95 812 [790,
--- 838]", or "too few samples" where n cannot bound that percentile.
-local function ms(x) return string.format(math.abs(x) < 10 and "%.1f" or "%.0f", x) end
-local function ci_line(name, d)
-  if d == nil or d.n == 0 then return nil end
-  local cells = {}
-  for i, p in ipairs({ 50, 95, 99 }) do
-    local ci = d["p" .. p .. "_ci"]
-    if type(ci) == "table" and type(d["p" .. p]) == "number" then
-      cells[i] = string.format("p%d %s [%s, %s]", p, ms(d["p" .. p]), ms(ci[1]), ms(ci[2]))
-    else
-      cells[i] = string.format("p%d too few samples", p)
-    end
-  end
-  return string.format("  %-9s %s  (n=%d, 95%% intervals)", name, table.concat(cells, "  "), d.n)
-end
-
-local function number_or(x, default)
-  if type(x) == "number" then return x end
-  return default
-end
-
--- failure_lines are the level's top failure kinds, with counts and one
--- message each.
-local MAX_KINDS, MAX_MESSAGE = 3, 300
-local function failure_lines(summary)
-  local lines = {}
-  if summary.failed == 0 then return lines end
-  lines[1] = string.format("  failed %d of %d requests:", summary.failed, summary.requests)
-  for i, f in ipairs(summary.failures) do
-    if i > MAX_KINDS then
-      lines[#lines + 1] = string.format("    ... and %d more kinds (requests.jsonl has every message)", #summary.failures - MAX_KINDS)
-      break
-    end
-    local kind = f.kind .. (type(f.status) == "number" and (" " .. f.status) or "")
-    local msg = f.example
-    if #msg > MAX_MESSAGE then msg = msg:sub(1, MAX_MESSAGE) .. "..." end
-    lines[#lines + 1] = string.format("    %-14s %5d  e.g. %s", kind, f.n, msg)
-  end
-  return lines
-end
-
 local levels_text = table.concat(P.levels, ",")
 if P.search_max > 0 then
   levels_text = P.mode == "rate" and string.format("searched from %g up to %d calls/s", P.search_start, P.search_max)
@@ -211,8 +150,7 @@ if P.shard then
     P.shard.index + 1 + P.shard.count, P.requests, #P.levels, utc(due_ms(0)), P.duration_ms / 1000, P.level_gap_ms / 1000))
 end
 
-print(string.format("\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s", P.mode == "rate" and "rate/s" or "at once", "calls",
-  "requests ok", "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO"))
+print(text.header(P.mode))
 
 -- The lateness of a request, for over-saturation and the steady state:
 -- the first SLO's figure counted from when the request was due
@@ -248,34 +186,6 @@ local function trend_record(t)
     thirds[i] = { from = w.from, n = w.n, p50_ms = w.p50 or json_null, ci_ms = { w.lo or json_null, w.hi or json_null } }
   end
   return { metric = LATENESS, steady = t.steady, known = t.known, rising = t.rising, thirds = thirds }
-end
-
--- thirds_text is "p50 12 [10, 14] -> 80 [70, 95] -> 200 [180, inf] ms".
-local function thirds_text(rec)
-  local parts = {}
-  for i, w in ipairs(rec.thirds) do
-    local function b(x) return type(x) == "number" and ms(x) or "inf" end
-    parts[i] = string.format("%s [%s, %s]", b(w.p50_ms), b(w.ci_ms[1]), b(w.ci_ms[2]))
-  end
-  return "p50 of each third " .. table.concat(parts, " -> ") .. " ms"
-end
-
--- client_line warns when the client's own machine may have set the
--- level's figures: its process took most of the machine, or the threads
--- that read the sockets waited for a CPU long enough to move stamps
--- (chunks of one stream that arrive while they wait are read together and
--- share the later one's stamp): over 1 % of the level in all, and 50 µs
--- a time on average. nil when neither.
-local function client_line(summary)
-  local c = summary.client
-  if type(c) ~= "table" or not (summary.duration_ms > 0) then return nil end
-  local wait = type(c.reader_wait_ms) == "number" and c.reader_wait_ms or 0
-  local runs = type(c.reader_runs) == "number" and c.reader_runs or 0
-  local share, each = wait / summary.duration_ms, runs > 0 and wait / runs or 0
-  if c.busy < 0.8 and (share < 0.01 or each < 0.05) then return nil end
-  return string.format("  client busy: %.0f%% of %d cores; its reader waited %.0f ms for a CPU (%.1f%% of the level, %.2f ms a time "
-    .. "on average): chunks that came meanwhile share a read and its stamp; run the client on another machine or fewer calls",
-    c.busy * 100, c.cores, wait, share * 100, each)
 end
 
 -- run_level runs one level (or, with round > 1, another round of a
@@ -359,29 +269,12 @@ local function run_level(level, n_calls, round, k)
     result.levels[#result.levels + 1] = row
     write_json("load.json", result)
   end
-  local verdict = row.slo_met and "met" or "missed"
   local label = string.format("%g", level)
   if (round or 1) > 1 then label = label .. " #" .. round end
-  print(string.format("%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s", label, summary.calls,
-    summary.ok .. "/" .. summary.requests, fmt3(summary.ttft_ms), fmt3(summary.first_sentence_ms),
-    number_or(summary.tokens_per_s, 0), counted > 0 and string.format("%.0f%%", good / counted * 100) or "-", verdict))
-  for _, f in ipairs({ { "ttft", summary.ttft_ms }, { "1st sent", summary.first_sentence_ms }, { "1st audio", summary.first_audio_ms },
-    { "underrun", summary.underrun_ms } }) do
-    local l = ci_line(f[1], f[2])
-    if l then print(l) end
-  end
-  if cpu_per_audio_s then
-    print(string.format("  speech: %s used %.1f ms of CPU per second of audio (on this machine, beside the client)", speech.engine, cpu_per_audio_s))
-  end
-  for _, line in ipairs(failure_lines(summary)) do print(line) end
-  local busy = client_line(summary)
-  if busy then print(busy) end
+  for _, line in ipairs(text.level_lines(label, row, { engine = speech and speech.engine })) do print(line) end
   if over then
     print(string.format("  over-saturated: %s kept rising (%s); no new call started after %d of %d had ended",
-      LATENESS, thirds_text(row.over_saturated), #ended, n_calls or P.requests))
-  elseif row.steady.known and not row.steady.steady then
-    print(string.format("  not steady: %s moved over the level (%s): its first and last thirds disagree; try --warmup",
-      LATENESS, thirds_text(row.steady)))
+      LATENESS, text.thirds_text(row.over_saturated), #ended, n_calls or P.requests))
   end
   return row, turns
 end
@@ -488,18 +381,8 @@ else
 end
 write_json("load.json", result)
 
-local function unit(level)
-  if P.mode == "rate" then return " calls/s" end
-  return level == 1 and " call at once" or " calls at once"
-end
-print("")
-print("calls: the calls that ran; requests ok: of their requests (one per turn), those that ended without an error.")
-print("ttft: p50/p95/p99 over the requests with a first token; 1st sent: over those with a complete first")
-print("sentence (n: how many). The SLO and goodput count a failed request as infinitely late.")
-if marked then
-  print("*: the sample is too small for this percentile (a p95 needs 20 requests, a p99 100): it is the")
-  print("  largest value or near it, not the tail it names.")
-end
+local function unit(level) return text.unit(P.mode, level) end
+for _, line in ipairs(text.legend()) do print(line) end
 -- pooled_text is a level's SLOs over every round a search ran of it:
 -- "ttft_ms p50 6 ms [5, 7] (n=40)", the value "none" when the percentile
 -- falls on a late request.
@@ -534,32 +417,10 @@ elseif capacity and P.search_max > 0 then
     line = line .. string.format("; every level held up to --search-max %g", P.search_max)
   end
   print(line)
-elseif capacity then
-  local s = capacity.slo[1]
-  local line = string.format("capacity: %g%s (%s p%g %.0f ms <= %g ms)", capacity.level, unit(capacity.level), s.metric, s.percentile,
-    s.value_ms, s.limit_ms)
-  if above then
-    local a = above.slo[1]
-    local why = a.failed > 0 and string.format("%d of %d failed", a.failed, a.n) or
-      string.format("%d of %d without the figure", a.missing, a.n)
-    line = line .. string.format("; at %g: %s", above.level,
-      type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why))
-  else
-    line = line .. "; every level held: try higher ones"
-  end
-  print(line)
+elseif P.search_max > 0 and not capacity and above and above.pooled then
+  print(string.format("capacity: none: already %g%s misses: %s", above.level, unit(above.level), pooled_text(above)))
 else
-  local first = result.levels[1]
-  local why = "misses the SLO"
-  if first and first.summary.requests > 0 and first.summary.failed == first.summary.requests then
-    why = "failed every request"
-  end
-  local lowest = first and first.level or P.levels[1]
-  if P.search_max > 0 and above and above.pooled then
-    print(string.format("capacity: none: already %g%s misses: %s", above.level, unit(above.level), pooled_text(above)))
-  else
-    print(string.format("capacity: none: already %g%s %s", lowest, unit(lowest), why))
-  end
+  print(text.capacity_line(P.mode, result.levels, capacity, above, P.levels[1]))
 end
 if P.search_max > 0 then
   local steps = {}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"ttftlab/internal/artifact"
 )
 
 // TestLoadPrintsPercentileIntervals: each level prints its ttft and first
@@ -34,19 +36,12 @@ func TestLoadPrintsPercentileIntervals(t *testing.T) {
 	if *d.P50 < d.P50CI[0] || *d.P50 > d.P50CI[1] {
 		t.Errorf("p50 %v outside its interval %v", *d.P50, *d.P50CI)
 	}
-	ms := func(x float64) string {
-		if x < 10 && x > -10 {
-			return fmt.Sprintf("%.1f", x)
-		}
-		return fmt.Sprintf("%.0f", x)
-	}
-	want := fmt.Sprintf("p50 %s [%s, %s]  p95 too few samples  p99 too few samples  (n=12, 95%% intervals)",
-		ms(*d.P50), ms(d.P50CI[0]), ms(d.P50CI[1]))
+	want := ciLine(d)
 	found := false
 	for _, line := range strings.Split(stdout, "\n") {
 		if f := strings.Fields(line); len(f) > 0 && f[0] == "ttft" {
 			found = true
-			if !strings.Contains(line, want) {
+			if line != want {
 				t.Errorf("console %q, want %q", line, want)
 			}
 		}
@@ -54,4 +49,28 @@ func TestLoadPrintsPercentileIntervals(t *testing.T) {
 	if !found {
 		t.Errorf("no ttft interval line on the console")
 	}
+}
+
+// ciLine is the console's interval line for a distribution as load.json
+// holds it: "  ttft      p50 8.2 [7.8, 8.5]  p95 too few samples  ...".
+func ciLine(d artifact.Dist) string {
+	ms := func(x float64) string {
+		if x < 10 && x > -10 {
+			return fmt.Sprintf("%.1f", x)
+		}
+		return fmt.Sprintf("%.0f", x)
+	}
+	var cells []string
+	for _, c := range []struct {
+		p  int
+		v  *float64
+		ci *[2]float64
+	}{{50, d.P50, d.P50CI}, {95, d.P95, d.P95CI}, {99, d.P99, d.P99CI}} {
+		if c.v == nil || c.ci == nil {
+			cells = append(cells, fmt.Sprintf("p%d too few samples", c.p))
+			continue
+		}
+		cells = append(cells, fmt.Sprintf("p%d %s [%s, %s]", c.p, ms(*c.v), ms(c.ci[0]), ms(c.ci[1])))
+	}
+	return fmt.Sprintf("  %-9s %s  (n=%d, 95%% intervals)", "ttft", strings.Join(cells, "  "), d.N)
 }

@@ -7,12 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/load"
 	"ttftlab/internal/rundir"
+	"ttftlab/runtime"
+	"ttftlab/scripts"
 )
 
 // mergeCmd is `ttftlab merge DIR... --out DIR [--no-report]`.
@@ -63,7 +64,9 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 	if err := writeMerge(*out, dirs, m); err != nil {
 		return err
 	}
-	c.print(*out, m)
+	if err := c.print(ctx, *out, m); err != nil {
+		return err
+	}
 	if !*noReport {
 		if err := c.env.writeReport(ctx, *out, ""); err != nil {
 			return err
@@ -197,162 +200,19 @@ func copyLines(w io.Writer, path string) error {
 	return err
 }
 
-// print is the merge on the console: load's table of levels (calls,
-// requests ok, ttft and first-sentence percentiles with their n, tok/s,
-// goodput, SLO), under each level its shards and their start spread,
-// then what the merge marked and the capacity.
-func (c *mergeCmd) print(out string, m *load.Merged) {
-	w := c.env.Out
-	set := m.Doc.Settings
-	fmt.Fprintf(w, "ttftlab merge: run %s, %d shards, server %s, %s levels %s\n", set.RunID, set.Shards, set.Server, set.Mode,
-		joinLevels(set.Levels))
-	var slos []string
-	for _, s := range set.SLO {
-		slos = append(slos, s.Text)
+// print is the merge on the console, as load prints a run: scripts/merge.lua
+// reads the merged load.json with load.lua's own console text
+// (scripts/loadtext.lua), so the two cannot drift apart.
+func (c *mergeCmd) print(ctx context.Context, out string, m *load.Merged) error {
+	notes := make([]any, len(m.Notes))
+	for i, n := range m.Notes {
+		notes[i] = n
 	}
-	fmt.Fprintf(w, "SLO: %s\n", strings.Join(slos, ", "))
-	mode := "at once"
-	if set.Mode == "rate" {
-		mode = "rate/s"
+	vm, err := runtime.New(ctx, runtime.Config{Out: out, Params: map[string]any{"notes": notes},
+		Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err})
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s\n", mode, "calls", "requests ok", "ttft p50/95/99", "1st sent p50/95/99",
-		"tok/s", "goodput", "SLO")
-	marked := false
-	for _, l := range m.Doc.Levels {
-		s := l.Summary
-		goodput := "-"
-		if l.Goodput != nil {
-			goodput = fmt.Sprintf("%.0f%%", *l.Goodput*100)
-		}
-		verdict := "missed"
-		switch {
-		case l.Interrupted:
-			verdict = "interrupted"
-		case l.SLOMet:
-			verdict = "met"
-		}
-		tok := 0.0
-		if s.TokensPerS != nil {
-			tok = *s.TokensPerS
-		}
-		fmt.Fprintf(w, "%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s\n", fmt.Sprintf("%g", l.Level), s.Calls,
-			fmt.Sprintf("%d/%d", s.OK, s.Requests), fmt3(s.TTFTMs, &marked), fmt3(s.FirstSentenceMs, &marked), tok, goodput, verdict)
-		var parts []string
-		for _, sh := range l.Shards {
-			part := fmt.Sprintf("shard %d: %d requests", sh.Shard, sh.Requests)
-			if sh.Host != "" {
-				part = fmt.Sprintf("shard %d on %s: %d requests", sh.Shard, sh.Host, sh.Requests)
-			}
-			if sh.Failed > 0 {
-				part += fmt.Sprintf(" (%d failed)", sh.Failed)
-			}
-			parts = append(parts, part)
-		}
-		spread := "start spread unknown (a shard has no start on record)"
-		if l.StartSpreadMs != nil {
-			spread = fmt.Sprintf("start spread %s ms", msText(*l.StartSpreadMs))
-		}
-		fmt.Fprintf(w, "  %s; %s\n", strings.Join(parts, ", "), spread)
-		for _, v := range l.SLO {
-			value := "no value: the percentile falls on a failed or missing request"
-			if v.ValueMs != nil {
-				value = msText(*v.ValueMs) + " ms"
-			}
-			fmt.Fprintf(w, "  %s p%g %s (limit %g ms, n=%d)\n", v.Metric, v.Percentile, value, v.LimitMs, v.N)
-		}
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "calls: the calls that ran; requests ok: of their requests (one per turn), those that ended without an error.")
-	fmt.Fprintln(w, "ttft: p50/p95/p99 over the requests with a first token; 1st sent: over those with a complete first")
-	fmt.Fprintln(w, "sentence (n: how many), over every shard's requests. The SLO and goodput count a failed request as infinitely late.")
-	if marked {
-		fmt.Fprintln(w, "*: the sample is too small for this percentile (a p95 needs 20 requests, a p99 100): it is the")
-		fmt.Fprintln(w, "  largest value or near it, not the tail it names.")
-	}
-	for _, n := range m.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	fmt.Fprintln(w, capacityLine(m.Doc))
-	fmt.Fprintf(w, "artifacts in %s: load.json, requests.jsonl, requests.csv, server.jsonl; ttftlab report %s draws it\n", out, out)
-}
-
-// fmt3 is load.lua's fmt3: a distribution's p50/p95/p99 and its n, a
-// percentile its n cannot support marked "*" (and marked set).
-func fmt3(d artifact.Dist, marked *bool) string {
-	if d.N == 0 || d.P50 == nil || d.P95 == nil || d.P99 == nil {
-		return fmt.Sprintf("%-20s %-6s", "      -", "(n=0)")
-	}
-	var cells []string
-	for i, p := range []*float64{d.P50, d.P95, d.P99} {
-		pct := []float64{50, 95, 99}[i]
-		mark := ""
-		if float64(d.N) < 100/(100-pct)-1e-9 {
-			mark, *marked = "*", true
-		}
-		cells = append(cells, fmt.Sprintf("%6s", fmt.Sprintf("%.0f", *p)+mark))
-	}
-	return fmt.Sprintf("%s %-6s", strings.Join(cells, "/"), fmt.Sprintf("(n=%d)", d.N))
-}
-
-// msText is a time as load's console writes it: one decimal under 10 ms.
-func msText(x float64) string {
-	if x < 10 && x > -10 {
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.0f", x)
-}
-
-func joinLevels(levels []float64) string {
-	var s []string
-	for _, l := range levels {
-		s = append(s, fmt.Sprintf("%g", l))
-	}
-	return strings.Join(s, ",")
-}
-
-// capacityLine is load.lua's capacity line for the merged levels.
-func capacityLine(doc artifact.Load) string {
-	unit := func(level float64) string {
-		switch {
-		case doc.Settings.Mode == "rate":
-			return " calls/s"
-		case level == 1:
-			return " call at once"
-		}
-		return " calls at once"
-	}
-	c := doc.Capacity
-	if c == nil {
-		if len(doc.Levels) == 0 {
-			return "capacity: none: no level was merged"
-		}
-		first := doc.Levels[0]
-		why := "misses the SLO"
-		if first.Summary.Requests > 0 && first.Summary.Failed == first.Summary.Requests {
-			why = "failed every request"
-		}
-		return fmt.Sprintf("capacity: none: already %g%s %s", first.Level, unit(first.Level), why)
-	}
-	line := fmt.Sprintf("capacity: %g%s", c.Level, unit(c.Level))
-	for _, l := range doc.Levels {
-		if l.Level == c.Level && len(l.SLO) > 0 && l.SLO[0].ValueMs != nil {
-			s := l.SLO[0]
-			line += fmt.Sprintf(" (%s p%g %.0f ms <= %g ms)", s.Metric, s.Percentile, *s.ValueMs, s.LimitMs)
-		}
-	}
-	if c.Next == nil {
-		return line + "; every level held: try higher ones"
-	}
-	if len(c.Next.SLO) > 0 {
-		a := c.Next.SLO[0]
-		if a.ValueMs != nil {
-			return line + fmt.Sprintf("; at %g: %.0f ms", c.Next.Level, *a.ValueMs)
-		}
-		why := fmt.Sprintf("%d of %d without the figure", a.Missing, a.N)
-		if a.Failed > 0 {
-			why = fmt.Sprintf("%d of %d failed", a.Failed, a.N)
-		}
-		return line + fmt.Sprintf("; at %g: no value: %s", c.Next.Level, why)
-	}
-	return line
+	defer vm.Close()
+	return vm.RunFS(scripts.FS, "merge.lua")
 }

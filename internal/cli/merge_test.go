@@ -122,6 +122,13 @@ func TestMergeShardsOfARealLoad(t *testing.T) {
 	}
 	orig := strictLoad(t, src)
 	doc := strictLoad(t, out)
+	// The console shows each merged level's ttft intervals as load does,
+	// from the merged record.
+	for _, l := range doc.Levels {
+		if want := ciLine(l.Summary.TTFTMs); !strings.Contains(stdout, want+"\n") {
+			t.Errorf("level %g: the console lacks %q", l.Level, want)
+		}
+	}
 	origRows := strictLines[artifact.LoadRequest](t, filepath.Join(src, "requests.jsonl"))
 	rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
 	// Every row of every shard, in shard order, each with its shard.
@@ -313,6 +320,14 @@ func TestMergeExitsAsLoadWouldForTheRows(t *testing.T) {
 		doc := tinyShard("F", i, 2)
 		lv := 1.0
 		doc.Levels = []artifact.LoadLevel{{Level: 1, Rate: &lv, SLO: []artifact.SLOVerdict{}}}
+		if i == 1 {
+			// This shard ended the level early as over-saturated.
+			w := func(from int, p50, lo float64) artifact.TrendWindow {
+				return artifact.TrendWindow{From: from, N: 6, P50Ms: &p50, CIMs: [2]*float64{&lo, nil}}
+			}
+			doc.Levels[0].OverSaturated = &artifact.LevelTrend{Metric: "queue_ms + ttft_ms", Known: true, Rising: true,
+				Thirds: []artifact.TrendWindow{w(1, 12, 10), w(7, 80, 70), w(13, 200, 180)}}
+		}
 		kind, msg := "connect", "connection refused"
 		shard := i
 		row := artifact.LoadRequest{Level: 1, Call: i + 1, Turn: 1, Shard: &shard, Host: fmt.Sprintf("pod-%d", i), RunID: "F",
@@ -331,5 +346,13 @@ func TestMergeExitsAsLoadWouldForTheRows(t *testing.T) {
 	}
 	if doc := strictLoad(t, out); len(doc.Levels) != 1 || doc.Levels[0].Summary.Failed != 2 {
 		t.Errorf("merged: %+v", doc.Levels)
+	}
+	// The console says what failed, as load's does.
+	for _, want := range []string{"     0%  missed\n", "  failed 2 of 2 requests:\n", "    connect            2  e.g. connection refused\n",
+		"capacity: none: already 1 calls/s failed every request\n",
+		"  over-saturated: queue_ms + ttft_ms kept rising in a shard (p50 of each third 12 [10, inf] -> 80 [70, inf] -> 200 [180, inf] ms"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the console lacks %q:\n%s", want, stdout)
+		}
 	}
 }
