@@ -155,7 +155,7 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	shard, err := c.shard.plan(fs)
 	if err == nil && shard != nil {
-		err = c.refuseWithShard(fs)
+		err = c.refuseWithShard(fs, levels, shard.Count)
 	}
 	if err != nil {
 		return fs.usageErr(err)
@@ -323,6 +323,15 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 	}
 	if _, err := load.ParseArrival(c.arrival); err != nil {
 		return nil, nil, fmt.Errorf("--arrival: %w", err)
+	}
+	// A level whose every request is warm-up measures nothing, and its
+	// verdict would be "missed" over no request.
+	switch perLevel := c.requests * c.turns; {
+	case c.warmup >= perLevel:
+		return nil, nil, fmt.Errorf("--warmup %d leaves no request to measure: a level makes %d (--requests %d × --turns %d); give fewer, or more --requests",
+			c.warmup, perLevel, c.requests, c.turns)
+	case c.warmupFor > 0 && c.duration > 0 && c.warmupFor >= c.duration:
+		return nil, nil, fmt.Errorf("--warmup %s leaves no request to measure: a level starts calls for --duration %s", c.warmupFor, c.duration)
 	}
 	slos := c.slos
 	if len(slos) == 0 {

@@ -106,8 +106,9 @@ func (s *shardFlags) plan(fs *flagSet) (*shardPlan, error) {
 	return p, nil
 }
 
-// refuse names what a shard cannot do with the load flags given.
-func (c *loadCmd) refuseWithShard(fs *flagSet) error {
+// refuseWithShard names what a shard of count cannot do with the load
+// flags given and the levels they make.
+func (c *loadCmd) refuseWithShard(fs *flagSet, levels []float64, count int) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
@@ -121,6 +122,19 @@ func (c *loadCmd) refuseWithShard(fs *flagSet) error {
 		return fmt.Errorf("--warmup %d counts a machine's own first requests, which differ between shards: give a duration (--warmup 10s)", c.warmup)
 	case c.flags.start.model != "" || set["model"]:
 		return fmt.Errorf("a shard never starts a server: drop --model, start the one server all shards load, and give its --server")
+	case c.requests < count:
+		return fmt.Errorf("--requests %d is below the %d shards: shard I runs calls I+1, I+1+%d, ... of each level, so some shard would run none; give at least %d",
+			c.requests, count, count, count)
+	}
+	// Shard I holds places I, I+N, ... of a level's calls at once: below
+	// N some shard holds none and its calls never run.
+	if c.rate == "" {
+		for _, l := range levels {
+			if l < float64(count) {
+				return fmt.Errorf("--concurrency %g is below the %d shards: each shard holds every %d-th place, so some shard would hold none and its calls never run; give levels of at least %d",
+					l, count, count, count)
+			}
+		}
 	}
 	return nil
 }

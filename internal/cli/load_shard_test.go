@@ -267,6 +267,12 @@ func TestLoadShardRefusals(t *testing.T) {
 		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", at, "--duration", "1s", "--model", "m.gguf"}, "never starts a server"},
 		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", "8pm", "--duration", "1s"}, "RFC 3339"},
 		{[]string{"--run-id", "r"}, "add --shard"},
+		// Levels that leave a shard idle.
+		{[]string{"--shard", "0/2", "--run-id", "r", "--start-at", at, "--duration", "1s", "--concurrency", "1,2"}, "--concurrency 1 is below the 2 shards"},
+		{[]string{"--shard", "1/3", "--run-id", "r", "--start-at", at, "--duration", "1s", "--rate", "4", "--requests", "2"}, "--requests 2 is below the 3 shards"},
+		// Every request warm-up.
+		{[]string{"--warmup", "20"}, "--warmup 20 leaves no request to measure: a level makes 20"},
+		{[]string{"--warmup", "10s", "--duration", "5s"}, "--warmup 10s leaves no request to measure"},
 	} {
 		code, stdout, stderr := runCLI(append([]string{"load", "--server", "http://127.0.0.1:1"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
