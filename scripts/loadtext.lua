@@ -86,13 +86,24 @@ local function client_line(summary)
     c.busy * 100, c.cores, wait, share * 100, each)
 end
 
+-- bounds is a percentile's 95 % interval as a record keeps it ({lo, hi},
+-- each null where no order statistic bounds that side): "[790, 838]".
+-- A missing upper bound is "inf" (beyond the largest value, or a late
+-- request); a missing lower bound under a finite value is "0", as no time
+-- is below it (too few samples to bound it from below), and "inf" under
+-- a value that is itself late.
+function text.bounds(value, ci)
+  local function b(x) return type(x) == "number" and ms(x) or "inf" end
+  local lo = (type(ci[1]) ~= "number" and type(value) == "number") and "0" or b(ci[1])
+  return string.format("[%s, %s]", lo, b(ci[2]))
+end
+
 -- thirds_text is "p50 of each third 12 [10, 14] -> 80 [70, 95] -> 200
 -- [180, inf] ms" for a level's trend record (steady, over_saturated).
 function text.thirds_text(rec)
   local parts = {}
   for i, w in ipairs(rec.thirds) do
-    local function b(x) return type(x) == "number" and ms(x) or "inf" end
-    parts[i] = string.format("%s [%s, %s]", b(w.p50_ms), b(w.ci_ms[1]), b(w.ci_ms[2]))
+    parts[i] = string.format("%s %s", type(w.p50_ms) == "number" and ms(w.p50_ms) or "inf", text.bounds(w.p50_ms, w.ci_ms))
   end
   return "p50 of each third " .. table.concat(parts, " -> ") .. " ms"
 end
@@ -174,7 +185,18 @@ function text.capacity_line(mode, levels, capacity, above, lowest)
       line = line .. string.format("; at %g: %s", above.level,
         type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why))
     else
-      line = line .. "; every level held: try higher ones"
+      -- The highest level held; one below it may not have (a server
+      -- that warmed up, a noisy level): say so rather than "every".
+      local missed = {}
+      for _, r in ipairs(levels) do
+        if r.level < capacity.level and not r.slo_met then missed[#missed + 1] = string.format("%g", r.level) end
+      end
+      if #missed == 0 then
+        line = line .. "; every level held: try higher ones"
+      else
+        line = line .. string.format("; the highest level held, but %s below it did not: rerun %s, or try higher ones",
+          table.concat(missed, ", "), #missed == 1 and "it" or "them")
+      end
     end
     return line
   end

@@ -1,0 +1,80 @@
+package scripts_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"ttftlab/runtime"
+	"ttftlab/scripts"
+)
+
+// runText runs code beside loadtext.lua (as load.lua and merge.lua run
+// it) and returns what it printed.
+func runText(t *testing.T, code string) string {
+	t.Helper()
+	text, err := fs.ReadFile(scripts.FS, "loadtext.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{"loadtext.lua": {Data: text}, "t.lua": {Data: []byte(code)}}
+	var out bytes.Buffer
+	vm, err := runtime.New(context.Background(), runtime.Config{Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	if err := vm.RunFS(fsys, "t.lua"); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+// TestCapacityLineSaysWhichLevelsHeld: with the highest level held, the
+// capacity line says "every level held" only when every level did, and
+// names a lower level that missed otherwise (a sweep that held 2 but
+// missed 1 said "every level held").
+func TestCapacityLineSaysWhichLevelsHeld(t *testing.T) {
+	got := runText(t, `
+local text = dofile("loadtext.lua")
+local function row(level, met, v)
+  return { level = level, slo_met = met, summary = { requests = 4, failed = 0 },
+    slo = { { metric = "ttft_ms", percentile = 95, value_ms = v, limit_ms = 100, failed = 0, missing = 0, n = 4 } } }
+end
+local a, b, c = row(1, false, 120), row(2, true, 80), row(4, true, 90)
+print(text.capacity_line("concurrency", { a, b, c }, c, nil))
+print(text.capacity_line("concurrency", { b, c }, c, nil))
+print(text.capacity_line("concurrency", { b, c, row(8, false, 130) }, c, row(8, false, 130)))
+print(text.capacity_line("rate", { a }, nil, nil))
+`)
+	want := []string{
+		"capacity: 4 calls at once (ttft_ms p95 90 ms <= 100 ms); the highest level held, but 1 below it did not: rerun it, or try higher ones",
+		"capacity: 4 calls at once (ttft_ms p95 90 ms <= 100 ms); every level held: try higher ones",
+		"capacity: 4 calls at once (ttft_ms p95 90 ms <= 100 ms); at 8: 130 ms",
+		"capacity: none: already 1 calls/s misses the SLO",
+	}
+	if lines := strings.Split(strings.TrimSpace(got), "\n"); strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestBoundsSayWhatIsUnbounded: an interval's missing upper bound is
+// "inf"; a missing lower bound under a finite value is "0" (too few
+// samples to bound it from below: it printed "[inf, inf]" for the p50 of
+// 4 requests), and "inf" under a late value.
+func TestBoundsSayWhatIsUnbounded(t *testing.T) {
+	got := runText(t, `
+local text = dofile("loadtext.lua")
+print(text.bounds(21, { 12.5, 30 }))
+print(text.bounds(21, { json_null, json_null }))
+print(text.bounds(21, { 3.25, json_null }))
+print(text.bounds(json_null, { json_null, json_null }))
+`)
+	want := "[12, 30]\n[0, inf]\n[3.2, inf]\n[inf, inf]\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
