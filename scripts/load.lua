@@ -309,12 +309,8 @@ local function pooled_record(v)
   return { rounds = v.rounds, calls = v.calls, failed = v.failed, met = v.met, decided = v.decided, slo = slo }
 end
 
--- ci_text is an SLO's pooled interval, "[790, 838]" ("inf" for a side
--- no finite value bounds).
-local function ci_text(e)
-  local function b(x) return type(x) == "number" and ms(x) or "inf" end
-  return string.format("[%s, %s]", b(e.ci_ms[1]), b(e.ci_ms[2]))
-end
+-- ci_text is an SLO's pooled interval, "[790, 838]" (text.bounds).
+local function ci_text(e) return text.bounds(e.value_ms, e.ci_ms) end
 
 local function all_failed(row) return row.summary.requests > 0 and row.summary.failed == row.summary.requests end
 
@@ -407,8 +403,16 @@ if P.search_max > 0 and result.capacity.decided == false then
   end
   local limits = {}
   for i, sl in ipairs(P.slo) do limits[i] = string.format("%g ms", sl.limit_ms) end
-  print(string.format("capacity between %g and %s%s, undecided: %s (limit %s; an interval still holds it after --search-budget %d calls)",
-    lo, hi and string.format("%g", hi) or "?", unit(hi or lo), table.concat(parts, "; "), table.concat(limits, ", "), P.search_budget))
+  if hi then
+    print(string.format("capacity between %g and %g%s, undecided: %s (limit %s; an interval still holds it after --search-budget %d calls)",
+      lo, hi, unit(hi), table.concat(parts, "; "), table.concat(limits, ", "), P.search_budget))
+  else
+    -- Every level held up to --search-max, whose own interval still
+    -- holds the limit: nothing above it was tried.
+    print(string.format("capacity undecided at %g%s, the largest level (--search-max): %s (limit %s; an interval still holds it after "
+      .. "--search-budget %d calls); its first round held: try a higher --search-max", lo, unit(lo), table.concat(parts, "; "),
+      table.concat(limits, ", "), P.search_budget))
+  end
 elseif capacity and P.search_max > 0 then
   local line = string.format("capacity: %g%s (%s)", capacity.level, unit(capacity.level), pooled_text(capacity))
   if above then
