@@ -28,7 +28,7 @@ var commands = &group{
 		{"merge", "DIR... --out DIR", "merge the shard folders of a sharded load run into one load folder", newMerge},
 		{"check", "OUT_DIR [--server-log FILE]", "verify a lab output folder", newCheck},
 		{"report", "DIR [DIR_B] [--out FILE]", "draw a run's HTML report, or compare two runs", newReport},
-		{"server", "up|status|log|down|install", "manage a local llama-server", func(e *env) runner { return serverCommands.runner(e) }},
+		{"server", "up|status|list|log|down|install", "manage a local llama-server", func(e *env) runner { return serverCommands.runner(e) }},
 		{"model", "synth --out FILE [flags]", "write a synthetic GGUF model", func(e *env) runner { return modelCommands.runner(e) }},
 		{"tts", "serve|install", "the default speech engine, espeak-ng behind /v1/audio/speech", func(e *env) runner { return ttsCommands.runner(e) }},
 		{"repl", "[flags] [-l SCRIPT]...", "interactive Lua prompt (also: ttftlab on a terminal)", newRepl},

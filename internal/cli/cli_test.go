@@ -37,3 +37,25 @@ func TestUsageAndExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestTopLevelUsageNamesEverySubcommand: the top-level usage line of a
+// command group lists each of its subcommands (it left out `server list`).
+func TestTopLevelUsageNamesEverySubcommand(t *testing.T) {
+	for name, g := range map[string]*group{"server": serverCommands, "tts": ttsCommands, "model": modelCommands} {
+		var top string
+		for _, c := range commands.commands {
+			if c.name == name {
+				top = c.args
+			}
+		}
+		listed := map[string]bool{}
+		for _, w := range strings.FieldsFunc(top, func(r rune) bool { return r == '|' || r == ' ' }) {
+			listed[w] = true
+		}
+		for _, c := range g.commands {
+			if !listed[c.name] {
+				t.Errorf("ttftlab -h shows %q for %s, without its subcommand %q", top, name, c.name)
+			}
+		}
+	}
+}
