@@ -76,7 +76,8 @@ func (vm *VM) runningRequests(L *lua.LState) int {
 	v, ok, err := servers.Running(vm.callCtx(L), vm.getter(), d.Kind)
 	switch {
 	case err != nil:
-		L.RaiseError("running_requests: GET %s/metrics: %v", vm.cfg.Server, err)
+		// The error names the request (GET SERVER/metrics) already.
+		L.RaiseError("running_requests: %v", err)
 	case !ok:
 		L.Push(lua.LNil)
 		L.Push(lua.LString(vm.cfg.Server + "/metrics does not serve " + c.Running +

@@ -131,8 +131,13 @@ end
 -- its kind of server cannot give (steps.json then does not list them).
 local function run(step)
   local r = step.record
-  local why = blocked(step)
-  if why then
+  -- Asking the server what it offers can fail too (a server that died
+  -- mid-lab): the step then failed, and the lab goes on to its summary.
+  local asked, why = pcall(blocked, step)
+  if not asked then
+    r.status, r.detail = "failed", "cannot tell whether the server can run it: " .. tostring(why)
+    eprint(string.format("step %s failed: %s", step.name, r.detail))
+  elseif why then
     r.status, r.detail = "skipped", why
   else
     local t0 = now_ms()

@@ -110,3 +110,60 @@ func TestLabPartialFolderChecks(t *testing.T) {
 		t.Errorf("check of the partial folder exited %d:\n%s", code, stdout)
 	}
 }
+
+// TestLabStepFailsWhenAskingTheServerFails: a server that drops the
+// connection of /slots and /metrics (as one that died mid-lab does) makes
+// the barge-in step's check of what the server offers fail. The step is
+// failed with that reason and the lab ends with its summary and exit 1;
+// before, the error escaped the lab with a Lua traceback, no summary, and
+// the steps after it left "not run".
+func TestLabStepFailsWhenAskingTheServerFails(t *testing.T) {
+	srv := startLlama(t)
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slots" || r.URL.Path == "/metrics" {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", front.URL, "--out", out, "--server-log", srv.LogPath, "--no-report",
+		"--", "bargein", "prefix")
+	t.Logf("lab output:\n%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("lab exited %d, want 1", code)
+	}
+	if strings.Contains(stderr, "traceback") || strings.Contains(stderr, "ttftlab lab: ") {
+		t.Errorf("the error escaped the lab instead of failing the step")
+	}
+	var steps artifact.Steps
+	readJSON(t, filepath.Join(out, "steps.json"), &steps)
+	for _, st := range steps.Steps {
+		switch st.Name {
+		case "bargein":
+			if st.Status != "failed" || !strings.HasPrefix(st.Detail, "cannot tell whether the server can run it: ") ||
+				!strings.Contains(st.Detail, "running_requests: GET "+front.URL+"/metrics: ") {
+				t.Errorf("bargein: %q (%s), want failed on the server's answer", st.Status, st.Detail)
+			}
+		case "prefix":
+			if st.Status != "passed" {
+				t.Errorf("prefix after it: %q (%s), want passed", st.Status, st.Detail)
+			}
+		}
+	}
+	if !strings.Contains(stdout, "1 of 2 steps failed (bargein)") {
+		t.Errorf("no summary naming the failed step")
+	}
+}

@@ -8,6 +8,7 @@ package servers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -210,8 +211,11 @@ func Running(ctx context.Context, g Getter, k Kind) (v float64, ok bool, err err
 		return 0, false, nil
 	}
 	s, err := metrics.Read(body, names)
-	if err != nil || s.Running == nil {
-		return 0, false, err
+	if err != nil {
+		return 0, false, fmt.Errorf("the /metrics answer: %w", err)
+	}
+	if s.Running == nil {
+		return 0, false, nil
 	}
 	return *s.Running, true, nil
 }
