@@ -167,7 +167,7 @@ func figuresOutcome(dir string, runs *artifact.Runs, names func(kind, dir string
 const loadFile = "load.json"
 
 // loadResults checks a load run's folder: load.json decodes strictly as
-// its record, and no level failed every request.
+// its record, and every level measured a request and not every one failed.
 func loadResults(dir string) []Outcome {
 	name := "file " + loadFile
 	path := filepath.Join(dir, loadFile)
@@ -183,10 +183,17 @@ func loadResults(dir string) []Outcome {
 	for _, lv := range doc.Levels {
 		s := lv.Summary
 		var err error
-		if s.Requests > 0 && s.Failed == s.Requests {
+		switch {
+		case s.Requests == 0:
+			err = fmt.Errorf("no request was measured (none started, or every one was warm-up): the level has no figure")
+		case s.Failed == s.Requests:
 			err = fmt.Errorf("every request failed (%d of %d)", s.Failed, s.Requests)
 		}
-		out = append(out, outcome(fmt.Sprintf("level %g", lv.Level), err, fmt.Sprintf("%d of %d requests ok", s.Requests-s.Failed, s.Requests)))
+		detail := fmt.Sprintf("%d of %d requests ok", s.Requests-s.Failed, s.Requests)
+		if lv.Interrupted {
+			detail += "; interrupted: the run was stopped in this level, whose figures are over the requests that ended before the stop"
+		}
+		out = append(out, outcome(fmt.Sprintf("level %g", lv.Level), err, detail))
 	}
 	return out
 }

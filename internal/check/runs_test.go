@@ -79,3 +79,27 @@ func TestFolderRunsJSON(t *testing.T) {
 		t.Errorf("broken runs.json: %q", s)
 	}
 }
+
+// TestLoadLevels: a load folder's level that measured no request (every
+// one warm-up) fails check, which passed it as "0 of 0 requests ok"; a
+// level the run was stopped in passes, saying it was interrupted.
+func TestLoadLevels(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"settings": {"server": "http://llm", "mode": "concurrency", "levels": [1, 2], "calls": 2, "requests": 2,
+	  "duration_ms": 0, "turns": 1, "think_ms": 0, "docs": 0, "max_tokens": 8, "arrival": "constant", "seed": 1,
+	  "warmup": 0, "slo": [], "api": "chat"},
+	 "levels": [{"level": 1, "summary": {"requests": 0, "ok": 0, "failed": 0}, "slo": [], "goodput": null, "slo_met": false},
+	            {"level": 2, "summary": {"requests": 2, "ok": 1, "failed": 1}, "slo": [], "goodput": null, "slo_met": false,
+	             "interrupted": true}],
+	 "capacity": null}`
+	if err := os.WriteFile(filepath.Join(dir, "load.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	passed, failed := RunFolder(dir, "", Folder{}, &b)
+	out := b.String()
+	if failed != 1 || !strings.Contains(out, "FAIL level 1: no request was measured") ||
+		!strings.Contains(out, "PASS level 2: 1 of 2 requests ok; interrupted: the run was stopped in this level") {
+		t.Errorf("passed %d, failed %d:\n%s", passed, failed, out)
+	}
+}
