@@ -181,7 +181,7 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	s.finish = func(ctx context.Context, out, serverLog string) error {
 		if ctx.Err() != nil {
-			return c.finishInterrupted(out)
+			return c.finishInterrupted(ctx, out)
 		}
 		if c.noReport {
 			return nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,7 +19,7 @@ import (
 // interrupted (load.FinishInterrupted), so `ttftlab report` draws the
 // folder. It says on stderr what it kept; a folder without load.json
 // (stopped before the script wrote it) is left as it is.
-func (c *loadCmd) finishInterrupted(out string) error {
+func (c *loadCmd) finishInterrupted(ctx context.Context, out string) error {
 	path := filepath.Join(out, "load.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -38,6 +39,13 @@ func (c *loadCmd) finishInterrupted(out string) error {
 	}
 	if err := writeLoadJSON(path, &doc); err != nil {
 		return err
+	}
+	if added {
+		// The stopped level's row, as load prints a level; the run's own
+		// context is canceled by now.
+		if err := c.env.runEmbedded(context.WithoutCancel(ctx), out, "interrupted.lua", nil); err != nil {
+			return err
+		}
 	}
 	what := "no level had ended"
 	if n := len(doc.Levels); n > 0 {

@@ -130,13 +130,14 @@ func TestLoadCtrlC(t *testing.T) {
 	_, model := needLlama(t)
 	port := serverTestEnv(t)
 	out := t.TempDir()
-	cmd, stderr := startTTFTLab(t, "ttft p50/95/99", "load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
+	cmd, stdout, stderr := startTTFTLabOut(t, "ttft p50/95/99", "load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
 		"--concurrency", "2", "--requests", "100000", "--max-tokens", "200", "--out", out)
 	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := waitExit(t, cmd, 20*time.Second); code != 130 {
 		t.Errorf("exit %d, want 130:\n%s", code, stderr)
 	}
+	console := stdout.all(t, 20*time.Second)
 	rows := jsonlRows(t, filepath.Join(out, "requests.jsonl"))
 	if len(rows) == 0 {
 		t.Errorf("no request recorded before the interruption")
@@ -164,11 +165,36 @@ func TestLoadCtrlC(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests recorded, %d canceled by the stop", len(rows), canceled)
+	// The console shows the stopped level's row, marked interrupted, with
+	// the figures load.json holds.
+	if len(doc.Levels) == 1 {
+		l := doc.Levels[0]
+		row := regexp.MustCompile(`(?m)^2 +\d+ +` + fmt.Sprintf("%d/%d", l.Summary.OK, l.Summary.Requests) + ` .* interrupted$`)
+		if !row.MatchString(console) || !strings.Contains(console, "\n  interrupted: the figures are over the requests that ended before the stop") {
+			t.Errorf("the console lacks the interrupted level's row (%d/%d requests ok):\n%s", l.Summary.OK, l.Summary.Requests, console)
+		}
+		if l.Summary.TTFTMs.N > 0 && !strings.Contains(console, ciLine(l.Summary.TTFTMs)+"\n") {
+			t.Errorf("the console lacks the interrupted level's interval line %q", ciLine(l.Summary.TTFTMs))
+		}
+	}
 	if !strings.Contains(stderr.String(), "interrupted; ") {
 		t.Errorf("stderr does not say what was kept:\n%s", stderr)
 	}
 	if code, stdout, stderr := runCLI("report", out); code != 0 {
 		t.Errorf("report on the interrupted run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The report says the run was stopped, not that no level met the SLO.
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the run was stopped in concurrency 2, before any level ended", "(interrupted)"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "no level met every") {
+		t.Errorf("report.html says no level met the SLO of a run stopped in its first level")
 	}
 	if st, _ := testRegistry(t).Load(port); st != nil {
 		t.Errorf("the server was left recorded: %+v", st)

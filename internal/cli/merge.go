@@ -208,11 +208,16 @@ func (c *mergeCmd) print(ctx context.Context, out string, m *load.Merged) error 
 	for i, n := range m.Notes {
 		notes[i] = n
 	}
-	vm, err := runtime.New(ctx, runtime.Config{Out: out, Params: map[string]any{"notes": notes},
-		Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err})
+	return c.env.runEmbedded(ctx, out, "merge.lua", map[string]any{"notes": notes})
+}
+
+// runEmbedded runs one of the embedded scripts that read a folder's
+// artifacts and print them (no server), with OUT the folder.
+func (e *env) runEmbedded(ctx context.Context, out, name string, params map[string]any) error {
+	vm, err := runtime.New(ctx, runtime.Config{Out: out, Params: params, Command: invokedAs(), Stdout: e.Out, Stderr: e.Err})
 	if err != nil {
 		return err
 	}
 	defer vm.Close()
-	return vm.RunFS(scripts.FS, "merge.lua")
+	return vm.RunFS(scripts.FS, name)
 }

@@ -24,27 +24,69 @@ import (
 // output has printed ready.
 func startTTFTLab(t *testing.T, ready string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
+	cmd, _, stderr := startTTFTLabOut(t, ready, args...)
+	return cmd, stderr
+}
+
+// startTTFTLabOut is startTTFTLab that also returns the child's standard
+// output as it prints it; childOut.all waits for the whole of it.
+func startTTFTLabOut(t *testing.T, ready string, args ...string) (*exec.Cmd, *childOut, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
-	stdout, err := cmd.StdoutPipe()
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd.Stdout, cmd.Stderr = w, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	w.Close() // the child holds its own copy
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if strings.Contains(lines.Text(), ready) {
-			go io.Copy(io.Discard, stdout)
-			return cmd, &stderr
+	out := &childOut{done: make(chan struct{})}
+	seen := make(chan struct{})
+	go func() {
+		defer close(out.done)
+		defer r.Close()
+		lines := bufio.NewScanner(r)
+		lines.Buffer(make([]byte, 64<<10), 16<<20)
+		defer io.Copy(io.Discard, r) // never leave the child blocked on a full pipe
+		said := false
+		for lines.Scan() {
+			out.buf.Write(append(lines.Bytes(), '\n'))
+			if !said && strings.Contains(lines.Text(), ready) {
+				said = true
+				close(seen)
+			}
 		}
+	}()
+	select {
+	case <-seen:
+		return cmd, out, &stderr
+	case <-out.done:
 	}
 	t.Fatalf("ttftlab never printed %q; stderr:\n%s", ready, stderr.String())
-	return nil, nil
+	return nil, nil, nil
+}
+
+// childOut is a child's standard output, line by line as it comes.
+type childOut struct {
+	buf  syncBuffer
+	done chan struct{}
+}
+
+// all is the whole output, once the child and everything holding its
+// output have ended (or what came within limit).
+func (o *childOut) all(t *testing.T, limit time.Duration) string {
+	t.Helper()
+	select {
+	case <-o.done:
+	case <-time.After(limit):
+		t.Errorf("the output did not end within %v", limit)
+	}
+	return o.buf.String()
 }
 
 // waitExit waits for the process to end and returns its exit code, failing

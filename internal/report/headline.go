@@ -101,9 +101,14 @@ func evidenceText(e string) string {
 func loadHeadline(l *rundir.Load) []headline {
 	var out []headline
 	c := headline{Label: "Capacity"}
+	stopped, ended := stoppedIn(l)
 	switch {
 	case len(l.Settings.SLO) == 0:
 		c.Value, c.Note = "no SLO set", "pass --slo to find the highest level that meets it"
+	case l.Capacity == nil && stopped != "" && ended == 0:
+		c.Value, c.Note, c.Class = "unknown", "the run was stopped in "+stopped+", before any level ended", "mixed"
+	case l.Capacity == nil && stopped != "":
+		c.Value, c.Note, c.Class = "none", "no level that ended met every SLO", "bad"
 	case l.Capacity == nil:
 		c.Value, c.Note, c.Class = "none", "no level met every SLO", "bad"
 	default:
@@ -112,6 +117,9 @@ func loadHeadline(l *rundir.Load) []headline {
 		if l.Capacity.Next != nil {
 			c.Note += "; " + l.LevelName(l.Capacity.Next.Level) + " did not"
 		}
+	}
+	if stopped != "" && ended > 0 {
+		c.Note += "; the run was stopped in " + stopped
 	}
 	out = append(out, c)
 	for _, o := range l.Settings.SLO {
@@ -129,6 +137,9 @@ func loadHeadline(l *rundir.Load) []headline {
 				mark := "✓"
 				if !v.Met {
 					mark, met = "✗", false
+				}
+				if lv.Interrupted {
+					mark = "(interrupted)"
 				}
 				parts = append(parts, fmt.Sprintf("%s: %s %s", num(lv.Level), val, mark))
 			}
@@ -166,6 +177,19 @@ func loadHeadline(l *rundir.Load) []headline {
 	}
 	out = append(out, e)
 	return out
+}
+
+// stoppedIn names the level a stopped run (Ctrl-C) was in, "" when the
+// run was not stopped, with how many levels ended before it.
+func stoppedIn(l *rundir.Load) (level string, ended int) {
+	for _, lv := range l.Levels {
+		if lv.Interrupted {
+			level = l.LevelName(lv.Level)
+		} else {
+			ended++
+		}
+	}
+	return level, ended
 }
 
 func metricWords(m string) string {

@@ -89,9 +89,17 @@ func capacityText(l *rundir.Load) string {
 	if len(slos) > 0 {
 		goal = "SLO: " + strings.Join(slos, " and ")
 	}
+	stopped, ended := stoppedIn(l)
 	switch {
+	case l.Capacity == nil && stopped != "" && ended == 0:
+		return fmt.Sprintf("Capacity: unknown: the run was stopped in %s, before any level ended (%s); its figures are over the requests that ended before the stop.", stopped, goal)
+	case l.Capacity == nil && stopped != "":
+		return fmt.Sprintf("Capacity: no level that ended met every objective (%s); the run was stopped in %s.", goal, stopped)
 	case l.Capacity == nil:
 		return fmt.Sprintf("Capacity: no level met every objective (%s).", goal)
+	case stopped != "":
+		return fmt.Sprintf("Capacity: %s, the highest level that ended and met every objective (%s); the run was stopped in %s.",
+			l.LevelName(l.Capacity.Level), goal, stopped)
 	case l.Capacity.Next != nil:
 		return fmt.Sprintf("Capacity: %s, the highest level that met every objective (%s); %s did not.",
 			l.LevelName(l.Capacity.Level), goal, l.LevelName(l.Capacity.Next.Level))
