@@ -97,7 +97,8 @@ func (r *run) closedOutcome() error {
 			"nothing arrived for %v (idle timeout); got %s", r.idleD, r.progress())
 	case closedTimeout:
 		return r.fail(KindTimeout, nil,
-			"the request took longer than its %v timeout; got %s", r.req.Timeout, r.progress())
+			"the request took longer than its %v timeout (counted from the call, connecting included; the time below from its first byte sent); got %s",
+			r.req.Timeout, r.progress())
 	}
 	return nil
 }
