@@ -124,7 +124,7 @@ func loadHeadline(l *rundir.Load) []headline {
 	out = append(out, c)
 	for _, o := range l.Settings.SLO {
 		var parts []string
-		met := true
+		met, thin := true, false
 		for _, lv := range l.Levels {
 			for _, v := range lv.SLO {
 				if v.Metric != o.Metric || v.Percentile != o.Percentile {
@@ -133,6 +133,12 @@ func loadHeadline(l *rundir.Load) []headline {
 				val := "failed"
 				if v.ValueMs != nil {
 					val = ms(*v.ValueMs)
+					// Too few requests for this percentile: it is the
+					// largest value or near it, as the console marks it.
+					if float64(v.N) < 100/(100-o.Percentile)-1e-9 {
+						val += "*"
+						thin = true
+					}
 				}
 				mark := "✓"
 				if !v.Met {
@@ -146,6 +152,10 @@ func loadHeadline(l *rundir.Load) []headline {
 		}
 		h := headline{Label: fmt.Sprintf("%s p%s by level (SLO ≤ %s)", metricWords(o.Metric), num(o.Percentile), ms(o.LimitMs)),
 			Value: strings.Join(parts, " · "), Note: "at each " + levelWord(l) + "; ✗ over the limit or on a failed request"}
+		if thin {
+			h.Note += fmt.Sprintf("; * fewer requests than a p%s needs (%.0f): the largest value or near it, not the tail it names",
+				num(o.Percentile), math.Ceil(100/(100-o.Percentile)-1e-9))
+		}
 		if !met {
 			h.Class = "mixed"
 		}

@@ -136,7 +136,7 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 				cell = withCI(v, ci)
 				unbounded = unbounded || v != nil && ci == nil
 				if ci != nil {
-					bars[q] = append(bars[q], chart.Interval{At: float64(i) + barOffset[q], Lo: ci[0], Hi: ci[1]})
+					bars[q] = append(bars[q], chart.Interval{At: float64(i) + barOffset[q]*(p.X.Max-p.X.Min), Lo: ci[0], Hi: ci[1]})
 				}
 			} else if v != nil && !supported(q, d.N) {
 				cell += " *"
@@ -177,8 +177,10 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 }
 
 // barOffset sets each percentile's error bar a little apart from the
-// others' at the same level, so overlapping intervals stay readable.
-var barOffset = map[string]float64{"p50": -0.07, "p95": 0, "p99": 0.07}
+// others' at the same level, so overlapping intervals stay readable: a
+// share of the level axis's width, so the bars sit as near their points
+// with one level (an axis 0.6 wide) as with many.
+var barOffset = map[string]float64{"p50": -0.015, "p95": 0, "p99": 0.015}
 
 // quantileCI is the 95 % interval of a distribution's p50, p95 or p99
 // (has is false for the other members, which carry none).
