@@ -128,9 +128,13 @@ func TestServerUpFailures(t *testing.T) {
 	p := strconv.Itoa(port)
 
 	t.Run("missing model", func(t *testing.T) {
-		code, _, errOut := runCLI("server", "up", "--model", "/nonexistent/model.gguf", "--port", p)
+		code, out, errOut := runCLI("server", "up", "--model", "/nonexistent/model.gguf", "--port", p)
 		if code != 1 || !strings.Contains(errOut, "/nonexistent/model.gguf") {
 			t.Errorf("exit %d: %s", code, errOut)
+		}
+		// Nothing is said to start that cannot.
+		if strings.Contains(out+errOut, "starting llama-server") {
+			t.Errorf("said it was starting a server without a model:\n%s%s", out, errOut)
 		}
 	})
 	t.Run("not a GGUF file", func(t *testing.T) {

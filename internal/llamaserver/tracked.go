@@ -43,6 +43,10 @@ func (r *Registry) Start(ctx context.Context, o Options, progress io.Writer) (*T
 		}
 	}
 	o.defaults()
+	// A model that is not there is said before "starting", not after it.
+	if err := CheckModel(o.Model); err != nil {
+		return nil, err
+	}
 	if progress != nil {
 		fmt.Fprintf(progress, "starting llama-server on %s:%d with %s (log: %s)\n", o.Host, o.Port, o.Model, o.LogPath)
 	}
