@@ -140,8 +140,15 @@ function text.level_lines(label, row, opts)
   lines[#lines + 1] = client_line(s)
   local steady = row.steady
   if type(row.over_saturated) ~= "table" and type(steady) == "table" and steady.known and not steady.steady then
-    lines[#lines + 1] = string.format("  not steady: %s moved over the level (%s): its first and last thirds disagree; try --warmup",
-      steady.metric, text.thirds_text(steady))
+    -- A third whose median is late (inf) holds mostly failed requests or
+    -- ones that never reached the figure: a warm-up would not help.
+    local late = false
+    for _, w in ipairs(steady.thirds) do
+      if type(w.p50_ms) ~= "number" then late = true end
+    end
+    lines[#lines + 1] = string.format("  not steady: %s moved over the level (%s): its first and last thirds disagree; %s",
+      steady.metric, text.thirds_text(steady), late and "a third is mostly requests that failed or never reached the figure (inf)"
+        or "try --warmup")
   end
   return lines
 end

@@ -78,3 +78,28 @@ print(text.bounds(json_null, { json_null, json_null }))
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestNotSteadyHint: a level whose lateness moved gets "try --warmup",
+// unless a third's median is late (failed requests: a server that died),
+// which a warm-up would not mend.
+func TestNotSteadyHint(t *testing.T) {
+	got := runText(t, `
+local text = dofile("loadtext.lua")
+local function row(last)
+  return { level = 1, slo_met = false, goodput = json_null,
+    summary = { calls = 3, ok = 3, requests = 3, failed = 0, tokens_per_s = 1,
+      ttft_ms = { n = 0 }, first_sentence_ms = { n = 0 } },
+    steady = { metric = "queue_ms + ttft_ms", known = true, steady = false, thirds = {
+      { p50_ms = 10, ci_ms = { 8, 12 } }, { p50_ms = 20, ci_ms = { 18, 22 } }, { p50_ms = last, ci_ms = { json_null, json_null } } } } }
+end
+for _, r in ipairs({ row(90), row(json_null) }) do
+  local lines = text.level_lines("1", r)
+  print(lines[#lines])
+end
+`)
+	want := "  not steady: queue_ms + ttft_ms moved over the level (p50 of each third 10 [8.0, 12] -> 20 [18, 22] -> 90 [0, inf] ms): its first and last thirds disagree; try --warmup\n" +
+		"  not steady: queue_ms + ttft_ms moved over the level (p50 of each third 10 [8.0, 12] -> 20 [18, 22] -> inf [inf, inf] ms): its first and last thirds disagree; a third is mostly requests that failed or never reached the figure (inf)\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
