@@ -26,6 +26,11 @@ type Compare struct {
 	// that the drift between runs is not in the intervals.
 	DriftCovered bool   `json:"drift_covered"`
 	Warning      string `json:"warning"`
+	// Differ names what besides the figures is not the same in A and B,
+	// e.g. "model: A stories260K, B synth (synthetic)": the verdicts then
+	// compare the two set-ups, not one change; absent when nothing known
+	// differs.
+	Differ []string `json:"differ,omitempty"`
 	// Figures are the figures both sides have, in A's order; OnlyA and
 	// OnlyB name the figures one side lacks.
 	Figures []CompareFigure `json:"figures"`

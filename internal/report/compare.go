@@ -74,6 +74,9 @@ func verdictStrip(c *artifact.Compare) []headline {
 	if c.Warning != "" {
 		out = append(out, headline{Label: "Warning", Value: "drift not covered", Note: c.Warning, Class: "mixed"})
 	}
+	for _, d := range c.Differ {
+		out = append(out, headline{Label: "A and B differ", Value: d, Note: "the verdicts compare the two set-ups, not one change", Class: "mixed"})
+	}
 	return out
 }
 

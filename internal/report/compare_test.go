@@ -311,3 +311,46 @@ func TestCompareSLOPercentiles(t *testing.T) {
 		t.Errorf("statistics compared: %v, want p50, p95 (B's SLO) and p99 (A's) for each of %d figures", stats, levels)
 	}
 }
+
+// TestCompareSaysWhatElseDiffers: B, a copy of A that names another model,
+// is compared with a line saying so in compare.json, on the page and on
+// the console (runs of two models were compared without a word); a plain
+// copy names nothing.
+func TestCompareSaysWhatElseDiffers(t *testing.T) {
+	a := loadRun(t)
+	same := scaled(t, a, 1)
+	if _, cmp := compared(t, DefaultSeed, a, same); len(cmp.Differ) != 0 {
+		t.Errorf("a copy differs: %v", cmp.Differ)
+	}
+	b := scaled(t, a, 1)
+	path := filepath.Join(b, "load.json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, path)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	model, _ := doc["model"].(map[string]any)
+	if model == nil || model["name"] == nil {
+		t.Fatalf("load.json names no model: %v", doc["model"])
+	}
+	was := model["name"].(string)
+	model["name"] = "another-model"
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page, cmp := compared(t, DefaultSeed, a, b)
+	want := "model: A " + was + ", B another-model"
+	if len(cmp.Differ) != 1 || !strings.HasPrefix(cmp.Differ[0], want) {
+		t.Errorf("differ %v, want %q", cmp.Differ, want)
+	}
+	if !strings.Contains(page, "A and B differ") {
+		t.Errorf("the page does not say A and B differ")
+	}
+	var console strings.Builder
+	if err := FormatVerdicts(&console, cmp); err != nil || !strings.Contains(console.String(), "A and B differ in more than one change: "+want) {
+		t.Errorf("console (%v):\n%s", err, console.String())
+	}
+}

@@ -183,6 +183,14 @@ func (r run) dir() string {
 	return r.load.Dir
 }
 
+// modelName is the model the run's files name, "" when they name none.
+func (r run) modelName() string {
+	if r.lab != nil {
+		return labModel(r.lab)
+	}
+	return loadModel(r.load)
+}
+
 func (r run) model() string {
 	if r.lab != nil {
 		return runName(labModel(r.lab), r.dir())

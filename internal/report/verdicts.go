@@ -67,6 +67,9 @@ func compare(a, b run, seed uint64) *artifact.Compare {
 	if !c.DriftCovered {
 		c.Warning = DriftWarning
 	}
+	if ma, mb := a.modelName(), b.modelName(); ma != "" && mb != "" && ma != mb {
+		c.Differ = append(c.Differ, fmt.Sprintf("model: A %s, B %s", ma, mb))
+	}
 	for _, f := range ab.Figures {
 		switch f.OnlyIn {
 		case "A":
@@ -165,6 +168,11 @@ func FormatVerdicts(w io.Writer, c *artifact.Compare) error {
 	}
 	if len(c.OnlyB) > 0 {
 		fmt.Fprintf(w, "only in B: %s\n", strings.Join(c.OnlyB, ", "))
+	}
+	for _, d := range c.Differ {
+		if _, err := fmt.Fprintf(w, "A and B differ in more than one change: %s\n", d); err != nil {
+			return err
+		}
 	}
 	if c.Warning != "" {
 		_, err := fmt.Fprintf(w, "warning: %s\n", c.Warning)
