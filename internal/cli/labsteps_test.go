@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/tts"
 )
 
@@ -27,29 +28,17 @@ import (
 // printed "all 10 steps passed" and exited 0.
 func TestLabFailedStepsExitOne(t *testing.T) {
 	srv := startLlama(t)
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	// A fresh connection a request: a kept-alive one that llama-server has
-	// just closed turns a request into the proxy's own 502 ("proxy error:
-	// EOF"), not the answer this test is about.
-	proxy.Transport = &http.Transport{DisableKeepAlives: true}
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
 		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		if strings.HasSuffix(r.URL.Path, "/chat/completions") && bytes.Contains(body, []byte("Appointments and cancellations")) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
 			io.WriteString(w, `{"error":{"code":500,"message":"backend failed","type":"server_error"}}`)
-			return
+			return true
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		proxy.ServeHTTP(w, r)
-	}))
-	defer front.Close()
-
+		return false
+	})
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("lab", "--server", front.URL, "--out", out, "--server-log", srv.LogPath, "--no-report")
 	t.Logf("lab output:\n%s%s", stdout, stderr)
@@ -119,25 +108,15 @@ func TestLabPartialFolderChecks(t *testing.T) {
 // the steps after it left "not run".
 func TestLabStepFailsWhenAskingTheServerFails(t *testing.T) {
 	srv := startLlama(t)
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	proxy.Transport = &http.Transport{DisableKeepAlives: true}
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/slots" || r.URL.Path == "/metrics" {
-			conn, _, err := w.(http.Hijacker).Hijack()
-			if err == nil {
-				conn.Close()
-			}
-			return
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/slots" && r.URL.Path != "/metrics" {
+			return false
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer front.Close()
-
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return true
+	})
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("lab", "--server", front.URL, "--out", out, "--server-log", srv.LogPath, "--no-report",
 		"--", "bargein", "prefix")
@@ -166,4 +145,27 @@ func TestLabStepFailsWhenAskingTheServerFails(t *testing.T) {
 	if !strings.Contains(stdout, "1 of 2 steps failed (bargein)") {
 		t.Errorf("no summary naming the failed step")
 	}
+}
+
+// frontOfLlama is a server in front of srv: each request goes to answer
+// first, and to srv when answer returns false.
+func frontOfLlama(t *testing.T, srv *llamaserver.Server, answer func(http.ResponseWriter, *http.Request) bool) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	// A fresh connection a request: a kept-alive one that llama-server has
+	// just closed turns a request into the proxy's own 502 ("proxy error:
+	// EOF"), not the answer a test is about.
+	proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !answer(w, r) {
+			proxy.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(front.Close)
+	return front
 }
