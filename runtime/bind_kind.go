@@ -113,7 +113,7 @@ func (vm *VM) fitToKind(c *streamCall) {
 	}
 	// The Responses API sends usage in response.completed and takes no
 	// stream_options.
-	responses := strings.HasSuffix(c.req.Path, "/responses")
+	responses := c.api == stream.APIResponses || strings.HasSuffix(c.req.Path, "/responses")
 	if caps.Usage && !caps.Timings && !responses && c.body.RawGetString("stream_options") == lua.LNil {
 		so := &lua.LTable{}
 		so.RawSetString("include_usage", lua.LTrue)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -124,5 +125,32 @@ func TestResponsesBodyGetsNoStreamOptions(t *testing.T) {
 	}
 	if b := fake.LastBody(t); b["stream_options"] != nil || b["cache_prompt"] != nil {
 		t.Errorf("body %v", b)
+	}
+}
+
+// TestResponsesBodyHasNoStreamOptions: with --api responses a vLLM-kind
+// server gets no stream_options (the Responses API sends usage in
+// response.completed and takes none; a strict server refuses the field),
+// while a chat request to it asks for usage. Fails before this change:
+// only a script's opts.path ending in /responses left it out, so every
+// --api responses request carried it.
+func TestResponsesBodyHasNoStreamOptions(t *testing.T) {
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, r.URL.Path+" "+string(b))
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	vm, out := testVM(t, Config{Server: srv.URL, Kind: "vllm"})
+	if err := vm.RunString(`
+		pcall(stream, "hi", {api = "responses", max_tokens = 5})
+		pcall(stream, "hi", {max_tokens = 5})`, "r.lua"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(bodies) != 2 || !strings.HasPrefix(bodies[0], "/v1/responses ") || strings.Contains(bodies[0], "stream_options") ||
+		!strings.HasPrefix(bodies[1], "/v1/chat/completions ") || !strings.Contains(bodies[1], `"stream_options":{"include_usage":true}`) {
+		t.Errorf("bodies:\n%s", strings.Join(bodies, "\n"))
 	}
 }
