@@ -32,18 +32,25 @@ local function messages(position, line)
   return conf.messages(table.concat(parts, "\n\n"), user)
 end
 
+-- measure is one request's figures; cache_n is nil when the server sent
+-- no cached-token count (a hosted API that leaves it out).
 local function measure(msgs, what)
   local _, _, timings, info = stream(msgs, { max_tokens = 8, cache_prompt = true })
   local t = conf.need_tokens(timings, info, what)
-  if t.cache_n == nil then error(what .. ": the server sent no cached-token count") end
   return { prompt_n = t.prompt_n, cache_n = t.cache_n, ttft_ms = conf.need_ttft(info, what) }
 end
+
+-- NO_COUNT is the step's answer on a server that does not say what came
+-- from its cache: skipped with the reason, as the cache step is.
+local NO_COUNT = { skip = "the server sent no cached-token count (usage.prompt_tokens_details.cached_tokens); " ..
+  "what each position of the changing line costs cannot be told" }
 
 local rows = json_array()
 for _, position in ipairs(POSITIONS) do
   local primed, timed = messages(position, BEFORE), messages(position, NOW)
-  measure(primed, "prefix " .. position .. " priming")
+  if measure(primed, "prefix " .. position .. " priming").cache_n == nil then return NO_COUNT end
   local r = measure(timed, "prefix " .. position)
+  if r.cache_n == nil then return NO_COUNT end
   local ok, diff = pcall(prompt.first_difference, primed, timed)
   r.position = position
   r.first_difference = ok and diff.tokens or json_null

@@ -21,6 +21,8 @@ type kindCase struct {
 	skipped map[string]string
 	// evidence is cancel.json's evidence.
 	evidence string
+	// noCachedCount: the fake's usage says nothing of its cache.
+	noCachedCount bool
 }
 
 // fakeKeyForTests is the key the hosted fake requires.
@@ -30,7 +32,8 @@ const fakeKeyForTests = "sk-fake-hosted-51e0"
 // Ollama refuses a request without "model", the hosted API one without
 // its key; args are the flags that reach it.
 func strictFake(c kindCase) (*servertest.Fake, []string) {
-	f := &servertest.Fake{Kind: c.fake, RequireModel: c.fake == servertest.Ollama || c.fake == servertest.Hosted}
+	f := &servertest.Fake{Kind: c.fake, RequireModel: c.fake == servertest.Ollama || c.fake == servertest.Hosted,
+		NoCachedCount: c.noCachedCount}
 	if c.fake == servertest.Hosted {
 		f.Key = fakeKeyForTests
 		return f, []string{"--api-key", fakeKeyForTests}
@@ -39,22 +42,26 @@ func strictFake(c kindCase) (*servertest.Fake, []string) {
 }
 
 var kindCases = []kindCase{
-	{servertest.VLLM, "vllm", map[string]string{}, "metrics"},
-	{servertest.SGLang, "sglang", map[string]string{}, "metrics"},
-	{servertest.Ollama, "ollama", map[string]string{
-		"cache": "cached_tokens", "bargein": "cached_tokens", "prefix": "cached_tokens", "report": "needs step cache"}, "client"},
-	{servertest.Hosted, "openai-compatible", map[string]string{
-		"bargein": "cannot flush", "report": "needs step bargein"}, "client"},
+	{fake: servertest.VLLM, kind: "vllm", skipped: map[string]string{}, evidence: "metrics"},
+	{fake: servertest.SGLang, kind: "sglang", skipped: map[string]string{}, evidence: "metrics"},
+	{fake: servertest.Ollama, kind: "ollama", skipped: map[string]string{
+		"cache": "cached_tokens", "bargein": "cached_tokens", "prefix": "cached_tokens", "report": "needs step cache"}, evidence: "client"},
+	{fake: servertest.Hosted, kind: "openai-compatible", skipped: map[string]string{
+		"bargein": "cannot flush", "report": "needs step bargein"}, evidence: "client"},
 }
 
 // TestLabOnEveryKind runs the whole lab and check, through the command
-// line, against a fake vLLM, SGLang, Ollama and hosted API: every step
-// passes or is skipped with its reason, and check passes. Fails before
+// line, against a fake vLLM, SGLang, Ollama and hosted API, and a hosted
+// API whose usage has no cached-token count (its prefix step failed where
+// the cache step was skipped): every step passes or is skipped with its
+// reason, and check passes. Fails before
 // this change: the lab said "something answers at URL, but not as an LLM
 // server" (vLLM's empty /health, Ollama's and the hosted API's 404), and
 // llama.cpp's fields in every body were refused by strict servers.
 func TestLabOnEveryKind(t *testing.T) {
-	for _, c := range kindCases {
+	noCount := kindCase{servertest.Hosted, "openai-compatible", map[string]string{"cache": "no cached-token count",
+		"prefix": "no cached-token count", "bargein": "cannot flush", "report": "needs step cache"}, "client", true}
+	for _, c := range append(kindCases, noCount) {
 		t.Run(c.fake, func(t *testing.T) {
 			fake, args := strictFake(c)
 			url := fake.Start(t)
@@ -76,6 +83,9 @@ func TestLabOnEveryKind(t *testing.T) {
 					t.Errorf("step %s: %s (%s), want skipped for %q", st.Name, st.Status, st.Detail, want)
 				case !skip && st.Status != artifact.StepPassed:
 					t.Errorf("step %s: %s (%s), want passed", st.Name, st.Status, st.Detail)
+				case st.Name == "bargein" && !skip && c.evidence == "metrics" && !strings.Contains(st.Detail, "; running-requests gauge at 0 idle "):
+					// No slot was watched: the gauge was (it said "slot idle").
+					t.Errorf("step bargein: %q does not name the gauge it watched", st.Detail)
 				}
 			}
 			var server artifact.ServerKind

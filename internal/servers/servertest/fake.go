@@ -41,6 +41,9 @@ type Fake struct {
 	// Key, when set, is the API key every request but /health must bear as
 	// "Authorization: Bearer KEY" (401 otherwise).
 	Key string
+	// NoCachedCount leaves prompt_tokens_details out of usage, as hosted
+	// APIs that do not say what came from their cache do.
+	NoCachedCount bool
 
 	mu      sync.Mutex
 	seen    [][]string // prompts the cache holds, in tokens
@@ -256,7 +259,7 @@ func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if usage {
 		u := map[string]any{"prompt_tokens": len(tokens), "completion_tokens": limit, "total_tokens": len(tokens) + limit}
-		if f.Kind != Ollama {
+		if f.Kind != Ollama && !f.NoCachedCount {
 			u["prompt_tokens_details"] = map[string]any{"cached_tokens": cached}
 		}
 		b, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "fake-" + f.Kind, "choices": []any{}, "usage": u})
