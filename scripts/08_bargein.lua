@@ -80,7 +80,11 @@ write_json("bargein.json", {
   partial_text = partial, resumed = resumed, cold = cold,
 })
 
-local line = string.format("cut after %d chunks; slot idle %.1f ms later; follow-up resumed %d tok (cache_n %d) %.1f ms, cold %d tok %.1f ms",
-  #chunks, math.max(0, idle_at - closed_at), resumed.prompt_n, resumed.cache_n, resumed.ttft_ms, cold.prompt_n, cold.ttft_ms)
+-- What showed the server idle: its slots, or its running-requests gauge
+-- (a server without /slots), as the cancel step says it.
+local _, how = conf.busy()
+local line = string.format("cut after %d chunks; %s idle %.1f ms later; follow-up resumed %d tok (cache_n %d) %.1f ms, cold %d tok %.1f ms",
+  #chunks, how == "slots" and "slot" or "running-requests gauge at 0", math.max(0, idle_at - closed_at), resumed.prompt_n,
+  resumed.cache_n, resumed.ttft_ms, cold.prompt_n, cold.ttft_ms)
 print("bargein: " .. line)
 return line
