@@ -132,6 +132,15 @@ function text.level_lines(label, row, opts)
     local l = ci_line(f[1], f[2])
     if l then lines[#lines + 1] = l end
   end
+  -- Each SLO's value, the one its verdict was judged on (failed and
+  -- missing requests counted as infinitely late).
+  for _, v in ipairs(type(row.slo) == "table" and row.slo or {}) do
+    local value = type(v.value_ms) == "number" and (ms(v.value_ms) .. " ms" .. (thin_tail(v.percentile, v.n) and "*" or ""))
+      or "none: the percentile falls on a failed or missing request"
+    if type(v.value_ms) == "number" and thin_tail(v.percentile, v.n) then text.marked = true end
+    lines[#lines + 1] = string.format("  SLO %s p%g %s (limit %g ms, n=%d): %s", v.metric, v.percentile, value, v.limit_ms, v.n,
+      v.met and "met" or "missed")
+  end
   if type(row.tts_cpu_ms_per_audio_s) == "number" and opts.engine then
     lines[#lines + 1] = string.format("  speech: %s used %.1f ms of CPU per second of audio (on this machine, beside the client)",
       opts.engine, row.tts_cpu_ms_per_audio_s)

@@ -1,7 +1,7 @@
 -- The merge on the console: `ttftlab merge` has written OUT/load.json
 -- from the shards of one run and runs this to print it as load.lua
 -- prints a run: the table of levels with their intervals and failures,
--- under each level its shards, their start spread and its SLO values,
+-- under each level its shards and their start spread,
 -- then what the merge noted (PARAMS.notes) and the capacity.
 local text = dofile("loadtext.lua")
 local doc = read_json("load.json")
@@ -31,11 +31,6 @@ for _, row in ipairs(doc.levels) do
   local spread = type(row.start_spread_ms) == "number" and string.format("start spread %s ms", text.ms(row.start_spread_ms))
     or "start spread unknown (a shard has no start on record)"
   print(string.format("  %s; %s", table.concat(parts, ", "), spread))
-  for _, v in ipairs(row.slo) do
-    local value = type(v.value_ms) == "number" and (text.ms(v.value_ms) .. " ms")
-      or "no value: the percentile falls on a failed or missing request"
-    print(string.format("  %s p%g %s (limit %g ms, n=%d)", v.metric, v.percentile, value, v.limit_ms, v.n))
-  end
 end
 for _, line in ipairs(text.legend("over every shard's requests")) do print(line) end
 for _, n in ipairs(PARAMS.notes or {}) do print("note: " .. n) end

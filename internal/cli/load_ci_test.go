@@ -49,17 +49,27 @@ func TestLoadPrintsPercentileIntervals(t *testing.T) {
 	if !found {
 		t.Errorf("no ttft interval line on the console")
 	}
+	// The SLO's value, the one its verdict was judged on, is on the
+	// console too (a first-audio SLO's never was).
+	if v := doc.Levels[0].SLO[0]; v.ValueMs == nil || !strings.Contains(stdout,
+		fmt.Sprintf("\n  SLO ttft_ms p50 %s ms (limit 60000 ms, n=12): met\n", consoleMs(*v.ValueMs))) {
+		t.Errorf("the console lacks the SLO's value %v", v.ValueMs)
+	}
+}
+
+// consoleMs is a time as load's console writes it: one decimal under
+// 10 ms.
+func consoleMs(x float64) string {
+	if x < 10 && x > -10 {
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.0f", x)
 }
 
 // ciLine is the console's interval line for a distribution as load.json
 // holds it: "  ttft      p50 8.2 [7.8, 8.5]  p95 too few samples  ...".
 func ciLine(d artifact.Dist) string {
-	ms := func(x float64) string {
-		if x < 10 && x > -10 {
-			return fmt.Sprintf("%.1f", x)
-		}
-		return fmt.Sprintf("%.0f", x)
-	}
+	ms := consoleMs
 	var cells []string
 	for _, c := range []struct {
 		p  int
