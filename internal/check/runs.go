@@ -184,6 +184,10 @@ func loadResults(dir string) []Outcome {
 		s := lv.Summary
 		var err error
 		switch {
+		case lv.Interrupted:
+			// Stopped in this level: its requests, if any ended, are what
+			// the stop left, canceled ones counted as failed; the detail
+			// says so.
 		case s.Requests == 0:
 			err = fmt.Errorf("no request was measured (none started, or every one was warm-up): the level has no figure")
 		case s.Failed == s.Requests:

@@ -82,7 +82,8 @@ func TestFolderRunsJSON(t *testing.T) {
 
 // TestLoadLevels: a load folder's level that measured no request (every
 // one warm-up) fails check, which passed it as "0 of 0 requests ok"; a
-// level the run was stopped in passes, saying it was interrupted.
+// level the run was stopped in passes, saying it was interrupted, also
+// when every request it kept is one the stop canceled.
 func TestLoadLevels(t *testing.T) {
 	dir := t.TempDir()
 	doc := `{"settings": {"server": "http://llm", "mode": "concurrency", "levels": [1, 2], "calls": 2, "requests": 2,
@@ -90,6 +91,8 @@ func TestLoadLevels(t *testing.T) {
 	  "warmup": 0, "slo": [], "api": "chat"},
 	 "levels": [{"level": 1, "summary": {"requests": 0, "ok": 0, "failed": 0}, "slo": [], "goodput": null, "slo_met": false},
 	            {"level": 2, "summary": {"requests": 2, "ok": 1, "failed": 1}, "slo": [], "goodput": null, "slo_met": false,
+	             "interrupted": true},
+	            {"level": 4, "summary": {"requests": 2, "ok": 0, "failed": 2}, "slo": [], "goodput": null, "slo_met": false,
 	             "interrupted": true}],
 	 "capacity": null}`
 	if err := os.WriteFile(filepath.Join(dir, "load.json"), []byte(doc), 0o644); err != nil {
@@ -99,7 +102,8 @@ func TestLoadLevels(t *testing.T) {
 	passed, failed := RunFolder(dir, "", Folder{}, &b)
 	out := b.String()
 	if failed != 1 || !strings.Contains(out, "FAIL level 1: no request was measured") ||
-		!strings.Contains(out, "PASS level 2: 1 of 2 requests ok; interrupted: the run was stopped in this level") {
+		!strings.Contains(out, "PASS level 2: 1 of 2 requests ok; interrupted: the run was stopped in this level") ||
+		!strings.Contains(out, "PASS level 4: 0 of 2 requests ok; interrupted: ") {
 		t.Errorf("passed %d, failed %d:\n%s", passed, failed, out)
 	}
 }
