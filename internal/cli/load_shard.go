@@ -129,10 +129,14 @@ func (c *loadCmd) refuseWithShard(fs *flagSet, levels []float64, count int) erro
 	// Shard I holds places I, I+N, ... of a level's calls at once: below
 	// N some shard holds none and its calls never run.
 	if c.rate == "" {
+		given := "--concurrency"
+		if c.concurrency == "" {
+			given = "the default --concurrency 1,2,4: its level"
+		}
 		for _, l := range levels {
 			if l < float64(count) {
-				return fmt.Errorf("--concurrency %g is below the %d shards: each shard holds every %d-th place, so some shard would hold none and its calls never run; give levels of at least %d",
-					l, count, count, count)
+				return fmt.Errorf("%s %g is below the %d shards: shard I holds places I, I+%d, ... of a level's calls at once, so some shard would hold none and its calls never run; give --concurrency levels of at least %d, or --rate",
+					given, l, count, count, count)
 			}
 		}
 	}
