@@ -410,7 +410,7 @@ if P.search_max > 0 and result.capacity.decided == false then
     -- Every level held up to --search-max, whose own interval still
     -- holds the limit: nothing above it was tried.
     print(string.format("capacity undecided at %g%s, the largest level (--search-max): %s (limit %s; an interval still holds it after "
-      .. "--search-budget %d calls); its first round held: try a higher --search-max", lo, unit(lo), table.concat(parts, "; "),
+      .. "--search-budget %d calls); nothing above it was tried: give a higher --search-max", lo, unit(lo), table.concat(parts, "; "),
       table.concat(limits, ", "), P.search_budget))
   end
 elseif capacity and P.search_max > 0 then
