@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 	"strings"
 
@@ -136,7 +137,7 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 				cell = withCI(v, ci)
 				unbounded = unbounded || v != nil && ci == nil
 				if ci != nil {
-					bars[q] = append(bars[q], chart.Interval{At: float64(i) + barOffset[q]*(p.X.Max-p.X.Min), Lo: ci[0], Hi: ci[1]})
+					bars[q] = append(bars[q], chart.Interval{At: float64(i) + barShift(q, p.X.Max-p.X.Min), Lo: ci[0], Hi: ci[1]})
 				}
 			} else if v != nil && !supported(q, d.N) {
 				cell += " *"
@@ -181,6 +182,14 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 // share of the level axis's width, so the bars sit as near their points
 // with one level (an axis 0.6 wide) as with many.
 var barOffset = map[string]float64{"p50": -0.015, "p95": 0, "p99": 0.015}
+
+// barShift is q's bar offset on an axis width wide, never beyond 0.1 of
+// the space between two levels (with many levels a share of the width
+// would set a bar nearer the next level's point than its own).
+func barShift(q string, width float64) float64 {
+	d := barOffset[q] * width
+	return math.Max(-0.1, math.Min(0.1, d))
+}
 
 // quantileCI is the 95 % interval of a distribution's p50, p95 or p99
 // (has is false for the other members, which carry none).
