@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -76,7 +77,12 @@ func (vm *VM) runningRequests(L *lua.LState) int {
 	v, ok, err := servers.Running(vm.callCtx(L), vm.getter(), d.Kind)
 	switch {
 	case err != nil:
-		// The error names the request (GET SERVER/metrics) already.
+		// A failed request names itself (GET SERVER/metrics); an answer
+		// that could not be read is named here.
+		var answer *servers.AnswerError
+		if errors.As(err, &answer) {
+			L.RaiseError("running_requests: GET %s%s: %v", vm.cfg.Server, answer.Path, answer.Err)
+		}
 		L.RaiseError("running_requests: %v", err)
 	case !ok:
 		L.Push(lua.LNil)

@@ -8,7 +8,6 @@ package servers
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -195,6 +194,16 @@ func getObject(ctx context.Context, g Getter, path string, v any) bool {
 	return json.Unmarshal([]byte(b), v) == nil
 }
 
+// AnswerError is a server's answer that could not be read; the caller,
+// who knows the server's URL, names it.
+type AnswerError struct {
+	Path string
+	Err  error
+}
+
+func (e *AnswerError) Error() string { return "the " + e.Path + " answer: " + e.Err.Error() }
+func (e *AnswerError) Unwrap() error { return e.Err }
+
 // Running reads the kind's running-requests gauge from /metrics; ok is
 // false when the kind has no such gauge or the server does not serve it
 // (llama-server without --metrics, SGLang without --enable-metrics).
@@ -212,7 +221,7 @@ func Running(ctx context.Context, g Getter, k Kind) (v float64, ok bool, err err
 	}
 	s, err := metrics.Read(body, names)
 	if err != nil {
-		return 0, false, fmt.Errorf("the /metrics answer: %w", err)
+		return 0, false, &AnswerError{Path: "/metrics", Err: err}
 	}
 	if s.Running == nil {
 		return 0, false, nil
