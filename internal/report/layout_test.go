@@ -131,7 +131,7 @@ var levelLabel = regexp.MustCompile(`<text x="([0-9.]+)"[^>]*>level ([0-9.]+)</t
 // bandXs is the x of each level's name in the server chart, by level.
 func bandXs(t *testing.T, page string) map[float64]float64 {
 	t.Helper()
-	svg := chartOf(t, charts(t, page), "The server: slots busy and requests deferred")
+	svg := chartOf(t, charts(t, page), "The server: slots busy, requests running and deferred")
 	out := map[float64]float64{}
 	for _, m := range levelLabel.FindAllStringSubmatch(svg, -1) {
 		x, _ := strconv.ParseFloat(m[1], 64)
@@ -177,7 +177,7 @@ func TestServerChartIsOneRun(t *testing.T) {
 				t.Errorf("run_ms %v: level %g's band starts at x %g, not after level %g's at %g", withRunMs, b, xs[b], a, xs[a])
 			}
 		}
-		p := drawn["The server: slots busy and requests deferred"]
+		p := drawn["The server: slots busy, requests running and deferred"]
 		if withRunMs && p.X.Max < float64(len(l.Server)-1)*300 {
 			t.Errorf("run_ms: the axis ends at %g before the last sample's run_ms %g", p.X.Max, float64(len(l.Server)-1)*300)
 		}

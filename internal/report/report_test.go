@@ -317,7 +317,7 @@ func TestLoadPageHoldsEveryChart(t *testing.T) {
 			t.Errorf("level %g: %d first-sentence marks, want %d", lv.Level, got, int(ok)+1)
 		}
 	}
-	svg := chartOf(t, all, "The server: slots busy and requests deferred")
+	svg := chartOf(t, all, "The server: slots busy, requests running and deferred")
 	if marks(svg, "stroke", chart.TTFT) != 2 || marks(svg, "stroke", chart.Cut) != 2 {
 		t.Errorf("server chart lacks slots busy or requests deferred")
 	}

@@ -137,44 +137,69 @@ func summaryOf(t table) table {
 	return *s.numericFrom(1)
 }
 
-// serverFigure: slots busy and requests deferred over the whole run on
+// serverFigure: slots busy, requests running and deferred over the whole run on
 // one clock, each level a shaded band.
 func serverFigure(l *rundir.Load) (figure, error) {
-	p := chart.New("The server: slots busy and requests deferred", "time since the run began (ms)", "count")
+	p := chart.New("The server: slots busy, requests running and deferred", "time since the run began (ms)", "count")
 	runMs, bands := l.ServerTimeline()
 	var shade []chart.Band
 	for _, b := range bands {
 		shade = append(shade, chart.Band{From: b.From, To: b.To, Label: "level " + num(b.Level)})
 	}
 	chart.AddBands(p, shade)
-	var busy, deferred, total plotter.XYs
-	tab := table{Head: []string{"level", "from (ms)", "to (ms)", "samples", "max slots busy", "slots", "max deferred"}}
-	stats := map[float64]*[4]float64{}
+	var busy, running, deferred, total plotter.XYs
+	tab := table{Head: []string{"level", "from (ms)", "to (ms)", "samples", "max slots busy", "slots", "max running", "max deferred"}}
+	// Per level: samples, then the largest of each figure, nil where the
+	// server never gave it (a server without /slots, without the gauge):
+	// "–" in the table, never a 0 that reads as an idle server.
+	type levelMax struct {
+		samples                        int
+		busy, slots, running, deferred *float64
+	}
+	grow := func(m **float64, v float64) {
+		if *m == nil || v > **m {
+			*m = &v
+		}
+	}
+	stats := map[float64]*levelMax{}
 	for i, s := range l.Server {
 		x := runMs[i]
+		st := stats[s.Level]
+		if st == nil {
+			st = &levelMax{}
+			stats[s.Level] = st
+		}
+		st.samples++
 		// A figure the server did not give (null) is no point on its line.
 		if s.SlotsProcessing != nil {
-			busy = append(busy, plotter.XY{X: x, Y: intOf(s.SlotsProcessing)})
+			busy = append(busy, plotter.XY{X: x, Y: float64(*s.SlotsProcessing)})
+			grow(&st.busy, float64(*s.SlotsProcessing))
+		}
+		if s.RequestsProcessing != nil {
+			running = append(running, plotter.XY{X: x, Y: *s.RequestsProcessing})
+			grow(&st.running, *s.RequestsProcessing)
 		}
 		if s.RequestsDeferred != nil {
 			deferred = append(deferred, plotter.XY{X: x, Y: *s.RequestsDeferred})
+			grow(&st.deferred, *s.RequestsDeferred)
 		}
 		if s.SlotsTotal != nil {
-			total = append(total, plotter.XY{X: x, Y: intOf(s.SlotsTotal)})
+			total = append(total, plotter.XY{X: x, Y: float64(*s.SlotsTotal)})
+			grow(&st.slots, float64(*s.SlotsTotal))
 		}
-		st := stats[s.Level]
-		if st == nil {
-			st = &[4]float64{}
-			stats[s.Level] = st
-		}
-		st[0]++
-		st[1], st[2], st[3] = max(st[1], intOf(s.SlotsProcessing)), max(st[2], intOf(s.SlotsTotal)), max(st[3], floatOf(s.RequestsDeferred))
 	}
 	for _, b := range bands {
 		st := stats[b.Level]
-		tab.add(num(b.Level), num(b.From), num(b.To), num(st[0]), num(st[1]), num(st[2]), num(st[3]))
+		if st == nil {
+			st = &levelMax{}
+		}
+		tab.add(num(b.Level), num(b.From), num(b.To), strconv.Itoa(st.samples), numP(st.busy), numP(st.slots), numP(st.running), numP(st.deferred))
 	}
+	tab.Caption = "– where the server did not give the figure (no /slots, no running-requests gauge at /metrics)"
 	if err := chart.Steps(p, "slots busy", busy, chart.TTFT, false); err != nil {
+		return figure{}, err
+	}
+	if err := chart.Steps(p, "requests running", running, chart.FirstSentence, false); err != nil {
 		return figure{}, err
 	}
 	if err := chart.Steps(p, "requests deferred", deferred, chart.Cut, false); err != nil {
@@ -187,18 +212,4 @@ func serverFigure(l *rundir.Load) (figure, error) {
 	// Room above the highest line for the bands' names.
 	p.Y.Max *= 1.25
 	return draw(p, chart.Height, *tab.numericFrom(1))
-}
-
-func intOf(p *int) float64 {
-	if p == nil {
-		return 0
-	}
-	return float64(*p)
-}
-
-func floatOf(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
