@@ -15,7 +15,7 @@ import (
 // detected it, else detected now, once per VM.
 func (vm *VM) kind(L *lua.LState) servers.Detection {
 	if vm.detected == nil {
-		d := servers.Detection{Kind: servers.Kind(vm.cfg.Kind), Evidence: vm.cfg.KindEvidence}
+		d := servers.Detection{Kind: servers.Kind(vm.cfg.Kind), Evidence: vm.cfg.KindEvidence, Version: vm.cfg.KindVersion}
 		if d.Kind == "" {
 			d = servers.Detect(vm.callCtx(L), vm.getter())
 		}

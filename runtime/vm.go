@@ -67,6 +67,9 @@ type Config struct {
 	// KindEvidence saying how; "" leaves it to be detected when a script
 	// asks (server_caps()) and request bodies as the script built them.
 	Kind, KindEvidence string
+	// KindVersion is the version or build the server said when its kind
+	// was detected ("" when it said none).
+	KindVersion string
 	// TTS is the speech server of speak(); nil: none (speak() says how to
 	// name one).
 	TTS *TTS

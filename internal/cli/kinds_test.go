@@ -93,6 +93,11 @@ func TestLabOnEveryKind(t *testing.T) {
 			if server.Kind != c.kind || server.Evidence == "" {
 				t.Errorf("server.json %+v, want kind %s with its evidence", server, c.kind)
 			}
+			// The version the server said when asked its kind (it was
+			// always null).
+			if said := c.fake != servertest.Hosted; (server.Version != nil && *server.Version != "") != said {
+				t.Errorf("server.json version %v; the fake said one: %v", server.Version, said)
+			}
 			if _, cancelled := c.skipped["cancel"]; !cancelled {
 				var cancel artifact.Cancel
 				readJSON(t, filepath.Join(out, "cancel.json"), &cancel)
