@@ -4,12 +4,18 @@ local M = {}
 
 -- The model the numbers belong to, from step 1's /props. A synthetic model
 -- (`ttftlab model synth`) names itself in its chat template, which /props
--- shows; any other model is named by its alias or file name.
+-- shows; any other model is named by its alias or file name. A server
+-- without /props (vLLM, SGLang, Ollama, a hosted API) is named by the
+-- model every request asks for (--model, or the one /v1/models lists).
 function M.model_of(p)
   local path = type(p.model_path) == "string" and p.model_path or nil
   local synthetic = type(p.chat_template) == "string" and p.chat_template:match("ttftlab synthetic model ([^%s:]+):")
   local name = synthetic or (type(p.model_alias) == "string" and p.model_alias ~= path and p.model_alias) or
     (path and (path:match("([^/]+)%.gguf$") or path:match("[^/]+$")))
+  if not name then
+    local ep = server_info().endpoint
+    if type(ep) == "table" and type(ep.model) == "string" and ep.model ~= "" then name = ep.model end
+  end
   return json_object({ name = name or json_null, path = path or json_null, synthetic = type(synthetic) == "string" })
 end
 

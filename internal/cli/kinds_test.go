@@ -93,6 +93,19 @@ func TestLabOnEveryKind(t *testing.T) {
 			if server.Kind != c.kind || server.Evidence == "" {
 				t.Errorf("server.json %+v, want kind %s with its evidence", server, c.kind)
 			}
+			// The model is the one every request asked for (it was
+			// "unknown" on every server without /props).
+			var rep struct {
+				Model struct {
+					Name *string `json:"name"`
+				} `json:"model"`
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.json")); err == nil {
+				readJSON(t, filepath.Join(out, "report.json"), &rep)
+				if rep.Model.Name == nil || *rep.Model.Name != "fake-"+c.fake {
+					t.Errorf("report.json model %v, want fake-%s", rep.Model.Name, c.fake)
+				}
+			}
 			// The version the server said when asked its kind (it was
 			// always null).
 			if said := c.fake != servertest.Hosted; (server.Version != nil && *server.Version != "") != said {
@@ -153,6 +166,9 @@ func TestLoadOnEveryKind(t *testing.T) {
 			readJSON(t, filepath.Join(out, "load.json"), &res)
 			if res.Settings.ServerKind != c.kind || res.Server == nil || res.Server.Kind != c.kind {
 				t.Errorf("load.json settings.server_kind %q, server %+v: want %s", res.Settings.ServerKind, res.Server, c.kind)
+			}
+			if res.Model == nil || res.Model.Name == nil || *res.Model.Name != "fake-"+c.fake {
+				t.Errorf("load.json model %+v: want the model every request asked for, fake-%s", res.Model, c.fake)
 			}
 			for _, l := range res.Levels {
 				if l.Summary.OK != l.Summary.Requests || l.Summary.Requests == 0 {
