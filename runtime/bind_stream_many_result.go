@@ -58,8 +58,8 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
 		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
-		chunks: len(res.Chunks), promptN: timing(res, "prompt_n"), cacheN: timing(res, "cache_n"),
-		predictedN: timing(res, "predicted_n"), cut: res.Info.Cut, ok: r.Err == nil}
+		chunks: len(res.Chunks), cut: res.Info.Cut, ok: r.Err == nil}
+	f.promptN, f.cacheN, f.predictedN = rowTokens(res)
 	f.firstAudioMs, f.underrunMs = math.NaN(), math.NaN()
 	f.t0UnixMs = math.NaN()
 	if t0 := res.Info.T0; !t0.IsZero() {
@@ -91,6 +91,34 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	}
 	m.fill(&f, vals)
 	return f
+}
+
+// rowTokens are a request's prompt_n (prompt tokens the server
+// evaluated), cache_n (taken from its cache) and predicted_n (tokens it
+// generated), NaN where unknown: llama.cpp's timings, else the usage
+// object other servers send (prompt_tokens or input_tokens less their
+// cached_tokens, completion_tokens or output_tokens), as stream()'s
+// info.prompt_tokens and info.cached_tokens read them. Without a cached
+// count only the whole prompt is known, not how much was evaluated.
+func rowTokens(res *stream.Result) (promptN, cacheN, predictedN float64) {
+	promptN, cacheN, predictedN = timing(res, "prompt_n"), timing(res, "cache_n"), timing(res, "predicted_n")
+	if promptN == promptN { // timings: llama.cpp
+		return promptN, cacheN, predictedN
+	}
+	prompt, cached, from := promptTokens(res.Timings, res.Info.Usage)
+	if from != "usage" {
+		return promptN, cacheN, predictedN
+	}
+	if cached != nil {
+		promptN, cacheN = *prompt-*cached, *cached
+	}
+	for _, k := range []string{"completion_tokens", "output_tokens"} {
+		if v, ok := res.Info.Usage[k].(float64); ok {
+			predictedN = v
+			break
+		}
+	}
+	return promptN, cacheN, predictedN
 }
 
 func timing(res *stream.Result, key string) float64 {

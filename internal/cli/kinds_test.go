@@ -175,6 +175,18 @@ func TestLoadOnEveryKind(t *testing.T) {
 					t.Errorf("level %v: %v of %v requests ok", l.Level, l.Summary.OK, l.Summary.Requests)
 				}
 			}
+			// Each row has the tokens the server's usage says (they came
+			// from llama.cpp's timings alone, null on every other kind):
+			// the prompt split into evaluated and cached where the server
+			// says what came from its cache.
+			for _, r := range strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")) {
+				cached := c.fake != servertest.Ollama
+				if r.PredictedN == nil || *r.PredictedN <= 0 || (r.CacheN != nil) != cached || (r.PromptN != nil) != cached ||
+					r.PromptN != nil && *r.PromptN+*r.CacheN <= 0 {
+					t.Errorf("row %d: prompt_n %v, cache_n %v, predicted_n %v (a cached count: %v)", r.Index, r.PromptN, r.CacheN, r.PredictedN, cached)
+					break
+				}
+			}
 			lines := readLines(t, filepath.Join(out, "server.jsonl"))
 			if len(lines) == 0 {
 				t.Fatal("server.jsonl is empty")
