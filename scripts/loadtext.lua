@@ -145,6 +145,12 @@ function text.level_lines(label, row, opts)
     lines[#lines + 1] = string.format("  speech: %s used %.1f ms of CPU per second of audio (on this machine, beside the client)",
       opts.engine, row.tts_cpu_ms_per_audio_s)
   end
+  -- Requests that ended without an error yet streamed no content (a
+  -- server that sends usage alone): no figure, and no failure either.
+  if type(s.ttft_ms) == "table" and type(s.ttft_ms.n) == "number" and s.ok > s.ttft_ms.n then
+    lines[#lines + 1] = string.format("  %s%d of the %d requests that ended without an error streamed no content (no first token): "
+      .. "the server answered with nothing to time", s.failed > 0 and "at least " or "", s.ok - s.ttft_ms.n, s.ok)
+  end
   failure_lines(s, lines)
   lines[#lines + 1] = client_line(s)
   local steady = row.steady

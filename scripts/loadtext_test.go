@@ -103,3 +103,18 @@ end
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestNoContentSaid: requests that ended without an error but streamed
+// nothing (a server that sends usage alone) are said under the row; the
+// row read "6/6" with no figure and nothing else.
+func TestNoContentSaid(t *testing.T) {
+	got := runText(t, `
+local text = dofile("loadtext.lua")
+local row = { level = 2, slo_met = false, goodput = 0,
+  summary = { calls = 6, ok = 6, requests = 6, failed = 0, tokens_per_s = 0, ttft_ms = { n = 0 }, first_sentence_ms = { n = 0 } } }
+for _, l in ipairs(text.level_lines("2", row)) do print(l) end
+`)
+	if want := "  6 of the 6 requests that ended without an error streamed no content (no first token): the server answered with nothing to time\n"; !strings.Contains(got, want) {
+		t.Errorf("got\n%s\nwant a line %q", got, want)
+	}
+}
