@@ -191,6 +191,16 @@ function text.unit(mode, level)
   return level == 1 and " call at once" or " calls at once"
 end
 
+-- state is what else a level's row says of why it did not hold, for the
+-- capacity line: " (over-saturated: ...)" (its lateness kept rising and no
+-- new call started), " (interrupted: ...)" (the run was stopped in it), or
+-- "".
+function text.state(row)
+  if type(row.over_saturated) == "table" then return " (over-saturated: its lateness kept rising)" end
+  if row.interrupted then return " (interrupted: the run was stopped in it)" end
+  return ""
+end
+
 -- capacity_line is a sweep's capacity (no search): the highest level
 -- whose SLOs held, what the first SLO was there and at the level above;
 -- levels in order, capacity and above rows of them or nil, lowest the
@@ -204,8 +214,8 @@ function text.capacity_line(mode, levels, capacity, above, lowest)
       local a = above.slo[1]
       local why = a.failed > 0 and string.format("%d of %d failed", a.failed, a.n) or
         string.format("%d of %d without the figure", a.missing, a.n)
-      line = line .. string.format("; at %g: %s", above.level,
-        type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why))
+      line = line .. string.format("; at %g: %s%s", above.level,
+        type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why), text.state(above))
     else
       -- The highest level held; one below it may not have (a server
       -- that warmed up, a noisy level): say so rather than "every".
@@ -228,6 +238,7 @@ function text.capacity_line(mode, levels, capacity, above, lowest)
   if first and first.summary.requests > 0 and first.summary.failed == first.summary.requests then
     why = "failed every request"
   end
+  if first then why = why .. text.state(first) end
   local level = first and first.level or lowest
   return string.format("capacity: none: already %g%s %s", level, text.unit(mode, level), why)
 end

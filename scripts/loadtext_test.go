@@ -49,12 +49,20 @@ print(text.capacity_line("concurrency", { a, b, c }, c, nil))
 print(text.capacity_line("concurrency", { b, c }, c, nil))
 print(text.capacity_line("concurrency", { b, c, row(8, false, 130) }, c, row(8, false, 130)))
 print(text.capacity_line("rate", { a }, nil, nil))
+local over = row(8, false, 30)
+over.over_saturated = { metric = "queue_ms + ttft_ms", thirds = {} }
+print(text.capacity_line("concurrency", { b, c, over }, c, over))
+local stopped = row(1, false, 30)
+stopped.interrupted = true
+print(text.capacity_line("concurrency", { stopped }, nil, nil))
 `)
 	want := []string{
 		"capacity: 4 calls at once (ttft_ms p95 90 ms <= 100 ms); the highest level held, but 1 below it did not: rerun it, or try higher ones",
 		"capacity: 4 calls at once (ttft_ms p95 90 ms <= 100 ms); every level held: try higher ones",
 		"capacity: 4 calls at once (ttft_ms p95 90 ms <= 100 ms); at 8: 130 ms",
 		"capacity: none: already 1 calls/s misses the SLO",
+		"capacity: 4 calls at once (ttft_ms p95 90 ms <= 100 ms); at 8: 30 ms (over-saturated: its lateness kept rising)",
+		"capacity: none: already 1 call at once misses the SLO (interrupted: the run was stopped in it)",
 	}
 	if lines := strings.Split(strings.TrimSpace(got), "\n"); strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
