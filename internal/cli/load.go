@@ -358,6 +358,13 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 		if budget < c.requests {
 			return nil, nil, fmt.Errorf("--search-budget %d is below --requests %d: a level's first round alone is that", budget, c.requests)
 		}
+		// A level's last round is what the budget leaves, and each round
+		// leaves out its own warm-up: one left only warm-up measures
+		// nothing and spends the budget.
+		if rest := budget % c.requests; rest > 0 && rest*c.turns <= c.warmup {
+			return nil, nil, fmt.Errorf("--search-budget %d leaves a last round of %d calls (%d requests), which --warmup %d would leave out whole: give a budget that is a multiple of --requests %d, or a smaller --warmup",
+				budget, rest, rest*c.turns, c.warmup, c.requests)
+		}
 		// The script chooses the levels; levels is what the server is
 		// sized for.
 		lv, searchMax = []any{}, c.searchMax

@@ -166,8 +166,9 @@ func TestLoadSearchFindsK(t *testing.T) {
 }
 
 // TestLoadSearchFlags: --search takes no --concurrency, one --rate (the
-// rate it starts from) no higher than --search-max, and a --search-budget
-// no lower than --requests.
+// rate it starts from) no higher than --search-max, a --search-budget no
+// lower than --requests, and none that leaves a last round of warm-up
+// alone.
 func TestLoadSearchFlags(t *testing.T) {
 	serverTestEnv(t)
 	for _, extra := range [][]string{{"--concurrency", "1,2"}, {"--rate", "1,2"}, {"--rate", "100"},
@@ -176,6 +177,12 @@ func TestLoadSearchFlags(t *testing.T) {
 		if code, _, stderr := runCLI(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", extra, code, stderr)
 		}
+	}
+	// A last round the warm-up would leave out whole: refused, naming it.
+	args := []string{"load", "--server", "http://127.0.0.1:1", "--search", "--out", t.TempDir(), "--requests", "20", "--warmup", "10"}
+	code, _, stderr := runCLI(append(args, "--search-budget", "30")...)
+	if code != 2 || !strings.Contains(stderr, "--search-budget 30 leaves a last round of 10 calls (10 requests), which --warmup 10 would leave out whole") {
+		t.Errorf("a last round of warm-up alone: exit %d: %s", code, stderr)
 	}
 }
 
