@@ -349,7 +349,7 @@ func TestMergeExitsAsLoadWouldForTheRows(t *testing.T) {
 	}
 	// The console says what failed, as load's does.
 	for _, want := range []string{"     0%  missed\n", "  failed 2 of 2 requests:\n", "    connect            2  e.g. connection refused\n",
-		"capacity: none: already 1 calls/s failed every request\n",
+		"capacity: none: already 1 calls/s failed every request (over-saturated: its lateness kept rising)\n",
 		"  over-saturated: queue_ms + ttft_ms kept rising in a shard (p50 of each third 12 [10, inf] -> 80 [70, inf] -> 200 [180, inf] ms"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the console lacks %q:\n%s", want, stdout)
