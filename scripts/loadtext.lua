@@ -115,10 +115,11 @@ function text.header(mode)
 end
 
 -- level_lines are a level's lines: its row of the table (label first,
--- e.g. "4" or "4 #2"), the intervals of its percentiles, what speaking
--- cost (opts.engine names the speech engine), its failures, a busy
--- client, and a level whose lateness moved (not steady). An
--- over-saturated level's line is the caller's, who knows when it stopped.
+-- e.g. "4" or "4 #2"), the intervals of its percentiles, each SLO's value,
+-- what speaking cost (opts.engine names the speech engine), requests that
+-- streamed no content, its failures, a busy client, and a level whose
+-- lateness moved (not steady). An over-saturated level's line is the
+-- caller's, who knows when it stopped.
 function text.level_lines(label, row, opts)
   opts = opts or {}
   local s = row.summary
