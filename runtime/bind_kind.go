@@ -15,7 +15,7 @@ import (
 // detected it, else detected now, once per VM.
 func (vm *VM) kind(L *lua.LState) servers.Detection {
 	if vm.detected == nil {
-		d := servers.Detection{Kind: servers.Kind(vm.cfg.Kind), Evidence: vm.cfg.KindEvidence, Version: vm.cfg.KindVersion}
+		d := vm.cfg.Kind
 		if d.Kind == "" {
 			d = servers.Detect(vm.callCtx(L), vm.getter())
 		}
@@ -102,10 +102,10 @@ func (vm *VM) runningRequests(L *lua.LState) int {
 // Only a kind the command line detected (Config.Kind) changes the body, and
 // only for requests to SERVER.
 func (vm *VM) fitToKind(c *streamCall) {
-	if vm.cfg.Kind == "" || c.req.URL != vm.cfg.Server {
+	if vm.cfg.Kind.Kind == "" || c.req.URL != vm.cfg.Server {
 		return
 	}
-	caps := servers.CapsOf(servers.Kind(vm.cfg.Kind))
+	caps := servers.CapsOf(vm.cfg.Kind.Kind)
 	for _, name := range servers.Dropped(caps.Kind) {
 		c.body.RawSetString(name, lua.LNil)
 	}

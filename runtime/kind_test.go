@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"ttftlab/internal/servers"
 	"ttftlab/internal/servers/servertest"
 	"ttftlab/internal/stream/streamtest"
 )
@@ -31,7 +32,7 @@ func TestBodiesFitTheKind(t *testing.T) {
 		t.Run(c.fake, func(t *testing.T) {
 			fake := &servertest.Fake{Kind: c.fake}
 			url := fake.Start(t)
-			vm, out := testVM(t, Config{Server: url, Kind: c.kind})
+			vm, out := testVM(t, Config{Server: url, Kind: servers.Detection{Kind: servers.Kind(c.kind)}})
 			err := vm.RunString(`
 				local chunks, _, _, info = stream("hi", {max_tokens = 5, cache_prompt = false,
 					body = {return_progress = true, n_probs = 2, ignore_eos = true}})
@@ -67,7 +68,7 @@ func TestBodiesOfLlamaAndUnknownKindUnchanged(t *testing.T) {
 	for _, kind := range []string{"llama.cpp", ""} {
 		fake := &streamtest.FakeLlama{Pieces: []string{"a"}}
 		url := fake.Start(t)
-		vm, out := testVM(t, Config{Server: url, Kind: kind})
+		vm, out := testVM(t, Config{Server: url, Kind: servers.Detection{Kind: servers.Kind(kind)}})
 		if err := vm.RunString(`stream("hi", {cache_prompt = false, body = {n_probs = 2}})`, "k.lua"); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -119,7 +120,7 @@ func TestRateLimitedIsItsOwnKind(t *testing.T) {
 func TestResponsesBodyGetsNoStreamOptions(t *testing.T) {
 	fake := &streamtest.FakeLlama{Pieces: []string{"a"}}
 	url := fake.Start(t)
-	vm, out := testVM(t, Config{Server: url, Kind: "vllm"})
+	vm, out := testVM(t, Config{Server: url, Kind: servers.Detection{Kind: servers.VLLM}})
 	if err := vm.RunString(`stream("hi", {path = "/v1/responses", errors = "return"})`, "k.lua"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -143,7 +144,7 @@ func TestResponsesBodyHasNoStreamOptions(t *testing.T) {
 		io.WriteString(w, "data: [DONE]\n\n")
 	}))
 	defer srv.Close()
-	vm, out := testVM(t, Config{Server: srv.URL, Kind: "vllm"})
+	vm, out := testVM(t, Config{Server: srv.URL, Kind: servers.Detection{Kind: servers.VLLM}})
 	if err := vm.RunString(`
 		pcall(stream, "hi", {api = "responses", max_tokens = 5})
 		pcall(stream, "hi", {max_tokens = 5})`, "r.lua"); err != nil {

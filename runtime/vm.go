@@ -63,13 +63,11 @@ type Config struct {
 	// value is chat.
 	API stream.API
 	// Kind is the kind of server at Server ("llama.cpp", "vllm", "sglang",
-	// "ollama", "openai-compatible"), as the command line detected it, with
-	// KindEvidence saying how; "" leaves it to be detected when a script
-	// asks (server_caps()) and request bodies as the script built them.
-	Kind, KindEvidence string
-	// KindVersion is the version or build the server said when its kind
-	// was detected ("" when it said none).
-	KindVersion string
+	// "ollama", "openai-compatible") as the command line detected it, with
+	// its evidence and version; a zero Kind.Kind leaves it to be detected
+	// when a script asks (server_caps()) and request bodies as the script
+	// built them.
+	Kind servers.Detection
 	// TTS is the speech server of speak(); nil: none (speak() says how to
 	// name one).
 	TTS *TTS

@@ -74,7 +74,7 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	}
 	defer stopSpeech()
 	cfg := runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
-		Kind: string(kind.Kind), KindEvidence: kind.Evidence, KindVersion: kind.Version, TTS: speech}
+		Kind: kind, TTS: speech}
 	if s.before != nil {
 		if err := s.before(ctx); err != nil {
 			return err

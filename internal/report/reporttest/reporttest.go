@@ -20,6 +20,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver/llamatest"
+	"ttftlab/internal/servers"
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/internal/tts"
 	"ttftlab/runtime"
@@ -64,8 +65,8 @@ func Load(t testing.TB, out string) {
 				"text": fmt.Sprintf("ttft_ms<=%d@p95", SLOLimitMs)},
 		},
 	}
-	run(t, runtime.Config{Server: url, Out: out, Params: params, Command: "ttftlab test", Kind: "llama.cpp",
-		KindEvidence: "GET /props answered with default_generation_settings"}, "load.lua")
+	run(t, runtime.Config{Server: url, Out: out, Params: params, Command: "ttftlab test", Kind: servers.Detection{
+		Kind: servers.LlamaCpp, Evidence: "GET /props answered with default_generation_settings"}}, "load.lua")
 }
 
 // Lab runs the whole lab (scripts/lab.lua) against the real llama-server
