@@ -135,7 +135,7 @@ func loadHeadline(l *rundir.Load) []headline {
 					val = ms(*v.ValueMs)
 					// Too few requests for this percentile: it is the
 					// largest value or near it, as the console marks it.
-					if float64(v.N) < 100/(100-o.Percentile)-1e-9 {
+					if !supportedPct(o.Percentile, v.N) {
 						val += "*"
 						thin = true
 					}
@@ -154,7 +154,7 @@ func loadHeadline(l *rundir.Load) []headline {
 			Value: strings.Join(parts, " · "), Note: "at each " + levelWord(l) + "; ✗ over the limit or on a failed request"}
 		if thin {
 			h.Note += fmt.Sprintf("; * fewer requests than a p%s needs (%.0f): the largest value or near it, not the tail it names",
-				num(o.Percentile), math.Ceil(100/(100-o.Percentile)-1e-9))
+				num(o.Percentile), neededFor(o.Percentile))
 		}
 		if !met {
 			h.Class = "mixed"

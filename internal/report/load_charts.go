@@ -222,5 +222,11 @@ func supported(q string, n int) bool {
 	default:
 		return true
 	}
-	return float64(n)*(100-pct)/100 >= 1
+	return supportedPct(pct, n)
 }
+
+// supportedPct is supported for a percentile given as a number (95).
+func supportedPct(pct float64, n int) bool { return float64(n)*(100-pct)/100 >= 1 }
+
+// neededFor is the fewest values that support the pct-th percentile.
+func neededFor(pct float64) float64 { return math.Ceil(100/(100-pct) - 1e-9) }

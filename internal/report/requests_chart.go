@@ -189,10 +189,7 @@ func serverFigure(l *rundir.Load) (figure, error) {
 		}
 	}
 	for _, b := range bands {
-		st := stats[b.Level]
-		if st == nil {
-			st = &levelMax{}
-		}
+		st := stats[b.Level] // every band is made from samples of its level
 		tab.add(num(b.Level), num(b.From), num(b.To), strconv.Itoa(st.samples), numP(st.busy), numP(st.slots), numP(st.running), numP(st.deferred))
 	}
 	tab.Caption = "– where the server did not give the figure (no /slots, no running-requests gauge at /metrics)"
