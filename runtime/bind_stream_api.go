@@ -205,3 +205,15 @@ func promptTokens(timings, usage map[string]any) (prompt, cached *float64, from 
 	}
 	return nil, nil, ""
 }
+
+// generatedTokens reads the tokens the answer took from the usage object
+// (chat and completions: completion_tokens; responses: output_tokens), nil
+// when it has neither.
+func generatedTokens(usage map[string]any) *float64 {
+	for _, k := range []string{"completion_tokens", "output_tokens"} {
+		if v, ok := usage[k].(float64); ok {
+			return &v
+		}
+	}
+	return nil
+}

@@ -112,11 +112,8 @@ func rowTokens(res *stream.Result) (promptN, cacheN, predictedN float64) {
 	if cached != nil {
 		promptN, cacheN = *prompt-*cached, *cached
 	}
-	for _, k := range []string{"completion_tokens", "output_tokens"} {
-		if v, ok := res.Info.Usage[k].(float64); ok {
-			predictedN = v
-			break
-		}
+	if g := generatedTokens(res.Info.Usage); g != nil {
+		predictedN = *g
 	}
 	return promptN, cacheN, predictedN
 }
