@@ -130,7 +130,7 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 		c.req.RawOut = mc.raw
 	}
 	mc.call = c
-	var after func(*stream.Result, error)
+	var after func(*stream.Result, error) error
 	if speech != nil {
 		after = m.speakAnswer(speech, mc)
 	}

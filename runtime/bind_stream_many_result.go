@@ -58,7 +58,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
 		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
-		chunks: len(res.Chunks), cut: res.Info.Cut, ok: r.Err == nil}
+		chunks: len(res.Chunks), cut: res.Info.Cut, ok: !r.Failed()}
 	f.promptN, f.cacheN, f.predictedN = rowTokens(res)
 	f.firstAudioMs, f.underrunMs = math.NaN(), math.NaN()
 	f.t0UnixMs = math.NaN()
@@ -73,10 +73,17 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	if res.Info.HasTTFT {
 		f.ttftMs = res.Info.TTFTMs
 	}
-	if r.Err != nil {
-		f.kind, f.message = errorKind(r.Err), err.Error()
+	// A stream that ended well whose answer's speech failed is a failure
+	// of its own kind (tts_connect, tts_http, ...); info and the figures
+	// measured stay the stream's.
+	failure := r.Err
+	if failure == nil && r.AfterErr != nil {
+		failure, err = r.AfterErr, r.AfterErr
+	}
+	if failure != nil {
+		f.kind, f.message = errorKind(failure), err.Error()
 		var se *stream.Error
-		if errors.As(r.Err, &se) && (se.Kind == stream.KindHTTP || se.Kind == stream.KindRateLimited) {
+		if errors.As(failure, &se) && (se.Kind == stream.KindHTTP || se.Kind == stream.KindRateLimited) {
 			f.status = se.Status
 		}
 	}
@@ -85,8 +92,9 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	}
 	f.firstSentenceMs, f.stallMs = m.spoken(res.Chunks, res.Info.Done)
 	if !f.ok {
-		// How long a speaker waited is a figure of an answer that ended;
-		// a failed one's partial text says nothing about it.
+		// How long a speaker waited is a figure of an answer that ended
+		// and was heard; a failed one's (its stream, or its speech) says
+		// nothing about it.
 		f.stallMs = math.NaN()
 	}
 	m.fill(&f, vals)
@@ -126,8 +134,14 @@ func timing(res *stream.Result, key string) float64 {
 }
 
 // errorKind is the stream package's kind of a failure ("http", "dropped",
-// "timeout", ...), "other" for anything else.
+// "timeout", ...), that kind after "tts_" for an answer's failed speech
+// (voice.Error: "tts_connect", "tts_http", ...), "other" for anything
+// else.
 func errorKind(err error) string {
+	var ve *voice.Error
+	if errors.As(err, &ve) {
+		return "tts_" + errorKind(ve.Err)
+	}
 	var se *stream.Error
 	if errors.As(err, &se) {
 		return string(se.Kind)

@@ -84,10 +84,14 @@ func speakWhileStreaming(ctx context.Context, sp *voice.Speech, req *stream.Requ
 
 // speakAnswer speaks a request of stream_many as it streams; the request's
 // goroutine waits for the audio, so the result handed back carries it in
-// mc.spoken.
-func (m *many) speakAnswer(sp *voice.Speech, mc *manyCall) func(res *stream.Result, err error) {
+// mc.spoken. A sentence whose speech failed fails the request
+// (voice.Error).
+func (m *many) speakAnswer(sp *voice.Speech, mc *manyCall) func(res *stream.Result, err error) error {
 	spoken := speakWhileStreaming(m.vm.callCtx(m.L), sp, &mc.call.req)
-	return func(res *stream.Result, err error) { mc.spoken = spoken(res, err) }
+	return func(res *stream.Result, err error) error {
+		mc.spoken = spoken(res, err)
+		return mc.spoken.Err()
+	}
 }
 
 // streamSpeech reads stream()'s opts.tts (with clause and

@@ -434,7 +434,8 @@ var Metrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "gap_ms", "qu
 // message of one of them.
 type Failure struct {
 	Kind string `json:"kind"`
-	// Status is the HTTP status of an "http" failure, else omitted.
+	// Status is the HTTP status of an "http" (or "tts_http") failure, else
+	// omitted.
 	Status  int    `json:"status,omitempty"`
 	N       int    `json:"n"`
 	Example string `json:"example"`

@@ -99,9 +99,10 @@ type Turn struct {
 type Job struct {
 	Request stream.Request
 	// After, when set, runs on the request's goroutine once its stream
-	// has ended (after Result.End is taken), before the result is handed
-	// back: a speech pipeline waits there for the answer's audio.
-	After func(res *stream.Result, err error)
+	// has ended, before the result is handed back: a speech pipeline
+	// waits there for the answer's audio. Its error fails the request
+	// (Result.AfterErr) when the stream itself ended well.
+	After func(res *stream.Result, err error) error
 }
 
 // Status is what Hooks.Next has to offer.
@@ -128,8 +129,14 @@ type Result struct {
 	// progress, building the request, the start gate, a busy machine).
 	Scheduled, Start, End time.Duration
 	Result                *stream.Result
-	Err                   error
+	// Err is the stream's error; AfterErr is Job.After's, when the stream
+	// ended well but what followed it failed (the answer's speech). Either
+	// fails the turn, which ends its call.
+	Err, AfterErr error
 }
+
+// Failed says whether the request failed: its stream, or Job.After.
+func (r Result) Failed() bool { return r.Err != nil || r.AfterErr != nil }
 
 // Hooks are called on the goroutine that called Run.
 type Hooks struct {

@@ -225,10 +225,13 @@ func (r *run) do(t Turn, job Job) {
 	end := r.now()
 	hold.Stop()
 	release()
+	var afterErr error
 	if job.After != nil {
-		job.After(res, err)
+		if e := job.After(res, err); err == nil {
+			afterErr = e
+		}
 	}
-	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Start: start, End: end, Result: res, Err: err}
+	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Start: start, End: end, Result: res, Err: err, AfterErr: afterErr}
 }
 
 // armTimer points the timer at the due time of next (when due) or the
@@ -277,7 +280,7 @@ func (r *run) finished(res Result) {
 // place comes free at that end.
 func (r *run) follow(res Result) {
 	p := r.l.plan
-	if res.Err == nil && res.Turn < p.Turns && !r.ended {
+	if !res.Failed() && res.Turn < p.Turns && !r.ended {
 		think, err := p.ThinkTime(res.Call, res.Turn+1)
 		if err == nil && think < 0 {
 			err = fmt.Errorf("the think time before turn %d of call %d is negative (%v)", res.Turn+1, res.Call, think)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +71,38 @@ type Answer struct {
 	OverheadMs *float64
 	// Errors counts the sentences whose speech failed, cuts aside.
 	Errors int
+}
+
+// Error is an answer whose speech failed: the first sentence whose
+// speech request failed (a cut with the answer aside), and how many of
+// the answer's sentences failed.
+type Error struct {
+	// Sentence numbers the first failed sentence from 1; Failed of
+	// Sentences failed in all.
+	Sentence, Failed, Sentences int
+	// Err is that sentence's speech request's error (a *stream.Error).
+	Err error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("speech failed for %d of %d sentences; sentence %d: %v", e.Failed, e.Sentences, e.Sentence, e.Err)
+}
+
+// Unwrap returns the speech request's error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Err is the answer's speech failure, an *Error; nil when every
+// sentence's speech came, or was hung up with the answer.
+func (a *Answer) Err() error {
+	if a.Errors == 0 {
+		return nil
+	}
+	for i, s := range a.Sentences {
+		if s.Err != nil && !s.Cut {
+			return &Error{Sentence: i + 1, Failed: a.Errors, Sentences: len(a.Sentences), Err: s.Err}
+		}
+	}
+	return nil
 }
 
 // Pipeline speaks one answer. Feed it the answer's chunks as they
