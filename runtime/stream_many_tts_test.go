@@ -77,3 +77,40 @@ func TestStreamManySpeaks(t *testing.T) {
 		t.Fatalf("%d rows with first_audio_ms, want 3:\n%s", spoke, data)
 	}
 }
+
+// TestStreamManyQueueLeavesSpeechOut: one call at a time, three calls of
+// two turns, every answer spoken by a slow speech server. A turn is over
+// once its audio has come, so the next turn (after the think time) and
+// the next call (when the place comes free) are due from then: each
+// request's queue_ms is the wait before it was sent, far below the
+// speech that followed the previous request's stream in the same run.
+// Before, a turn was due from its stream's end, and the speech after it
+// was counted as the next request's queue.
+func TestStreamManyQueueLeavesSpeechOut(t *testing.T) {
+	url := (&streamtest.FakeLlama{Pieces: []string{"Your table", " is ready.", " Come in", " now."}}).Start(t)
+	speech := (&streamtest.FakeSpeech{Pieces: 4, Delay: 20 * time.Millisecond}).Start(t)
+	vm, out := testVM(t, Config{Server: url})
+	vm.L.SetGlobal("SPEECH", lua.LString(speech))
+	err := vm.RunString(`
+		local results = stream_many(function(i, call, turn)
+			return {{role = "user", content = "hi " .. call .. "." .. turn}}, {max_tokens = 8}
+		end, {concurrency = 1, calls = 3, turns = 2, think_ms = 0, tts = {server = SPEECH}})
+		assert(#results == 6, #results .. " results")
+		for i = 2, #results do
+			local prev, r = results[i - 1], results[i]
+			assert(prev.error == nil and #prev.spoken == 2, "request " .. (i - 1) .. ": " .. tostring(prev.error))
+			-- The speech after the previous request's stream ended: from its
+			-- end to its last audio byte, on its t0's axis.
+			local tail = math.max(prev.spoken[1].audio_done_ms, prev.spoken[2].audio_done_ms) - prev.total_ms
+			assert(tail > 0, "the speech outlasts the stream")
+			assert(r.queue_ms < tail / 4, string.format("request %d: queue_ms %.3f, the speech after request %d's stream %.3f",
+				i, r.queue_ms, i - 1, tail))
+		end
+		print("ok")`, "q.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "ok\n" {
+		t.Fatalf("%q", out.String())
+	}
+}

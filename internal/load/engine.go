@@ -22,6 +22,9 @@ import (
 //   - in an open loop: its arrival (Arrivals), whether or not a place is
 //     free then;
 //   - a later turn: the end of the call's previous turn plus ThinkTime.
+//
+// A turn ends when its stream has ended and Job.After has returned (a
+// spoken answer's audio came): its call holds its place until then.
 type Plan struct {
 	// Concurrency caps the calls in progress (a call holds its place from
 	// its first turn's start to its last turn's end, think times
@@ -124,7 +127,9 @@ type Result struct {
 	// Index, Call and Turn are the Turn's.
 	Index, Call, Turn int
 	// Scheduled is when the request was due, Start when it was launched
-	// (past the start gate), End when it ended, all since the run began;
+	// (past the start gate), End when it was over (its stream ended and
+	// Job.After returned: a spoken answer's audio came), all since the
+	// run began;
 	// Start - Scheduled is the client's own delay (the cap on calls in
 	// progress, building the request, the start gate, a busy machine).
 	Scheduled, Start, End time.Duration

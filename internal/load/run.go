@@ -222,7 +222,6 @@ func (r *run) do(t Turn, job Job) {
 		req.Sent = release
 	}
 	res, err := stream.Do(r.ctx, req)
-	end := r.now()
 	hold.Stop()
 	release()
 	var afterErr error
@@ -231,6 +230,11 @@ func (r *run) do(t Turn, job Job) {
 			afterErr = e
 		}
 	}
+	// The turn is over only now: with After (the answer's speech) the call
+	// still held its place, and its next turn or call was not yet due.
+	// Stamped before, the wait for After would be counted as the next
+	// request's queue.
+	end := r.now()
 	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Start: start, End: end, Result: res, Err: err, AfterErr: afterErr}
 }
 
