@@ -5,15 +5,15 @@
 # so the system's apt state is never touched. The caller defines log and
 # die, and sets work to a temporary folder it removes.
 
-# debian_mirror sets mirror (the first archive of the system's apt sources
-# that is not the security one) and keyring.
+# debian_mirror sets mirror (TTFTLAB_DEBIAN_MIRROR, else the first archive
+# of the system's apt sources that is not the security one) and keyring.
 debian_mirror() {
   command -v apt-get >/dev/null || die "apt-get not found: this script needs a Debian-based system"
   command -v dpkg >/dev/null || die "dpkg not found"
   local sources=/etc/apt/sources.list.d/debian.sources
   keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-  mirror=""
-  if [ -f "$sources" ]; then
+  mirror=${TTFTLAB_DEBIAN_MIRROR:-}
+  if [ -z "$mirror" ] && [ -f "$sources" ]; then
     mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' "$sources")
   fi
   if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
@@ -38,8 +38,25 @@ private_apt() {
     -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::State::status=$apt_dir/status"
     -o "Dir::Cache=$apt_dir/cache" -o "APT::Architecture=$arch" -o "Debug::NoLocking=1"
   )
-  log "reading the $suite package lists (private apt configuration)"
-  apt-get "${apt_opts[@]}" -q update >"$work/update.log" 2>&1 || { cat "$work/update.log" >&2; die "apt-get update of the $suite lists failed"; }
+  log "reading the $suite package lists from $mirror (private apt configuration)"
+  # apt-get update exits 0 when it could fetch nothing ("W: Failed to
+  # fetch"), so the lists it wrote are what tells.
+  if ! apt-get "${apt_opts[@]}" -q update >"$work/update.log" 2>&1 ||
+    ! compgen -G "$apt_dir/lists/*_Packages*" >/dev/null; then
+    die "the packages could not be downloaded: the $suite package lists from $mirror could not be read ($(apt_reason "$work/update.log"))"
+  fi
+}
+
+# apt_reason LOG is the first cause apt gave in LOG, on one line, without
+# apt's own prefixes.
+apt_reason() {
+  local reason
+  reason=$(awk '
+    /^(W: Failed to fetch|E: Failed to fetch)/ { sub(/^[WE]: Failed to fetch [^ ]+ +/, ""); print; exit }
+    /^Err:/ { getline; sub(/^ +/, ""); print; exit }
+    /^E: / { sub(/^E: /, ""); print; exit }' "$1")
+  [ -n "$reason" ] || reason=$(grep -v '^ *$' "$1" | tail -n 1)
+  printf '%s' "${reason:-apt-get gave no reason}"
 }
 
 # unpack_debs DIR PACKAGE... downloads the packages and unpacks them into
@@ -48,7 +65,8 @@ unpack_debs() {
   local dir=$1 deb
   shift
   log "downloading $*"
-  (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -q download "$@") >"$work/download.log" 2>&1 || { cat "$work/download.log" >&2; die "apt-get download failed"; }
+  (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -q download "$@") >"$work/download.log" 2>&1 ||
+    die "the packages could not be downloaded from $mirror ($(apt_reason "$work/download.log"))"
   rm -rf "$dir"
   mkdir -p "$dir/bin"
   for deb in "$apt_dir"/debs/*.deb; do

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,13 +96,16 @@ exit 1
 	if code != 1 {
 		t.Fatalf("lab exited %d, want 1:\n%s%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"llama-server not found: installing it", "apt-get not found"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
+	if !strings.Contains(stdout, "llama-server not found: installing it") {
+		t.Errorf("stdout lacks the install line:\n%s", stdout)
 	}
-	if !strings.Contains(stderr, "installing it failed") || !strings.Contains(stderr, "ttftlab server install") {
-		t.Errorf("stderr = %q, want the failure and `ttftlab server install`", stderr)
+	if strings.Count(stdout+stderr, "apt-get not found") != 1 {
+		t.Errorf("the installer's reason should be said once, in the error:\n%s%s", stdout, stderr)
+	}
+	for _, want := range []string{"installing llama-server failed", "apt-get not found", "--llama-server", "LLAMA_SERVER"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %q", want, stderr)
+		}
 	}
 	if strings.Contains(stdout, "SYNTHETIC") {
 		t.Errorf("the lab prepared the synthetic model although no llama-server could serve it:\n%s", stdout)
@@ -117,5 +121,44 @@ echo /opt/x/llama-server
 	code, stdout, stderr := runCLI("server", "install", "--force")
 	if code != 1 || !strings.Contains(stderr, "--force is --force") || !strings.Contains(stderr, "/opt/x/llama-server") {
 		t.Errorf("exit %d, stdout %q, stderr %q: want the installer run with --force and its path checked", code, stdout, stderr)
+	}
+}
+
+// TestInstallOfflineSaysWhy: the real install script against a Debian
+// mirror that cannot be reached (a closed local port) says in a line or
+// two that the packages could not be downloaded, from where and why, and
+// what to do; none of apt's own "E:" lines, no temporary script path.
+// Fails before this change: apt's failed fetch was swallowed, fifteen
+// "E: Unable to locate package" lines followed, and the error named a
+// deleted temporary script and "exit status 1".
+func TestInstallOfflineSaysWhy(t *testing.T) {
+	if _, err := exec.LookPath("apt-get"); err != nil {
+		t.Skip("needs apt-get: the install script downloads Debian's packages with it")
+	}
+	noLlamaServer(t, "")
+	t.Setenv(llamaserver.InstallerEnv, "") // the embedded script
+	t.Setenv("TTFTLAB_DEBIAN_MIRROR", "http://127.0.0.1:1/debian")
+	conf := filepath.Join(t.TempDir(), "apt.conf")
+	if err := os.WriteFile(conf, []byte("Acquire::Retries \"0\";\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("APT_CONFIG", conf) // no retries: a refused port stays refused
+	code, stdout, stderr := runCLI("server", "install", "--force")
+	if code != 1 {
+		t.Fatalf("server install exited %d, want 1:\n%s%s", code, stdout, stderr)
+	}
+	all := stdout + stderr
+	for _, want := range []string{"could not be downloaded", "http://127.0.0.1:1/debian", "Connection refused", "--llama-server", "LLAMA_SERVER"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	for _, bad := range []string{"E: ", "W: ", "install-llama-server.sh", "exit status", "to see why"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("output holds %q:\n%s", bad, all)
+		}
+	}
+	if n := strings.Count(strings.TrimSpace(all), "\n") + 1; n > 4 {
+		t.Errorf("%d lines, want a few:\n%s", n, all)
 	}
 }

@@ -23,7 +23,7 @@ func (c *serverInstallCmd) Run(ctx context.Context, args []string) error {
 	}
 	path, err := llamaserver.Install(ctx, *force, c.env.Err)
 	if err != nil {
-		return fmt.Errorf("the installation failed: %w", err)
+		return fmt.Errorf("%w; %s", err, llamaserver.InstallFailedHint)
 	}
 	fmt.Fprintf(c.env.Out, "llama-server: %s\n", path)
 	return nil

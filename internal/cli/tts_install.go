@@ -23,7 +23,7 @@ func (c *ttsInstallCmd) Run(ctx context.Context, args []string) error {
 	}
 	path, err := tts.Install(ctx, *force, c.env.Err)
 	if err != nil {
-		return fmt.Errorf("the installation failed: %w", err)
+		return err
 	}
 	fmt.Fprintf(c.env.Out, "espeak-ng: %s\n", path)
 	return nil

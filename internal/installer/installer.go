@@ -4,6 +4,7 @@
 package installer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -28,10 +29,13 @@ type Script struct {
 }
 
 // Run runs s with bash (--force when force), its progress to log, and
-// returns the path it printed.
+// returns the path it printed. A script that fails says why on a line
+// "NAME: error: REASON" (NAME: its file name without ".sh"); that line is
+// kept from log and the reason is the error's text.
 func Run(ctx context.Context, s Script, force bool, log io.Writer) (string, error) {
 	script := os.Getenv(s.Env)
-	if script == "" {
+	standIn := script != ""
+	if !standIn {
 		dir, err := os.MkdirTemp("", "ttftlab-install")
 		if err != nil {
 			return "", err
@@ -55,14 +59,64 @@ func Run(ctx context.Context, s Script, force bool, log io.Writer) (string, erro
 	if log == nil {
 		log = io.Discard
 	}
-	cmd.Stderr = log
+	lines := &errorLines{log: log, prefix: strings.TrimSuffix(s.Name, ".sh") + ": error: "}
+	cmd.Stderr = lines
 	out, err := cmd.Output()
+	lines.flush()
 	if err != nil {
-		return "", fmt.Errorf("installing %s failed (%s): %w", s.What, script, err)
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("installing %s: %w", s.What, ctx.Err())
+		}
+		if len(lines.reasons) > 0 {
+			return "", fmt.Errorf("installing %s failed: %s", s.What, strings.Join(lines.reasons, "; "))
+		}
+		if standIn {
+			return "", fmt.Errorf("installing %s failed (%s=%s): %w", s.What, s.Env, script, err)
+		}
+		return "", fmt.Errorf("installing %s failed: the install script stopped (%w) without saying why; its lines above are all it printed", s.What, err)
 	}
 	path := strings.TrimSpace(string(out))
 	if path == "" {
 		return "", fmt.Errorf("installing %s: %s printed no path", s.What, script)
 	}
 	return path, nil
+}
+
+// errorLines passes a script's stderr on to log line by line, keeping
+// back the lines that say why it failed (prefix, then the reason), whose
+// reasons become the error.
+type errorLines struct {
+	log     io.Writer
+	prefix  string
+	part    []byte
+	reasons []string
+}
+
+func (w *errorLines) Write(p []byte) (int, error) {
+	w.part = append(w.part, p...)
+	for {
+		i := bytes.IndexByte(w.part, '\n')
+		if i < 0 {
+			break
+		}
+		w.line(w.part[:i+1])
+		w.part = w.part[i+1:]
+	}
+	return len(p), nil
+}
+
+// flush passes on a last line without its newline.
+func (w *errorLines) flush() {
+	if len(w.part) > 0 {
+		w.line(append(w.part, '\n'))
+		w.part = nil
+	}
+}
+
+func (w *errorLines) line(l []byte) {
+	if reason, ok := strings.CutPrefix(strings.TrimRight(string(l), "\n"), w.prefix); ok {
+		w.reasons = append(w.reasons, reason)
+		return
+	}
+	w.log.Write(l)
 }

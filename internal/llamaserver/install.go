@@ -28,6 +28,12 @@ func Install(ctx context.Context, force bool, log io.Writer) (string, error) {
 	return checkExecutable(path, "the installer")
 }
 
+// InstallFailedHint is what to do when the install failed: it downloads
+// Debian's packages, so a network (or a mirror that answers), or a
+// llama-server of one's own.
+const InstallFailedHint = "connect to a network and try again (TTFTLAB_DEBIAN_MIRROR=URL names another Debian mirror), " +
+	"or use a llama-server you have: --llama-server PATH or LLAMA_SERVER=PATH"
+
 // FindOrInstall is Find, and when no llama-server is found anywhere
 // (ErrNotFound: no explicit path, no LLAMA_SERVER, none on PATH or
 // installed), Install with a progress line on log, as `ttftlab server
@@ -44,7 +50,7 @@ func FindOrInstall(ctx context.Context, explicit string, log io.Writer) (string,
 	fmt.Fprintf(log, "llama-server not found: installing it into %s (once; as `ttftlab server install` does) ...\n", filepath.Dir(filepath.Dir(InstalledPath())))
 	bin, err = Install(ctx, false, log)
 	if err != nil {
-		return "", fmt.Errorf("llama-server was not found and installing it failed: %w; run `ttftlab server install` to see why, or %s", err, nameHint)
+		return "", fmt.Errorf("llama-server was not found, and %w; %s", err, InstallFailedHint)
 	}
 	fmt.Fprintf(log, "llama-server installed: %s\n", bin)
 	return bin, nil

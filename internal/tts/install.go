@@ -92,7 +92,9 @@ func FindOrInstall(ctx context.Context, log io.Writer) (string, error) {
 	fmt.Fprintf(log, "espeak-ng not found: installing it into %s (once; as `ttftlab tts install` does) ...\n", filepath.Dir(filepath.Dir(InstalledPath())))
 	bin, err = Install(ctx, false, log)
 	if err != nil {
-		return "", fmt.Errorf("espeak-ng was not found and installing it failed: %w; run `ttftlab tts install` to see why", err)
+		return "", fmt.Errorf("espeak-ng was not found, and %w; connect to a network and try again "+
+			"(TTFTLAB_DEBIAN_MIRROR=URL names another Debian mirror), or put espeak-ng on PATH (apt-get install espeak-ng), "+
+			"or name it with ESPEAK_NG=/path/to/espeak-ng", err)
 	}
 	fmt.Fprintf(log, "espeak-ng installed: %s\n", bin)
 	return bin, nil
