@@ -33,7 +33,7 @@ func (vm *VM) fetch(L *lua.LState, binding, p string) (url string, status int, b
 		if !strings.Contains(msg, url) {
 			msg = "GET " + url + ": " + msg
 		}
-		L.RaiseError("%s: %s%s", binding, msg, vm.getHint(err))
+		vm.hostError(L, "%s: %s%s", binding, msg, vm.getHint(err))
 	}
 	return url, status, body
 }
@@ -52,7 +52,7 @@ func (vm *VM) get(L *lua.LState) int {
 func (vm *VM) health(L *lua.LState) int {
 	url, status, body := vm.fetch(L, "health", "/health")
 	if status != http.StatusOK && status != http.StatusServiceUnavailable {
-		L.RaiseError("health: %s", statusError(url, status, body, ""))
+		vm.hostError(L, "health: %s", vm.statusError(url, status, body, ""))
 	}
 	return vm.pushDecoded(L, "health", url, status, body)
 }
@@ -61,7 +61,7 @@ func (vm *VM) health(L *lua.LState) int {
 func (vm *VM) props(L *lua.LState) int {
 	url, status, body := vm.fetch(L, "props", "/props")
 	if status != http.StatusOK {
-		L.RaiseError("props: %s", statusError(url, status, body, ""))
+		vm.hostError(L, "props: %s", vm.statusError(url, status, body, ""))
 	}
 	return vm.pushDecoded(L, "props", url, status, body)
 }
@@ -72,9 +72,9 @@ func (vm *VM) slots(L *lua.LState) int {
 	switch status {
 	case http.StatusOK:
 	case http.StatusNotImplemented:
-		L.RaiseError("slots: %s", statusError(url, status, body, "the slots endpoint is disabled; start llama-server without --no-slots"))
+		vm.hostError(L, "slots: %s", vm.statusError(url, status, body, "the slots endpoint is disabled; start llama-server without --no-slots"))
 	default:
-		L.RaiseError("slots: %s", statusError(url, status, body, ""))
+		vm.hostError(L, "slots: %s", vm.statusError(url, status, body, ""))
 	}
 	return vm.pushDecoded(L, "slots", url, status, body)
 }
@@ -82,7 +82,7 @@ func (vm *VM) slots(L *lua.LState) int {
 func (vm *VM) pushDecoded(L *lua.LState, binding, url string, status int, body []byte) int {
 	v, err := vm.json.decodeJSON(L, body)
 	if err != nil {
-		L.RaiseError("%s: GET %s answered %d with a body that is not JSON (%v): %s", binding, url, status, err, excerpt(body))
+		vm.hostError(L, "%s: GET %s answered %d with a body that is not JSON (%v): %s", binding, url, status, err, excerpt(body))
 	}
 	L.Push(v)
 	L.Push(lua.LString(body))
@@ -90,7 +90,10 @@ func (vm *VM) pushDecoded(L *lua.LState, binding, url string, status int, body [
 	return 3
 }
 
-func statusError(url string, status int, body []byte, advice string) string {
+func (vm *VM) statusError(url string, status int, body []byte, advice string) string {
+	if msg, ok := vm.notLLMAnswer(url, status); ok {
+		return "GET " + msg
+	}
 	msg := fmt.Sprintf("GET %s answered %d: %s", url, status, excerpt(body))
 	if advice != "" {
 		msg += " (" + advice + ")"

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"fmt"
 	"sort"
 
 	lua "github.com/yuin/gopher-lua"
@@ -20,7 +19,7 @@ func (vm *VM) kbDocs(L *lua.LState) int {
 	dir := L.OptString(1, vm.cfg.KBDir)
 	docs, warnings, err := kb.Load(dir)
 	if err != nil {
-		vm.inputError(L, fmt.Sprintf("%v; %s names a folder of *.md files (none: the bundled KB)", err, from))
+		vm.hostError(L, "%v; %s names a folder of *.md files (none: the bundled KB)", err, from)
 	}
 	for _, w := range warnings {
 		vm.warnOnce(w)

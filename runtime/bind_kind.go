@@ -81,9 +81,9 @@ func (vm *VM) runningRequests(L *lua.LState) int {
 		// that could not be read is named here.
 		var answer *servers.AnswerError
 		if errors.As(err, &answer) {
-			L.RaiseError("running_requests: GET %s%s: %v", vm.cfg.Server, answer.Path, answer.Err)
+			vm.hostError(L, "running_requests: GET %s%s: %v", vm.cfg.Server, answer.Path, answer.Err)
 		}
-		L.RaiseError("running_requests: %v", err)
+		vm.hostError(L, "running_requests: %v", err)
 	case !ok:
 		L.Push(lua.LNil)
 		L.Push(lua.LString(vm.cfg.Server + "/metrics does not serve " + c.Running +

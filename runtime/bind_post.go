@@ -35,7 +35,7 @@ func (vm *VM) post(L *lua.LState) int {
 		if !strings.Contains(msg, url) {
 			msg = "POST " + url + ": " + msg
 		}
-		L.RaiseError("post: %s%s", msg, vm.getHint(err))
+		vm.hostError(L, "post: %s%s", msg, vm.getHint(err))
 	}
 	decoded := lua.LValue(lua.LNil)
 	if v, err := vm.json.decodeJSON(L, body); err == nil {

@@ -78,7 +78,7 @@ func (vm *VM) speak(L *lua.LState) int {
 		L.Error(failed, 0)
 	}
 	if err != nil && !c.returnErrors {
-		L.RaiseError("speak: %v", err)
+		vm.hostError(L, "speak: %v", err)
 	}
 	L.Push(speakInfo(L, res, err, c.voice, text))
 	return 1

@@ -89,10 +89,10 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 		L.Error(failed, 0)
 	}
 	if err != nil {
-		err = hinted{err, streamHint(err, call.serverFrom)}
+		err = vm.hint(err, call.serverFrom)
 	}
 	if err != nil && !call.returnErrors {
-		L.RaiseError("stream: %v", err)
+		vm.hostError(L, "stream: %v", err)
 	}
 	if res == nil {
 		res = &stream.Result{}

@@ -52,7 +52,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	L := m.L
 	var err error = r.Err
 	if err != nil && mc != nil {
-		err = hinted{err, streamHint(err, mc.call.serverFrom)}
+		err = m.vm.hint(err, mc.call.serverFrom)
 	}
 	vals := m.vm.streamValues(L, res, err)
 	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,

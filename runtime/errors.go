@@ -73,24 +73,29 @@ func shortTrace(trace string) string {
 	return "stack traceback:\n" + strings.Join(kept, "\n")
 }
 
-// inputError raises msg, an error in what the user gave (a --kb folder
-// that does not exist): the message says what to fix, so the run ends
-// with it and its position but no Lua stack traceback.
-func (vm *VM) inputError(L *lua.LState, msg string) {
-	vm.inputErr = msg
+// hostError raises a host function's failure that is not the Lua code's:
+// the user's input (a --kb folder that does not exist) or the world's
+// answer (a server that refused the connection, an answer that is not an
+// LLM server's). The message says what to fix, so the run ends with it
+// and the script's position but no Lua stack traceback; tracebacks are
+// for errors in the Lua code itself (a nil index, a bad call).
+func (vm *VM) hostError(L *lua.LState, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	vm.hostErr = msg
 	L.RaiseError("%s", msg)
 }
 
-// dropInputTrace removes the traceback of an error that inputError raised
-// and no pcall caught on its way out, and of any error of a preflight run:
-// that run only checks the inputs (the --kb folder, the steps named), so
-// what stops it is an input to fix, named with its line.
-func (vm *VM) dropInputTrace(err error) error {
+// dropHostTrace removes the traceback of an error that hostError raised
+// and that left the script unchanged or with words put in front (a pcall
+// that raised it again), and of any error of a preflight run: that run
+// only checks the inputs (the --kb folder, the steps named), so what
+// stops it is an input to fix, named with its line.
+func (vm *VM) dropHostTrace(err error) error {
 	var se *ScriptError
 	if !errors.As(err, &se) {
 		return err
 	}
-	if vm.cfg.Preflight || (vm.inputErr != "" && strings.HasSuffix(se.Message, vm.inputErr)) {
+	if vm.cfg.Preflight || (vm.hostErr != "" && strings.HasSuffix(se.Message, vm.hostErr)) {
 		se.Traceback = ""
 	}
 	return err

@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"ttftlab/internal/stream"
 )
@@ -52,3 +54,42 @@ func (vm *VM) getHint(err error) string {
 	}
 	return streamHint(err, vm.source("SERVER"))
 }
+
+// hint is err, a failed request to the server the user named as
+// serverFrom, with what to try (streamHint); when the request went to
+// SERVER and got an answer, and the command found that what answers
+// there is not an LLM server (Config.NotLLM), it says that instead of
+// showing the other program's page.
+func (vm *VM) hint(err error, serverFrom string) error {
+	var se *stream.Error
+	if errors.As(err, &se) && serverFrom == vm.source("SERVER") {
+		switch se.Kind {
+		case stream.KindHTTP, stream.KindNotStream, stream.KindBadData:
+			if msg, ok := vm.notLLMAnswer(se.URL, se.Status); ok {
+				return notLLMAnswer{err: err, msg: msg}
+			}
+		}
+	}
+	return hinted{err, streamHint(err, serverFrom)}
+}
+
+// notLLMAnswer is what to say of an answer with status from url when
+// url is on SERVER and the command found no LLM server there; ok is
+// false otherwise.
+func (vm *VM) notLLMAnswer(url string, status int) (msg string, ok bool) {
+	base := vm.endpoint().Base
+	if vm.cfg.NotLLM == nil || (url != base && !strings.HasPrefix(url, base+"/")) {
+		return "", false
+	}
+	return fmt.Sprintf("%s answered HTTP %d: %v; point %s at the LLM server", url, status, vm.cfg.NotLLM, vm.source("SERVER")), true
+}
+
+// notLLMAnswer is a failed request's error told as notLLMAnswer says;
+// the request's own error stays underneath (its kind, for scripts).
+type notLLMAnswer struct {
+	err error
+	msg string
+}
+
+func (n notLLMAnswer) Error() string { return n.msg }
+func (n notLLMAnswer) Unwrap() error { return n.err }

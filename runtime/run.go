@@ -114,7 +114,7 @@ func (vm *VM) runFn(parent context.Context, fn *lua.LFunction, name string, src 
 	// swallow a cancelled context) without cancelling the caller's.
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	vm.cancelRun, vm.exit, vm.interrupted = cancel, nil, nil
+	vm.cancelRun, vm.exit, vm.interrupted, vm.hostErr = cancel, nil, nil, ""
 	vm.runBegan = time.Now()
 	vm.L.SetContext(ctx)
 	defer vm.L.SetContext(vm.ctx)
@@ -128,7 +128,7 @@ func (vm *VM) runFn(parent context.Context, fn *lua.LFunction, name string, src 
 	}
 	if err != nil {
 		vm.L.SetTop(base)
-		return nil, vm.dropInputTrace(scriptError(err, parent.Err()))
+		return nil, vm.dropHostTrace(scriptError(err, parent.Err()))
 	}
 	results := make([]lua.LValue, 0, vm.L.GetTop()-base)
 	for i := base + 1; i <= vm.L.GetTop(); i++ {

@@ -68,6 +68,11 @@ type Config struct {
 	// when a script asks (server_caps()) and request bodies as the script
 	// built them.
 	Kind servers.Detection
+	// NotLLM is what the command found at Server when something answered
+	// there, but not as an LLM server (llamaserver's NotLLMError); nil
+	// otherwise. A request to Server that gets an answer then says so
+	// instead of showing the other program's page.
+	NotLLM error
 	// TTS is the speech server of speak(); nil: none (speak() says how to
 	// name one).
 	TTS *TTS
@@ -88,9 +93,9 @@ type VM struct {
 	cancelRun context.CancelFunc
 	// exit is set by os.exit; the run then ends with an *ExitError.
 	exit *ExitError
-	// inputErr is the message of the last error a binding raised about
-	// the user's input (inputError): it ends the run without a traceback.
-	inputErr string
+	// hostErr is the message of the last failure a binding raised that is
+	// not the Lua code's (hostError): it ends the run without a traceback.
+	hostErr string
 	// needs is what the script, run with PREFLIGHT, returned.
 	needs Needs
 	// interrupted is the stream() call a cancelled context stopped during

@@ -64,7 +64,7 @@ prompts. :help lists the bindings and commands.`)
 	defer stopSpeech()
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
-		Kind:   kind,
+		Kind: kind, NotLLM: lease.NotLLM(),
 		Server: c.flags.server, Endpoint: lease.Endpoint, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
 		RequestTimeout: c.flags.requestTimeout, API: c.flags.api, TTS: speech,

@@ -74,7 +74,7 @@ func (e *env) runScript(ctx context.Context, s script) error {
 	}
 	defer stopSpeech()
 	cfg := runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
-		Kind: kind, TTS: speech}
+		Kind: kind, TTS: speech, NotLLM: lease.NotLLM()}
 	if s.before != nil {
 		if err := s.before(ctx); err != nil {
 			return err

@@ -93,6 +93,18 @@ func (e *NotLLMError) Error() string {
 	return fmt.Sprintf("something answers at %s, but not as an LLM server: GET /health gave %s", e.URL, e.Health.Summary)
 }
 
+// NotLLM is the *NotLLMError of a lease on a URL where something answered
+// but not as an LLM server (another program on the port; not one still
+// loading or busy, nor a TLS failure), the recognition Ensure makes when
+// it must start a server; nil for any other lease.
+func (l *Lease) NotLLM() error {
+	h := l.Health
+	if l.Answered || l.Tracked != nil || !h.Answered || h.OK || h.Loading || h.Busy || h.TLS != nil {
+		return nil
+	}
+	return &NotLLMError{URL: l.URL, Health: h}
+}
+
 // TLSError says a server answers at an https URL but its TLS handshake
 // failed: an untrusted certificate, or plain HTTP.
 type TLSError struct {

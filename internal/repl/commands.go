@@ -29,7 +29,7 @@ func (s *session) command(line string) {
 		s.reload()
 	case ":trace", ":t":
 		if s.lastTrace == "" {
-			s.notef("no traceback: the last statement raised no Lua error")
+			s.notef("no traceback: the last statement raised no error in Lua code (a host function's failure, such as a refused stream(), has none)")
 			return
 		}
 		fmt.Fprintln(s.cfg.Out, s.lastTrace)
