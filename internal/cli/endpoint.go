@@ -10,6 +10,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/stream"
 )
 
 // ErrSeveralModels says GET /v1/models listed more than one model and
@@ -97,11 +98,17 @@ func authError(url string, status int, body []byte, ep *endpoint.Endpoint) error
 		return nil
 	}
 	msg := serverMessage(body)
-	if ep.Key == "" {
-		return fmt.Errorf("GET %s answered %d: %s; the server wants an API key: pass it with --api-key KEY "+
-			"(or --api-key-file FILE, TTFTLAB_API_KEY, OPENAI_API_KEY)", url, status, msg)
+	// Through a proxy, the refusal may be the proxy's own.
+	who := "the server"
+	note := stream.ProxyNote(url, status)
+	if note != "" {
+		note, who = "; "+note, "if it was the server, it"
 	}
-	return fmt.Errorf("GET %s answered %d: %s; the server refused the API key from %s: check --api-key", url, status, msg, ep.KeySource)
+	if ep.Key == "" {
+		return fmt.Errorf("GET %s answered %d: %s%s; %s wants an API key: pass it with --api-key KEY "+
+			"(or --api-key-file FILE, TTFTLAB_API_KEY, OPENAI_API_KEY)", url, status, msg, note, who)
+	}
+	return fmt.Errorf("GET %s answered %d: %s%s; %s refused the API key from %s: check --api-key", url, status, msg, note, who, ep.KeySource)
 }
 
 // serverMessage is error.message of an OpenAI-style error body, else the

@@ -144,6 +144,9 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	}
 	wantsServer := want.Required || want.Options.Model != "" || want.Fallback != nil
 	switch {
+	case health.Proxy != nil:
+		// The proxy's failure says nothing of the server behind it.
+		return nil, health.Proxy
 	case health.TLS != nil:
 		// A TLS server is there: it answered a handshake ttftlab refused.
 		return nil, &TLSError{URL: ep.Base, Err: health.TLS}

@@ -39,6 +39,10 @@ func get(ctx context.Context, ep *endpoint.Endpoint, path string) (int, []byte, 
 func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthReport {
 	code, body, header, err := get(ctx, ep, "/health")
 	if err != nil {
+		var proxy *stream.ProxyError
+		if errors.As(err, &proxy) {
+			return servers.HealthReport{Path: "/health", Proxy: err, Summary: err.Error()}
+		}
 		if tlsFailure(err) {
 			return servers.HealthReport{Answered: true, Path: "/health", TLS: err, Summary: "TLS failed: " + err.Error()}
 		}

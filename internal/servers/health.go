@@ -37,6 +37,10 @@ type HealthReport struct {
 	// not trusted (its certificate, or plain HTTP at an https URL): a
 	// server is there, so none may be started on its port.
 	TLS error
+	// Proxy is the failure of the proxy the probe went through (it
+	// could not be reached, refused, or its URL in the environment does
+	// not parse): nothing is known of the server behind it.
+	Proxy error
 	// Asked holds every answer the probe read past /health (GET
 	// /api/version, /v1/models), by path, for Remembering. A caller that
 	// wants the model list, or to know whether its key is refused, reads

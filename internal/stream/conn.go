@@ -181,7 +181,12 @@ func (c *timedConn) t0() (time.Duration, bool) {
 func newTransport(dial func(context.Context, string, string) (net.Conn, error), opt options) *http.Transport {
 	tlsConf := opt.tls
 	return &http.Transport{
-		Proxy:               func(req *http.Request) (*url.URL, error) { return proxyFor(opt.proxy, req.URL) },
+		Proxy: func(req *http.Request) (*url.URL, error) { return proxyFor(opt.proxy, req.URL) },
+		// A refused tunnel is the proxy's answer, as the raw-socket
+		// client reports it (net/http would say only the status text).
+		OnProxyConnectResponse: func(_ context.Context, proxy *url.URL, connect *http.Request, resp *http.Response) error {
+			return wire.ConnectAnswer(resp, proxy, connect.URL.Host)
+		},
 		TLSClientConfig:     tlsConf,
 		DialContext:         dial,
 		DisableKeepAlives:   true,

@@ -78,7 +78,7 @@ func do(ctx context.Context, req Request, opt options) (*Result, error) {
 			return r.res, err
 		}
 	}
-	err = r.execute(req.Body, opt)
+	err = viaProxy(r.execute(req.Body, opt), "POST", target, opt)
 	r.res.Info.StampSource = sourceOf(r.sources)
 	if r.meter != nil {
 		a := r.meter.Result()

@@ -101,9 +101,16 @@ func send(ctx context.Context, method, url string, payload []byte, opt options) 
 	}
 	resp, err := newClient(newTransport(dialNoDelay, opt)).Do(req)
 	if err != nil {
-		return 0, nil, nil, requestError(ctx, method, url, limit, err)
+		return 0, nil, nil, viaProxy(requestError(ctx, method, url, limit, err), method, url, opt)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusProxyAuthRequired {
+		// Never the server's answer: the proxy's, when one is in between.
+		e := &Error{Kind: KindHTTP, URL: url, Status: resp.StatusCode}
+		if err := viaProxy(e, method, url, opt); err != e {
+			return 0, nil, resp.Header, err
+		}
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, getBodyLimit+1))
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -1,15 +1,236 @@
 package stream
 
 import (
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"regexp"
+	"strings"
+
+	"ttftlab/internal/wire"
 )
 
 // proxyFor is the proxy for u: choose's answer, or without one the
-// environment's by net/http's rules.
+// environment's by net/http's rules (envProxy).
 func proxyFor(choose func(*url.URL) (*url.URL, error), u *url.URL) (*url.URL, error) {
 	if choose == nil {
-		return http.ProxyFromEnvironment(&http.Request{URL: u})
+		p, _, err := envProxy(u)
+		return p, err
 	}
 	return choose(u)
 }
+
+// envProxy is the proxy the environment names for u, by net/http's rules
+// (http.ProxyFromEnvironment: HTTPS_PROXY for https://, HTTP_PROXY for
+// http://, upper or lower case, NO_PROXY, never for loopback), and the
+// variable that named it. A value that does not parse as a URL is a
+// *ProxyError: net/http would parse it again with "http://" in front, so
+// that the scheme of http://user:pass@host:badport becomes a host name
+// to look up.
+func envProxy(u *url.URL) (proxy *url.URL, from string, err error) {
+	from, value := proxyVariable(u.Scheme)
+	if value == "" {
+		return nil, "", nil
+	}
+	if err := checkProxyURL(value); err != nil {
+		return nil, from, &ProxyError{From: from, Value: hidePassword(value), Err: err}
+	}
+	proxy, err = http.ProxyFromEnvironment(&http.Request{URL: u})
+	if proxy == nil || err != nil {
+		return nil, "", err
+	}
+	return proxy, from, nil
+}
+
+// proxyVariable is the variable net/http reads for a URL of scheme, and
+// its value ("" when none is set).
+func proxyVariable(scheme string) (name, value string) {
+	names := []string{"HTTP_PROXY", "http_proxy"}
+	switch {
+	case scheme == "https":
+		names = []string{"HTTPS_PROXY", "https_proxy"}
+	case os.Getenv("REQUEST_METHOD") != "":
+		// As net/http: under CGI, HTTP_PROXY may be the client's header.
+		return "", ""
+	}
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return n, v
+		}
+	}
+	return "", ""
+}
+
+// checkProxyURL refuses a proxy URL that does not parse, or that names a
+// scheme and no host. One without a scheme ("proxy:3128") is a host, as
+// net/http takes it.
+func checkProxyURL(value string) error {
+	if !strings.Contains(value, "://") {
+		u, err := url.Parse("http://" + value)
+		if err != nil {
+			return err
+		}
+		if u.Host == "" {
+			return errors.New("no host")
+		}
+		return nil
+	}
+	u, err := url.Parse(value)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return ue.Err
+		}
+		return err
+	}
+	if u.Host == "" {
+		return errors.New("no host")
+	}
+	return nil
+}
+
+// userPassword matches the password of a URL's user.
+var userPassword = regexp.MustCompile(`(//[^:/@]*):[^@/]*@`)
+
+// hidePassword shows a proxy URL with its password as xxxxx.
+func hidePassword(v string) string { return userPassword.ReplaceAllString(v, "${1}:xxxxx@") }
+
+// ProxyError is a failure of the proxy a request went through: a URL in
+// the environment that does not parse, a proxy that cannot be reached,
+// or its own answer (a refused tunnel, 407 Proxy Authentication
+// Required).
+type ProxyError struct {
+	// Proxy is the proxy's host:port ("" when its URL did not parse).
+	Proxy string
+	// From is the variable that named it (HTTPS_PROXY, http_proxy, ...);
+	// "" when Request.Proxy chose it.
+	From string
+	// Value is the variable's value, password hidden, when it does not
+	// parse.
+	Value string
+	// Status is the proxy's answer ("407 Proxy Authentication
+	// Required"), "" when none came.
+	Status string
+	// Target is the host:port of a tunnel (CONNECT) the proxy refused.
+	Target string
+	// Err is the cause when no answer came.
+	Err error
+}
+
+func (e *ProxyError) Error() string {
+	name := "the proxy " + e.Proxy
+	if e.From != "" {
+		name += " (from " + e.From + ")"
+	}
+	switch {
+	case e.Value != "":
+		return fmt.Sprintf("%s=%s is not a proxy URL (%v); nothing was sent", e.From, e.Value, e.Err)
+	case e.Status != "" && e.Target != "":
+		return fmt.Sprintf("%s refused a tunnel to %s: %s", name, e.Target, e.Status)
+	case e.Status != "":
+		return fmt.Sprintf("%s answered %s", name, e.Status)
+	}
+	return fmt.Sprintf("cannot reach %s (%v)", name, e.Err)
+}
+
+func (e *ProxyError) Unwrap() error { return e.Err }
+
+// fix is what to do, for a request to host.
+func (e *ProxyError) fix(host string) string {
+	where := "the proxy's URL"
+	if e.From != "" {
+		where = e.From
+	}
+	bypass := "or bypass the proxy for this server with NO_PROXY=" + host
+	switch {
+	case e.Value != "":
+		return "fix " + e.From + " (http://[USER:PASSWORD@]HOST:PORT) or unset it"
+	case strings.HasPrefix(e.Status, "407"):
+		return "the proxy wants a user and password: put them in " + where + " (http://USER:PASSWORD@HOST:PORT), " + bypass
+	case e.Status != "":
+		return "check the proxy's rules and the user and password in " + where + ", " + bypass
+	}
+	return "start the proxy or fix " + where + ", " + bypass
+}
+
+// ProxyNote is what to add to a refusal (401, 403) of a request to
+// rawURL that went through a proxy the environment names: the proxy may
+// be what refused it. "" when no proxy is used for rawURL.
+func ProxyNote(rawURL string, status int) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	p, from, err := envProxy(u)
+	if p == nil || err != nil {
+		return ""
+	}
+	return proxyNote(&ProxyError{Proxy: p.Host, From: from, Status: fmt.Sprint(status)}, u.Hostname())
+}
+
+func proxyNote(e *ProxyError, host string) string {
+	name := "the proxy " + e.Proxy
+	if e.From != "" {
+		name += " (from " + e.From + ")"
+	}
+	return "the request went through " + name + ", which may be what refused it: " + e.fix(host)
+}
+
+// viaProxy tells a failed request to target (method) that went through
+// a proxy as the proxy's failure: the proxy, the variable that named it,
+// its answer and what to do. A 407 is always the proxy's; a 403 may be
+// the proxy's or the server's, so it is said as both. Other errors pass
+// unchanged.
+func viaProxy(err error, method, target string, opt options) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	u, perr := url.Parse(target)
+	if perr != nil {
+		return err
+	}
+	host := u.Hostname()
+	var pe *ProxyError
+	if errors.As(err, &pe) && pe.Value != "" {
+		return &Error{Kind: KindRequest, URL: target, Err: pe, text: method + " " + target + ": " + pe.Error() + "; " + pe.fix(host)}
+	}
+	proxy, from, cerr := route(opt.proxy, u)
+	if proxy == nil || cerr != nil {
+		return err
+	}
+	pe = &ProxyError{Proxy: proxy.Host, From: from}
+	var refused *wire.ProxyError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &refused):
+		pe.Status, pe.Target = refused.Status, refused.Target
+	case errors.As(err, &op) && op.Op == "proxyconnect":
+		pe.Err = op.Err
+	case e.Kind == KindHTTP && e.Status == http.StatusProxyAuthRequired:
+		pe.Status = statusLine(e.Status)
+	case e.Kind == KindHTTP && e.Status == http.StatusForbidden:
+		pe.Status = statusLine(e.Status)
+		e.text += "; " + proxyNote(pe, host)
+		return e
+	default:
+		return err
+	}
+	return &Error{Kind: e.Kind, URL: target, Status: e.Status, Err: pe, text: method + " " + target + ": " + pe.Error() + "; " + pe.fix(host)}
+}
+
+// route is proxyFor with the variable that named the proxy ("" when
+// choose chose it).
+func route(choose func(*url.URL) (*url.URL, error), u *url.URL) (*url.URL, string, error) {
+	if choose == nil {
+		return envProxy(u)
+	}
+	p, err := choose(u)
+	return p, "", err
+}
+
+// statusLine is "407 Proxy Authentication Required".
+func statusLine(code int) string { return fmt.Sprintf("%d %s", code, http.StatusText(code)) }

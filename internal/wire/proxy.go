@@ -38,8 +38,8 @@ func (e *ProxyError) Error() string {
 	return fmt.Sprintf("the proxy %s refused a tunnel to %s: %s", e.Proxy, e.Target, e.Status)
 }
 
-// connectAnswer checks a proxy's answer to CONNECT.
-func connectAnswer(resp *http.Response, proxy *url.URL, target string) error {
+// ConnectAnswer checks a proxy's answer to CONNECT.
+func ConnectAnswer(resp *http.Response, proxy *url.URL, target string) error {
 	if resp.StatusCode/100 != 2 {
 		return &ProxyError{Proxy: proxy.Host, Target: target, Status: resp.Status}
 	}

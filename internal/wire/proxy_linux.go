@@ -28,7 +28,7 @@ func (c *Conn) Connect(target string, proxy *url.URL) error {
 				if err != nil {
 					return err
 				}
-				if err := connectAnswer(resp, proxy, target); err != nil {
+				if err := ConnectAnswer(resp, proxy, target); err != nil {
 					return err
 				}
 				if len(rest) > 0 || m.Err != nil {

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestProxyRefusalIsNotTheServers: with HTTP_PROXY naming a proxy that
+// refuses, `run` names the proxy, the variable and the fix, and does not
+// say that no LLM server answers nor that the key is wanted as if the
+// server alone had said so. The server's name is never resolved: only
+// the proxy sees it. Fails before this change: "no LLM server answers"
+// for a 407, "the server wants an API key" alone for a 403.
+func TestProxyRefusalIsNotTheServers(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		want, bad []string
+	}{
+		{http.StatusProxyAuthRequired,
+			[]string{"answered 407 Proxy Authentication Required", "(from HTTP_PROXY)", "NO_PROXY=ttftlab-proxy-test.invalid"},
+			[]string{"no LLM server answers", "API key"}},
+		{http.StatusForbidden,
+			[]string{"answered 403", "went through the proxy", "(from HTTP_PROXY)", "NO_PROXY=ttftlab-proxy-test.invalid", "if it was the server"},
+			[]string{"; the server wants an API key"}},
+	} {
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tc.status) }))
+		script := writeScript(t, "print('ran')\n")
+		cmd := childCommand(t.TempDir(), "run", script, "--server", "http://ttftlab-proxy-test.invalid:8080", "--out", t.TempDir())
+		cmd.Env = append(cmd.Env, "HTTP_PROXY="+proxy.URL, "http_proxy=", "NO_PROXY=", "no_proxy=", "REQUEST_METHOD=")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		proxy.Close()
+		if cmd.ProcessState.ExitCode() != 1 {
+			t.Errorf("%d: exit %d, want 1:\n%s%s", tc.status, cmd.ProcessState.ExitCode(), stdout.String(), stderr.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("%d: stderr lacks %q:\n%s", tc.status, w, stderr.String())
+			}
+		}
+		for _, b := range tc.bad {
+			if strings.Contains(stderr.String(), b) {
+				t.Errorf("%d: stderr holds %q:\n%s", tc.status, b, stderr.String())
+			}
+		}
+	}
+}
