@@ -70,6 +70,9 @@ func (vm *VM) hint(err error, serverFrom string) error {
 			}
 		}
 	}
+	if h := vm.endpoint().TLSHint(err); h != "" {
+		return hinted{err, "; " + h}
+	}
 	return hinted{err, streamHint(err, serverFrom)}
 }
 

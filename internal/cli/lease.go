@@ -111,12 +111,12 @@ func leaseHint(err error, h *hostFlags) error {
 		}
 	}
 	switch {
-	case errors.As(err, &tlsErr) && h.insecure:
-		return err
+	case errors.As(err, &tlsErr) && h.ep.TLSHint(err) != "":
+		// Each cause its own way out: the CA, a new certificate, the
+		// name the certificate holds.
+		return fmt.Errorf("%w; %s", err, h.ep.TLSHint(err))
 	case errors.As(err, &tlsErr):
-		return fmt.Errorf("%w.\n"+
-			"  Trust the server's CA:            --ca-cert FILE.pem (or SSL_CERT_FILE=FILE.pem)\n"+
-			"  or skip verification (unsafe):    --insecure", err)
+		return err
 	case errors.As(err, &notLLM) && notLLM.Health.Loading:
 		return fmt.Errorf("%w; wait until it has loaded (`ttftlab server status` tells), or point --server at another server", err)
 	case errors.As(err, &notLLM) && notLLM.Health.Busy:
