@@ -10,7 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"ttftlab/internal/servers/servertest"
 )
 
 // hostedFake is a hosted API as voice teams meet it: 401 on every path
@@ -314,5 +318,153 @@ func requireNoKey(t *testing.T, key, dir string, texts ...string) {
 	})
 	if n == 0 {
 		t.Errorf("no file in %s to search for the key", dir)
+	}
+}
+
+// echoingServer is a hosted API behind a gateway that echoes the
+// Authorization header it received: in a comment at the start of every
+// stream (cut in two writes mid-key), in a 500 body (every 4th chat
+// request from the 2nd), in an error event ending the stream (every 4th
+// from the 4th), and in the 404 body of /props.
+func echoingServer(t *testing.T, key string) string {
+	fake := &servertest.Fake{Kind: servertest.Hosted, Key: key, RequireModel: true}
+	var chats atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		switch {
+		case r.URL.Path == "/props":
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, "no route for GET /props (request headers: Authorization: %s)", auth)
+			return
+		case r.URL.Path != "/v1/chat/completions" || auth != "Bearer "+key:
+			fake.ServeHTTP(w, r)
+			return
+		}
+		switch chats.Add(1) % 4 {
+		case 2:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, `{"error":{"message":"bad request with header Authorization: %s","type":"server_error"}}`, auth)
+		case 0:
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello.\"}}]}\n\n")
+			fmt.Fprintf(w, "data: {\"error\":{\"code\":500,\"message\":\"upstream failed for Authorization: %s\",\"type\":\"server_error\"}}\n\n", auth)
+		default:
+			fake.ServeHTTP(&echoWriter{ResponseWriter: w, auth: auth}, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// echoWriter writes a comment holding the Authorization header before
+// the first bytes of the answer, in two writes cut inside the key.
+type echoWriter struct {
+	http.ResponseWriter
+	auth    string
+	written bool
+}
+
+func (e *echoWriter) Write(p []byte) (int, error) {
+	if !e.written {
+		e.written = true
+		half := len(e.auth) - 5
+		fmt.Fprintf(e.ResponseWriter, ": proxy debug: Authorization: %s", e.auth[:half])
+		e.Flush()
+		time.Sleep(2 * time.Millisecond)
+		fmt.Fprintf(e.ResponseWriter, "%s\n\n", e.auth[half:])
+	}
+	return e.ResponseWriter.Write(p)
+}
+
+func (e *echoWriter) Flush() { e.ResponseWriter.(http.Flusher).Flush() }
+
+// echoScript streams four times (the answers of echoingServer: a stream,
+// a 500, a stream, an error event), the first three returning their
+// errors, each into raw.txt, and writes what came back; the last raises.
+const echoScript = `
+local rows = {}
+for i = 1, 3 do
+  local chunks, total, timings, info = stream({{role = "user", content = "hi"}}, {errors = "return", raw_out = "raw.txt"})
+  local text = {}
+  for _, c in ipairs(chunks) do text[#text + 1] = c.text end
+  rows[i] = {text = table.concat(text), error = info.error}
+  print(i, info.error or table.concat(text))
+end
+local status, body = get("/props")
+rows[#rows + 1] = {props = body}
+print(body)
+write_json("rows.json", rows)
+stream({{role = "user", content = "hi"}}, {raw_out = "raw.txt"})
+`
+
+// TestEchoedKeyScrubbed: a gateway that echoes the Authorization header
+// in its error bodies, its error events and its streams; run, load and
+// lab with the key from --api-key, TTFTLAB_API_KEY, OPENAI_API_KEY and
+// --api-key-file; then check and report on each folder. The key is in no
+// file of the output and state folders, and in no output; the server's
+// words are there, the key [redacted].
+// Fails before this change: "HTTP 500 ... Authorization: Bearer sk-..."
+// in the output, load.json, requests.jsonl, requests.csv, steps.json,
+// sse_raw.txt and report.html.
+func TestEchoedKeyScrubbed(t *testing.T) {
+	const key = "sk-echoed-3b7c90d4e1"
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	t.Setenv("TTFTLAB_STATE", state)
+	for _, src := range []struct {
+		name, env string
+		args      []string
+	}{
+		{"flag", "", []string{"--api-key", key}},
+		{"TTFTLAB_API_KEY", "TTFTLAB_API_KEY", nil},
+		{"OPENAI_API_KEY", "OPENAI_API_KEY", nil},
+		{"file", "", []string{"--api-key-file", keyFile}},
+	} {
+		t.Run(src.name, func(t *testing.T) {
+			t.Setenv("TTFTLAB_API_KEY", "")
+			t.Setenv("OPENAI_API_KEY", "")
+			if src.env != "" {
+				t.Setenv(src.env, key)
+			}
+			for _, cmd := range [][]string{
+				{"run", epScript(t, echoScript)},
+				{"load", "--concurrency", "1", "--requests", "8", "--docs", "0"},
+				{"lab"},
+			} {
+				out := t.TempDir()
+				args := append(append(append([]string{}, cmd...), "--server", echoingServer(t, key), "--out", out), src.args...)
+				code, stdout, stderr := runCLI(args...)
+				t.Logf("%s: exit %d\n%s%s", cmd[0], code, stdout, stderr)
+				if !strings.Contains(stdout+stderr, "Authorization: Bearer [redacted]") {
+					t.Errorf("%s: the server's words, the key redacted, are missing from the output", cmd[0])
+				}
+				_, checkOut, checkErr := runCLI("check", out)
+				_, reportOut, reportErr := runCLI("report", out)
+				requireNoKey(t, key, out, stdout, stderr, checkOut, checkErr, reportOut, reportErr)
+				files := map[string]bool{}
+				filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+					if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "Bearer [redacted]") {
+						files[filepath.Base(p)] = true
+					}
+					return nil
+				})
+				t.Logf("%s: the redacted key is in %v", cmd[0], files)
+				want := map[string][]string{"run": {"raw.txt", "rows.json"},
+					"load": {"load.json", "requests.jsonl", "requests.csv", "report.html"},
+					"lab":  {"sse_raw.txt", "steps.json", "report.html"}}[cmd[0]]
+				for _, f := range want {
+					if !files[f] {
+						t.Errorf("%s: %s does not hold the server's words with the key redacted", cmd[0], f)
+					}
+				}
+			}
+			if _, err := os.Stat(filepath.Join(state, "servers")); err == nil {
+				requireNoKey(t, key, state)
+			}
+		})
 	}
 }

@@ -106,3 +106,40 @@ func TestOriginAndHostPort(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubber: the key and a secret header's value are replaced in
+// text, also when a writer gets a secret split across two writes (at
+// every split point); the Bearer form of a short key too; other headers
+// and text are left alone.
+func TestScrubber(t *testing.T) {
+	e := &Endpoint{Key: "sk-echo-7d21", Header: map[string]string{"X-Api-Key": "hk-9f3e0a", "X-Trace": "trace-1"}}
+	s := e.Scrubber()
+	got := s.String("bad header Authorization: Bearer sk-echo-7d21, X-Api-Key: hk-9f3e0a, X-Trace: trace-1")
+	if want := "bad header Authorization: Bearer [redacted], X-Api-Key: [redacted], X-Trace: trace-1"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	if b := []byte("nothing secret"); &s.Bytes(b)[0] != &b[0] {
+		t.Error("Bytes copied a text that holds no secret")
+	}
+	text := "data: x\n\n: echo Bearer sk-echo-7d21 and hk-9f3e0a\n\nsk-echo-7d2"
+	want := "data: x\n\n: echo Bearer [redacted] and [redacted]\n\nsk-echo-7d2"
+	for cut := 0; cut <= len(text); cut++ {
+		var out strings.Builder
+		w := s.Writer(&out)
+		w.Write([]byte(text[:cut]))
+		w.Write([]byte(text[cut:]))
+		if err := w.(*ScrubWriter).Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Fatalf("split at %d: wrote %q, want %q", cut, out.String(), want)
+		}
+	}
+	short := (&Endpoint{Key: "k1"}).Scrubber()
+	if got := short.String("Authorization: Bearer k1; k1 is short"); got != "Authorization: [redacted]; k1 is short" {
+		t.Errorf("short key: %q", got)
+	}
+	if (&Endpoint{Header: map[string]string{"X-Trace": "abc"}}).Scrubber() != nil {
+		t.Error("a scrubber without secrets")
+	}
+}

@@ -73,7 +73,7 @@ func (r *run) firsts(c *chunkFields, atMs float64) {
 	if c.reasoning != "" {
 		first(&info.FirstReasoningMs, atMs)
 		first(&info.FirstOutputMs, atMs)
-		info.Reasoning = append(info.Reasoning, Chunk{TMs: atMs, Text: c.reasoning, Index: len(info.Reasoning) + 1})
+		info.Reasoning = append(info.Reasoning, Chunk{TMs: atMs, Text: r.scrub.String(c.reasoning), Index: len(info.Reasoning) + 1})
 	}
 	if c.toolCalls {
 		first(&info.FirstToolCallMs, atMs)
@@ -116,7 +116,7 @@ func (r *run) badData(data []byte, at time.Duration, err error) error {
 // chunk records one content chunk and runs the callback.
 func (r *run) chunk(text string, st stamp) (stop bool, err error) {
 	r.chunks++
-	c := Chunk{TMs: ms(st.at - r.t0), Text: text, Index: r.chunks}
+	c := Chunk{TMs: ms(st.at - r.t0), Text: r.scrub.String(text), Index: r.chunks}
 	info := &r.res.Info
 	if !info.HasTTFT {
 		info.TTFTMs, info.HasTTFT = c.TMs, true

@@ -53,14 +53,33 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 	return do(ctx, req, options{})
 }
 
+// do is Do, the server's words scrubbed of the secrets the request sent
+// (endpoint.ScrubberFor of its headers): the raw copy as it is written
+// (the stamps are taken before), each chunk's text, and the error.
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
+	scrub := endpoint.ScrubberFor(req.Header)
+	var raw *endpoint.ScrubWriter
+	if scrub != nil && req.RawOut != nil {
+		raw = scrub.Writer(req.RawOut).(*endpoint.ScrubWriter)
+		req.RawOut = raw
+	}
+	res, err := run1(ctx, req, opt, scrub)
+	if raw != nil {
+		if ferr := raw.Flush(); ferr != nil && err == nil {
+			err = newError(KindRawOut, "POST", req.URL, ferr, "writing the raw output failed at the end: %v", ferr)
+		}
+	}
+	return res, scrubError(err, scrub)
+}
+
+func run1(ctx context.Context, req Request, opt options, scrub *endpoint.Scrubber) (*Result, error) {
 	if opt.tls == nil {
 		opt.tls = req.TLS
 	}
 	if opt.proxy == nil {
 		opt.proxy = req.Proxy
 	}
-	r := &run{req: req, ctx: ctx, res: &Result{Info: Info{API: req.API}}}
+	r := &run{req: req, ctx: ctx, res: &Result{Info: Info{API: req.API}}, scrub: scrub}
 	path := req.Path
 	if path == "" {
 		path = req.API.Path()
@@ -135,6 +154,8 @@ type run struct {
 	res *Result
 	// lineErr is an error line the event parser passed over (strayLine).
 	lineErr *Error
+	// scrub takes the request's secrets out of the chunks' text.
+	scrub *endpoint.Scrubber
 
 	clk      clock
 	cl       *closer

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"syscall"
 	"unicode/utf8"
+
+	"ttftlab/internal/endpoint"
 )
 
 // Kind says what went wrong, so callers can react without parsing messages.
@@ -64,6 +66,19 @@ func (e *Error) Unwrap() error { return e.Err }
 func newError(kind Kind, method, url string, cause error, format string, args ...any) *Error {
 	return &Error{Kind: kind, URL: url, Err: cause,
 		text: method + " " + url + ": " + fmt.Sprintf(format, args...)}
+}
+
+// scrubError is err with the secrets a request sent taken out of the
+// server's words it quotes (its text, Type and Message); err itself when
+// there are none.
+func scrubError(err error, s *endpoint.Scrubber) error {
+	e, ok := err.(*Error)
+	if !ok || e == nil || s == nil {
+		return err
+	}
+	c := *e
+	c.text, c.Type, c.Message = s.String(e.text), s.String(e.Type), s.String(e.Message)
+	return &c
 }
 
 // callbackError keeps the callback's message unchanged, so positions such

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"ttftlab/internal/endpoint"
 )
 
 const (
@@ -22,8 +24,9 @@ const (
 )
 
 // GetOptions are what a Get or Post sends besides its URL: the
-// endpoint's headers (an API key's Authorization among them) and its TLS
-// configuration (nil: Go's defaults).
+// endpoint's headers (an API key's Authorization among them; their
+// secret values are scrubbed from the answer's body and the error, as a
+// stream's are) and its TLS configuration (nil: Go's defaults).
 type GetOptions struct {
 	Header map[string]string
 	TLS    *tls.Config
@@ -74,7 +77,15 @@ func withCall(opt options, o []GetOptions) options {
 }
 
 // send is one short request: a GET without a body, or a POST of JSON.
+// The answer's body and the error are scrubbed of the secrets the
+// request sent (endpoint.ScrubberFor of its headers).
 func send(ctx context.Context, method, url string, payload []byte, opt options) (int, []byte, http.Header, error) {
+	scrub := endpoint.ScrubberFor(opt.header)
+	status, body, header, err := send1(ctx, method, url, payload, opt)
+	return status, scrub.Bytes(body), header, scrubError(err, scrub)
+}
+
+func send1(ctx context.Context, method, url string, payload []byte, opt options) (int, []byte, http.Header, error) {
 	if _, err := requestURL(url, "/"); err != nil {
 		return 0, nil, nil, err
 	}

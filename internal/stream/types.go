@@ -37,7 +37,11 @@ type Request struct {
 	API API
 	// Body is the complete JSON request body, sent as is (see EncodeBody).
 	Body []byte
-	// Header holds extra request headers (e.g. Authorization).
+	// Header holds extra request headers (e.g. Authorization). The values
+	// of the secret ones (endpoint.Secret, the API key's among them) are
+	// scrubbed from every server text the request returns, should the
+	// server echo them: the error, the chunks' text and RawOut
+	// (endpoint.ScrubberFor).
 	Header map[string]string
 	// TLS configures https (a private CA, or no verification); nil takes
 	// Go's defaults, which honour SSL_CERT_FILE and SSL_CERT_DIR.
@@ -50,7 +54,9 @@ type Request struct {
 	// tunnel; the stamps are of the reads from the proxy.
 	Proxy func(*url.URL) (*url.URL, error)
 	// RawOut, when set, receives every byte of the response body exactly as
-	// read, also when the stream fails.
+	// read, also when the stream fails; a secret of Header in it is
+	// replaced by endpoint.Redacted (bytes that may be the start of one
+	// wait for the next read, or the end of Do).
 	RawOut io.Writer
 	// CutAfter closes the connection once that much time has passed since t0
 	// (0: never).

@@ -1,0 +1,159 @@
+package endpoint
+
+import (
+	"bytes"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Scrubber replaces the secrets a request sent (the API key, the values
+// of secret headers) in text that came back from the server: a gateway,
+// a proxy or a server that echoes the headers it received in an error
+// message would otherwise put the key into every message, artifact and
+// page that quotes it. The zero value and nil scrub nothing.
+type Scrubber struct {
+	secrets [][]byte // shortest first; none holds another
+}
+
+// minSecret is the shortest secret scrubbed on its own: shorter ones
+// would blank ordinary text. A short key is still scrubbed where it
+// follows its scheme ("Bearer k" is 8 bytes).
+const minSecret = 4
+
+// ScrubberFor is the scrubber of the secrets among headers: the value
+// of every header whose name is secret (Secret), and of a value of the
+// form "Scheme credential" (Authorization: Bearer KEY) the credential
+// alone too. nil when there is none.
+func ScrubberFor(header map[string]string) *Scrubber {
+	var all []string
+	for name, v := range header {
+		if !Secret(name) {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		all = append(all, v)
+		if _, cred, ok := strings.Cut(v, " "); ok {
+			all = append(all, strings.TrimSpace(cred))
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return len(all[i]) < len(all[j]) })
+	s := &Scrubber{}
+	for _, v := range all {
+		if len(v) < minSecret || s.holds(v) {
+			continue
+		}
+		s.secrets = append(s.secrets, []byte(v))
+	}
+	if len(s.secrets) == 0 {
+		return nil
+	}
+	return s
+}
+
+// Scrubber of an endpoint: its key and its secret headers.
+func (e *Endpoint) Scrubber() *Scrubber { return ScrubberFor(e.Headers()) }
+
+// holds reports whether v contains a secret already kept (scrubbing
+// that one scrubs v).
+func (s *Scrubber) holds(v string) bool {
+	for _, k := range s.secrets {
+		if strings.Contains(v, string(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// String is s with every secret replaced by Redacted.
+func (s *Scrubber) String(text string) string {
+	if s == nil {
+		return text
+	}
+	for _, k := range s.secrets {
+		if strings.Contains(text, string(k)) {
+			text = strings.ReplaceAll(text, string(k), Redacted)
+		}
+	}
+	return text
+}
+
+// Bytes is b with every secret replaced by Redacted: b itself when it
+// holds none, else a new slice.
+func (s *Scrubber) Bytes(b []byte) []byte {
+	if s == nil {
+		return b
+	}
+	for _, k := range s.secrets {
+		if bytes.Contains(b, k) {
+			b = bytes.ReplaceAll(b, k, []byte(Redacted))
+		}
+	}
+	return b
+}
+
+// partial is the length of the longest end of b that is the start of a
+// secret, but not all of it: bytes that may yet become a secret with
+// the next write.
+func (s *Scrubber) partial(b []byte) int {
+	best := 0
+	for _, k := range s.secrets {
+		n := min(len(k)-1, len(b))
+		for ; n > best; n-- {
+			if bytes.HasPrefix(k, b[len(b)-n:]) {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+// Writer scrubs what is written through it to w, also a secret split
+// across two writes: the end of a write that may be the start of a
+// secret is held back until the next write says, or Flush. Every write
+// holding nothing of a secret reaches w whole, in one Write. A nil
+// scrubber's Writer is w.
+func (s *Scrubber) Writer(w io.Writer) io.Writer {
+	if s == nil {
+		return w
+	}
+	return &ScrubWriter{w: w, s: s}
+}
+
+// ScrubWriter is Scrubber.Writer's writer.
+type ScrubWriter struct {
+	w    io.Writer
+	s    *Scrubber
+	held []byte
+	buf  []byte
+}
+
+// Write scrubs p (after what an earlier write held back) and writes it,
+// but for an end that may be the start of a secret.
+func (sw *ScrubWriter) Write(p []byte) (int, error) {
+	data := p
+	if len(sw.held) > 0 {
+		sw.buf = append(append(sw.buf[:0], sw.held...), p...)
+		data = sw.buf
+	}
+	data = sw.s.Bytes(data)
+	keep := sw.s.partial(data)
+	if n := len(data) - keep; n > 0 {
+		if _, err := sw.w.Write(data[:n]); err != nil {
+			return 0, err
+		}
+	}
+	sw.held = append(sw.held[:0], data[len(data)-keep:]...)
+	return len(p), nil
+}
+
+// Flush writes what is held back: the stream ended, so it is no secret.
+func (sw *ScrubWriter) Flush() error {
+	if len(sw.held) == 0 {
+		return nil
+	}
+	_, err := sw.w.Write(sw.held)
+	sw.held = sw.held[:0]
+	return err
+}

@@ -1,0 +1,80 @@
+package stream
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// echoKey is a server that echoes the Authorization header it received:
+// in a 500 body on /fail, in a GET's body on /props, and in a stream
+// (in a comment cut in two writes mid-key, in a content chunk, and in
+// the error event that ends it).
+func echoKey(t *testing.T) string {
+	return newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		switch r.URL.Path {
+		case "/fail":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte(`{"error":{"message":"bad request with header Authorization: ` + auth + `","type":"server_error"}}`))
+			return
+		case "/props":
+			w.Write([]byte(`{"seen":"` + auth + `"}`))
+			return
+		}
+		f := sseHeaders(w)
+		half := len(auth) - 4
+		for _, p := range []string{roleEvent(), ": debug " + auth[:half], auth[half:] + "\n\n", contentEvent("echo " + auth),
+			`data: {"error":{"code":500,"message":"slot failed; Authorization: ` + auth + `","type":"server_error"}}` + "\n\n"} {
+			w.Write([]byte(p))
+			f.Flush()
+			time.Sleep(5 * time.Millisecond)
+		}
+	})).URL
+}
+
+// TestServerTextScrubbed: the key a request sent, echoed back by the
+// server, is in none of what Do, Get and Post return: not the error of a
+// 500 or of an error event, not a chunk's text, not the raw copy (the
+// key cut across two reads included), not a GET's or POST's body or
+// error; [redacted] stands in its place.
+// Fails before this change: the key was in all of them.
+func TestServerTextScrubbed(t *testing.T) {
+	const key = "sk-echo-5c9e1f0a"
+	hdr := map[string]string{"Authorization": "Bearer " + key}
+	url := echoKey(t)
+	eachWire(t, func(t *testing.T, w Wire) {
+		var raw strings.Builder
+		res, err := Do(context.Background(), Request{URL: url, Body: chatBody(), Header: hdr, RawOut: &raw, Wire: w})
+		e, ok := err.(*Error)
+		if !ok || e.Kind != KindServer || !strings.Contains(e.Error(), "Authorization: Bearer [redacted]") {
+			t.Fatalf("stream: %v, want the server's error event with the key redacted", err)
+		}
+		if strings.Contains(e.Error()+e.Message+raw.String(), key) {
+			t.Errorf("the key is in the error or the raw copy:\n%v\n%s", e, raw.String())
+		}
+		if !strings.Contains(raw.String(), ": debug Bearer [redacted]\n\n") {
+			t.Errorf("raw copy %q lacks the comment, key redacted", raw.String())
+		}
+		if len(res.Chunks) != 1 || res.Chunks[0].Text != "echo Bearer [redacted]" {
+			t.Errorf("chunks %+v, want one with the key redacted", res.Chunks)
+		}
+		raw.Reset()
+		_, err = Do(context.Background(), Request{URL: url, Path: "/fail", Body: chatBody(), Header: hdr, RawOut: &raw, Wire: w})
+		if err == nil || strings.Contains(err.Error()+err.(*Error).Message+raw.String(), key) ||
+			!strings.Contains(err.Error(), "HTTP 500") || !strings.Contains(raw.String(), "[redacted]") {
+			t.Errorf("500: %v, raw %q: want the key redacted", err, raw.String())
+		}
+	})
+	_, body, err := Get(context.Background(), url+"/props", GetOptions{Header: hdr})
+	if err != nil || string(body) != `{"seen":"Bearer [redacted]"}` {
+		t.Errorf("GET: %q %v, want the key redacted", body, err)
+	}
+	status, body, _ := Post(context.Background(), url+"/fail", []byte("{}"), GetOptions{Header: hdr})
+	if status != 500 || strings.Contains(string(body), key) {
+		t.Errorf("POST: %d %q, want the key redacted", status, body)
+	}
+}
