@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"ttftlab/internal/endpoint"
@@ -65,6 +66,15 @@ func (c *serverStatusCmd) Run(ctx context.Context, args []string) error {
 func printProbe(w io.Writer, p llamaserver.Probe) {
 	fmt.Fprintf(w, "health:  %s\n", p.Health)
 	if !p.Healthy {
+		return
+	}
+	if p.PropsStatus != 0 {
+		why := ""
+		if p.PropsStatus == http.StatusUnauthorized || p.PropsStatus == http.StatusForbidden {
+			why = "; the server wants an API key (started with --api-key?), which server status does not send"
+		}
+		fmt.Fprintf(w, "props:   GET /props answered %d: %s%s, so its model, context and slots are not known\n",
+			p.PropsStatus, serverMessage(p.PropsBody), why)
 		return
 	}
 	fmt.Fprintf(w, "served:  %s\nn_ctx:   %d per slot\nslots:   %d (%d processing)\n", p.Model, p.NCtx, p.Slots, p.Processing)

@@ -15,6 +15,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/stream"
 )
 
 // serverTestEnv gives a test its own state folder and a free port, and makes
@@ -245,5 +246,46 @@ func TestLabWithoutServerOrModel(t *testing.T) {
 	code, _, stderr := runCLI("lab", "--server", url, "--out", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, url) || !strings.Contains(stderr, "--model FILE") || !strings.Contains(stderr, "--server URL") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestServerUpKeyed: `server up -- --api-key KEY` starts llama-server
+// with the key (it refuses /props without it, answers with it) but shows
+// and records the command line with the key redacted; `server status`
+// says /props refused it instead of an empty model and zero slots.
+// Fails before this change: the key was in the command: line and in
+// PORT.json's args, and status printed "served:" blank, "slots: 0".
+func TestServerUpKeyed(t *testing.T) {
+	_, model := needLlama(t)
+	port := serverTestEnv(t)
+	p := strconv.Itoa(port)
+	const key = "sk-upkey-6a1e93c0"
+	code, out, errOut := runCLI("server", "up", "--model", model, "--port", p, "--", "--api-key", key)
+	t.Cleanup(func() { runCLI("server", "down", "--port", p) })
+	if code != 0 || !strings.Contains(out, "--api-key [redacted]") {
+		t.Fatalf("server up exited %d, want 0 showing --api-key [redacted]:\n%s%s", code, out, errOut)
+	}
+	st, err := testRegistry(t).Load(port)
+	if err != nil || st == nil {
+		t.Fatalf("no state after up: %v", err)
+	}
+	ep := &endpoint.Endpoint{Base: st.URL}
+	if status, _, err := stream.Get(context.Background(), ep.URL("/props")); err != nil || status != 401 {
+		t.Errorf("GET /props without the key: %d %v, want 401 (the server got no key?)", status, err)
+	}
+	ep.Key = key
+	if status, _, err := stream.Get(context.Background(), ep.URL("/props"), stream.GetOptions{Header: ep.Headers()}); err != nil || status != 200 {
+		t.Errorf("GET /props with the key: %d %v, want 200 (the server got another key?)", status, err)
+	}
+	code, status, statusErr := runCLI("server", "status", "--port", p)
+	t.Logf("server status:\n%s%s", status, statusErr)
+	if code != 0 || !strings.Contains(status, "props:   GET /props answered 401: \"Invalid API Key\"; the server wants an API key") ||
+		strings.Contains(status, "slots:") || strings.Contains(status, "served:") {
+		t.Errorf("server status exited %d, want 0 saying /props refused it, and no model or slots", code)
+	}
+	code, list, listErr := runCLI("server", "list")
+	requireNoKey(t, key, os.Getenv("TTFTLAB_STATE"), out, errOut, status, statusErr, list, listErr)
+	if code != 0 {
+		t.Errorf("server list exited %d", code)
 	}
 }

@@ -113,6 +113,19 @@ func TestArgsKeepTheReferenceSetup(t *testing.T) {
 	}
 }
 
+// TestShownArgs: the value of each secret option is redacted, in both
+// forms; the rest, --api-key-file's path included, and the slice given
+// are left as they were.
+func TestShownArgs(t *testing.T) {
+	args := []string{"llama-server", "-m", "m.gguf", "--api-key", "sk-a1b2", "--api-key=sk-c3d4", "-hft", "hf_x9",
+		"--api-key-file", "/run/keys", "--metrics"}
+	got := strings.Join(ShownArgs(args), " ")
+	want := "llama-server -m m.gguf --api-key [redacted] --api-key=[redacted] -hft [redacted] --api-key-file /run/keys --metrics"
+	if got != want || args[4] != "sk-a1b2" {
+		t.Errorf("ShownArgs = %q, want %q (the input kept)", got, want)
+	}
+}
+
 func TestFindOrder(t *testing.T) {
 	dir := t.TempDir()
 	explicit := filepath.Join(dir, "explicit")

@@ -100,6 +100,12 @@ type Probe struct {
 	NCtx       int    // per-slot context
 	Slots      int
 	Processing int // slots with is_processing true
+	// PropsStatus and PropsBody are the answer of GET /props when it was
+	// not 200 (llama-server started with --api-key answers 401 to a
+	// request without the key): Model, NCtx and Slots are then unknown,
+	// not zero. PropsStatus is 0 when /props answered 200 or not at all.
+	PropsStatus int
+	PropsBody   []byte
 }
 
 // Ask queries a server's health, model, context and slots. Fields it could
@@ -117,7 +123,11 @@ func Ask(ctx context.Context, ep *endpoint.Endpoint) Probe {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
 	}
-	if getJSON(ctx, ep, "/props", &props) == nil {
+	code, body, _, err := get(ctx, ep, "/props")
+	switch {
+	case err == nil && code != http.StatusOK:
+		p.PropsStatus, p.PropsBody = code, body
+	case err == nil && json.Unmarshal(body, &props) == nil:
 		p.Model, p.Slots, p.NCtx = props.ModelPath, props.TotalSlots, props.Gen.NCtx
 	}
 	var slots []struct {

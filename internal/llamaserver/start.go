@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	goruntime "runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -78,11 +79,35 @@ func (o Options) Args() []string {
 	return append(args, o.Extra...)
 }
 
+// secretOptions are llama-server's options whose value is a secret: the
+// API keys it takes and the Hugging Face token. (--api-key-file names a
+// file, not a key: it is shown.)
+var secretOptions = map[string]bool{"--api-key": true, "--hf-token": true, "-hft": true}
+
+// ShownArgs is a llama-server command line as it may be shown or
+// recorded: the value of every secret option (--api-key KEY,
+// --api-key=KEY, --hf-token TOKEN) is endpoint.Redacted.
+func ShownArgs(args []string) []string {
+	out := make([]string, len(args))
+	copy(out, args)
+	for i, a := range out {
+		if name, _, ok := strings.Cut(a, "="); ok && secretOptions[name] {
+			out[i] = name + "=" + endpoint.Redacted
+		} else if secretOptions[a] && i+1 < len(out) {
+			out[i+1] = endpoint.Redacted
+		}
+	}
+	return out
+}
+
 // Server is a running llama-server that this process started.
 type Server struct {
 	PID     int
 	URL     string
 	LogPath string
+	// Args is the command line as it may be shown and recorded: the
+	// values of secret options redacted (ShownArgs). The process got the
+	// real ones.
 	Args    []string
 	cmd     *exec.Cmd
 	exited  chan struct{}
@@ -120,7 +145,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("starting %s: %w", o.Binary, err)
 	}
 	s := &Server{PID: cmd.Process.Pid, URL: "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
-		LogPath: o.LogPath, Args: append([]string{o.Binary}, o.Args()...), cmd: cmd, exited: make(chan struct{})}
+		LogPath: o.LogPath, Args: ShownArgs(append([]string{o.Binary}, o.Args()...)), cmd: cmd, exited: make(chan struct{})}
 	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
 	if err := log.place(); err != nil {
 		s.Stop(5 * time.Second)
