@@ -468,3 +468,23 @@ func TestEchoedKeyScrubbed(t *testing.T) {
 		})
 	}
 }
+
+// TestServerURLPasswordHidden: a --server (or --tts) with a password is
+// refused, exit 2, showing it as user:xxxxx@, never the password; a URL
+// that does not parse too.
+// Fails before this change: the message quoted the URL whole.
+func TestServerURLPasswordHidden(t *testing.T) {
+	script := epScript(t, `print("ran")`)
+	for _, args := range [][]string{
+		{"run", script, "--server", "http://user:pw-41ce9@127.0.0.1:1"},
+		{"lab", "--server", "http://user:pw-41ce9@127.0.0.1:1"},
+		{"load", "--server", "http://user:pw-41ce9@127.0.0.1:badport"},
+		{"repl", "--server", "http://user:pw-41ce9@127.0.0.1:1"},
+		{"lab", "--tts", "http://user:pw-41ce9@127.0.0.1:1"},
+	} {
+		code, stdout, stderr := runCLI(append(args, "--out", t.TempDir())...)
+		if code != 2 || !strings.Contains(stderr, "user:xxxxx@127.0.0.1:") || strings.Contains(stdout+stderr, "pw-41ce9") {
+			t.Errorf("%v: exit %d, want 2 showing user:xxxxx@ and not the password:\n%s%s", args, code, stdout, stderr)
+		}
+	}
+}

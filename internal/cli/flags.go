@@ -155,7 +155,7 @@ func (t *targetFlags) check(f *flagSet) error {
 	ep, err := endpoint.Parse(t.server)
 	var bad *endpoint.URLError
 	if errors.As(err, &bad) {
-		return f.usageErrf("--server %q: %s", t.server, bad.Why)
+		return f.usageErrf("--server %q: %s", bad.URL, bad.Why)
 	}
 	t.server = ep.Base
 	if ep.Key, ep.KeySource, err = endpoint.ResolveKey(endpoint.KeyFlags{File: t.apiKeyFile, Flag: t.apiKey}); err != nil {

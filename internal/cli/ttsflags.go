@@ -74,7 +74,7 @@ func (t *ttsFlags) check(f *flagSet) error {
 		if _, err := endpoint.Parse(t.url); err != nil {
 			var bad *endpoint.URLError
 			if errors.As(err, &bad) {
-				return f.usageErrf("--tts %q: %s (or --tts default for espeak-ng)", t.url, bad.Why)
+				return f.usageErrf("--tts %q: %s (or --tts default for espeak-ng)", bad.URL, bad.Why)
 			}
 			return f.usageErr(err)
 		}

@@ -60,15 +60,39 @@ func ParseBase(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	switch {
 	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		return "", &URLError{URL: raw, Why: "want http://HOST:PORT, e.g. http://127.0.0.1:8080"}
+		return "", &URLError{URL: ShownURL(raw), Why: "want http://HOST:PORT, e.g. http://127.0.0.1:8080"}
 	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return "", &URLError{URL: raw, Why: fmt.Sprintf("want the server's base URL without a query, a fragment or a password, e.g. %s://%s", u.Scheme, u.Host)}
+		return "", &URLError{URL: ShownURL(raw), Why: fmt.Sprintf("want the server's base URL without a query, a fragment or a password, e.g. %s://%s", u.Scheme, u.Host)}
 	}
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// URLError is a base URL that cannot be a server's.
+// URLError is a base URL that cannot be a server's. URL is as ShownURL
+// shows it: never with its password.
 type URLError struct{ URL, Why string }
+
+// ShownURL is a URL as it may be shown: a password in it is replaced by
+// xxxxx (http://user:xxxxx@host), also in a URL that does not parse.
+func ShownURL(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		rest = raw
+	}
+	start := len(raw) - len(rest)
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return raw
+	}
+	colon := strings.Index(authority[:at], ":")
+	if colon < 0 {
+		return raw
+	}
+	return raw[:start+colon+1] + "xxxxx" + raw[start+at:]
+}
 
 func (e *URLError) Error() string { return fmt.Sprintf("bad server URL %q: %s", e.URL, e.Why) }
 

@@ -34,6 +34,27 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestShownURL: a password in a URL is shown as xxxxx, also in a URL
+// that does not parse and in the error of ParseBase; other URLs are
+// shown as given. Fails before this change: the error quoted the URL.
+func TestShownURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://user:pw-7a@127.0.0.1:8080":     "http://user:xxxxx@127.0.0.1:8080",
+		"http://user:pw-7a@127.0.0.1:bad/v1?x": "http://user:xxxxx@127.0.0.1:bad/v1?x",
+		"https://u:p:w@h@host/v1":              "https://u:xxxxx@host/v1",
+		"http://user@host":                     "http://user@host",
+		"http://h:1/a@b:c":                     "http://h:1/a@b:c",
+		"user:pw-7a@host":                      "user:xxxxx@host",
+	} {
+		if got := ShownURL(raw); got != want {
+			t.Errorf("ShownURL(%q) = %q, want %q", raw, got, want)
+		}
+		if _, err := ParseBase(raw); strings.Contains(raw, "pw-7a") && (err == nil || strings.Contains(err.Error(), "pw-7a")) {
+			t.Errorf("ParseBase(%q): %v", raw, err)
+		}
+	}
+}
+
 func TestKeyOrderAndRedaction(t *testing.T) {
 	env := map[string]string{"OPENAI_API_KEY": "sk-open", "TTFTLAB_API_KEY": ""}
 	get := func(k string) string { return env[k] }

@@ -124,8 +124,9 @@ func sourceOf(set uint8) StampSource {
 func requestURL(base, path string) (string, error) {
 	clean, err := endpoint.ParseBase(base)
 	if err != nil {
-		e := &Error{Kind: KindRequest, URL: base, Err: err,
-			text: fmt.Sprintf("bad server URL %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", base)}
+		shown := endpoint.ShownURL(base)
+		e := &Error{Kind: KindRequest, URL: shown, Err: err,
+			text: fmt.Sprintf("bad server URL %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", shown)}
 		return "", e
 	}
 	if path == "" {

@@ -271,6 +271,17 @@ func TestDoBadRequest(t *testing.T) {
 			t.Errorf("URL %q: err = %v", u, err)
 		}
 	}
+	// A password in the URL is never shown (fails before this change).
+	for _, u := range []string{"http://user:pw-8c1d@127.0.0.1:1", "http://user:pw-8c1d@127.0.0.1:bad"} {
+		_, err := Do(context.Background(), Request{URL: u, Body: chatBody()})
+		var se *Error
+		if !errors.As(err, &se) || strings.Contains(err.Error()+se.URL, "pw-8c1d") || !strings.Contains(err.Error(), "user:xxxxx@") {
+			t.Errorf("URL with a password: err = %v, URL %q; want it as user:xxxxx@", err, se.URL)
+		}
+		if _, _, err := Get(context.Background(), u); err == nil || strings.Contains(err.Error(), "pw-8c1d") {
+			t.Errorf("Get of a URL with a password: err = %v", err)
+		}
+	}
 	if _, err := EncodeBody(map[string]any{"x": func() {}}); err == nil || !strings.Contains(err.Error(), "cannot encode the request body") {
 		t.Errorf("unencodable body: err = %v", err)
 	}
