@@ -100,7 +100,7 @@ func (s *Scrubber) partial(b []byte) int {
 	for _, k := range s.secrets {
 		n := min(len(k)-1, len(b))
 		for ; n > best; n-- {
-			if bytes.HasPrefix(k, b[len(b)-n:]) {
+			if b[len(b)-n] == k[0] && bytes.HasPrefix(k, b[len(b)-n:]) {
 				best = n
 				break
 			}
