@@ -6,6 +6,10 @@
 -- that need a step that did not pass are skipped. steps.json records every
 -- step's status: passed, failed, skipped (with the reason) or not run. The
 -- lab exits 1 when any step failed.
+-- A step that ran passes only when `ttftlab check`'s rules for the files
+-- it wrote pass (check_artifacts): their failures fail the step and are
+-- printed under it. The lab ends with check on the whole folder, and exits
+-- 1 when check fails it, as check would.
 --
 -- With PREFLIGHT set (ttftlab lab does so before it starts a server), it
 -- only checks its inputs: the step names and the knowledge base; and it
@@ -125,6 +129,32 @@ local function blocked(step)
   end
 end
 
+-- fail_lines are the FAIL lines of check's outcomes, as check prints them.
+local function fail_lines(outcomes)
+  local lines = {}
+  for _, o in ipairs(outcomes) do
+    if o.status == "FAIL" then
+      lines[#lines + 1] = "FAIL " .. o.name .. (o.detail ~= "" and (": " .. o.detail) or "")
+    end
+  end
+  return lines
+end
+
+-- failures are the FAIL lines that failed each step, printed under it.
+local failures = {}
+
+-- verify runs check's rules on the files of a step that passed: any
+-- failure fails the step, as it fails `ttftlab check` on the folder.
+local function verify(step)
+  local r = step.record
+  local lines = fail_lines(check_artifacts(r.artifacts))
+  if #lines == 0 then return end
+  failures[step.name] = lines
+  r.status, r.detail = "failed", table.concat(lines, "\n")
+  eprint(string.format("step %s failed ttftlab check:\n  %s", step.name, table.concat(lines, "\n  ")))
+  save()
+end
+
 -- A step ends by returning its summary line; it may instead return
 -- {skip = "reason"} when the server cannot do what it measures, or
 -- {detail = line, not_written = {file, ...}} when it passed without files
@@ -161,15 +191,21 @@ local function run(step)
     end
   end
   save()
+  if r.status == "passed" then verify(step) end
 end
 
+-- A stale artifact from an earlier run must not pass for this run's, nor
+-- be read by the checks of a step before the one that writes it. The
+-- report copies the other steps' numbers: a partial run rebuilds it at the
+-- end or leaves none (below).
+for _, step in ipairs(STEPS) do
+  if is_selected(step) or step == REPORT then
+    for _, a in ipairs(step.artifacts) do os.remove(OUT .. "/" .. a) end
+  end
+end
 save()
 for _, step in ipairs(STEPS) do
-  if is_selected(step) then
-    -- A stale artifact from an earlier run must not pass for this run's.
-    for _, a in ipairs(step.artifacts) do os.remove(OUT .. "/" .. a) end
-    run(step)
-  end
+  if is_selected(step) then run(step) end
 end
 
 -- A partial run changed some of the report's sources: rebuild the report
@@ -182,7 +218,6 @@ for _, step in ipairs(STEPS) do
   end
 end
 if not is_selected(REPORT) then
-  os.remove(OUT .. "/report.json")
   if count("failed") == 0 and count("skipped") == 0 and #missing == 0 then
     run(REPORT)
   else
@@ -198,7 +233,9 @@ for _, r in ipairs(record) do
   if r.status ~= "not run" then
     local detail = (r.detail or ""):gsub("\n.*", "")
     if #detail > 100 then detail = detail:sub(1, 97) .. "..." end
+    if failures[r.name] then detail = "ttftlab check fails its files:" end
     print(string.format("%-9s %-8s %7.0f ms  %s", r.name, r.status, r.ms, detail))
+    for _, line in ipairs(failures[r.name] or {}) do print(string.rep(" ", 31) .. line) end
   end
 end
 
@@ -219,6 +256,14 @@ if not_run > 0 then others[#others + 1] = not_run .. " not run" end
 if failed > 0 then
   print(string.format("\n%d of %s failed (%s); %s. Artifacts of the others are in %s", failed, steps(ran),
     names("failed"), table.concat(others, ", "), OUT))
+  os.exit(1)
+end
+-- Every step passed its own checks; the folder as `ttftlab check` sees it
+-- may still hold a failure no step of this run wrote (a file left by a
+-- step not run): the lab then fails as check does.
+local folder = fail_lines(check_artifacts())
+if #folder > 0 then
+  print(string.format("\n%s, but ttftlab check fails %s:\n  %s", table.concat(others, ", "), OUT, table.concat(folder, "\n  ")))
   os.exit(1)
 end
 local head = (passed == #record) and ("all " .. steps(passed) .. " passed") or table.concat(others, ", ")

@@ -103,6 +103,18 @@ type rule struct {
 	run   func(l *lab) error
 }
 
+// alsoAbout are the files a rule reads beyond its needs (files it reads
+// when they are there), so Artifacts runs it when one of them was written.
+var alsoAbout = map[string][]string{
+	"cancel task in server log": {artifact.CancelFile},
+	"server kind":               {artifact.PropsFile, artifact.ReportFile},
+}
+
+// about is every file the rule reads.
+func (r rule) about() []string {
+	return append(append([]string(nil), r.needs...), alsoAbout[r.name]...)
+}
+
 // skipError marks a check that does not apply to this folder.
 type skipError struct{ why string }
 
@@ -141,25 +153,64 @@ func outcome(name string, err error, shown string) Outcome {
 // the files of a step that was not run or was skipped are not required:
 // their checks are skipped, saying so, so a partial run's folder passes.
 func Results(outDir, serverLog string) []Outcome {
+	var out []Outcome
+	for _, o := range results(outDir, serverLog) {
+		out = append(out, o.Outcome)
+	}
+	return out
+}
+
+// Artifacts is the part of Results that concerns the named files: each
+// file's own check and every rule that reads one of them, in Results'
+// order, the same outcomes Results gives for them. The lab runs it after
+// each step on the step's files, so a step passes only when check would
+// pass what it wrote.
+func Artifacts(outDir, serverLog string, files []string) []Outcome {
+	want := map[string]bool{}
+	for _, f := range files {
+		want[f] = true
+	}
+	var out []Outcome
+	for _, o := range results(outDir, serverLog) {
+		for _, f := range o.about {
+			if want[f] {
+				out = append(out, o.Outcome)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// scoped is an outcome with the files it is about.
+type scoped struct {
+	Outcome
+	about []string
+}
+
+func results(outDir, serverLog string) []scoped {
 	if err := checkFolder(outDir); err != nil {
-		return []Outcome{outcome("output folder", err, "")}
+		return []scoped{{outcome("output folder", err, ""), nil}}
 	}
 	l := &lab{dir: outDir, serverLog: serverLog, loaded: map[string]bool{}, notWritten: map[string]string{}}
-	out := l.readSteps()
+	var out []scoped
+	for _, o := range l.readSteps() {
+		out = append(out, scoped{o, nil})
+	}
 	l.unlisted()
 	for _, f := range outputFiles {
 		if why, ok := l.notWritten[f.name]; ok && !l.exists(f.name) {
-			out = append(out, outcome("file "+f.name, skip("not checked: %s", why), ""))
+			out = append(out, scoped{outcome("file "+f.name, skip("not checked: %s", why), ""), []string{f.name}})
 			continue
 		}
 		err := l.loadFile(f.name, f.load)
 		l.loaded[f.name] = err == nil
-		out = append(out, outcome("file "+f.name, err, ""))
+		out = append(out, scoped{outcome("file "+f.name, err, ""), []string{f.name}})
 	}
 	for _, r := range rules() {
 		l.shown = ""
 		err := l.apply(r)
-		out = append(out, outcome(r.name, err, l.shown))
+		out = append(out, scoped{outcome(r.name, err, l.shown), r.about()})
 	}
 	return out
 }

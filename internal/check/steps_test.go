@@ -2,6 +2,8 @@ package check
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,5 +99,56 @@ func TestNumbersWithoutFloatNoise(t *testing.T) {
 	}
 	if got := num(215.75); got != "215.75" {
 		t.Errorf("num(215.75) = %s", got)
+	}
+}
+
+// TestArtifactsAreResultsForTheirFiles: the outcomes for a step's files
+// are exactly Results' outcomes that concern them, so the lab's verdict on
+// a step and check's on the folder cannot differ. A prompt that did not
+// grow at all names the template as the likely cause.
+func TestArtifactsAreResultsForTheirFiles(t *testing.T) {
+	files := validFiles()
+	edit(t, files, "prefill.json", `"prompt_n":400`, `"prompt_n":40`)
+	edit(t, files, "prefill.json", `"prompt_n":1200`, `"prompt_n":40`)
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := map[string]Outcome{}
+	for _, o := range Results(dir, "") {
+		all[o.Name] = o
+	}
+	got := map[string]Outcome{}
+	for _, o := range Artifacts(dir, "", []string{"prefill.json"}) {
+		got[o.Name] = o
+		if o != all[o.Name] {
+			t.Errorf("%s: %+v for the file, %+v in the folder", o.Name, o, all[o.Name])
+		}
+	}
+	for _, name := range []string{"file prefill.json", "prefill docs 0,4,12", "prefill prompt_n grows", "prefill ttft grows", "report copies sources"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("Artifacts(prefill.json) lacks %q", name)
+		}
+	}
+	for _, name := range []string{"file ttft.json", "ttft 5 runs", "cache second faster", "server kind"} {
+		if _, ok := got[name]; ok {
+			t.Errorf("Artifacts(prefill.json) has %q, which reads no prefill.json", name)
+		}
+	}
+	const cause = "the prompt did not grow with the documents: does the server's template drop the system message?"
+	if o := got["prefill prompt_n grows"]; o.Status != "FAIL" || !strings.Contains(o.Detail, cause) {
+		t.Errorf("prefill prompt_n grows = %+v, want FAIL naming the template", o)
+	}
+	if _, ok := got["cancel task in server log"]; ok {
+		t.Errorf("the server log's rule is about cancel.json, not prefill.json")
+	}
+	found := false
+	for _, o := range Artifacts(dir, "", []string{"cancel.json"}) {
+		found = found || o.Name == "cancel task in server log"
+	}
+	if !found {
+		t.Errorf("Artifacts(cancel.json) lacks the server log's rule")
 	}
 }

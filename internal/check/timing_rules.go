@@ -56,8 +56,8 @@ var timingRules = []rule{
 		for i := 1; i < len(l.prefill); i++ {
 			a, b := l.prefill[i-1], l.prefill[i]
 			if !(b.PromptN > a.PromptN) {
-				return fmt.Errorf("prompt_n %s with %s docs is not above %s with %s docs; more docs must mean more evaluated tokens (if the prompt cache served part of the prompt, send cache_prompt false)",
-					num(b.PromptN), num(b.Docs), num(a.PromptN), num(a.Docs))
+				return fmt.Errorf("prompt_n %s with %s docs is not above %s with %s docs; %s",
+					num(b.PromptN), num(b.Docs), num(a.PromptN), num(a.Docs), prefillHint(l.prefill))
 			}
 		}
 		return l.pass("prompt_n %s", prefillSeries(l.prefill, func(r artifact.PrefillRow) float64 { return r.PromptN }))
@@ -69,7 +69,11 @@ var timingRules = []rule{
 			return fmt.Errorf("prefill.json needs rows for docs 0 and 12")
 		}
 		if !(twelve.TTFTMs > zero.TTFTMs) {
-			return fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)", num(twelve.TTFTMs), num(zero.TTFTMs))
+			hint := ""
+			if !(twelve.PromptN > zero.PromptN) {
+				hint = "; " + prefillHint(l.prefill)
+			}
+			return fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)%s", num(twelve.TTFTMs), num(zero.TTFTMs), hint)
 		}
 		return l.pass("ttft %s ms with 0 docs < %s ms with 12", num(zero.TTFTMs), num(twelve.TTFTMs))
 	}},
@@ -201,6 +205,24 @@ func maxOf(runs []artifact.TTFTRun, pick func(artifact.TTFTRun) float64) float64
 		m = max(m, pick(r))
 	}
 	return m
+}
+
+// prefillHint names the likely cause of prompt_n that did not grow with
+// the documents. The lab puts the documents in the system message, so a
+// prompt_n the same for every count means the server never saw them: its
+// chat template drops the system message (some Ollama models' do). A
+// prompt_n that grew somewhere but fell or stood still elsewhere is more
+// likely the prompt cache serving part of a prompt.
+func prefillHint(rows []artifact.PrefillRow) string {
+	same := len(rows) > 1
+	for i := 1; i < len(rows); i++ {
+		same = same && rows[i].PromptN == rows[0].PromptN
+	}
+	if same {
+		return "the prompt did not grow with the documents: does the server's template drop the system message? " +
+			"(the documents go in the system message; try the model with a template that keeps it)"
+	}
+	return "more docs must mean more evaluated tokens (if the prompt cache served part of the prompt, send cache_prompt false)"
 }
 
 // prefillSeries lists a value per prefill row: "41, 212, 505".

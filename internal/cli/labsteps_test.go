@@ -8,11 +8,13 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/servers/servertest"
 	"ttftlab/internal/tts"
 )
 
@@ -168,4 +170,45 @@ func frontOfLlama(t *testing.T, srv *llamaserver.Server, answer func(http.Respon
 	}))
 	t.Cleanup(front.Close)
 	return front
+}
+
+// TestLabFailsWhatCheckFails: against an Ollama-like server whose chat
+// template drops the system message, the prefill step's prompt does not
+// grow with the documents. The lab must fail that step with check's own
+// failures printed under it, naming the likely cause, and exit as check
+// does on the same folder. Fails before this change: the lab printed
+// "prefill passed" and exited 0 while check failed the folder.
+func TestLabFailsWhatCheckFails(t *testing.T) {
+	fake := &servertest.Fake{Kind: servertest.Ollama, RequireModel: true, DropSystem: true}
+	url := fake.Start(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("lab", "--server", url, "--out", out, "--no-report")
+	t.Logf("lab output:\n%s%s", stdout, stderr)
+	const failure = "FAIL prefill prompt_n grows: "
+	const cause = "the prompt did not grow with the documents: does the server's template drop the system message?"
+	if code != 1 {
+		t.Errorf("lab exited %d, want 1", code)
+	}
+	row := regexp.MustCompile(`\nprefill +failed .*\n +` + regexp.QuoteMeta(failure) + `.*` + regexp.QuoteMeta(cause))
+	if !row.MatchString(stdout) {
+		t.Errorf("the summary does not show prefill failed with check's failure and its cause under it")
+	}
+	if !strings.Contains(stderr, "step prefill failed ttftlab check:\n  "+failure) {
+		t.Errorf("the step's failure was not printed when it ended")
+	}
+	var steps artifact.Steps
+	readJSON(t, filepath.Join(out, "steps.json"), &steps)
+	for _, st := range steps.Steps {
+		if st.Name == "prefill" && (st.Status != artifact.StepFailed || !strings.HasPrefix(st.Detail, failure)) {
+			t.Errorf("steps.json: prefill %s (%s), want failed with check's failure", st.Status, st.Detail)
+		}
+	}
+	checkCode, checkOut, _ := runCLI("check", out)
+	t.Logf("check output:\n%s", checkOut)
+	if checkCode != code {
+		t.Errorf("check exited %d, the lab %d", checkCode, code)
+	}
+	if !strings.Contains(checkOut, failure) || !strings.Contains(checkOut, cause) {
+		t.Errorf("check does not name the failure and its cause")
+	}
 }

@@ -44,6 +44,10 @@ type Fake struct {
 	// NoCachedCount leaves prompt_tokens_details out of usage, as hosted
 	// APIs that do not say what came from their cache do.
 	NoCachedCount bool
+	// DropSystem leaves the system message out of the prompt, as a chat
+	// template without a place for it does (some of Ollama's models'):
+	// the prompt is the same whatever the system message holds.
+	DropSystem bool
 
 	mu      sync.Mutex
 	seen    [][]string // prompts the cache holds, in tokens
@@ -178,7 +182,7 @@ func (f *Fake) chat(w http.ResponseWriter, r *http.Request) {
 	if so, ok := body["stream_options"].(map[string]any); ok {
 		usage, _ = so["include_usage"].(bool)
 	}
-	tokens := tokenize(body["messages"])
+	tokens := tokenize(body["messages"], f.DropSystem)
 	f.mu.Lock()
 	cached := f.lookup(tokens)
 	f.running++
@@ -289,12 +293,16 @@ func (f *Fake) lookup(tokens []string) int {
 	return best
 }
 
-// tokenize renders the messages as one text and cuts it into 4-byte tokens.
-func tokenize(messages any) []string {
+// tokenize renders the messages as one text and cuts it into 4-byte
+// tokens; dropSystem leaves system messages out.
+func tokenize(messages any, dropSystem bool) []string {
 	var b strings.Builder
 	list, _ := messages.([]any)
 	for _, m := range list {
 		mm, _ := m.(map[string]any)
+		if dropSystem && mm["role"] == "system" {
+			continue
+		}
 		fmt.Fprintf(&b, "<%v>%v\n", mm["role"], mm["content"])
 	}
 	s := b.String()

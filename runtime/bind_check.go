@@ -1,0 +1,42 @@
+package runtime
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/check"
+)
+
+// checkArtifacts is check_artifacts([files]) -> outcomes: `ttftlab check`'s
+// rules on OUT, with SERVER_LOG as its --server-log. With files, only the
+// outcomes that concern them (check.Artifacts): each file's own check and
+// every rule that reads one of them. Each outcome is {status = "PASS",
+// "FAIL" or "SKIP", name =, detail =}, as check prints it.
+func (vm *VM) checkArtifacts(L *lua.LState) int {
+	var outcomes []check.Outcome
+	switch v := L.Get(1).(type) {
+	case *lua.LNilType:
+		outcomes = check.Results(vm.cfg.Out, vm.cfg.ServerLog)
+	case *lua.LTable:
+		files := []string{}
+		for i := 1; i <= v.Len(); i++ {
+			s, ok := v.RawGetInt(i).(lua.LString)
+			if !ok {
+				L.ArgError(1, "files must be an array of file names")
+			}
+			files = append(files, string(s))
+		}
+		outcomes = check.Artifacts(vm.cfg.Out, vm.cfg.ServerLog, files)
+	default:
+		L.ArgError(1, "files must be an array of file names, or nil for the whole folder")
+	}
+	t := L.CreateTable(len(outcomes), 0)
+	for _, o := range outcomes {
+		row := L.CreateTable(0, 3)
+		row.RawSetString("status", lua.LString(o.Status))
+		row.RawSetString("name", lua.LString(o.Name))
+		row.RawSetString("detail", lua.LString(o.Detail))
+		t.Append(row)
+	}
+	L.Push(t)
+	return 1
+}
