@@ -1,4 +1,9 @@
--- Step 11: the headline numbers, copied from the artifacts of steps 3-10.
+-- Step 11: the headline numbers, copied from the artifacts of steps 3-9.
+-- It summarises what was measured: a step that did not measure in this
+-- run (skipped, because the server cannot give what it measures; failed)
+-- leaves its numbers null, and not_measured names it with why. In the lab
+-- steps.json says how each step ended; run alone, the folder's steps.json
+-- (the last lab's) does, and a file that is not there was not measured.
 local function find_docs(rows, n)
   for _, r in ipairs(rows) do
     if r.docs == n then return r end
@@ -8,40 +13,73 @@ end
 
 local runinfo = dofile("runinfo.lua")
 
+local function exists(name)
+  local f = io.open(OUT .. "/" .. name, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+
+local status = {}
+if exists("steps.json") then
+  for _, st in ipairs(read_json("steps.json").steps or {}) do status[st.name] = st end
+end
+
+-- source reads the file of a step that measured, or names the step in
+-- not_measured and returns nil.
+local not_measured, missed = json_object(), {}
+local function source(step)
+  local file, st = step .. ".json", status[step]
+  local why
+  if st and (st.status == "failed" or st.status == "skipped") then
+    why = st.status .. ": " .. tostring(st.detail or ""):gsub("\n.*", "")
+  elseif not exists(file) then
+    why = file .. " is not in " .. OUT
+  end
+  if why then
+    not_measured[step], missed[#missed + 1] = why, step
+    return nil
+  end
+  return read_json(file)
+end
+
 -- props.json is llama.cpp's; other kinds have none (server.json says so).
-local f = io.open(OUT .. "/props.json", "r")
-if f then f:close() end
-local props = f and read_json("props.json") or {}
+local props = exists("props.json") and read_json("props.json") or {}
 local model = runinfo.model_of(props)
-local ttft = read_json("ttft.json")
-local prefill = read_json("prefill.json")
-local cache = read_json("cache.json")
-local sent = read_json("sentence.json")
-local cancel = read_json("cancel.json")
-local bargein = read_json("bargein.json")
-local prefix = read_json("prefix.json")
-local row12 = find_docs(prefill, 12)
+local ttft, prefill, cache = source("ttft"), source("prefill"), source("cache")
+local sent, cancel, bargein, prefix = source("sentence"), source("cancel"), source("bargein"), source("prefix")
+local row12 = prefill and find_docs(prefill, 12)
+
+-- field is value(t) when step's file t was read, else null.
+local function field(t, value)
+  if t == nil then return json_null end
+  local v = value(t)
+  if v == nil then return json_null end
+  return v
+end
 
 local report = {
-  ttft_p50_ms = ttft.ttft_p50,
-  total_p50_ms = ttft.total_p50,
-  ttft_12docs_ms = row12.ttft_ms,
-  prompt_n_12docs = row12.prompt_n,
-  cache_ttft_ms = cache.second.ttft_ms,
-  first_sentence_ms = sent.first_sentence_ms,
-  cancel_idle_ms = cancel.slot_idle_after_ms,
-  speech_stall_ms = sent.pacing.stall_ms,
-  bargein_resumed_ttft_ms = bargein.resumed.ttft_ms,
-  bargein_cold_ttft_ms = bargein.cold.ttft_ms,
-  prefix_front_prompt_n = prefix.positions[1].prompt_n,
-  prefix_last_prompt_n = prefix.positions[#prefix.positions].prompt_n,
+  ttft_p50_ms = field(ttft, function(t) return t.ttft_p50 end),
+  total_p50_ms = field(ttft, function(t) return t.total_p50 end),
+  ttft_12docs_ms = field(row12, function(r) return r.ttft_ms end),
+  prompt_n_12docs = field(row12, function(r) return r.prompt_n end),
+  cache_ttft_ms = field(cache, function(c) return c.second.ttft_ms end),
+  first_sentence_ms = field(sent, function(s) return s.first_sentence_ms end),
+  cancel_idle_ms = field(cancel, function(c) return c.slot_idle_after_ms end),
+  speech_stall_ms = field(sent, function(s) return s.pacing and s.pacing.stall_ms end),
+  bargein_resumed_ttft_ms = field(bargein, function(b) return b.resumed.ttft_ms end),
+  bargein_cold_ttft_ms = field(bargein, function(b) return b.cold.ttft_ms end),
+  prefix_front_prompt_n = field(prefix, function(p) return p.positions[1].prompt_n end),
+  prefix_last_prompt_n = field(prefix, function(p) return p.positions[#p.positions].prompt_n end),
+  not_measured = #missed > 0 and not_measured or nil,
   model = model,
   server = runinfo.server_of(props),
 }
 write_json("report.json", report)
 
-local line = string.format("report.json: model %s%s, ttft p50 %.1f ms, total p50 %.1f ms, cached ttft %.1f ms, first sentence %.1f ms",
+local function ms(v) return type(v) == "number" and string.format("%.1f ms", v) or "not measured" end
+local line = string.format("report.json: model %s%s, ttft p50 %s, total p50 %s, cached ttft %s, first sentence %s",
   model.name ~= json_null and tostring(model.name) or "unknown", model.synthetic and " (synthetic)" or "",
-  report.ttft_p50_ms, report.total_p50_ms, report.cache_ttft_ms, report.first_sentence_ms)
+  ms(report.ttft_p50_ms), ms(report.total_p50_ms), ms(report.cache_ttft_ms), ms(report.first_sentence_ms))
+if #missed > 0 then line = line .. "; not measured: " .. table.concat(missed, ", ") end
 print("report: " .. line)
 return line

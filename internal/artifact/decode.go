@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -97,6 +99,15 @@ func (s *shape) check(x any, t reflect.Type, path string) {
 		}
 		for i, e := range a {
 			s.check(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Map:
+		m, ok := x.(map[string]any)
+		if !ok {
+			s.add(path, "is %s, want an object", describe(x))
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			s.check(m[k], t.Elem(), path+"."+k)
 		}
 	case reflect.Struct:
 		m, ok := x.(map[string]any)

@@ -44,7 +44,7 @@ func TestDecodeAcceptsOptionalNullAndUnknown(t *testing.T) {
 	if err := Decode([]byte(data), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Model.Name != nil || r.Server == nil || r.Server.Args != nil || r.PrefixLastPromptN != 11 {
+	if r.Model.Name != nil || r.Server == nil || r.Server.Args != nil || r.PrefixLastPromptN == nil || *r.PrefixLastPromptN != 11 {
 		t.Errorf("decoded %+v", r)
 	}
 	// A member that must be there, even as null.

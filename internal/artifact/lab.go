@@ -236,22 +236,27 @@ type Prefix struct {
 }
 
 // Report is report.json: the headline numbers, copied from the other
-// artifacts, and the model and server measured.
+// artifacts, and the model and server measured. A number is null when
+// the step it comes from did not measure it (skipped: the server cannot
+// give it; failed), and NotMeasured names that step with why
+// ("skipped: ...", "failed: ..."); cancel_idle_ms is also null when the
+// cancel step's evidence was client-side only.
 type Report struct {
-	TTFTP50Ms            float64    `json:"ttft_p50_ms"`
-	TotalP50Ms           float64    `json:"total_p50_ms"`
-	TTFT12DocsMs         float64    `json:"ttft_12docs_ms"`
-	PromptN12Docs        float64    `json:"prompt_n_12docs"`
-	CacheTTFTMs          float64    `json:"cache_ttft_ms"`
-	FirstSentenceMs      float64    `json:"first_sentence_ms"`
-	CancelIdleMs         float64    `json:"cancel_idle_ms"`
-	SpeechStallMs        float64    `json:"speech_stall_ms"`
-	BargeinResumedTTFTMs float64    `json:"bargein_resumed_ttft_ms"`
-	BargeinColdTTFTMs    float64    `json:"bargein_cold_ttft_ms"`
-	PrefixFrontPromptN   float64    `json:"prefix_front_prompt_n"`
-	PrefixLastPromptN    float64    `json:"prefix_last_prompt_n"`
-	Model                RunModel   `json:"model"`
-	Server               *RunServer `json:"server,omitempty"`
+	TTFTP50Ms            *float64          `json:"ttft_p50_ms"`
+	TotalP50Ms           *float64          `json:"total_p50_ms"`
+	TTFT12DocsMs         *float64          `json:"ttft_12docs_ms"`
+	PromptN12Docs        *float64          `json:"prompt_n_12docs"`
+	CacheTTFTMs          *float64          `json:"cache_ttft_ms"`
+	FirstSentenceMs      *float64          `json:"first_sentence_ms"`
+	CancelIdleMs         *float64          `json:"cancel_idle_ms"`
+	SpeechStallMs        *float64          `json:"speech_stall_ms"`
+	BargeinResumedTTFTMs *float64          `json:"bargein_resumed_ttft_ms"`
+	BargeinColdTTFTMs    *float64          `json:"bargein_cold_ttft_ms"`
+	PrefixFrontPromptN   *float64          `json:"prefix_front_prompt_n"`
+	PrefixLastPromptN    *float64          `json:"prefix_last_prompt_n"`
+	NotMeasured          map[string]string `json:"not_measured,omitempty"`
+	Model                RunModel          `json:"model"`
+	Server               *RunServer        `json:"server,omitempty"`
 }
 
 // Step statuses in steps.json.

@@ -108,6 +108,7 @@ type rule struct {
 var alsoAbout = map[string][]string{
 	"cancel task in server log": {artifact.CancelFile},
 	"server kind":               {artifact.PropsFile, artifact.ReportFile},
+	"report copies sources":     reportSources,
 }
 
 // about is every file the rule reads.

@@ -253,7 +253,7 @@ func TestEachBrokenThingFailsItsCheck(t *testing.T) {
 			fail: "file ttft.json", msg: []string{"not valid JSON"}},
 		{name: "wrong field type", changes: []change{{"cancel.json", `"closed_at_ms":50.5`, `"closed_at_ms":null`}},
 			fail: "file cancel.json", msg: []string{"closed_at_ms is null, want a number"}},
-		{name: "idle null with server evidence", changes: []change{{"cancel.json", `"slot_idle_after_ms":4.2`, `"slot_idle_after_ms":null`}},
+		{name: "idle null with server evidence", changes: []change{{"cancel.json", `"slot_idle_after_ms":4.2`, `"slot_idle_after_ms":null`}, {"report.json", `"cancel_idle_ms":4.2`, `"cancel_idle_ms":null`}},
 			fail: "cancel evidence", msg: []string{"slot_idle_after_ms is null"}},
 		{name: "missing field", changes: []change{{"prefill.json", `"prompt_ms":60,`, ``}},
 			fail: "file prefill.json", msg: []string{"[1].prompt_ms is missing"}},

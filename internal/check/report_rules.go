@@ -2,9 +2,9 @@ package check
 
 import (
 	"fmt"
-
 	"strings"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/synth"
 )
 
@@ -12,9 +12,7 @@ import (
 // unchanged (exact float64 equality: a copy must not be rounded).
 var reportRules = []rule{
 	{"server kind", []string{"server.json"}, checkServerKind},
-	{"report copies sources",
-		[]string{"report.json", "ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json"},
-		checkReport},
+	{"report copies sources", []string{"report.json"}, checkReport},
 	{"report model matches props", []string{"report.json", "props.json"}, checkReportModel},
 	{"report server matches props", []string{"report.json", "props.json"}, checkReportServer},
 }
@@ -99,44 +97,132 @@ func strOrNull(s *string) string {
 	return excerpt(*s, 60)
 }
 
-func checkReport(l *lab) error {
-	row12, ok := prefillRowFor(l.prefill, 12)
-	if !ok {
-		return fmt.Errorf("prefill.json has no row with docs 12 to compare ttft_12docs_ms and prompt_n_12docs with")
-	}
+// reportSources are the files report.json copies its numbers from; each
+// is written by the step of its name (ttft.json by step ttft).
+var reportSources = []string{"ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json"}
+
+// reportField is one number report.json copies: where from, and its value
+// there (nil: null there too).
+type reportField struct {
+	field, from string
+	got, want   *float64
+}
+
+// reportFields are the numbers report.json copies from file, which has
+// loaded.
+func (l *lab) reportFields(file string) ([]reportField, error) {
 	r := l.report
-	first, last := l.prefix.Positions[0], l.prefix.Positions[len(l.prefix.Positions)-1]
-	type source struct {
-		field, from string
-		got, want   float64
+	v := func(x float64) *float64 { return &x }
+	switch file {
+	case "ttft.json":
+		return []reportField{{"ttft_p50_ms", "ttft.json ttft_p50", r.TTFTP50Ms, v(l.ttft.TTFTP50)},
+			{"total_p50_ms", "ttft.json total_p50", r.TotalP50Ms, v(l.ttft.TotalP50)}}, nil
+	case "prefill.json":
+		row12, ok := prefillRowFor(l.prefill, 12)
+		if !ok {
+			return nil, fmt.Errorf("prefill.json has no row with docs 12 to compare ttft_12docs_ms and prompt_n_12docs with")
+		}
+		return []reportField{{"ttft_12docs_ms", "prefill.json docs 12 ttft_ms", r.TTFT12DocsMs, v(row12.TTFTMs)},
+			{"prompt_n_12docs", "prefill.json docs 12 prompt_n", r.PromptN12Docs, v(row12.PromptN)}}, nil
+	case "cache.json":
+		return []reportField{{"cache_ttft_ms", "cache.json second.ttft_ms", r.CacheTTFTMs, v(l.cache.Second.TTFTMs)}}, nil
+	case "sentence.json":
+		var stall *float64
+		if p := l.sentence.Pacing; p != nil {
+			stall = v(p.StallMs)
+		}
+		return []reportField{{"first_sentence_ms", "sentence.json first_sentence_ms", r.FirstSentenceMs, v(l.sentence.FirstSentenceMs)},
+			{"speech_stall_ms", "sentence.json pacing.stall_ms", r.SpeechStallMs, stall}}, nil
+	case "cancel.json":
+		return []reportField{{"cancel_idle_ms", "cancel.json slot_idle_after_ms", r.CancelIdleMs, l.cancel.SlotIdleAfterMs}}, nil
+	case "bargein.json":
+		return []reportField{{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", r.BargeinResumedTTFTMs, v(l.bargein.Resumed.TTFTMs)},
+			{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", r.BargeinColdTTFTMs, v(l.bargein.Cold.TTFTMs)}}, nil
+	case "prefix.json":
+		first, last := l.prefix.Positions[0], l.prefix.Positions[len(l.prefix.Positions)-1]
+		return []reportField{{"prefix_front_prompt_n", "prefix.json positions[1].prompt_n", r.PrefixFrontPromptN, v(first.PromptN)},
+			{"prefix_last_prompt_n", "prefix.json's last position's prompt_n", r.PrefixLastPromptN, v(last.PromptN)}}, nil
 	}
-	sources := []source{
-		{"ttft_p50_ms", "ttft.json ttft_p50", r.TTFTP50Ms, l.ttft.TTFTP50},
-		{"total_p50_ms", "ttft.json total_p50", r.TotalP50Ms, l.ttft.TotalP50},
-		{"ttft_12docs_ms", "prefill.json docs 12 ttft_ms", r.TTFT12DocsMs, row12.TTFTMs},
-		{"prompt_n_12docs", "prefill.json docs 12 prompt_n", r.PromptN12Docs, row12.PromptN},
-		{"cache_ttft_ms", "cache.json second.ttft_ms", r.CacheTTFTMs, l.cache.Second.TTFTMs},
-		{"first_sentence_ms", "sentence.json first_sentence_ms", r.FirstSentenceMs, l.sentence.FirstSentenceMs},
-		{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", r.BargeinResumedTTFTMs, l.bargein.Resumed.TTFTMs},
-		{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", r.BargeinColdTTFTMs, l.bargein.Cold.TTFTMs},
-		{"prefix_front_prompt_n", "prefix.json positions[1].prompt_n", r.PrefixFrontPromptN, first.PromptN},
-		{"prefix_last_prompt_n", "prefix.json's last position's prompt_n", r.PrefixLastPromptN, last.PromptN},
+	panic("no report fields for " + file)
+}
+
+// unmeasured says whether the step that writes file did not measure in
+// this run (skipped or failed; or not run, and its file is not there):
+// report.json must then leave its numbers null.
+func (l *lab) unmeasured(file string) bool {
+	if l.steps != nil {
+		if st, ok := l.steps.Of(file); ok && (st.Status == artifact.StepFailed || st.Status == artifact.StepSkipped) {
+			return true
+		}
 	}
-	if v := l.cancel.SlotIdleAfterMs; v != nil { // null: the cancel rules say why
-		sources = append(sources, source{"cancel_idle_ms", "cancel.json slot_idle_after_ms", r.CancelIdleMs, *v})
+	_, excused := l.notWritten[file]
+	return excused && !l.exists(file)
+}
+
+// checkReport: report.json copies every number of a step that measured
+// exactly, leaves those of a step that did not null, and names that step
+// in not_measured.
+func checkReport(l *lab) error {
+	if l.steps != nil {
+		if st, ok := l.steps.Of("report.json"); ok && st.Status != artifact.StepPassed && st.Status != artifact.StepNotRun {
+			return skip("report.json is not this run's: step report %s", st.Status)
+		}
 	}
-	if p := l.sentence.Pacing; p != nil {
-		sources = append(sources, source{"speech_stall_ms", "sentence.json pacing.stall_ms", r.SpeechStallMs, p.StallMs})
+	for _, file := range reportSources {
+		if !l.unmeasured(file) {
+			if err := l.unusable(file); err != nil {
+				return err
+			}
+		}
 	}
 	var bad []string
-	for _, s := range sources {
-		if s.got != s.want {
-			// every digit: a copy must match exactly, so show where it does not
-			bad = append(bad, fmt.Sprintf("%s is %s but %s is %s", s.field, exact(s.got), s.from, exact(s.want)))
+	compared, absent := 0, []string{}
+	for _, file := range reportSources {
+		step := strings.TrimSuffix(file, ".json")
+		if l.unmeasured(file) {
+			absent = append(absent, step)
+			if l.report.NotMeasured[step] == "" {
+				bad = append(bad, fmt.Sprintf("not_measured does not name step %s, which did not measure", step))
+			}
+			if l.loaded[file] { // a failed step's file: never copied
+				fields, err := l.reportFields(file)
+				if err != nil {
+					continue
+				}
+				for _, f := range fields {
+					if f.got != nil {
+						bad = append(bad, fmt.Sprintf("%s is %s but step %s did not measure: want null", f.field, exact(*f.got), step))
+					}
+				}
+			}
+			continue
+		}
+		if why := l.report.NotMeasured[step]; why != "" {
+			bad = append(bad, fmt.Sprintf("not_measured names step %s (%s), which measured", step, why))
+		}
+		fields, err := l.reportFields(file)
+		if err != nil {
+			return err
+		}
+		for _, f := range fields {
+			compared++
+			switch {
+			case f.got == nil && f.want == nil:
+			case f.got == nil:
+				bad = append(bad, fmt.Sprintf("%s is null but %s is %s", f.field, f.from, exact(*f.want)))
+			case f.want == nil:
+				bad = append(bad, fmt.Sprintf("%s is %s but %s is null", f.field, exact(*f.got), f.from))
+			case *f.got != *f.want:
+				// every digit: a copy must match exactly, so show where it does not
+				bad = append(bad, fmt.Sprintf("%s is %s but %s is %s", f.field, exact(*f.got), f.from, exact(*f.want)))
+			}
 		}
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, "; "))
 	}
-	return l.pass("%d fields", len(sources))
+	if len(absent) > 0 {
+		return l.pass("%d fields; not measured: %s", compared, strings.Join(absent, ", "))
+	}
+	return l.pass("%d fields", compared)
 }

@@ -152,3 +152,50 @@ func TestArtifactsAreResultsForTheirFiles(t *testing.T) {
 		t.Errorf("Artifacts(cancel.json) lacks the server log's rule")
 	}
 }
+
+// TestReportOfWhatWasMeasured: on a server without cached-token counts the
+// cache, barge-in and prefix steps are skipped; report.json leaves their
+// numbers null and names them in not_measured, and check passes it. A
+// number copied from a step that did not measure, or such a step left
+// unnamed, fails.
+func TestReportOfWhatWasMeasured(t *testing.T) {
+	skipped := map[string]string{"cache": artifact.StepSkipped, "bargein": artifact.StepSkipped, "prefix": artifact.StepSkipped}
+	report := func(files map[string]string) {
+		for _, f := range []string{`"cache_ttft_ms":15`, `"bargein_resumed_ttft_ms":31.2`, `"bargein_cold_ttft_ms":252`, `"prefix_front_prompt_n":473`, `"prefix_last_prompt_n":50`} {
+			name, _, _ := strings.Cut(f, ":")
+			edit(t, files, "report.json", f, name+":null")
+		}
+		edit(t, files, "report.json", `"model":`, `"not_measured":{"cache":"skipped: no count","bargein":"skipped: no count","prefix":"skipped: no count"},"model":`)
+	}
+	files := validFiles()
+	for _, f := range []string{"cache.json", "bargein.json", "prefix.json"} {
+		delete(files, f)
+	}
+	files["steps.json"] = stepsJSON(t, artifact.StepPassed, skipped)
+	report(files)
+	got, _, failed, out := runFolder(t, files, true)
+	if failed != 0 || got["report copies sources"].status != "PASS" || !strings.Contains(got["report copies sources"].msg, "not measured: cache, bargein, prefix") {
+		t.Fatalf("a report of what was measured: failed %d, report copies sources %+v:\n%s", failed, got["report copies sources"], out)
+	}
+
+	unnamed := validFiles()
+	for _, f := range []string{"cache.json", "bargein.json", "prefix.json"} {
+		delete(unnamed, f)
+	}
+	unnamed["steps.json"] = files["steps.json"]
+	report(unnamed)
+	edit(t, unnamed, "report.json", `"cache":"skipped: no count",`, ``)
+	edit(t, unnamed, "report.json", `"cache_ttft_ms":null`, `"cache_ttft_ms":15`)
+	got, _, _, out = runFolder(t, unnamed, true)
+	if o := got["report copies sources"]; o.status != "FAIL" || !strings.Contains(o.msg, "not_measured does not name step cache") {
+		t.Errorf("a step left unnamed: %+v\n%s", o, out)
+	}
+
+	// A failed step's file is there, but its numbers are not the run's.
+	failedRun := validFiles()
+	failedRun["steps.json"] = stepsJSON(t, artifact.StepPassed, map[string]string{"prefill": artifact.StepFailed})
+	got, _, _, out = runFolder(t, failedRun, true)
+	if o := got["report copies sources"]; o.status != "FAIL" || !strings.Contains(o.msg, "ttft_12docs_ms is 215.75 but step prefill did not measure: want null") {
+		t.Errorf("numbers copied from a failed step: %+v\n%s", o, out)
+	}
+}

@@ -45,9 +45,9 @@ var kindCases = []kindCase{
 	{fake: servertest.VLLM, kind: "vllm", skipped: map[string]string{}, evidence: "metrics"},
 	{fake: servertest.SGLang, kind: "sglang", skipped: map[string]string{}, evidence: "metrics"},
 	{fake: servertest.Ollama, kind: "ollama", skipped: map[string]string{
-		"cache": "cached_tokens", "bargein": "cached_tokens", "prefix": "cached_tokens", "report": "needs step cache"}, evidence: "client"},
+		"cache": "cached_tokens", "bargein": "cached_tokens", "prefix": "cached_tokens"}, evidence: "client"},
 	{fake: servertest.Hosted, kind: "openai-compatible", skipped: map[string]string{
-		"bargein": "cannot flush", "report": "needs step bargein"}, evidence: "client"},
+		"bargein": "cannot flush"}, evidence: "client"},
 }
 
 // TestLabOnEveryKind runs the whole lab and check, through the command
@@ -60,7 +60,7 @@ var kindCases = []kindCase{
 // llama.cpp's fields in every body were refused by strict servers.
 func TestLabOnEveryKind(t *testing.T) {
 	noCount := kindCase{servertest.Hosted, "openai-compatible", map[string]string{"cache": "no cached-token count",
-		"prefix": "no cached-token count", "bargein": "cannot flush", "report": "needs step cache"}, "client", true}
+		"prefix": "no cached-token count", "bargein": "cannot flush"}, "client", true}
 	for _, c := range append(kindCases, noCount) {
 		t.Run(c.fake, func(t *testing.T) {
 			fake, args := strictFake(c)
@@ -93,18 +93,31 @@ func TestLabOnEveryKind(t *testing.T) {
 			if server.Kind != c.kind || server.Evidence == "" {
 				t.Errorf("server.json %+v, want kind %s with its evidence", server, c.kind)
 			}
-			// The model is the one every request asked for (it was
-			// "unknown" on every server without /props).
+			// The report summarises what was measured on every kind and
+			// names each step that was not (it was skipped, "needs step
+			// cache", where a step was). The model is the one every
+			// request asked for (it was "unknown" on every server without
+			// /props).
 			var rep struct {
 				Model struct {
 					Name *string `json:"name"`
 				} `json:"model"`
+				TTFTP50Ms   *float64          `json:"ttft_p50_ms"`
+				CacheTTFTMs *float64          `json:"cache_ttft_ms"`
+				NotMeasured map[string]string `json:"not_measured"`
 			}
-			if _, err := os.Stat(filepath.Join(out, "report.json")); err == nil {
-				readJSON(t, filepath.Join(out, "report.json"), &rep)
-				if rep.Model.Name == nil || *rep.Model.Name != "fake-"+c.fake {
-					t.Errorf("report.json model %v, want fake-%s", rep.Model.Name, c.fake)
+			readJSON(t, filepath.Join(out, "report.json"), &rep)
+			if rep.Model.Name == nil || *rep.Model.Name != "fake-"+c.fake {
+				t.Errorf("report.json model %v, want fake-%s", rep.Model.Name, c.fake)
+			}
+			for _, step := range []string{"cache", "bargein", "prefix"} {
+				why, named := rep.NotMeasured[step]
+				if _, skipped := c.skipped[step]; skipped != named || (named && !strings.HasPrefix(why, "skipped: ")) {
+					t.Errorf("report.json not_measured %v: step %s skipped %v", rep.NotMeasured, step, skipped)
 				}
+			}
+			if _, skipped := c.skipped["cache"]; rep.TTFTP50Ms == nil || (rep.CacheTTFTMs == nil) != skipped {
+				t.Errorf("report.json ttft_p50_ms %v, cache_ttft_ms %v: want the measured, null for the skipped", rep.TTFTP50Ms, rep.CacheTTFTMs)
 			}
 			// The version the server said when asked its kind (it was
 			// always null).
