@@ -49,7 +49,7 @@ func (vm *VM) appendJSONL(L *lua.LState) int {
 	}
 	p := vm.prepareDir(L, "append_jsonl", name)
 	if err := atomicfile.Append(p, append(data, '\n')); err != nil {
-		L.RaiseError("append_jsonl: %v", err)
+		vm.writeError(L, "append_jsonl: ", err)
 	}
 	L.Push(lua.LString(p))
 	return 1
@@ -85,7 +85,7 @@ func (vm *VM) readText(L *lua.LState) int {
 func (vm *VM) replaceFile(L *lua.LState, binding, name string, data []byte) string {
 	p := vm.prepareDir(L, binding, name)
 	if err := atomicfile.Write(p, data, 0o644); err != nil {
-		L.RaiseError("%s: %v", binding, err)
+		vm.writeError(L, binding+": ", err)
 	}
 	return p
 }
@@ -94,7 +94,7 @@ func (vm *VM) replaceFile(L *lua.LState, binding, name string, data []byte) stri
 func (vm *VM) prepareDir(L *lua.LState, binding, name string) string {
 	p := vm.outPath(name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		L.RaiseError("%s: %v", binding, fmt.Errorf("cannot create the folder for %s: %w", p, err))
+		vm.writeError(L, binding+": ", fmt.Errorf("cannot create the folder for %s: %w", p, err))
 	}
 	return p
 }

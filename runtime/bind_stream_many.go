@@ -44,7 +44,7 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	m.loop = loop
 	if o.record != nil {
 		if err := o.record.open(vm); err != nil {
-			L.RaiseError("stream_many: %v", err)
+			vm.writeError(L, "stream_many: ", err)
 		}
 		defer o.record.close()
 	}
@@ -55,10 +55,15 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	err = loop.Run(vm.callCtx(L), hooks)
 	m.elapsed = time.Since(m.begin)
 	m.use1 = clientUsage()
+	var failedWrite *WriteError
 	switch {
 	case m.raised != nil:
 		L.Error(m.raised, 0) // an error inside a callback, with its own position
 	case err == load.ErrNoRequests:
+	case errors.As(err, &failedWrite):
+		// The level ends with the rows recorded so far; the caller
+		// finishes what the run left (load marks the level interrupted).
+		vm.writeError(L, "stream_many: ", failedWrite.Err)
 	case err != nil:
 		L.RaiseError("stream_many: %v", err)
 	}

@@ -54,7 +54,7 @@ func (vm *VM) recordOption(L *lua.LState, v lua.LValue) *recorder {
 }
 
 // open prepares the files: their folders, and the CSV's header when the
-// file is new.
+// file is new. Its error is a file it could not write.
 func (r *recorder) open(vm *VM) error {
 	var tagNames []string
 	if r.tags != nil {
@@ -79,11 +79,19 @@ func (r *recorder) open(vm *VM) error {
 	return atomicfile.Append(r.csv, []byte(csvLine(r.header)))
 }
 
+// written is a failed write's error as a *WriteError, nil as nil.
+func written(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &WriteError{Err: err}
+}
+
 func (r *recorder) close() {}
 
 // add writes the rows of one request: artifact.Request after the tags
 // (the record's, then the request's own), in the JSONL file and, by the
-// same values, in the CSV.
+// same values, in the CSV. A file it cannot write is a *WriteError.
 func (r *recorder) add(vm *VM, f finishedRequest) error {
 	rec := f.record()
 	tags := vm.L.CreateTable(0, 4)
@@ -109,7 +117,7 @@ func (r *recorder) add(vm *VM, f finishedRequest) error {
 			return fmt.Errorf("recording request %d: %w", f.index, err)
 		}
 		if err := atomicfile.Append(r.jsonl, append(data, '\n')); err != nil {
-			return err
+			return written(err)
 		}
 	}
 	if r.csv != "" {
@@ -122,7 +130,7 @@ func (r *recorder) add(vm *VM, f finishedRequest) error {
 		for i, c := range own {
 			cells[nTags+i] = csvText(c)
 		}
-		return atomicfile.Append(r.csv, []byte(csvLine(cells)))
+		return written(atomicfile.Append(r.csv, []byte(csvLine(cells))))
 	}
 	return nil
 }

@@ -81,22 +81,46 @@ func shortTrace(trace string) string {
 // for errors in the Lua code itself (a nil index, a bad call).
 func (vm *VM) hostError(L *lua.LState, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	vm.hostErr = msg
+	vm.hostErr, vm.writeErr = msg, nil
 	L.RaiseError("%s", msg)
 }
 
-// dropHostTrace removes the traceback of an error that hostError raised
-// and that left the script unchanged or with words put in front (a pcall
-// that raised it again), and of any error of a preflight run: that run
-// only checks the inputs (the --kb folder, the steps named), so what
-// stops it is an input to fix, named with its line.
+// WriteError is a file a binding could not write (a full disk, too many
+// open files); its message names the file and why. It is no fault of the
+// script: a run it ends ends as one hostError ends, without a Lua stack
+// traceback, and the run's *ScriptError wraps it (errors.As), so the
+// caller can finish what the run left (load completes load.json).
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// writeError raises a failed write, prefix (the binding) before the
+// error's own message (see WriteError).
+func (vm *VM) writeError(L *lua.LState, prefix string, err error) {
+	msg := prefix + err.Error()
+	vm.hostErr, vm.writeErr = msg, &WriteError{Err: err}
+	L.RaiseError("%s", msg)
+}
+
+// dropHostTrace removes the traceback of an error that hostError (or
+// writeError) raised and that left the script unchanged or with words put
+// in front (a pcall that raised it again), and of any error of a preflight
+// run: that run only checks the inputs (the --kb folder, the steps named),
+// so what stops it is an input to fix, named with its line. An error that
+// writeError raised is wrapped as the run's cause, unless the run was
+// stopped from outside.
 func (vm *VM) dropHostTrace(err error) error {
 	var se *ScriptError
 	if !errors.As(err, &se) {
 		return err
 	}
-	if vm.cfg.Preflight || (vm.hostErr != "" && strings.HasSuffix(se.Message, vm.hostErr)) {
+	mine := vm.hostErr != "" && strings.HasSuffix(se.Message, vm.hostErr)
+	if vm.cfg.Preflight || mine {
 		se.Traceback = ""
+	}
+	if mine && vm.writeErr != nil && se.Err == nil {
+		se.Err = vm.writeErr
 	}
 	return err
 }

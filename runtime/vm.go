@@ -94,8 +94,12 @@ type VM struct {
 	// exit is set by os.exit; the run then ends with an *ExitError.
 	exit *ExitError
 	// hostErr is the message of the last failure a binding raised that is
-	// not the Lua code's (hostError): it ends the run without a traceback.
+	// not the Lua code's (hostError, writeError): it ends the run without
+	// a traceback.
 	hostErr string
+	// writeErr is the failed write that raised hostErr (writeError), nil
+	// when another host failure did.
+	writeErr *WriteError
 	// needs is what the script, run with PREFLIGHT, returned.
 	needs Needs
 	// interrupted is the stream() call a cancelled context stopped during

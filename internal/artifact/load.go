@@ -1,9 +1,11 @@
 package artifact
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 )
@@ -721,4 +723,33 @@ func DecodeStrict(data []byte, v any) error {
 		return fmt.Errorf("more than one JSON value")
 	}
 	return nil
+}
+
+// ReadLoadRequests reads the rows of a requests.jsonl from r, each line
+// decoded strictly (DecodeStrict), blank lines skipped. Its error names
+// the first line that does not decode by its number, and says so when
+// that line is the last and lacks its newline: the file was cut while
+// it was written (a full disk) or copied.
+func ReadLoadRequests(r io.Reader) ([]LoadRequest, error) {
+	var rows []LoadRequest
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return rows, err
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			var row LoadRequest
+			if derr := DecodeStrict(line, &row); derr != nil {
+				if err == io.EOF {
+					return rows, fmt.Errorf("line %d: %v: the file ends in the middle of this line, cut as it was written or copied", n, derr)
+				}
+				return rows, fmt.Errorf("line %d: %w", n, derr)
+			}
+			rows = append(rows, row)
+		}
+		if err == io.EOF {
+			return rows, nil
+		}
+	}
 }

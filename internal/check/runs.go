@@ -167,7 +167,9 @@ func figuresOutcome(dir string, runs *artifact.Runs, names func(kind, dir string
 const loadFile = "load.json"
 
 // loadResults checks a load run's folder: load.json decodes strictly as
-// its record, and every level measured a request and not every one failed.
+// its record, requests.jsonl too, line by line, its rows and load.json's
+// levels agree (rowsOutcome), and every level measured a request and not
+// every one failed.
 func loadResults(dir string) []Outcome {
 	name := "file " + loadFile
 	path := filepath.Join(dir, loadFile)
@@ -180,6 +182,7 @@ func loadResults(dir string) []Outcome {
 		return []Outcome{outcome(name, fmt.Errorf("%s: %w", path, err), "")}
 	}
 	out := []Outcome{outcome(name, nil, fmt.Sprintf("%d level(s)", len(doc.Levels)))}
+	out = append(out, rowsOutcome(dir, doc))
 	for _, lv := range doc.Levels {
 		s := lv.Summary
 		var err error
@@ -200,6 +203,74 @@ func loadResults(dir string) []Outcome {
 		out = append(out, outcome(fmt.Sprintf("level %g", lv.Level), err, detail))
 	}
 	return out
+}
+
+// requestsFile holds a load run's rows (artifact.LoadRequest), one line
+// each.
+const requestsFile = "requests.jsonl"
+
+// rowsOutcome checks requests.jsonl against load.json: every line
+// decodes strictly (a line cut by a full disk is named by its number),
+// every level the rows ran has a record (a run that stopped in a level
+// gets one, marked interrupted), and each record counts the requests of
+// its rows, warm-up apart. A search runs a level again to confirm it
+// while its record stays the first round's: there the rows may be more.
+// No requests.jsonl is no row.
+func rowsOutcome(dir string, doc artifact.Load) Outcome {
+	name := "file " + requestsFile
+	path := filepath.Join(dir, requestsFile)
+	var rows []artifact.LoadRequest
+	f, err := os.Open(path)
+	switch {
+	case err == nil:
+		rows, err = artifact.ReadLoadRequests(f)
+		f.Close()
+		if err != nil {
+			return outcome(name, fmt.Errorf("%s: %w", path, err), "")
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return outcome(name, fmt.Errorf("cannot read %s: %w", path, err), "")
+	}
+	type count struct{ requests, warmup int }
+	by := map[float64]*count{}
+	var order []float64
+	for _, r := range rows {
+		c := by[r.Level]
+		if c == nil {
+			c = &count{}
+			by[r.Level] = c
+			order = append(order, r.Level)
+		}
+		if r.Warmup {
+			c.warmup++
+		} else {
+			c.requests++
+		}
+	}
+	var problems []string
+	recorded := map[float64]bool{}
+	for _, lv := range doc.Levels {
+		recorded[lv.Level] = true
+		c, s := by[lv.Level], lv.Summary
+		if c == nil {
+			c = &count{}
+		}
+		more := doc.Settings.SearchMax > 0 && c.requests >= s.Requests && c.warmup >= s.Warmup
+		if (c.requests != s.Requests || c.warmup != s.Warmup) && !more {
+			problems = append(problems, fmt.Sprintf("level %g counts %d requests (%d warm-up), but %s has %d rows of it (%d warm-up)",
+				lv.Level, s.Requests, s.Warmup, requestsFile, c.requests+c.warmup, c.warmup))
+		}
+	}
+	for _, l := range order {
+		if !recorded[l] {
+			problems = append(problems, fmt.Sprintf("%s has %d rows of level %g, which %s has no record of (a run that stops in a level records it, marked interrupted)",
+				requestsFile, by[l].requests+by[l].warmup, l, loadFile))
+		}
+	}
+	if len(problems) > 0 {
+		return outcome(name, fmt.Errorf("%s", strings.Join(problems, "; ")), "")
+	}
+	return outcome(name, nil, fmt.Sprintf("%d rows, as %s's levels count them", len(rows), loadFile))
 }
 
 // RunFolder is FolderResults written to w as Run writes Results.

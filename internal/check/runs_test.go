@@ -98,6 +98,11 @@ func TestLoadLevels(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "load.json"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The rows the levels count (check holds them to each other).
+	rows := strings.Repeat(`{"level": 2}`+"\n", 2) + strings.Repeat(`{"level": 4}`+"\n", 2)
+	if err := os.WriteFile(filepath.Join(dir, "requests.jsonl"), []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	passed, failed := RunFolder(dir, "", Folder{}, &b)
 	out := b.String()

@@ -16,8 +16,8 @@ func newCheck(e *env) runner { return &checkCmd{env: e} }
 func (c *checkCmd) Run(_ context.Context, args []string) error {
 	fs := c.env.flags("OUT_DIR [--server-log FILE]",
 		"Verifies a lab output folder: one line per check, then the count; exit 1 on any failure.\n"+
-			"A load folder: load.json strict, no level where every request failed. A folder of repeated\n"+
-			"runs (--runs N): every run-1 ... run-N, and runs.json.")
+			"A load folder: load.json and requests.jsonl strict, its rows and levels agree, no level where\n"+
+			"every request failed. A folder of repeated runs (--runs N): every run-1 ... run-N, and runs.json.")
 	serverLog := fs.String("server-log", "", "llama-server's log `file`: require the cancel task line in it")
 	if err := fs.parse(args); err != nil {
 		return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -45,6 +46,10 @@ type loadCmd struct {
 	runs int
 	// shard are --shard and its companions (load_shard.go).
 	shard shardFlags
+	// failedWrite is the file the last run could not write, which ended
+	// it (a full disk, too many open files); finish completes load.json
+	// as after a stop.
+	failedWrite *runtime.WriteError
 }
 
 func newLoad(e *env) runner { return &loadCmd{env: e} }
@@ -181,17 +186,29 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	s.finish = func(ctx context.Context, out, serverLog string) error {
 		if ctx.Err() != nil {
-			return c.finishInterrupted(ctx, out)
+			return c.finishInterrupted(ctx, out, "interrupted")
+		}
+		if c.failedWrite != nil {
+			c.failedWrite = nil
+			return c.finishInterrupted(ctx, out, "a file could not be written, so the run stopped")
 		}
 		if c.noReport {
 			return nil
 		}
 		return c.env.writeReport(ctx, out, serverLog)
 	}
+	exec := func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "load.lua") }
 	if _, err := os.Stat(workingTreeLoad); err == nil {
-		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLoad) }
-	} else {
-		s.exec = func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "load.lua") }
+		exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLoad) }
+	}
+	s.exec = func(vm *runtime.VM) error {
+		err := exec(vm)
+		// A file that could not be written ends the level it was in as a
+		// stop does; the error is the file and why, not the script's line.
+		if errors.As(err, &c.failedWrite) {
+			return c.failedWrite
+		}
+		return err
 	}
 	s.runs = &runsPlan{n: c.runs, kind: rundir.KindLoad, table: c.runs >= 2, after: c.verdict}
 	if !c.noReport {

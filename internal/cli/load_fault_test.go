@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -236,5 +237,109 @@ func TestLoadRateRunIsStrict(t *testing.T) {
 	}
 	if rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")); len(rows) != 12 || rows[0].Turn == 0 || rows[0].Call == 0 {
 		t.Errorf("%d rows; first %+v", len(rows), rows[0])
+	}
+}
+
+// TestLoadWriteFails: requests.csv turns into /dev/full in the middle of
+// a level, as a disk fills. load ends the level as a stopped one does:
+// load.json gets the level, marked interrupted, summarised from the rows
+// requests.jsonl kept; the error names the file and why (no Lua stack
+// traceback); exit 1; and check passes the folder, whose rows and levels
+// agree.
+func TestLoadWriteFails(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	serverTestEnv(t)
+	out := t.TempDir()
+	csv := filepath.Join(out, "requests.csv")
+	url := loadFaultServer(t, func(n int64) (int, string, string) {
+		if n == 4 {
+			os.Remove(csv)
+			if err := os.Symlink("/dev/full", csv); err != nil {
+				t.Error(err)
+			}
+		}
+		return 0, "", ""
+	})
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "10", "--docs", "0",
+		"--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr, csv) || !strings.Contains(stderr, "no space left on device") {
+		t.Errorf("stderr does not name the file and why it could not be written:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "stack traceback") {
+		t.Errorf("a failed write printed a Lua stack traceback:\n%s", stderr)
+	}
+	rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
+	doc := strictLoad(t, out)
+	if len(rows) < 3 || len(doc.Levels) != 1 || !doc.Levels[0].Interrupted || doc.Levels[0].Level != 1 ||
+		doc.Levels[0].Summary.Requests != len(rows) || doc.Capacity != nil {
+		t.Fatalf("load.json levels %+v; want level 1 interrupted over the %d rows recorded", doc.Levels, len(rows))
+	}
+	if !strings.Contains(stdout, "  interrupted: ") {
+		t.Errorf("the console lacks the interrupted level's row:\n%s", stdout)
+	}
+	if code, stdout, stderr := runCLI("check", out); code != 0 {
+		t.Errorf("check on the folder a failed write left: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestCheckLoadRowsAgreeWithLevels: check passes a load folder whose
+// rows and levels agree, and fails one whose load.json lost a level its
+// rows ran (the "levels": [] a failed write used to leave), one whose
+// level counts other requests than its rows, and a requests.jsonl cut
+// in the middle of a line, naming the line; merge refuses a shard cut so
+// with the line's number too.
+func TestCheckLoadRowsAgreeWithLevels(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	out := t.TempDir()
+	if code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4", "--docs", "0",
+		"--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95"); code != 0 {
+		t.Fatalf("load: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := runCLI("check", out); code != 0 {
+		t.Fatalf("check on a whole load folder: exit %d\n%s", code, stdout)
+	}
+	doc := strictLoad(t, out)
+	jsonl, err := os.ReadFile(filepath.Join(out, "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := doc
+	lost.Levels = lost.Levels[:1]
+	fewer := strictLoad(t, out)
+	fewer.Levels[1].Summary.Requests--
+	lines := strings.SplitAfter(strings.TrimSuffix(string(jsonl), "\n"), "\n")
+	cut := strings.Join(lines[:len(lines)-1], "") + lines[len(lines)-1][:len(lines[len(lines)-1])/2]
+	for _, tc := range []struct {
+		name  string
+		doc   artifact.Load
+		jsonl string
+		want  string
+	}{
+		{"a level lost", lost, string(jsonl), "4 rows of level 2, which load.json has no record of"},
+		{"a level that counts one request fewer", fewer, string(jsonl), "level 2 counts 3 requests (0 warm-up), but requests.jsonl has 4 rows of it"},
+		{"requests.jsonl cut mid-line", doc, cut, fmt.Sprintf("requests.jsonl: line %d: ", len(lines))},
+	} {
+		dir := t.TempDir()
+		writeShard(t, dir, tc.doc, []byte(tc.jsonl), nil)
+		code, stdout, _ := runCLI("check", dir)
+		if code != 1 || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s: check exit %d, want 1 naming %q:\n%s", tc.name, code, tc.want, stdout)
+		}
+	}
+	// merge refuses a shard whose requests.jsonl is cut, naming the line.
+	dir := t.TempDir()
+	a0, a1 := filepath.Join(dir, "a0"), filepath.Join(dir, "a1")
+	writeShard(t, a0, tinyShard("A", 0, 2), nil, nil)
+	writeShard(t, a1, tinyShard("A", 1, 2), []byte("{\"level\": 1, \"call\": 2}\n{\"level\": 1, \"ca"), nil)
+	code, _, stderr := runCLI("merge", a0, a1, "--out", filepath.Join(dir, "out"), "--no-report")
+	if want := filepath.Join(a1, "requests.jsonl") + ": line 2: "; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "cut") {
+		t.Errorf("merge of a cut shard: exit %d, want 1 naming %q and the cut:\n%s", code, want, stderr)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,12 +13,13 @@ import (
 	"ttftlab/internal/load"
 )
 
-// finishInterrupted completes OUT/load.json after a stopped run: the level
-// that was running gets its record from the rows it recorded, marked
+// finishInterrupted completes OUT/load.json after a stopped run (a signal,
+// or a file that could not be written: why says which): the level that
+// was running gets its record from the rows it recorded, marked
 // interrupted (load.FinishInterrupted), so `ttftlab report` draws the
 // folder. It says on stderr what it kept; a folder without load.json
 // (stopped before the script wrote it) is left as it is.
-func (c *loadCmd) finishInterrupted(ctx context.Context, out string) error {
+func (c *loadCmd) finishInterrupted(ctx context.Context, out, why string) error {
 	path := filepath.Join(out, "load.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -54,7 +54,7 @@ func (c *loadCmd) finishInterrupted(ctx context.Context, out string) error {
 			what += fmt.Sprintf(", the last (%g) interrupted", doc.Levels[n-1].Level)
 		}
 	}
-	fmt.Fprintf(c.env.Err, "ttftlab load: interrupted; %s keeps %s (ttftlab report %s draws it)\n", path, what, out)
+	fmt.Fprintf(c.env.Err, "ttftlab load: %s; %s keeps %s (ttftlab report %s draws it)\n", why, path, what, out)
 	return nil
 }
 
@@ -70,7 +70,8 @@ func writeLoadJSON(path string, doc *artifact.Load) error {
 	return atomicfile.Write(path, b.Bytes(), 0o644)
 }
 
-// loadRows reads requests.jsonl, none when it does not exist.
+// loadRows reads requests.jsonl strictly (artifact.ReadLoadRequests),
+// none when it does not exist.
 func loadRows(path string) ([]artifact.LoadRequest, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
@@ -80,15 +81,9 @@ func loadRows(path string) ([]artifact.LoadRequest, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var rows []artifact.LoadRequest
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var r artifact.LoadRequest
-		if err := artifact.DecodeStrict(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		rows = append(rows, r)
+	rows, err := artifact.ReadLoadRequests(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return rows, sc.Err()
+	return rows, nil
 }
