@@ -180,6 +180,7 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	s := script{flags: c.flags, need: need, preflight: true, params: params}
 	if shard != nil {
+		defer shard.release()
 		s.before = func(ctx context.Context) error {
 			return shard.ready(ctx, params, func(line string) { fmt.Fprintln(c.env.Out, line) })
 		}

@@ -48,6 +48,9 @@ type shardPlan struct {
 	barrier string
 	gap     time.Duration
 	host    string
+	// lease keeps this shard's ready file live while the shard runs, so
+	// a shard that comes late still finds it (--barrier).
+	lease *load.Lease
 }
 
 // runIDPattern keeps a run id usable as a file name.
@@ -184,17 +187,24 @@ func (p *shardPlan) wait(ctx context.Context, say func(string)) error {
 		}
 		return nil
 	}
-	b := load.Barrier{Dir: filepath.Join(p.barrier, p.runID), Index: p.Index, Count: p.Count, Poll: barrierPoll}
+	b := load.Barrier{Dir: filepath.Join(p.barrier, p.runID), Index: p.Index, Count: p.Count, Poll: barrierPoll, Host: p.host}
 	say(fmt.Sprintf("shard %d of %d: ready; waiting in %s for the other shards", p.Index, p.Count, b.Dir))
-	start, err := b.Wait(ctx, func(missing []int) {
-		say(fmt.Sprintf("shard %d of %d: still waiting for shard(s) %s in %s", p.Index, p.Count, intList(missing), b.Dir))
+	start, lease, err := b.Wait(ctx, func(missing []int, stale []string) {
+		line := fmt.Sprintf("shard %d of %d: still waiting for shard(s) %s in %s", p.Index, p.Count, intList(missing), b.Dir)
+		for _, s := range stale {
+			line += "\n  " + s
+		}
+		say(line)
 	})
 	if err != nil {
 		return fmt.Errorf("--barrier %s: %w", p.barrier, err)
 	}
-	p.startAt = start
+	p.startAt, p.lease = start, lease
 	return nil
 }
+
+// release ends the shard's hold on its ready file (its run has ended).
+func (p *shardPlan) release() { p.lease.Release() }
 
 func intList(xs []int) string {
 	s := make([]string, len(xs))

@@ -352,3 +352,45 @@ func fmtPtr(p *float64) string {
 	}
 	return strconv.FormatFloat(*p, 'g', -1, 64)
 }
+
+// TestShardWaitsOnStaleReadyFile: a ready-0 file that no live shard holds
+// (left by a shard 0 stopped while it waited, holding a time and no
+// lease) does not let shard 1 of the same run start its level alone: it
+// waits on, saying which file does not count and why; Ctrl-C ends the
+// wait (exit 130) and takes shard 1's own ready file away.
+func TestShardWaitsOnStaleReadyFile(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	barrier, out := t.TempDir(), t.TempDir()
+	run := filepath.Join(barrier, "stale-run")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	left := time.Now().UTC().Add(-time.Minute).Format(time.RFC3339Nano) + "\n"
+	if err := os.WriteFile(filepath.Join(run, "ready-0"), []byte(left), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, stdout, stderr := startTTFTLabOut(t, "ready; waiting", "load", "--shard", "1/2", "--run-id", "stale-run", "--barrier", barrier,
+		"--server", url, "--rate", "5", "--requests", "4", "--duration", "1s", "--docs", "0", "--out", out, "--no-report")
+	const waits, starts = "still waiting for shard(s) 0", "level 5 due at"
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(stdout.buf.String(), waits) && !strings.Contains(stdout.buf.String(), starts) && time.Now().Before(deadline) {
+		select {
+		case <-stdout.done:
+			deadline = time.Now()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	console := stdout.buf.String()
+	if strings.Contains(console, starts) || !strings.Contains(console, waits) ||
+		!strings.Contains(console, filepath.Join(run, "ready-0")+" holds a time but no lease") {
+		t.Errorf("shard 1 did not wait on a stale ready-0, naming it:\n%s%s", console, stderr)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, 20*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(run, "ready-1")); !os.IsNotExist(err) {
+		t.Errorf("shard 1 left its ready file after Ctrl-C in the wait: %v", err)
+	}
+}

@@ -2,7 +2,11 @@ package load
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +36,9 @@ func TestBarrierStartsTogether(t *testing.T) {
 			}
 			mu.Unlock()
 			b := Barrier{Dir: dir, Index: i, Count: n, Poll: 5 * time.Millisecond}
-			starts[i], errs[i] = b.Wait(context.Background(), nil)
+			var l *Lease
+			starts[i], l, errs[i] = b.Wait(context.Background(), nil)
+			l.Release()
 		}()
 	}
 	wg.Wait()
@@ -50,8 +56,70 @@ func TestBarrierStartsTogether(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := Barrier{Dir: t.TempDir(), Index: 0, Count: 3, Poll: 5 * time.Millisecond}.Wait(ctx, nil)
+	_, _, err := Barrier{Dir: t.TempDir(), Index: 0, Count: 3, Poll: 5 * time.Millisecond}.Wait(ctx, nil)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "[1 2]") {
 		t.Errorf("a barrier shards 1 and 2 never reach: %v", err)
 	}
+}
+
+// TestBarrierIgnoresStaleReadyFiles: a ready file that belongs to no live
+// shard (its process has ended on this host, its lease was not renewed
+// for longer than barrierLapse, or it holds a bare time as a ttftlab
+// before leases wrote) does not let shard 1 start alone: it waits on,
+// and when the wait is given up the error names shard 0 and why its file
+// does not count; its own ready file is removed. A live shard 0's file
+// (this process, renewed now) lets it start.
+func TestBarrierIgnoresStaleReadyFiles(t *testing.T) {
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	host, _ := os.Hostname()
+	now := time.Now().UTC()
+	write := func(dir string, v any) {
+		data, ok := v.(string)
+		if !ok {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = string(b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "ready-0"), []byte(data+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		file any
+		want string
+	}{
+		{"its process has ended", lease{Ready: now, Pid: ended.Process.Pid, Host: host, Renewed: now},
+			"which wrote it, has ended"},
+		{"its lease lapsed", lease{Ready: now.Add(-time.Hour), Pid: 1, Host: "another-machine", Renewed: now.Add(-time.Hour)},
+			"last renewed it 1h0m"},
+		{"no lease", now.Add(-time.Minute).Format(time.RFC3339Nano), "holds a time but no lease"},
+	} {
+		dir := t.TempDir()
+		write(dir, tc.file)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		_, _, err := Barrier{Dir: dir, Index: 1, Count: 2, Poll: 5 * time.Millisecond}.Wait(ctx, nil)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "shard(s) [0]") ||
+			!strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: shard 1 did not wait on, naming shard 0 and %q: %v", tc.name, tc.want, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ready-1")); !os.IsNotExist(err) {
+			t.Errorf("%s: shard 1 left its ready file when it gave up the wait: %v", tc.name, err)
+		}
+	}
+	dir := t.TempDir()
+	write(dir, lease{Ready: now, Pid: os.Getpid(), Host: host, Renewed: now})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, l, err := Barrier{Dir: dir, Index: 1, Count: 2, Poll: 5 * time.Millisecond}.Wait(ctx, nil)
+	if err != nil {
+		t.Errorf("a live shard 0's ready file: %v", err)
+	}
+	l.Release()
 }
