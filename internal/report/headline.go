@@ -111,6 +111,9 @@ func loadHeadline(l *rundir.Load) []headline {
 		c.Value, c.Note, c.Class = "none", "no level that ended met every SLO", "bad"
 	case l.Capacity == nil:
 		c.Value, c.Note, c.Class = "none", "no level met every SLO", "bad"
+	case stopped == "" && l.Capacity.Next == nil:
+		// No level above it missed: the capacity is at least this.
+		c.Value, c.Note = "at least "+l.LevelName(l.Capacity.Level), lowerBound(l)
 	default:
 		c.Value = l.LevelName(l.Capacity.Level)
 		c.Note = "the highest level that met every SLO"
@@ -200,6 +203,30 @@ func stoppedIn(l *rundir.Load) (level string, ended int) {
 		}
 	}
 	return level, ended
+}
+
+// lowerBound says why a capacity with no level above it that missed is
+// a lower bound, as the console says it: every level held (try higher
+// ones, or a higher --search-max), or the highest held though some below
+// it did not.
+func lowerBound(l *rundir.Load) string {
+	if c := l.Capacity; l.Settings.SearchMax > 0 && c.Decided != nil && !*c.Decided {
+		return fmt.Sprintf("undecided at --search-max %s, the highest level tried: give a higher --search-max to find the capacity", num(float64(l.Settings.SearchMax)))
+	}
+	if l.Settings.SearchMax > 0 {
+		return fmt.Sprintf("every level held up to --search-max %s, the highest tried: give a higher --search-max to find the capacity", num(float64(l.Settings.SearchMax)))
+	}
+	var missed []string
+	for _, lv := range l.Levels {
+		if lv.Level < l.Capacity.Level && !lv.SLOMet {
+			missed = append(missed, num(lv.Level))
+		}
+	}
+	if len(missed) > 0 {
+		return fmt.Sprintf("the highest level measured met every SLO, but %s below it did not; no level above it was tried: rerun, or try higher ones",
+			strings.Join(missed, ", "))
+	}
+	return "every level measured met every SLO; no level above it was tried: try higher ones"
 }
 
 func metricWords(m string) string {

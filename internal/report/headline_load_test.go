@@ -39,3 +39,35 @@ func TestLoadHeadlineMarksThinTailsAndAStop(t *testing.T) {
 		t.Errorf("capacity headline of a run stopped in its first level: %+v", c)
 	}
 }
+
+// TestLoadHeadlineCapacityLowerBound: when every level held, no level
+// above the capacity was tried, and the page says "at least" (the console
+// said "every level held: try higher ones" beside a tile calling it the
+// capacity); a capacity with a level above it that missed stays exact.
+func TestLoadHeadlineCapacityLowerBound(t *testing.T) {
+	v := 100.0
+	verdict := []artifact.SLOVerdict{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800, ValueMs: &v, N: 40, Met: true}}
+	l := &rundir.Load{
+		Settings: artifact.LoadSettings{Mode: "concurrency", SLO: []artifact.SLO{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800}}},
+		Levels: []artifact.LoadLevel{{Level: 1, SLO: verdict, SLOMet: true}, {Level: 2, SLO: verdict, SLOMet: true},
+			{Level: 4, SLO: verdict, SLOMet: true}},
+		Capacity: &artifact.Capacity{Level: 4},
+	}
+	if c := loadHeadline(l)[0]; c.Value != "at least concurrency 4" || !strings.Contains(c.Note, "try higher ones") ||
+		strings.Contains(c.Note, "the highest level that met") {
+		t.Errorf("capacity tile of a run whose every level held: %+v", c)
+	}
+	if s := capacityText(l); !strings.Contains(s, "Capacity: at least concurrency 4 (") || !strings.Contains(s, "try higher ones") {
+		t.Errorf("capacity sentence: %q", s)
+	}
+	l.Settings.SearchMax = 4
+	if c := loadHeadline(l)[0]; c.Value != "at least concurrency 4" || !strings.Contains(c.Note, "give a higher --search-max") {
+		t.Errorf("capacity tile of a search that held up to --search-max: %+v", c)
+	}
+	l.Settings.SearchMax = 0
+	l.Levels[2].SLOMet = false
+	l.Capacity = &artifact.Capacity{Level: 2, Next: &artifact.CapacityNext{Level: 4}}
+	if c := loadHeadline(l)[0]; c.Value != "concurrency 2" || c.Note != "the highest level that met every SLO; concurrency 4 did not" {
+		t.Errorf("capacity tile of a run whose level 4 missed: %+v", c)
+	}
+}

@@ -104,7 +104,7 @@ func capacityText(l *rundir.Load) string {
 		return fmt.Sprintf("Capacity: %s, the highest level that met every objective (%s); %s did not.",
 			l.LevelName(l.Capacity.Level), goal, l.LevelName(l.Capacity.Next.Level))
 	}
-	return fmt.Sprintf("Capacity: %s, the highest level measured, met every objective (%s).", l.LevelName(l.Capacity.Level), goal)
+	return fmt.Sprintf("Capacity: at least %s (%s): %s.", l.LevelName(l.Capacity.Level), goal, lowerBound(l))
 }
 
 // levelsTable is one row per level: counts, rates, goodput, SLO.
