@@ -24,7 +24,8 @@ import (
 // A ready file is a lease: it names the process that holds it (pid and
 // host) and when that process last renewed it, every barrierRenew for as
 // long as the shard runs. A file whose lease has lapsed (not renewed for
-// barrierLapse), whose process is gone (same host, no such pid), or that
+// barrierLapse), whose process is gone (same host and pid namespace, no
+// such pid), or that
 // holds no lease (a ttftlab before leases) belongs to no live shard: the
 // others wait on as if it were missing, and say why.
 type Barrier struct {
@@ -55,6 +56,10 @@ type lease struct {
 	Ready time.Time `json:"ready"`
 	Pid   int       `json:"pid"`
 	Host  string    `json:"host"`
+	// PidNS names the holder's pid namespace (Linux), so that a pid is
+	// looked up only where it means that process: containers of one pod
+	// share a host name but not their pids.
+	PidNS string `json:"pid_ns,omitempty"`
 	// Renewed is when the holder last renewed the lease.
 	Renewed time.Time `json:"renewed"`
 }
@@ -89,7 +94,7 @@ func (b Barrier) Wait(ctx context.Context, waiting func(missing []int, stale []s
 	if b.Host == "" {
 		b.Host, _ = os.Hostname()
 	}
-	mine := lease{Ready: time.Now().UTC(), Pid: os.Getpid(), Host: b.Host}
+	mine := lease{Ready: time.Now().UTC(), Pid: os.Getpid(), Host: b.Host, PidNS: pidNamespace()}
 	renew := func() error {
 		mine.Renewed = time.Now().UTC()
 		data, err := json.Marshal(mine)
@@ -195,13 +200,20 @@ func (b Barrier) look() (latest time.Time, missing []int, stale []string, err er
 
 // lapsed says why a lease belongs to no live shard, "" when it does.
 func (b Barrier) lapsed(l lease, now time.Time) string {
-	if l.Host == b.Host && l.Pid > 0 && !processAlive(l.Pid) {
+	if ns := pidNamespace(); l.Host == b.Host && ns != "" && l.PidNS == ns && l.Pid > 0 && !processAlive(l.Pid) {
 		return fmt.Sprintf("process %d on %s, which wrote it, has ended", l.Pid, l.Host)
 	}
 	if age := now.Sub(l.Renewed); age > barrierLapse {
 		return fmt.Sprintf("process %d on %s last renewed it %s ago (a live shard renews it every %s)", l.Pid, l.Host, age.Round(time.Second), barrierRenew)
 	}
 	return ""
+}
+
+// pidNamespace names this process's pid namespace, "" where the system
+// does not say.
+func pidNamespace() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
 }
 
 // processAlive says whether a process of this pid runs on this machine
