@@ -276,7 +276,7 @@ func TestLoadWriteFails(t *testing.T) {
 	}
 	rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl"))
 	doc := strictLoad(t, out)
-	if len(rows) < 3 || len(doc.Levels) != 1 || !doc.Levels[0].Interrupted || doc.Levels[0].Level != 1 ||
+	if len(rows) == 0 || len(doc.Levels) != 1 || !doc.Levels[0].Interrupted || doc.Levels[0].Level != 1 ||
 		doc.Levels[0].Summary.Requests != len(rows) || doc.Capacity != nil {
 		t.Fatalf("load.json levels %+v; want level 1 interrupted over the %d rows recorded", doc.Levels, len(rows))
 	}
