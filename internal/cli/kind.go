@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/servers"
@@ -22,9 +24,21 @@ func (e *env) serverKind(ctx context.Context, l *llamaserver.Lease) servers.Dete
 		return servers.Detection{}
 	}
 	// The paths the probe and the key check asked are not asked again.
-	d := servers.Detect(ctx, l.Getter())
+	d := servers.Detect(e.waiting(ctx, l.URL), l.Getter())
 	// On stderr, with the other notes about how the run is set up: a
 	// script's standard output stays its own.
 	fmt.Fprintf(e.Err, "server kind: %s (%s)\n", d.Kind, d.Evidence)
 	return d
+}
+
+// waiting is ctx with the console line a round of probes gives when the
+// server at url has not answered for a while (servers.NoteAfter): said
+// once, on stderr, so a silent server never looks like a hung ttftlab.
+func (e *env) waiting(ctx context.Context, url string) context.Context {
+	var once sync.Once
+	return servers.WithWaiting(ctx, func(paths []string) {
+		once.Do(func() {
+			fmt.Fprintf(e.Err, "waiting for %s to answer GET %s (at most %v) ...\n", url, strings.Join(paths, ", "), servers.ProbeTimeout)
+		})
+	})
 }

@@ -36,7 +36,7 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 	if n == serverOrSynth && h.start.model == "" {
 		want.Fallback = func(context.Context) (string, error) { return e.synthModel(h) }
 	}
-	l, err := llamaserver.Ensure(ctx, reg, want)
+	l, err := llamaserver.Ensure(e.waiting(ctx, h.server), reg, want)
 	var none *llamaserver.NoServerError
 	switch {
 	case err != nil && n == serverRequired && errors.As(err, &none):

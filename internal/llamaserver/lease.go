@@ -87,6 +87,9 @@ func (e *NotLLMError) Error() string {
 	if e.Health.Loading {
 		return fmt.Sprintf("the server at %s is still loading its model (GET /health answers 503)", e.URL)
 	}
+	if e.Health.Stalled {
+		return fmt.Sprintf("something accepts connections at %s but %s: something is there, but it does not answer as an LLM server", e.URL, e.Health.Summary)
+	}
 	if e.Health.Busy {
 		return fmt.Sprintf("the server at %s is not ready: GET /health answers %s", e.URL, e.Health.Summary)
 	}
@@ -150,6 +153,10 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	case health.TLS != nil:
 		// A TLS server is there: it answered a handshake ttftlab refused.
 		return nil, &TLSError{URL: ep.Base, Err: health.TLS}
+	case health.Stalled:
+		// It would hold every request of the command as it held the
+		// probe's, with or without a server to start.
+		return nil, &NotLLMError{URL: ep.Base, Health: health}
 	case health.Answered && wantsServer:
 		// Starting one there would only find the port taken.
 		return nil, &NotLLMError{URL: ep.Base, Health: health}

@@ -18,6 +18,10 @@ type HealthReport struct {
 	// Answered is true when any HTTP answer came, OK or not (a TLS
 	// handshake refused counts: a server is there).
 	Answered bool
+	// Stalled is a server that took the probe's request but gave no
+	// whole answer within ProbeTimeout (Summary says which): it holds
+	// every request, so it counts as answering, never as a ready server.
+	Stalled bool
 	// Loading is a 503 from /health: a server still loading its model.
 	Loading bool
 	// Busy is any other 503 from /health: a server (or a proxy in front
@@ -68,10 +72,16 @@ type Answer struct {
 // whose status, if any, is "ok"), else GET /api/version (Ollama, which has
 // no /health), else GET /v1/models (hosted APIs; llama-server with
 // --api-key answers 401 on everything but /health). A 503 from /health is
-// a model still loading.
+// a model still loading. The probes are one Round.
 func Health(ctx context.Context, g Getter) HealthReport {
-	code, body, err := get(ctx, g, "/health")
-	if err != nil {
+	ctx, cancel := Round(ctx)
+	defer cancel()
+	a := askAll(ctx, g, "/health")["/health"]
+	code, body, err := a.status, a.body, a.err
+	switch {
+	case Stalled(ctx, err):
+		return StalledReport("/health", code)
+	case err != nil:
 		return HealthReport{Path: "/health", Summary: "not answering"}
 	}
 	r := HealthReport{Answered: true, Path: "/health", Status: code}
@@ -89,23 +99,29 @@ func Health(ctx context.Context, g Getter) HealthReport {
 
 // Others goes on where /health did not say ready (r is what it said): asks
 // as the kinds without llama.cpp's /health answer, GET /api/version
-// (Ollama), else GET /v1/models (hosted APIs, a keyed llama-server).
+// (Ollama), else GET /v1/models (hosted APIs, a keyed llama-server). Both
+// are asked at once, within what is left of ctx, the round /health was
+// asked in.
 func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
 	var v struct {
 		Version string `json:"version"`
 	}
 	asked := map[string]Answer{}
-	c, b, err := get(ctx, g, "/api/version")
-	if err == nil {
-		asked["/api/version"] = Answer{Status: c, Body: b}
-		if c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
-			return HealthReport{OK: true, Answered: true, Path: "/api/version", Status: c, Summary: "ok", Asked: asked}
+	got := askAll(ctx, g, "/api/version", "/v1/models")
+	for p, a := range got {
+		if a.err == nil {
+			asked[p] = Answer{Status: a.status, Body: a.body}
 		}
+	}
+	a := got["/api/version"]
+	if c, b := a.status, a.body; a.err == nil && c == http.StatusOK && json.Unmarshal(b, &v) == nil && v.Version != "" {
+		return HealthReport{OK: true, Answered: true, Path: "/api/version", Status: c, Summary: "ok", Asked: asked}
 	}
 	var models struct {
 		Data []json.RawMessage `json:"data"`
 	}
-	c, b, err = get(ctx, g, "/v1/models")
+	a = got["/v1/models"]
+	c, b, err := a.status, a.body, a.err
 	if err != nil {
 		r.Asked = asked
 		return r

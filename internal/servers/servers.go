@@ -145,25 +145,28 @@ type Detection struct {
 // Detect asks the server which kind it is: llama.cpp answers
 // /props with default_generation_settings, SGLang /get_server_info, vLLM
 // /version (and vllm: metrics when it serves them), Ollama /api/version;
-// any other server is OpenAI-compatible. Requests that fail only rule a
-// kind out.
+// any other server is OpenAI-compatible. The paths are asked at once, in
+// one Round; requests that fail only rule a kind out.
 func Detect(ctx context.Context, g Getter) Detection {
+	ctx, cancel := Round(ctx)
+	defer cancel()
+	got := askAll(ctx, g, "/props", "/get_server_info", "/version", "/api/version")
 	var props struct {
 		Settings  map[string]any `json:"default_generation_settings"`
 		BuildInfo string         `json:"build_info"`
 	}
-	if getObject(ctx, g, "/props", &props) && props.Settings != nil {
+	if object(got["/props"], &props) && props.Settings != nil {
 		return Detection{Kind: LlamaCpp, Evidence: "GET /props answered with default_generation_settings", Version: props.BuildInfo}
 	}
 	var sg map[string]any
-	if getObject(ctx, g, "/get_server_info", &sg) {
+	if object(got["/get_server_info"], &sg) {
 		v, _ := sg["version"].(string)
 		return Detection{Kind: SGLang, Evidence: "GET /get_server_info answered a JSON object", Version: v}
 	}
 	var ver struct {
 		Version string `json:"version"`
 	}
-	if getObject(ctx, g, "/version", &ver) && ver.Version != "" {
+	if object(got["/version"], &ver) && ver.Version != "" {
 		d := Detection{Kind: VLLM, Evidence: "GET /version answered {\"version\": ...}", Version: ver.Version}
 		if code, body, err := get(ctx, g, "/metrics"); err == nil && code == http.StatusOK {
 			if f, err := metrics.Families(body); err == nil && metrics.HasPrefix(f, "vllm:") {
@@ -175,19 +178,18 @@ func Detect(ctx context.Context, g Getter) Detection {
 	var ol struct {
 		Version string `json:"version"`
 	}
-	if getObject(ctx, g, "/api/version", &ol) && ol.Version != "" {
+	if object(got["/api/version"], &ol) && ol.Version != "" {
 		return Detection{Kind: Ollama, Evidence: "GET /api/version answered {\"version\": ...}", Version: ol.Version}
 	}
 	return Detection{Kind: OpenAI, Evidence: "none of /props, /get_server_info, /version, /api/version answered as its server does"}
 }
 
-// getObject GETs base+path and decodes a 200 JSON object into v.
-func getObject(ctx context.Context, g Getter, path string, v any) bool {
-	code, body, err := get(ctx, g, path)
-	if err != nil || code != http.StatusOK {
+// object decodes a 200 JSON object answer into v.
+func object(a reply, v any) bool {
+	if a.err != nil || a.status != http.StatusOK {
 		return false
 	}
-	b := strings.TrimSpace(string(body))
+	b := strings.TrimSpace(string(a.body))
 	if !strings.HasPrefix(b, "{") {
 		return false
 	}

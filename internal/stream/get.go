@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"ttftlab/internal/endpoint"
@@ -95,6 +97,10 @@ func send1(ctx context.Context, method, url string, payload []byte, opt options)
 	}
 	ctx, cancel := context.WithTimeout(ctx, GetTimeout)
 	defer cancel()
+	// Whether a connection was made tells a server that took the request
+	// and never answered from one that could not be reached in time.
+	var connected atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
 	var reqBody io.Reader
 	if payload != nil {
 		reqBody = bytes.NewReader(payload)
@@ -111,6 +117,9 @@ func send1(ctx context.Context, method, url string, payload []byte, opt options)
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := newClient(newTransport(dialNoDelay, opt)).Do(req)
+	if err != nil && !connected.Load() && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return 0, nil, nil, newError(KindConnect, method, url, ctx.Err(), "could not connect within %s", limit)
+	}
 	if err != nil {
 		return 0, nil, nil, viaProxy(requestError(ctx, method, url, limit, err), method, url, opt)
 	}
@@ -124,6 +133,12 @@ func send1(ctx context.Context, method, url string, payload []byte, opt options)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, getBodyLimit+1))
 	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// A body that never ends (a stream where a short answer was
+		// asked for) is cut at the deadline and named as such.
+		return resp.StatusCode, body, resp.Header, newError(KindTimeout, method, url, ctx.Err(),
+			"answered HTTP %d (%s) but the body did not end within %s (%d bytes so far)",
+			resp.StatusCode, contentType(resp.Header), limit, len(body))
 	case err != nil && ctx.Err() != nil:
 		return resp.StatusCode, body, resp.Header, requestError(ctx, method, url, limit, err)
 	case err != nil:
@@ -140,9 +155,17 @@ func send1(ctx context.Context, method, url string, payload []byte, opt options)
 func requestError(ctx context.Context, method, url, limit string, err error) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return newError(KindTimeout, method, url, ctx.Err(), "no complete answer within %s; is the server hung or busy?", limit)
+		return newError(KindTimeout, method, url, ctx.Err(), "the connection was accepted, but no complete answer came within %s; is the server hung or busy?", limit)
 	case ctx.Err() != nil:
 		return newError(KindCanceled, method, url, ctx.Err(), "canceled: %v", ctx.Err())
 	}
 	return connectError(method, url, err)
+}
+
+// contentType is the answer's Content-Type as a message shows it.
+func contentType(h http.Header) string {
+	if ct := h.Get("Content-Type"); ct != "" {
+		return ct
+	}
+	return "no Content-Type"
 }

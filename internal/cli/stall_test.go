@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ttftlab/internal/servers"
+)
+
+// stallFake is a server on a raw socket that takes connections and
+// misbehaves: it never answers (endless false), or answers every request
+// with a 200 event stream that never ends (endless true). It records the
+// request lines it read.
+type stallFake struct {
+	ln      net.Listener
+	endless bool
+	mu      sync.Mutex
+	lines   []string
+	conns   []net.Conn
+}
+
+func startStallFake(t *testing.T, endless bool) (*stallFake, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &stallFake{ln: ln, endless: endless}
+	go f.serve()
+	t.Cleanup(f.close)
+	return f, "http://" + ln.Addr().String()
+}
+
+func (f *stallFake) serve() {
+	for {
+		c, err := f.ln.Accept()
+		if err != nil {
+			return
+		}
+		f.mu.Lock()
+		f.conns = append(f.conns, c)
+		f.mu.Unlock()
+		go f.handle(c)
+	}
+}
+
+func (f *stallFake) handle(c net.Conn) {
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return
+	}
+	f.mu.Lock()
+	f.lines = append(f.lines, req.Method+" "+req.URL.Path)
+	f.mu.Unlock()
+	if !f.endless {
+		return // the connection stays open, unanswered, until close
+	}
+	if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")); err != nil {
+		return
+	}
+	for {
+		if _, err := c.Write([]byte(": keep-alive\n\n")); err != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (f *stallFake) close() {
+	f.ln.Close()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.conns {
+		c.Close()
+	}
+}
+
+func (f *stallFake) requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.lines...)
+}
+
+// shortProbes makes the probe rounds of this test short, so a stalling
+// server costs a fraction of a second.
+func shortProbes(t *testing.T) {
+	timeout, note := servers.ProbeTimeout, servers.NoteAfter
+	servers.ProbeTimeout, servers.NoteAfter = 800*time.Millisecond, 100*time.Millisecond
+	t.Cleanup(func() { servers.ProbeTimeout, servers.NoteAfter = timeout, note })
+}
+
+// TestRunStallingServer: a server that takes connections and never
+// answers, or answers every path with a stream that never ends, is named
+// as such after one short probe round (the console saying what it waits
+// for meanwhile); no script request is sent to it.
+// Fails before this change: three probes of 5 s each passed in silence,
+// then the script's stream waited for its idle timeout (never-answering)
+// or its --request-timeout (the endless stream).
+func TestRunStallingServer(t *testing.T) {
+	shortProbes(t)
+	for _, c := range []struct {
+		name    string
+		endless bool
+		want    string
+	}{
+		{"silent", false, "but never answered GET /health within " + servers.ProbeTimeout.String()},
+		{"endless", true, "but answered GET /health with HTTP 200 and a body that did not end within " + servers.ProbeTimeout.String()},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fake, url := startStallFake(t, c.endless)
+			script := epScript(t, `stream({{role = "user", content = "hi"}})`)
+			code, stdout, stderr := runCLI("run", script, "--server", url, "--out", t.TempDir(), "--request-timeout", "1m")
+			t.Logf("run:\n%s%s", stdout, stderr)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if !strings.Contains(stderr, "something accepts connections at "+url+" "+c.want) ||
+				!strings.Contains(stderr, "does not answer as an LLM server") {
+				t.Errorf("stderr does not name the stalling server (%q)", c.want)
+			}
+			if !c.endless && !strings.Contains(stderr, "waiting for "+url+" to answer GET /health") {
+				t.Errorf("stderr does not say what ttftlab waits for")
+			}
+			for _, r := range fake.requests() {
+				if strings.HasPrefix(r, "POST") {
+					t.Errorf("the script's request was sent to the stalling server: %s", r)
+				}
+			}
+		})
+	}
+}
