@@ -164,6 +164,7 @@ type run struct {
 	idle     *time.Timer
 	idleD    time.Duration
 	lastRead atomic.Int64               // the last read's time since clk.base, set by the reader
+	headDone atomic.Bool                // the response head is whole: the idle limit counts from lastRead
 	stops    []func() bool              // timers and context hooks to stop at the end
 	cutTimer atomic.Pointer[time.Timer] // armed right after the first request write
 
@@ -220,6 +221,7 @@ func (r *run) executeHTTP(reqCtx context.Context, body []byte, opt options) erro
 	r.res.Info.Status = resp.StatusCode
 	r.res.Info.HeadersMs = ms(headersAt - r.t0)
 	r.lastRead.Store(int64(headersAt))
+	r.headDone.Store(true)
 	if err := r.checkResponse(resp); err != nil {
 		return err
 	}

@@ -201,7 +201,26 @@ var errorCases = []errorCase{
 		server: func(t *testing.T) string { return rawServer(t, func(c net.Conn) { time.Sleep(time.Second) }) },
 		req:    Request{IdleTimeout: 100 * time.Millisecond},
 		kind:   KindIdle,
-		want:   []string{"nothing arrived for 100ms", "0 content chunks"},
+		want:   []string{"response headers were not complete 100ms after the request was sent", "idle timeout", "0 content chunks"},
+	},
+	{
+		// Fails before this change: each header byte reset the idle
+		// timer, so only the whole-request timeout ended the request.
+		name: "headers a byte at a time",
+		server: func(t *testing.T) string {
+			return rawServer(t, func(c net.Conn) {
+				head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Slow: " + strings.Repeat("a", 1<<16)
+				for i := range len(head) {
+					if _, err := c.Write([]byte{head[i]}); err != nil {
+						return
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			})
+		},
+		req:  Request{IdleTimeout: 300 * time.Millisecond, Timeout: 5 * time.Second},
+		kind: KindIdle,
+		want: []string{"response headers were not complete 300ms after the request was sent", "idle timeout"},
 	},
 	{
 		name: "overall timeout",

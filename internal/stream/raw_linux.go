@@ -148,6 +148,7 @@ func (r *run) readHead() (*http.Response, error) {
 			}
 			if !wire.Interim(resp) {
 				r.start, r.startSt, r.hasStart = rest, m.st, true
+				r.headDone.Store(true)
 				return resp, nil
 			}
 			hr, data = wire.HeadReader{}, rest

@@ -93,6 +93,11 @@ func (r *run) closedOutcome() error {
 		r.res.Info.Cut, r.res.Info.ClosedAtMs = true, ms(at-r.t0)
 		return r.canceledErr()
 	case closedIdle:
+		if !r.headDone.Load() {
+			return r.fail(KindIdle, nil,
+				"the response headers were not complete %v after the request was sent (idle timeout, which bounds the whole header block); got %s",
+				r.idleD, r.progress())
+		}
 		return r.fail(KindIdle, nil,
 			"nothing arrived for %v (idle timeout); got %s", r.idleD, r.progress())
 	case closedTimeout:

@@ -31,8 +31,19 @@ func (r *run) startTimers() {
 // checkIdle runs when the idle limit may have passed. Readers only note
 // the time of every read (one atomic store, no timer work on the read
 // path); the timer is moved on here when something arrived meanwhile.
+// Until the response head is whole the limit bounds the head as one,
+// counted from the request's first byte sent (from the call while
+// connecting): a server that sends its headers a byte at a time cannot
+// hold the request by resetting the limit with every byte.
 func (r *run) checkIdle() {
-	quiet := r.clk.now() - time.Duration(r.lastRead.Load())
+	from := time.Duration(r.lastRead.Load())
+	if !r.headDone.Load() {
+		from = 0
+		if t0, ok := r.cl.t0(); ok {
+			from = t0
+		}
+	}
+	quiet := r.clk.now() - from
 	if quiet < r.idleD {
 		r.idle.Reset(r.idleD - quiet)
 		return

@@ -62,8 +62,9 @@ type Request struct {
 	// (0: never).
 	CutAfter time.Duration
 	// IdleTimeout ends the request with an error when nothing arrives for
-	// that long, response headers included (0: DefaultIdleTimeout, 30 s;
-	// negative: none).
+	// that long; before the response head is whole it bounds the head as
+	// a whole, counted from the request sent, not from each of its bytes
+	// (0: DefaultIdleTimeout, 30 s; negative: none).
 	IdleTimeout time.Duration
 	// Timeout bounds the whole request, from the call of Do (0: none).
 	Timeout time.Duration
