@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,24 +14,31 @@ import (
 )
 
 // stallFake is a server on a raw socket that takes connections and
-// misbehaves: it never answers (endless false), or answers every request
-// with a 200 event stream that never ends (endless true). It records the
-// request lines it read.
+// misbehaves as its mode says. It records the request lines it read.
 type stallFake struct {
-	ln      net.Listener
-	endless bool
-	mu      sync.Mutex
-	lines   []string
-	conns   []net.Conn
+	ln    net.Listener
+	mode  stallMode
+	mu    sync.Mutex
+	lines []string
+	conns []net.Conn
 }
 
-func startStallFake(t *testing.T, endless bool) (*stallFake, string) {
+// stallMode is how a stallFake misbehaves.
+type stallMode int
+
+const (
+	neverAnswers stallMode = iota // reads the request and keeps the connection, silent
+	endlessBody                   // answers a 200 event stream that never ends
+	closesAtOnce                  // reads the request and closes the connection
+)
+
+func startStallFake(t *testing.T, mode stallMode) (*stallFake, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &stallFake{ln: ln, endless: endless}
+	f := &stallFake{ln: ln, mode: mode}
 	go f.serve()
 	t.Cleanup(f.close)
 	return f, "http://" + ln.Addr().String()
@@ -57,8 +65,12 @@ func (f *stallFake) handle(c net.Conn) {
 	f.mu.Lock()
 	f.lines = append(f.lines, req.Method+" "+req.URL.Path)
 	f.mu.Unlock()
-	if !f.endless {
+	switch f.mode {
+	case neverAnswers:
 		return // the connection stays open, unanswered, until close
+	case closesAtOnce:
+		c.Close()
+		return
 	}
 	if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")); err != nil {
 		return
@@ -104,15 +116,15 @@ func shortProbes(t *testing.T) {
 func TestRunStallingServer(t *testing.T) {
 	shortProbes(t)
 	for _, c := range []struct {
-		name    string
-		endless bool
-		want    string
+		name string
+		mode stallMode
+		want string
 	}{
-		{"silent", false, "but never answered GET /health within " + servers.ProbeTimeout.String()},
-		{"endless", true, "but answered GET /health with HTTP 200 and a body that did not end within " + servers.ProbeTimeout.String()},
+		{"silent", neverAnswers, "but never answered GET /health within " + servers.ProbeTimeout.String()},
+		{"endless", endlessBody, "but answered GET /health with HTTP 200 and a body that did not end within " + servers.ProbeTimeout.String()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fake, url := startStallFake(t, c.endless)
+			fake, url := startStallFake(t, c.mode)
 			script := epScript(t, `stream({{role = "user", content = "hi"}})`)
 			code, stdout, stderr := runCLI("run", script, "--server", url, "--out", t.TempDir(), "--request-timeout", "1m")
 			t.Logf("run:\n%s%s", stdout, stderr)
@@ -123,7 +135,7 @@ func TestRunStallingServer(t *testing.T) {
 				!strings.Contains(stderr, "does not answer as an LLM server") {
 				t.Errorf("stderr does not name the stalling server (%q)", c.want)
 			}
-			if !c.endless && !strings.Contains(stderr, "waiting for "+url+" to answer GET /health") {
+			if c.mode == neverAnswers && !strings.Contains(stderr, "waiting for "+url+" to answer GET /health") {
 				t.Errorf("stderr does not say what ttftlab waits for")
 			}
 			for _, r := range fake.requests() {
@@ -132,5 +144,52 @@ func TestRunStallingServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLabLoadOnATakenPort: lab and load on a port where something takes
+// connections but never answers, or closes them unanswered, say that
+// something is there but not an LLM server; they neither announce the
+// synthetic model nor try to start llama-server on the taken port.
+// Fails before this change: "no server answers at URL ... serving the
+// SYNTHETIC model", then "port ... is already taken".
+func TestLabLoadOnATakenPort(t *testing.T) {
+	shortProbes(t)
+	// A start would fail at once on this binary: nothing may get that far.
+	t.Setenv("LLAMA_SERVER", filepath.Join(t.TempDir(), "no-llama-server"))
+	for _, mode := range []struct {
+		name string
+		mode stallMode
+		want string
+	}{
+		{"silent", neverAnswers, "but never answered GET /health within"},
+		{"closes", closesAtOnce, "but closed the connection without answering GET /health"},
+	} {
+		for _, cmd := range [][]string{{"lab"}, {"load", "--duration", "1s", "--concurrency", "1"}} {
+			t.Run(mode.name+"/"+cmd[0], func(t *testing.T) {
+				fake, url := startStallFake(t, mode.mode)
+				args := append(append([]string(nil), cmd...), "--server", url, "--out", t.TempDir())
+				code, stdout, stderr := runCLI(args...)
+				t.Logf("%s:\n%s%s", cmd[0], stdout, stderr)
+				if code != 1 {
+					t.Errorf("exit %d, want 1", code)
+				}
+				out := stdout + stderr
+				if !strings.Contains(out, "something accepts connections at "+url+" "+mode.want) ||
+					!strings.Contains(out, "does not answer as an LLM server") {
+					t.Errorf("the output does not say something is there but not an LLM server (%q)", mode.want)
+				}
+				for _, wrong := range []string{"SYNTHETIC", "no server answers", "already taken", "llama-server"} {
+					if strings.Contains(out, wrong) {
+						t.Errorf("the output says %q", wrong)
+					}
+				}
+				for _, r := range fake.requests() {
+					if strings.HasPrefix(r, "POST") {
+						t.Errorf("a request was sent to it: %s", r)
+					}
+				}
+			})
+		}
 	}
 }

@@ -87,7 +87,8 @@ func (e *NotLLMError) Error() string {
 	if e.Health.Loading {
 		return fmt.Sprintf("the server at %s is still loading its model (GET /health answers 503)", e.URL)
 	}
-	if e.Health.Stalled {
+	if e.Health.Stalled || (e.Health.Status == 0 && e.Health.TLS == nil) {
+		// No HTTP answer at all: the summary says what the connection did.
 		return fmt.Sprintf("something accepts connections at %s but %s: something is there, but it does not answer as an LLM server", e.URL, e.Health.Summary)
 	}
 	if e.Health.Busy {

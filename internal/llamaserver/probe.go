@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"syscall"
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/servers"
@@ -60,6 +62,11 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 		}
 		if tlsFailure(err) {
 			return servers.HealthReport{Answered: true, Path: "/health", TLS: err, Summary: "TLS failed: " + err.Error()}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+			// The connection was taken and closed without an answer:
+			// something holds the port, so none can be started there.
+			return servers.HealthReport{Answered: true, Path: "/health", Summary: "closed the connection without answering GET /health"}
 		}
 		return servers.HealthReport{Path: "/health", Summary: "not answering"}
 	}
