@@ -92,7 +92,8 @@ exit 1
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // where a synthetic model would go
-	code, stdout, stderr := runCLI("lab", "--server", fmt.Sprintf("http://127.0.0.1:%d", port), "--out", t.TempDir())
+	// --synth-preset asks for the synthetic model at the named port.
+	code, stdout, stderr := runCLI("lab", "--server", fmt.Sprintf("http://127.0.0.1:%d", port), "--synth-preset", "tiny", "--out", t.TempDir())
 	if code != 1 {
 		t.Fatalf("lab exited %d, want 1:\n%s%s", code, stdout, stderr)
 	}

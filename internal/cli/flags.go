@@ -111,6 +111,10 @@ func (f *flagSet) usageErrf(format string, args ...any) error {
 	return f.usageErr(fmt.Errorf(format, args...))
 }
 
+// defaultServer is --server's default address, the one where the lab
+// serves its synthetic model when nothing answers.
+const defaultServer = "http://127.0.0.1:8080"
+
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
 		return v
@@ -127,10 +131,13 @@ type targetFlags struct {
 	insecure                              bool
 	// ep is the endpoint made of them by check.
 	ep *endpoint.Endpoint
+	// serverFrom is where the user named the server: "--server",
+	// "TTFTLAB_SERVER", or "" for the default address. Set by check.
+	serverFrom string
 }
 
 func (t *targetFlags) register(f *flagSet) {
-	f.StringVar(&t.server, "server", envOr("TTFTLAB_SERVER", "http://127.0.0.1:8080"),
+	f.StringVar(&t.server, "server", envOr("TTFTLAB_SERVER", defaultServer),
 		"base URL of the LLM server, e.g. http://127.0.0.1:8080 or https://api.example.com/v1 (env TTFTLAB_SERVER)")
 	f.StringVar(&t.apiKey, "api-key", "", "API key sent as Authorization: Bearer `KEY` (default: $TTFTLAB_API_KEY, else $OPENAI_API_KEY); never printed or written")
 	f.StringVar(&t.apiKeyFile, "api-key-file", "", "read the API key from `FILE` (keeps it out of the process list)")
@@ -175,6 +182,14 @@ func (t *targetFlags) check(f *flagSet) error {
 	if t.modelName != "" {
 		ep.Model, ep.ModelSource = t.modelName, "--model-name"
 	}
+	f.Visit(func(fl *flag.Flag) {
+		if fl.Name == "server" {
+			t.serverFrom = "--server"
+		}
+	})
+	if t.serverFrom == "" && os.Getenv("TTFTLAB_SERVER") != "" {
+		t.serverFrom = "TTFTLAB_SERVER"
+	}
 	name := label(f.env.cmd)
 	if ep.Key != "" {
 		fmt.Fprintf(f.env.Err, "%s: API key from %s\n", name, ep.KeySource)
@@ -188,7 +203,11 @@ func (t *targetFlags) check(f *flagSet) error {
 
 // sources tell the Lua host which flag set which value, for its hints.
 func (t *targetFlags) sources() map[string]string {
-	return map[string]string{"SERVER": "--server", "OUT": "--out", "KB_DIR": "--kb", "SERVER_LOG": "--server-log"}
+	server := t.serverFrom
+	if server == "" {
+		server = "--server"
+	}
+	return map[string]string{"SERVER": server, "OUT": "--out", "KB_DIR": "--kb", "SERVER_LOG": "--server-log"}
 }
 
 // startFlags say how ttftlab starts llama-server.
@@ -231,8 +250,10 @@ type hostFlags struct {
 	// before register.
 	requestTimeout time.Duration
 	// synthPreset is lab's --synth-preset: the synthetic model to serve
-	// when there is neither a server nor --model.
+	// when there is neither a server nor --model; synthAsked is true when
+	// the flag was given, which asks for it at a server the user named.
 	synthPreset string
+	synthAsked  bool
 	// api is --api: the streaming API of every request whose opts set
 	// none (the Lua global API).
 	api stream.API
@@ -246,6 +267,7 @@ func (h *hostFlags) check(f *flagSet) error {
 	if err := h.targetFlags.check(f); err != nil {
 		return err
 	}
+	f.Visit(func(fl *flag.Flag) { h.synthAsked = h.synthAsked || fl.Name == "synth-preset" })
 	return h.tts.check(f)
 }
 
@@ -285,5 +307,6 @@ const defaultRequestTimeout = 10 * time.Minute
 // registerSynth adds lab's --synth-preset.
 func (h *hostFlags) registerSynth(f *flagSet) {
 	f.StringVar(&h.synthPreset, "synth-preset", synth.DefaultPreset,
-		"with no server at --server and no --model: the synthetic model to build and serve ("+strings.Join(synth.PresetNames(), ", ")+")")
+		"with no server answering and no --model: the synthetic model to build and serve ("+strings.Join(synth.PresetNames(), ", ")+
+			"); unasked, only at the default --server, given, also at a --server you name")
 }

@@ -33,7 +33,14 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 		return nil, err
 	}
 	want := llamaserver.Want{Endpoint: h.ep, Options: h.start.options(), Progress: e.Out, Install: true, Required: n == serverRequired}
-	if n == serverOrSynth && h.start.model == "" {
+	// The synthetic model is served at the default address only (or
+	// where --synth-preset asks for it): a server the user named that
+	// does not answer is a mistake to show, not one to paper over.
+	named := n == serverOrSynth && h.start.model == "" && h.serverFrom != "" && !h.synthAsked
+	switch {
+	case named:
+		want.Required = true
+	case n == serverOrSynth && h.start.model == "":
 		want.Fallback = func(context.Context) (string, error) { return e.synthModel(h) }
 	}
 	l, err := llamaserver.Ensure(e.waiting(ctx, h.server), reg, want)
@@ -41,6 +48,12 @@ func (e *env) lease(ctx context.Context, h *hostFlags, n need) (*llamaserver.Lea
 	switch {
 	case err != nil && n == serverRequired && errors.As(err, &none):
 		return nil, fmt.Errorf("no LLM server answers at %s/health; a shard never starts one: start the server every shard loads, then point --server at it", h.server)
+	case err != nil && named && errors.As(err, &none):
+		return nil, fmt.Errorf("no LLM server answers at %s/health (named by %s; ttftlab serves its synthetic model unasked only at the default %s).\n"+
+			"  Point ttftlab at a running server:        --server URL\n"+
+			"  or let ttftlab start llama-server there:  --model FILE.gguf\n"+
+			"  or serve the synthetic model there:       --synth-preset %s",
+			h.server, h.serverFrom, defaultServer, synth.DefaultPreset)
 	case err != nil:
 		return nil, leaseHint(err, h)
 	}
