@@ -82,17 +82,28 @@ func askAll(ctx context.Context, g Getter, paths ...string) map[string]reply {
 		}()
 	}
 	if note, ok := ctx.Value(waitingKey{}).(func([]string)); ok && note != nil {
+		// noteMu keeps the note from being given once askAll has
+		// returned: the caller may be writing to the same console.
+		var noteMu sync.Mutex
+		ended := false
 		t := time.AfterFunc(NoteAfter, func() {
+			noteMu.Lock()
+			defer noteMu.Unlock()
 			mu.Lock()
 			// Silence: none of the paths has answered yet.
-			waiting := len(pending) == len(paths)
+			waiting := !ended && len(pending) == len(paths)
 			p := slices.Clone(pending)
 			mu.Unlock()
 			if waiting {
 				note(p)
 			}
 		})
-		defer t.Stop()
+		defer func() {
+			t.Stop()
+			noteMu.Lock()
+			ended = true
+			noteMu.Unlock()
+		}()
 	}
 	wg.Wait()
 	return out
