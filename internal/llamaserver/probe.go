@@ -33,18 +33,18 @@ func get(ctx context.Context, ep *endpoint.Endpoint, path string) (int, []byte, 
 
 // CheckHealth asks the endpoint's /health once through stream.Get; when
 // that is not llama-server's ready answer, servers.Others asks as other
-// kinds answer. All of it is one servers.Round: a server that takes the
+// kinds answer. /health is one servers.Round (a server that takes the
 // request and gives no whole answer within servers.ProbeTimeout is
-// Stalled. OK is a 200 {"status":"ok"} (or another kind's ready
+// Stalled), the other kinds' paths another. OK is a 200 {"status":"ok"} (or another kind's ready
 // answer); Loading is llama-server's 503 while it loads its model (a body
 // that says so, "Loading model", older builds "loading model", or none);
 // Busy any other 503; Summary "ok", "loading model", "not answering" or
 // "HTTP 404 (text/html): <start of the body>".
 func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthReport {
-	ctx, cancel := servers.Round(ctx)
+	round, cancel := servers.Round(ctx)
 	defer cancel()
 	var header http.Header
-	code, body, err := servers.Ask(ctx, func(ctx context.Context, path string) (int, []byte, error) {
+	code, body, err := servers.Ask(round, func(ctx context.Context, path string) (int, []byte, error) {
 		code, body, h, err := get(ctx, ep, path)
 		header = h
 		return code, body, err
@@ -55,7 +55,7 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 			return servers.HealthReport{Path: "/health", Proxy: err, Summary: err.Error()}
 		}
 		var se *stream.Error
-		if errors.As(err, &se) && se.Kind == stream.KindTimeout && servers.Stalled(ctx, err) {
+		if errors.As(err, &se) && se.Kind == stream.KindTimeout && servers.Stalled(round, err) {
 			// The connection was taken (a connect that timed out is
 			// KindConnect): something is there and does not answer.
 			return servers.StalledReport("/health", code)

@@ -74,12 +74,12 @@ type Answer struct {
 // --api-key answers 401 on everything but /health). A 503 from /health is
 // a model still loading. The probes are one Round.
 func Health(ctx context.Context, g Getter) HealthReport {
-	ctx, cancel := Round(ctx)
+	round, cancel := Round(ctx)
 	defer cancel()
-	a := askAll(ctx, g, "/health")["/health"]
+	a := askAll(round, g, "/health")["/health"]
 	code, body, err := a.status, a.body, a.err
 	switch {
-	case Stalled(ctx, err):
+	case Stalled(round, err):
 		return StalledReport("/health", code)
 	case err != nil:
 		return HealthReport{Path: "/health", Summary: "not answering"}
@@ -100,9 +100,11 @@ func Health(ctx context.Context, g Getter) HealthReport {
 // Others goes on where /health did not say ready (r is what it said): asks
 // as the kinds without llama.cpp's /health answer, GET /api/version
 // (Ollama), else GET /v1/models (hosted APIs, a keyed llama-server). Both
-// are asked at once, within what is left of ctx, the round /health was
-// asked in.
+// are asked at once, in one Round of their own: a server that answered
+// /health slowly still gets its time for them.
 func Others(ctx context.Context, g Getter, r HealthReport) HealthReport {
+	ctx, cancel := Round(ctx)
+	defer cancel()
 	var v struct {
 		Version string `json:"version"`
 	}
