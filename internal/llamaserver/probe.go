@@ -35,8 +35,8 @@ func get(ctx context.Context, ep *endpoint.Endpoint, path string) (int, []byte, 
 // that is not llama-server's ready answer, servers.Others asks as other
 // kinds answer. /health is one servers.Round (a server that takes the
 // request and gives no whole answer within servers.ProbeTimeout is
-// Stalled), the other kinds' paths another. OK is a 200 {"status":"ok"} (or another kind's ready
-// answer); Loading is llama-server's 503 while it loads its model (a body
+// Stalled), the other kinds' paths another. OK is a 200
+// {"status":"ok"} (or another kind's ready answer); Loading is llama-server's 503 while it loads its model (a body
 // that says so, "Loading model", older builds "loading model", or none);
 // Busy any other 503; Summary "ok", "loading model", "not answering" or
 // "HTTP 404 (text/html): <start of the body>".

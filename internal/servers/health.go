@@ -72,7 +72,8 @@ type Answer struct {
 // whose status, if any, is "ok"), else GET /api/version (Ollama, which has
 // no /health), else GET /v1/models (hosted APIs; llama-server with
 // --api-key answers 401 on everything but /health). A 503 from /health is
-// a model still loading. The probes are one Round.
+// a model still loading. /health is asked in one Round, the other
+// kinds' paths in another (Others).
 func Health(ctx context.Context, g Getter) HealthReport {
 	round, cancel := Round(ctx)
 	defer cancel()
