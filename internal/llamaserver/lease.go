@@ -89,7 +89,7 @@ func (e *NotLLMError) Error() string {
 	}
 	if e.Health.Stalled || (e.Health.Status == 0 && e.Health.TLS == nil) {
 		// No HTTP answer at all: the summary says what the connection did.
-		return fmt.Sprintf("something accepts connections at %s but %s: something is there, but it does not answer as an LLM server", e.URL, e.Health.Summary)
+		return fmt.Sprintf("something accepts connections at %s but %s: something is there, but it does not answer as an LLM server (another program, or a hung or overloaded server)", e.URL, e.Health.Summary)
 	}
 	if e.Health.Busy {
 		return fmt.Sprintf("the server at %s is not ready: GET /health answers %s", e.URL, e.Health.Summary)
