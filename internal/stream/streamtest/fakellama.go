@@ -13,7 +13,8 @@ import (
 	"time"
 )
 
-// FakeLlama answers every request the way llama-server streams: a role
+// FakeLlama answers GET /health as llama-server does ({"status":"ok"}) and
+// every other request the way llama-server streams: a role
 // event, one content event per piece (Delay apart), a final event with
 // finish_reason and timings (cache_n 4, prompt_n 11, prompt_ms 1.5,
 // predicted_n = the number of pieces), then [DONE]. It records request
@@ -47,6 +48,14 @@ func (f *FakeLlama) Start(t testing.TB) string {
 }
 
 func (f *FakeLlama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/health" {
+		// As llama-server answers it: a health probe is not a stream, and
+		// one that streamed as long as a long answer would be taken for a
+		// server that never answers.
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"ok"}`)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.bodies = append(f.bodies, string(body))
