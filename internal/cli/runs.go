@@ -195,11 +195,21 @@ func (e *env) poolRuns(out string, dirs []string, plan *runsPlan) error {
 		return err
 	}
 	if plan.table && len(doc.Figures) > 0 {
-		over := "one run"
 		if len(dirs) > 1 {
-			over = fmt.Sprintf("%d runs", len(dirs))
+			fmt.Fprintf(e.Out, "\nfigures over %d runs with 95 %% intervals (%s):\n%s", len(dirs), path, figures.Table(doc.Figures))
+			return nil
 		}
-		fmt.Fprintf(e.Out, "\nfigures over %s with 95 %% intervals (%s):\n%s", over, path, figures.Table(doc.Figures))
+		// One run bounds few figures: print the intervals that exist and
+		// one line for the others, not a line of "too few samples" each.
+		table, left := figures.Bounded(doc.Figures)
+		if table == "" {
+			fmt.Fprintf(e.Out, "\nfigures over one run: too few samples for a 95 %% interval; all %d are in %s (--runs 3 or more bounds them)\n", left, path)
+			return nil
+		}
+		fmt.Fprintf(e.Out, "\nfigures over one run with 95 %% intervals (%s):\n%s", path, table)
+		if left > 0 {
+			fmt.Fprintf(e.Out, "%d more figure(s) have too few samples in one run for an interval; all are in %s (--runs 3 or more bounds them)\n", left, artifact.RunsFile)
+		}
 	}
 	return nil
 }

@@ -89,3 +89,45 @@ func Table(fs []artifact.Figure) string {
 	}
 	return b.String()
 }
+
+// Bounded is the figures that have at least one 95 % interval, one per
+// line as Line writes them but with only the cells that hold a number or a
+// failure (no "too few samples"), and how many figures it left out because
+// none of their intervals exists. One run of the lab bounds few of its
+// figures; the console prints these and one line for the rest.
+func Bounded(fs []artifact.Figure) (table string, left int) {
+	var kept []artifact.Figure
+	for _, f := range fs {
+		if f.P50CI != nil || f.P95CI != nil || f.MeanCI != nil {
+			kept = append(kept, f)
+		} else {
+			left++
+		}
+	}
+	width := 0
+	for _, f := range kept {
+		width = max(width, len(f.Name))
+	}
+	var b strings.Builder
+	for _, f := range kept {
+		unit := ""
+		if f.Unit != "" {
+			unit = " " + f.Unit
+		}
+		var cells []string
+		for _, c := range []string{pctCell("p50", f.P50, f.P50CI, f.Failed, unit), pctCell("p95", f.P95, f.P95CI, f.Failed, unit)} {
+			if !strings.HasSuffix(c, " too few samples") {
+				cells = append(cells, c)
+			}
+		}
+		if f.MeanCI != nil {
+			cells = append(cells, meanCell(f, unit))
+		}
+		cells = append(cells, fmt.Sprintf("n %d", f.N))
+		if f.Failed > 0 {
+			cells = append(cells, fmt.Sprintf("%d failed", f.Failed))
+		}
+		fmt.Fprintf(&b, "%-*s  %s\n", width, f.Name, strings.Join(cells, "   "))
+	}
+	return b.String(), left
+}

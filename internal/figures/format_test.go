@@ -49,3 +49,26 @@ func TestLine(t *testing.T) {
 		t.Fatalf("table:\n%s", table)
 	}
 }
+
+// TestBounded: of one run's figures, Bounded prints only those with an
+// interval, each with only the cells that hold one (no "too few
+// samples"), and counts the figures it left out. Fails before this
+// change: the console printed a line of "too few samples" for each.
+func TestBounded(t *testing.T) {
+	var run []Sample
+	run = append(run, Sample{Name: "ttft_ms", Unit: "ms", Values: []float64{5.25, 6, 7, 8, 9}})
+	for _, name := range []string{"prefill prompt_n", "cache ttft_ms", "cancel idle_ms"} {
+		run = append(run, Sample{Name: name, Unit: "ms", Values: []float64{3}})
+	}
+	table, left := Bounded(Pool([][]Sample{run}))
+	if left != 3 {
+		t.Errorf("left out %d figures, want 3", left)
+	}
+	if strings.Contains(table, "too few samples") || strings.Count(table, "\n") != 1 ||
+		!strings.HasPrefix(table, "ttft_ms  mean 7.0 ms [") || !strings.HasSuffix(table, "] over 5 samples   n 5\n") {
+		t.Errorf("table:\n%s", table)
+	}
+	if table, left := Bounded(Pool([][]Sample{run[1:]})); table != "" || left != 3 {
+		t.Errorf("no interval at all: %q, %d left", table, left)
+	}
+}
