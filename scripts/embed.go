@@ -5,6 +5,7 @@ package scripts
 import (
 	"embed"
 	"io/fs"
+	"regexp"
 )
 
 // FS holds lab.lua and its steps.
@@ -44,4 +45,21 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 		panic(err) // dir is a constant that exists at build time
 	}
 	return sub
+}
+
+// labStep is a line of lab.lua's STEPS table: `{ file = "...", name = "NAME"`.
+var labStep = regexp.MustCompile(`(?m)^\s*\{ file = "[^"]+",\s*name = "([a-z]+)"`)
+
+// LabSteps names the lab's steps in order, read from lab.lua's STEPS
+// table, so a list shown elsewhere (the usage) is never a stale copy.
+func LabSteps() []string {
+	src, err := FS.ReadFile("lab.lua")
+	if err != nil {
+		panic(err) // lab.lua is embedded at build time
+	}
+	var names []string
+	for _, m := range labStep.FindAllSubmatch(src, -1) {
+		names = append(names, string(m[1]))
+	}
+	return names
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"ttftlab/internal/report"
 	"ttftlab/internal/rundir"
@@ -26,7 +27,7 @@ const workingTreeLab = "scripts/lab.lua"
 func (c *labCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("[flags] [-- STEP...]",
 		"Runs scripts/lab.lua from the working tree when it exists, else the copy built into ttftlab.\n"+
-			"STEP names (server, stream, ttft, prefill, cache, sentence, cancel, bargein, prefix, report) run only those steps.")
+			"STEP names ("+strings.Join(scripts.LabSteps(), ", ")+") run only those steps.")
 	c.flags.register(fs)
 	c.flags.registerSynth(fs)
 	keepGoing := fs.Bool("keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
