@@ -25,10 +25,12 @@
 --   an on_chunk of your own is called after ask has printed the chunk. A
 --   name that is neither ask's nor stream()'s is an error that suggests the
 --   nearest one.
+--
 -- The system prompt is system, the docs, then tail, each after a blank line.
 -- llama-server keeps only the last prompt of each slot in its cache, so when
 -- comparing variants A and B, B finds A's prefix cached: call ask.flush()
 -- between them for cold numbers, or repeat each for warm ones.
+--
 -- ask.ab(question, opts_a, opts_b, ab_opts) asks question with opts_a (A)
 -- and opts_b (B), quietly, ab_opts.runs times each (default 6) in ABBA
 -- order through the host's ab(), flushing the prompt cache before every
@@ -37,6 +39,7 @@
 -- interval and a verdict. At the prompt it shows as the verdict table;
 -- in a script, print it. ab_opts are ab()'s options (runs, seed, reps,
 -- flush, on_run, quiet).
+--
 -- While the answer streams, each sentence is printed on a line of its own
 -- followed by "[t ms]": when the chunk that completed it arrived, counted
 -- from t0 like every stream time. The last, unterminated sentence is
@@ -70,14 +73,16 @@ local speech = require("speech")
 local M = {}
 
 -- Options ask handles itself; the others go to stream(), whose options
--- are STREAM_OPTIONS (a test holds this list to the host's own).
+-- are STREAM_OPTIONS (a test holds this list to the host's own). It is
+-- not a field of the module: the prompt offers a module's fields to
+-- complete, and this list is not for calling.
 local OWN_NAMES = { "system", "docs", "tail", "cache", "quiet", "on_chunk" }
-M.STREAM_OPTIONS = { "api", "body", "cache_prompt", "clause", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
+local STREAM_OPTIONS = { "api", "body", "cache_prompt", "clause", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
   "keep_chunks", "keep_reads", "max_tokens", "min_clause_chars", "on_chunk", "path", "raw_out", "seed", "server",
   "temperature", "timeout_ms", "tts" }
 local OWN, KNOWN, ALL = {}, {}, {}
 for _, n in ipairs(OWN_NAMES) do OWN[n] = true end
-for _, list in ipairs({ OWN_NAMES, M.STREAM_OPTIONS }) do
+for _, list in ipairs({ OWN_NAMES, STREAM_OPTIONS }) do
   for _, n in ipairs(list) do
     if not KNOWN[n] then KNOWN[n] = true; ALL[#ALL + 1] = n end
   end

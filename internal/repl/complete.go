@@ -101,6 +101,7 @@ func (s *session) helpTopics() []string {
 		names = append(names, e.name)
 	}
 	names = append(names, moduleNames()...)
+	names = append(names, moduleFunctions()...)
 	return append(names, commandNames...)
 }
 

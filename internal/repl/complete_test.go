@@ -41,6 +41,8 @@ func TestCompleteFieldsOfTables(t *testing.T) {
 		"t[1].x":       {"t[1].x", nil},
 		":lo":          {"", []string{":load"}},
 		":help str":    {":help ", []string{"stream", "stream_many"}},
+		":help ask.a":  {":help ", []string{"ask.ab"}},
+		"ask.S":        {"ask.", nil},
 	} {
 		head, items, _ := complete(line)
 		if head != want.head || !reflect.DeepEqual(items, want.items) {

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -116,6 +117,9 @@ func (s *session) helpTopic(name string) (string, bool) {
 	if notes := moduleNotes(name); notes != "" {
 		parts = append(parts, notes)
 	}
+	if notes := moduleFunctionNotes(name); notes != "" {
+		parts = append(parts, notes)
+	}
 	if len(parts) == 0 {
 		if _, ok := lookupPath(s.L, strings.Split(name, ".")).(*lua.LFunction); ok {
 			return name + " is a function without a help entry.", true
@@ -154,4 +158,73 @@ func moduleSummary(name string) string {
 		first = first[:i+1]
 	}
 	return first
+}
+
+// moduleDefinition matches the definition of a module's function:
+// `function M.NAME(` or `M.NAME = `.
+var moduleDefinition = regexp.MustCompile(`(?m)^(?:function M\.([A-Za-z_]\w*)\(|M\.([A-Za-z_]\w*) = )`)
+
+// moduleFunctions are the functions a built-in module defines, as
+// "MOD.NAME", for :help's topics.
+func moduleFunctions() []string {
+	var names []string
+	for _, mod := range moduleNames() {
+		src, _ := stdlib.FS.ReadFile(mod + ".lua")
+		for _, m := range moduleDefinition.FindAllStringSubmatch(string(src), -1) {
+			if m[1] != "" {
+				names = append(names, mod+"."+m[1])
+			}
+		}
+	}
+	return names
+}
+
+// moduleFunctionNotes is what a built-in module says of its function
+// MOD.NAME: the lines of the module's notes that show its call, the
+// paragraphs of the notes that open with it, and the comment right above
+// its definition. "" when name is not such a function or none says a word.
+func moduleFunctionNotes(name string) string {
+	mod, fn, ok := strings.Cut(name, ".")
+	if !ok || strings.Contains(fn, ".") {
+		return ""
+	}
+	src, err := stdlib.FS.ReadFile(mod + ".lua")
+	if err != nil {
+		return ""
+	}
+	notes := moduleNotes(mod)
+	var usage, parts []string
+	for _, line := range strings.Split(notes, "\n") {
+		if strings.HasPrefix(line, " ") && strings.HasPrefix(strings.TrimSpace(line), name+"(") {
+			usage = append(usage, strings.TrimSpace(line))
+		}
+	}
+	if len(usage) > 0 {
+		parts = append(parts, strings.Join(usage, "\n"))
+	}
+	for _, para := range strings.Split(notes, "\n\n") {
+		if strings.HasPrefix(para, name+"(") || strings.HasPrefix(para, fn+"(") {
+			parts = append(parts, para)
+		}
+	}
+	lines := strings.Split(string(src), "\n")
+	for i, line := range lines {
+		m := moduleDefinition.FindStringSubmatch(line)
+		if m == nil || m[1] != fn && m[2] != fn {
+			continue
+		}
+		j := i
+		for j > 0 && strings.HasPrefix(lines[j-1], "--") {
+			j--
+		}
+		var comment []string
+		for _, c := range lines[j:i] {
+			comment = append(comment, strings.TrimPrefix(strings.TrimPrefix(c, "--"), " "))
+		}
+		if len(comment) > 0 {
+			parts = append(parts, strings.Join(comment, "\n"))
+		}
+		break
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -211,3 +211,19 @@ func TestHelp(t *testing.T) {
 		"run a Lua file in this session")
 	mustContain(t, "stderr", errOut, `no help for "nope"`)
 }
+
+// TestHelpModuleFunction: :help ask.ab shows what ask's notes say of it
+// (its call, its paragraph, the comment above it), and :help stats.median
+// its line of the list. Fails before this change: "ask.ab is a function
+// without a help entry".
+func TestHelpModuleFunction(t *testing.T) {
+	_, out, errOut := runPiped(t, ":help ask.ab\n:help stats.median\n")
+	mustContain(t, "stdout", out,
+		"ask.ab(question, opts_a, opts_b, ab_opts) -> ab()'s result",
+		"ab_opts.runs times each (default 6)",
+		"ab compares two ask variants",
+		"stats.median(xs)        -> number")
+	if strings.Contains(out+errOut, "without a help entry") || strings.Contains(out, "While the answer streams") {
+		t.Errorf(":help ask.ab:\n%s%s", out, errOut)
+	}
+}
