@@ -1,7 +1,11 @@
 package runtime
 
 import (
+	"strings"
+
 	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/stdlib"
 )
 
 // Kind says what an Entry of the host API is.
@@ -245,7 +249,7 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 		Summary:   "Compile a Lua file without running it."},
 	{Name: "require", Kind: Standard, install: (*VM).installModules,
 		Signature: "require(name) -> module",
-		Summary:   "Load a module: the built-in ones (stats, sentence, speech, voice, prompt, ask), json, then package.path."},
+		Summary:   "Load a module: the built-in ones (" + strings.Join(stdlib.Names(), ", ") + "), json, then package.path."},
 
 	{Name: "SERVER", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Server) },
 		Signature: "SERVER",

@@ -1,6 +1,10 @@
 package stdlib_test
 
-import "testing"
+import (
+	"os"
+	"regexp"
+	"testing"
+)
 
 // TestAskABComparesTwoVariants: ask.ab asks the question with each
 // variant's options, quietly, in ABBA order, flushes the cache before
@@ -33,4 +37,39 @@ func TestAskABComparesTwoVariants(t *testing.T) {
 	`)
 	assertErr(t, L, `require("ask").ab("Q?", {docs = 0}, {dcos = 1})`, `unknown option "dcos"`, `did you mean "docs"`)
 	assertErr(t, L, `require("ask").ab(42)`, "ask.ab: question must be a string")
+}
+
+// TestAskABDefaultRunsDocumented: the runs ask.ab makes of each variant
+// without ab_opts.runs are the default stdlib/README.md and
+// docs/lua-api.md give. Fails before this change: the README said 4, ab
+// makes 6.
+func TestAskABDefaultRunsDocumented(t *testing.T) {
+	L := newVM(t)
+	mustEval(t, L, askFakes)
+	out := mustEval(t, L, `
+		local ask = require("ask")
+		local a, real = 0, stream
+		stream = function(messages, opts)
+			if messages == "." then
+				return {}, 1, nil, {done = true, cut = false, status = 200}
+			end
+			if messages[1].role ~= "system" then a = a + 1 end
+			return real(messages, opts)
+		end
+		ask.ab("Q?", {docs = 0}, {docs = 1}, {quiet = true})
+		return a`)
+	runs := out[0].String()
+	for f, re := range map[string]string{
+		"README.md":          "`ab_opts.runs` times each \\(default (\\d+)\\)",
+		"../docs/lua-api.md": "`opts.runs` times each \\(default (\\d+)\\)",
+	} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(re).FindStringSubmatch(string(data))
+		if m == nil || m[1] != runs {
+			t.Errorf("%s: default runs %v, ask.ab makes %s", f, m, runs)
+		}
+	}
 }

@@ -5,12 +5,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/runtime"
+	"ttftlab/stdlib"
 )
 
 // newVM returns the Lua state of a fresh ttftlab VM: the modules load as
@@ -532,5 +537,40 @@ func TestPromptErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		assertErr(t, L, c.code, c.want...)
+	}
+}
+
+// TestModuleListsAgree: every list of the built-in modules in the docs
+// (README.md, docs/lua-api.md, docs/repl.md, docs/ARCHITECTURE.md) and in
+// require's help names exactly the modules there are. Fails before this
+// change: the lists differed, none naming calls or options.
+func TestModuleListsAgree(t *testing.T) {
+	want := stdlib.Names()
+	list := regexp.MustCompile("`stats`(?:,\\s+(?:and\\s+)?`\\w+`)+")
+	for _, f := range []string{"../README.md", "../docs/lua-api.md", "../docs/repl.md", "../docs/ARCHITECTURE.md"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lists := list.FindAllString(string(data), -1)
+		if len(lists) == 0 {
+			t.Errorf("%s lists no modules", f)
+		}
+		for _, l := range lists {
+			got := regexp.MustCompile("`(\\w+)`").FindAllStringSubmatch(l, -1)
+			var names []string
+			for _, m := range got {
+				names = append(names, m[1])
+			}
+			sort.Strings(names)
+			if !slices.Equal(names, want) {
+				t.Errorf("%s lists the modules %v, there are %v", f, names, want)
+			}
+		}
+	}
+	for _, e := range runtime.API() {
+		if e.Name == "require" && !strings.Contains(e.Summary, strings.Join(want, ", ")) {
+			t.Errorf("require's help: %s", e.Summary)
+		}
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 
@@ -71,15 +69,7 @@ func (s *session) setup() {
 }
 
 // moduleNames are the modules built into the binary, sorted.
-func moduleNames() []string {
-	files, _ := fs.Glob(stdlib.FS, "*.lua")
-	names := make([]string, 0, len(files))
-	for _, f := range files {
-		names = append(names, strings.TrimSuffix(f, ".lua"))
-	}
-	sort.Strings(names)
-	return names
-}
+func moduleNames() []string { return stdlib.Names() }
 
 // handle runs one complete chunk: a :command or Lua.
 func (s *session) handle(chunk string) {
