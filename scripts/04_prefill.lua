@@ -1,4 +1,4 @@
--- Step 4: how prefill grows with the prompt: 0, 4 and 12 KB documents
+-- Step 4: how prefill grows with the prompt: 0, 4 and 12 documents of the knowledge base
 -- appended to the system prompt, cache off (labconf.cold where the server
 -- ignores cache_prompt false). Prompt tokens come from timings or usage
 -- (labconf.tokens); prompt_ms, the server's own prefill time, only from

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -211,6 +212,27 @@ func TestDocsCountBundled(t *testing.T) {
 		}
 		if !strings.Contains(string(data), want) {
 			t.Errorf("%s should say %q: the bundled KB has %d documents", file, want, n)
+		}
+	}
+}
+
+// TestDocsCountDocumentsNotKilobytes: the docs and the lab's scripts
+// count the KB's documents in words a reader cannot take for a size: "4
+// documents of the KB", never "4 KB documents" (four kilobytes?). Fails
+// before this change: README.md, docs/lab.md, docs/load.md and
+// 04_prefill.lua said "0, 4 and 12 KB documents".
+func TestDocsCountDocumentsNotKilobytes(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	lua, _ := filepath.Glob("../../scripts/*.lua")
+	files = append(append(files, lua...), "../../README.md", "../../stdlib/README.md")
+	size := regexp.MustCompile(`\d+ KB doc`)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range size.FindAllString(string(data), -1) {
+			t.Errorf("%s: %q reads as kilobytes; say how many documents of the KB", f, m)
 		}
 	}
 }
