@@ -126,7 +126,14 @@ func searchServerLog(l *lab) error {
 		return err
 	}
 	if ino := inodeOf(st); from.Inode != 0 && ino != 0 && float64(ino) != from.Inode {
-		return fmt.Errorf("%s is not the log this run's evidence was taken from (%s, since replaced: a new server start keeps the old log as .log.1)", l.serverLog, from.Path)
+		// A later server start on the same port keeps the previous log
+		// as .1: say so when that is this run's.
+		if prev, err := os.Stat(l.serverLog + ".1"); err == nil && float64(inodeOf(prev)) == from.Inode {
+			return fmt.Errorf("%s is a later server's log: a server started since this run moved this run's log to %s.1; "+
+				"check with --server-log %s.1, or without --server-log (cancel.json's log_cancel_task then counts)", l.serverLog, l.serverLog, l.serverLog)
+		}
+		return fmt.Errorf("%s is not the log this run's evidence was taken from (%s, since replaced: a new server start keeps the old log as .log.1, "+
+			"an older one is gone); check with the log of the server that served this run, or without --server-log (cancel.json's log_cancel_task then counts)", l.serverLog, from.Path)
 	}
 	if float64(st.Size()) < from.Offset {
 		return fmt.Errorf("%s holds %d bytes, fewer than where this run's lines began (%.0f): it is another log", l.serverLog, st.Size(), from.Offset)

@@ -423,3 +423,45 @@ func TestReportModelVariantsPass(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLogReplacedNamesTheKeptOne: when a later server start moved
+// this run's log to LOG.1, check with --server-log LOG says to use LOG.1
+// or drop the flag, and LOG.1 passes. Fails before this change: the
+// message named neither.
+func TestServerLogReplacedNamesTheKeptOne(t *testing.T) {
+	files := validFiles()
+	files["server.log"] = "srv          stop: cancel task, id_task = 3\n"
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(dir, "server.log")
+	st, err := os.Stat(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel := filepath.Join(dir, "cancel.json")
+	data, _ := os.ReadFile(cancel)
+	data = bytes.Replace(data, []byte(`"inode":0`), []byte(fmt.Sprintf(`"inode":%d`, inodeOf(st))), 1)
+	if err := os.WriteFile(cancel, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A later server start: the log moves to .1, a new one takes its name.
+	if err := os.Rename(log, log+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(log, []byte("a later server\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	Run(dir, log, &out)
+	if !strings.Contains(out.String(), "check with --server-log "+log+".1, or without --server-log") {
+		t.Errorf("the stale log's failure does not name the kept one:\n%s", out.String())
+	}
+	out.Reset()
+	if _, failed := Run(dir, log+".1", &out); failed != 0 {
+		t.Errorf("%s.1 fails:\n%s", log, out.String())
+	}
+}
