@@ -103,7 +103,7 @@ for i, step in ipairs(STEPS) do
 end
 -- api is the streaming API every step's requests used (--api), so that
 -- `ttftlab check` reads sse_raw.txt as what it is.
-local function save() write_json("steps.json", { api = API or "chat", steps = record }) end
+local function save() write_json("steps.json", { api = API or "chat", kb = KB_DIR, steps = record }) end
 
 local function count(status)
   local n = 0

@@ -41,7 +41,7 @@ local settings = {
   requests = P.requests * P.turns, duration_ms = P.duration_ms,
   turns = P.turns, think_ms = P.think_ms, docs = P.docs, max_tokens = P.max_tokens, arrival = P.arrival,
   seed = P.seed, warmup = P.warmup, warmup_ms = (P.warmup_ms or 0) > 0 and P.warmup_ms or nil, slo = P.slo, api = API or "chat",
-  tts = nil,
+  kb = P.docs > 0 and KB_DIR or nil, tts = nil,
   -- A shard of a run split over machines (--shard): its part, the run,
   -- and when its levels are due on the wall clock.
   run_id = P.run_id, shard = P.shard, start_at_unix_ms = P.start_at_unix_ms, level_gap_ms = P.shard and P.level_gap_ms or nil,

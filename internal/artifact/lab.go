@@ -284,7 +284,10 @@ type Steps struct {
 	// API is the streaming API the lab's requests used: chat,
 	// completions or responses ("" in folders from before it was
 	// recorded: chat).
-	API   string `json:"api,omitempty"`
+	API string `json:"api,omitempty"`
+	// KB is the knowledge-base folder the prompts' documents came from
+	// (--kb); absent for the bundled one.
+	KB    string `json:"kb,omitempty"`
 	Steps []Step `json:"steps"`
 }
 

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // What each of stream_many's distributions is over (Dist.Over). A figure
@@ -98,6 +101,9 @@ type LoadSettings struct {
 	// API is the streaming API of every request (--api): chat,
 	// completions or responses ("" before it was recorded: chat).
 	API string `json:"api,omitempty"`
+	// KB is the knowledge-base folder the prompts' documents came from
+	// (--kb); absent for the bundled one.
+	KB string `json:"kb,omitempty"`
 	// TTS is the speech server every answer was spoken through (--tts);
 	// absent without one.
 	TTS *AudioTTS `json:"tts,omitempty"`
@@ -752,4 +758,29 @@ func ReadLoadRequests(r io.Reader) ([]LoadRequest, error) {
 			return rows, nil
 		}
 	}
+}
+
+// SettingDiff is a setting that differs between two runs: its JSON name
+// and each side's value as JSON.
+type SettingDiff struct{ Field, A, B string }
+
+// Differences names every field of the settings that differs between a
+// and b, in the struct's order, the fields skip names (by JSON name) left
+// out.
+func (a LoadSettings) Differences(b LoadSettings, skip ...string) []SettingDiff {
+	var out []SettingDiff
+	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := ra.Type()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if slices.Contains(skip, name) {
+			continue
+		}
+		ja, _ := Marshal(ra.Field(i).Interface())
+		jb, _ := Marshal(rb.Field(i).Interface())
+		if !bytes.Equal(ja, jb) {
+			out = append(out, SettingDiff{Field: name, A: string(ja), B: string(jb)})
+		}
+	}
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -98,9 +97,9 @@ func checkShards(folders []ShardFolder) ([]int, error) {
 			return nil, fmt.Errorf("shard %d of %d twice: %s and %s", s.Shard.Index, n, folders[j].Name, f.Name)
 		}
 		at[s.Shard.Index] = i
-		if field, va, vb, differ := settingsDiffer(a.Doc.Settings, s); differ {
+		if d := a.Doc.Settings.Differences(s, "shard"); len(d) > 0 {
 			return nil, fmt.Errorf("settings differ: %s is %s in %s but %s in %s: the shards of one run share every setting but the shard",
-				field, va, a.Name, vb, f.Name)
+				d[0].Field, d[0].A, a.Name, d[0].B, f.Name)
 		}
 	}
 	order := make([]int, 0, n)
@@ -137,26 +136,6 @@ func checkShards(folders []ShardFolder) ([]int, error) {
 		}
 	}
 	return order, nil
-}
-
-// settingsDiffer compares two shards' settings field by field, the shard
-// left out, and names the first field that differs (its JSON name) with
-// both values as JSON.
-func settingsDiffer(a, b artifact.LoadSettings) (field, va, vb string, differ bool) {
-	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
-	t := ra.Type()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name == "shard" {
-			continue
-		}
-		ja, _ := artifact.Marshal(ra.Field(i).Interface())
-		jb, _ := artifact.Marshal(rb.Field(i).Interface())
-		if !bytes.Equal(ja, jb) {
-			return name, string(ja), string(jb), true
-		}
-	}
-	return "", "", "", false
 }
 
 // mergeLevel is one level of the merge; ok false when no shard has a

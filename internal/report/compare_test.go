@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -352,5 +353,37 @@ func TestCompareSaysWhatElseDiffers(t *testing.T) {
 	var console strings.Builder
 	if err := FormatVerdicts(&console, cmp); err != nil || !strings.Contains(console.String(), "A and B differ in more than one change: "+want) {
 		t.Errorf("console (%v):\n%s", err, console.String())
+	}
+}
+
+// TestCompareNamesEverySettingThatDiffers: two load runs with another
+// --kb and --docs name both settings in compare.json's differ; two lab
+// runs with another --kb and --api name both. Fails before this change:
+// differ was null.
+func TestCompareNamesEverySettingThatDiffers(t *testing.T) {
+	a := loadRun(t)
+	b := scaled(t, a, 1)
+	path := filepath.Join(b, "load.json")
+	var doc map[string]any
+	readJSON(t, path, &doc)
+	set := doc["settings"].(map[string]any)
+	set["kb"] = "kb-b"
+	docs := set["docs"].(float64)
+	set["docs"] = docs + 1
+	writeJSON(t, path, doc)
+	_, cmp := compared(t, DefaultSeed, a, b)
+	want := []string{fmt.Sprintf("docs: A %v, B %v", docs, docs+1), "kb: A the bundled KB, B kb-b"}
+	if !slices.Equal(cmp.Differ, want) {
+		t.Errorf("load: differ %q, want %q", cmp.Differ, want)
+	}
+
+	la := run{kind: rundir.KindLab, lab: &rundir.Lab{Steps: &artifact.Steps{API: "", KB: ""}}}
+	lb := run{kind: rundir.KindLab, lab: &rundir.Lab{Steps: &artifact.Steps{API: "responses", KB: "my-kb"}}}
+	want = []string{"api: A chat, B responses", "kb: A the bundled KB, B my-kb"}
+	if got := settingsDiffer(la, lb); !slices.Equal(got, want) {
+		t.Errorf("lab: differ %q, want %q", got, want)
+	}
+	if got := settingsDiffer(la, la); len(got) != 0 {
+		t.Errorf("lab: a run differs from itself: %q", got)
 	}
 }

@@ -70,6 +70,7 @@ func compare(a, b run, seed uint64) *artifact.Compare {
 	if ma, mb := a.modelName(), b.modelName(); ma != "" && mb != "" && ma != mb {
 		c.Differ = append(c.Differ, fmt.Sprintf("model: A %s, B %s", ma, mb))
 	}
+	c.Differ = append(c.Differ, settingsDiffer(a, b)...)
 	for _, f := range ab.Figures {
 		switch f.OnlyIn {
 		case "A":
@@ -179,4 +180,50 @@ func FormatVerdicts(w io.Writer, c *artifact.Compare) error {
 		return err
 	}
 	return nil
+}
+
+// settingsDiffer names every setting the runs record that differs
+// between a and b ("kb: A kb-a, B the bundled KB"): of a load run each
+// field of its settings but what only tells the run and its shards apart,
+// of a lab run the API and the KB steps.json records.
+func settingsDiffer(a, b run) []string {
+	var out []string
+	if a.load != nil && b.load != nil {
+		for _, d := range a.load.Settings.Differences(b.load.Settings, "run_id", "shard", "start_at_unix_ms") {
+			va, vb := d.A, d.B
+			if d.Field == "kb" {
+				va, vb = kbName(a.load.Settings.KB), kbName(b.load.Settings.KB)
+			}
+			out = append(out, fmt.Sprintf("%s: A %s, B %s", d.Field, va, vb))
+		}
+		return out
+	}
+	if a.lab == nil || b.lab == nil || a.lab.Steps == nil || b.lab.Steps == nil {
+		return nil
+	}
+	sa, sb := a.lab.Steps, b.lab.Steps
+	if apiName(sa.API) != apiName(sb.API) {
+		out = append(out, fmt.Sprintf("api: A %s, B %s", apiName(sa.API), apiName(sb.API)))
+	}
+	if sa.KB != sb.KB {
+		out = append(out, fmt.Sprintf("kb: A %s, B %s", kbName(sa.KB), kbName(sb.KB)))
+	}
+	return out
+}
+
+// kbName is a recorded --kb, "the bundled KB" when none was given.
+func kbName(dir string) string {
+	if dir == "" {
+		return "the bundled KB"
+	}
+	return dir
+}
+
+// apiName is a recorded API, chat when a folder from before it was
+// recorded has none.
+func apiName(api string) string {
+	if api == "" {
+		return "chat"
+	}
+	return api
 }
