@@ -5,16 +5,24 @@ import "fmt"
 // didYouMean is "; did you mean "x"?" for the name in names nearest to a
 // mistyped one (at most two edits away), else "".
 func didYouMean(name string, names []string) string {
+	best := Nearest(name, names)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// Nearest is the name in names nearest to a mistyped one, at most two
+// edits away, else "": the suggestion for an unknown option, and for the
+// command line's unknown flags and values.
+func Nearest(name string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {
 		if d := editDistance(name, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return best
 }
 
 // editDistance counts the inserts, deletes and substitutions that turn a

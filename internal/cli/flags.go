@@ -13,6 +13,7 @@ import (
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/synth"
+	"ttftlab/runtime"
 )
 
 // flagSet is a command's flags and usage text.
@@ -70,7 +71,7 @@ func (f *flagSet) parse(args []string) error {
 			fmt.Fprint(f.env.Out, f.usage())
 			return errHelp
 		case err != nil:
-			return f.usageErr(err)
+			return f.usageErr(f.suggest(err))
 		}
 		rest := f.FlagSet.Args()
 		if ended := len(args) - len(rest); ended > 0 && args[ended-1] == "--" {
@@ -83,6 +84,22 @@ func (f *flagSet) parse(args []string) error {
 		f.args = append(f.args, rest[0])
 		args = rest[1:]
 	}
+}
+
+// suggest adds the nearest flag to the flag package's error for an
+// undefined one: "flag provided but not defined: -concurency; did you
+// mean --concurrency?".
+func (f *flagSet) suggest(err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return err
+	}
+	var names []string
+	f.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+	if near := runtime.Nearest(name, names); near != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, near)
+	}
+	return err
 }
 
 // Args are the arguments that are not flags.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -455,14 +456,28 @@ func parseLevels(s string, whole bool) ([]float64, error) {
 	return out, nil
 }
 
+// sloMetrics are the metrics an SLO may be set on.
+var sloMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "first_audio_ms", "underrun_ms"}
+
 // sloPattern is METRIC<=MS@pNN.
-var sloPattern = regexp.MustCompile(`^(ttft_ms|first_sentence_ms|total_ms|first_audio_ms|underrun_ms)\s*<=\s*([0-9.]+)\s*(?:ms)?\s*@\s*p(\d{1,2}(?:\.\d+)?)$`)
+var sloPattern = regexp.MustCompile(`^(` + strings.Join(sloMetrics, "|") + `)\s*<=\s*([0-9.]+)\s*(?:ms)?\s*@\s*p(\d{1,2}(?:\.\d+)?)$`)
+
+// sloMetricHead is the name an --slo starts with.
+var sloMetricHead = regexp.MustCompile(`^[A-Za-z_]\w*`)
 
 // parseSLO reads one --slo.
 func parseSLO(s string) (map[string]any, error) {
 	m := sloPattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return nil, fmt.Errorf("%q: want METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms)", s)
+		hint := ""
+		if name := sloMetricHead.FindString(strings.TrimSpace(s)); name != "" && !slices.Contains(sloMetrics, name) {
+			hint = fmt.Sprintf("no metric %q", name)
+			if near := runtime.Nearest(name, sloMetrics); near != "" {
+				hint += fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			hint += "; "
+		}
+		return nil, fmt.Errorf("%q: %swant METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms)", s, hint)
 	}
 	limit, err1 := strconv.ParseFloat(m[2], 64)
 	p, err2 := strconv.ParseFloat(m[3], 64)

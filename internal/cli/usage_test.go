@@ -179,3 +179,25 @@ func TestLabUsageNamesEveryStep(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagTyposSuggest: a mistyped flag, and a mistyped metric in --slo,
+// name the nearest one as ask()'s options do; a flag nothing resembles
+// gets no guess. Fails before this change: neither suggested anything.
+func TestFlagTyposSuggest(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"load", "--concurency", "4"}, "flag provided but not defined: -concurency; did you mean --concurrency?"},
+		{[]string{"lab", "--keep-goin"}, "did you mean --keep-going?"},
+		{[]string{"load", "--slo", "first_sentense_ms<=500@p95"}, `no metric "first_sentense_ms" (did you mean "first_sentence_ms"?)`},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("ttftlab %s: exit %d, stderr %q, want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+	if _, _, stderr := runCLI("lab", "--zzzzzzzz"); strings.Contains(stderr, "did you mean") {
+		t.Errorf("a flag like none guesses one: %s", stderr)
+	}
+}
