@@ -3,10 +3,12 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
@@ -44,7 +46,7 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 	if _, err := os.Stat(filepath.Join(*out, "load.json")); err == nil {
 		return fs.usageErrf("--out %s already holds a load.json: give an empty or new folder", *out)
 	}
-	dirs, err := shardDirs(fs.Args())
+	dirs, searched, err := shardDirs(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -55,6 +57,10 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 		}
 	}
 	m, err := load.Merge(folders)
+	var missing *load.MissingShardError
+	if errors.As(err, &missing) {
+		return fmt.Errorf("%w; %s", err, whereLooked(fs.Args(), searched))
+	}
 	if err != nil {
 		return err
 	}
@@ -80,15 +86,15 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 // shardDirs are the shard folders the arguments stand for: a folder with
 // a load.json is one; a folder without one stands for its shard-*
 // folders, in the order of their numbers.
-func shardDirs(args []string) ([]string, error) {
-	var dirs []string
+// searched are the arguments that stood for their shard-* folders.
+func shardDirs(args []string) (dirs, searched []string, err error) {
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, fmt.Errorf("cannot open shard folder %s: %w", a, err)
+			return nil, nil, fmt.Errorf("cannot open shard folder %s: %w", a, err)
 		}
 		if !st.IsDir() {
-			return nil, fmt.Errorf("%s is a file, not a shard folder", a)
+			return nil, nil, fmt.Errorf("%s is a file, not a shard folder", a)
 		}
 		if _, err := os.Stat(filepath.Join(a, "load.json")); err == nil {
 			dirs = append(dirs, a)
@@ -96,11 +102,22 @@ func shardDirs(args []string) ([]string, error) {
 		}
 		shards := rundir.ShardDirs(a)
 		if len(shards) == 0 {
-			return nil, fmt.Errorf("%s holds neither a load.json nor shard-* folders with one: pass the shard folders of a run, or the folder `ttftlab load --shard` wrote them to (--out)", a)
+			return nil, nil, fmt.Errorf("%s holds neither a load.json nor shard-* folders with one: pass the shard folders of a run, or the folder `ttftlab load --shard` wrote them to (--out)", a)
 		}
 		dirs = append(dirs, shards...)
+		searched = append(searched, a)
 	}
-	return dirs, nil
+	return dirs, searched, nil
+}
+
+// whereLooked says where merge looked for the shards: the folders given,
+// and the shard-* folders of those that held no load.json.
+func whereLooked(args, searched []string) string {
+	msg := "looked in " + strings.Join(args, ", ")
+	if len(searched) > 0 {
+		msg += " (the shard-* folders of " + strings.Join(searched, ", ") + ")"
+	}
+	return msg + ": pass every shard's folder, or copy the missing shard's folder (its --out/shard-I) beside the others"
 }
 
 // readShard reads a shard folder's load.json and requests.jsonl, both

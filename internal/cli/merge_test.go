@@ -276,13 +276,20 @@ func TestMergeRefusesShardsThatDoNotBelong(t *testing.T) {
 	c2 := write("c2", other)
 	none := filepath.Join(dir, "none")
 	os.MkdirAll(none, 0o755)
+	// A folder holding one shard's shard-0 of two: merge says where it
+	// looked (before this change: "have 0" and nothing more).
+	parent := filepath.Join(dir, "parent")
+	os.MkdirAll(filepath.Join(parent, "shard-0"), 0o755)
+	writeShard(t, filepath.Join(parent, "shard-0"), tinyShard("P", 0, 2), nil, nil)
 	for _, tc := range []struct {
 		args []string
 		code int
 		want []string
 	}{
 		{[]string{a0, b1, a2}, 1, []string{`run "A"`, `run "B"`, a0, b1}},
-		{[]string{a0, a2}, 1, []string{"shard 1 of 3 is missing: have 0, 2"}},
+		{[]string{a0, a2}, 1, []string{"shard 1 of 3 is missing: have 0, 2 (in " + a0 + ", " + a2 + "); looked in " + a0 + ", " + a2 + ": pass every shard's folder"}},
+		{[]string{parent}, 1, []string{"shard 1 of 2 is missing: have 0 (in " + filepath.Join(parent, "shard-0") + "); looked in " + parent +
+			" (the shard-* folders of " + parent + ")"}},
 		{[]string{a0, a1, c2}, 1, []string{"settings differ: max_tokens is 64 in " + a0 + " but 128 in " + c2}},
 		{[]string{a0, a1, none}, 1, []string{none, "neither a load.json nor shard-* folders"}},
 		{[]string{a0, a1, a2}, 2, []string{"missing --out"}},

@@ -71,6 +71,18 @@ func Merge(folders []ShardFolder) (*Merged, error) {
 	return m, nil
 }
 
+// MissingShardError is a merge refused because a shard of the run is not
+// among the folders: which one, the shards there are and their folders.
+type MissingShardError struct {
+	Index, Count int
+	Have         string
+	Folders      []string
+}
+
+func (e *MissingShardError) Error() string {
+	return fmt.Sprintf("shard %d of %d is missing: have %s (in %s)", e.Index, e.Count, e.Have, strings.Join(e.Folders, ", "))
+}
+
 // checkShards checks that the folders are the whole of one run and
 // returns them in shard order.
 func checkShards(folders []ShardFolder) ([]int, error) {
@@ -112,7 +124,11 @@ func checkShards(folders []ShardFolder) ([]int, error) {
 	}
 	for k := range n {
 		if _, ok := at[k]; !ok {
-			return nil, fmt.Errorf("shard %d of %d is missing: have %s", k, n, strings.Join(have, ", "))
+			var where []string
+			for _, i := range order {
+				where = append(where, folders[i].Name)
+			}
+			return nil, &MissingShardError{Index: k, Count: n, Have: strings.Join(have, ", "), Folders: where}
 		}
 	}
 	seen := map[[3]float64]int{}
