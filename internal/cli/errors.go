@@ -79,6 +79,11 @@ func (e *env) exit(err error) int {
 		return signalExit(stop)
 	}
 	switch {
+	case err == nil && stop != nil:
+		// The command ended its work after a signal came (a report
+		// drawn to the end): it still exits as the signal says.
+		fmt.Fprintf(e.Err, "%s: %s\n", label(e.cmd), stoppedBy(stop))
+		return signalExit(stop)
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
 	case errors.As(err, &code):
@@ -92,7 +97,13 @@ func (e *env) exit(err error) int {
 		fmt.Fprintf(e.Err, "%s: %v\n\n%s", label(usage.cmd), usage.err, usage.usage)
 		return exitUsage
 	case errors.Is(err, context.Canceled) || stop != nil:
-		fmt.Fprintf(e.Err, "%s: %s%s\n", label(e.cmd), stoppedBy(stop), stoppedAt(err))
+		at := ""
+		if e.cmd == "run" {
+			// Only run's script is the user's; a line of the lab's or
+			// load's own scripts says nothing to who pressed Ctrl-C.
+			at = stoppedAt(err)
+		}
+		fmt.Fprintf(e.Err, "%s: %s%s\n", label(e.cmd), stoppedBy(stop), at)
 		return signalExit(stop)
 	}
 	fmt.Fprintf(e.Err, "%s: %v\n", label(e.cmd), err)

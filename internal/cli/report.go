@@ -15,7 +15,7 @@ type reportCmd struct{ env *env }
 
 func newReport(e *env) runner { return &reportCmd{env: e} }
 
-func (c *reportCmd) Run(_ context.Context, args []string) error {
+func (c *reportCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("DIR [DIR_B] [--out FILE] [--server-log FILE] [--seed N]",
 		"Draws one self-contained HTML page of a lab or load run folder (default DIR/report.html),\n"+
 			"a folder of repeated runs (run-1 ... run-N) included, or, given two folders A and B,\n"+
@@ -36,6 +36,11 @@ func (c *reportCmd) Run(_ context.Context, args []string) error {
 	d, err := report.Draw(*out, report.Meta{Version: buildVersion(), ServerLog: *serverLog, Seed: *seed}, fs.Args()...)
 	if err != nil {
 		return shardsHint(err)
+	}
+	if ctx.Err() != nil {
+		// Interrupted while drawing: the page is whole (written at
+		// once), but the command was stopped.
+		return ctx.Err()
 	}
 	fmt.Fprintln(c.env.Out, d.Path)
 	if d.Compare != nil {

@@ -18,6 +18,7 @@ import (
 
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/stream/streamtest"
+	"ttftlab/runtime"
 )
 
 // startTTFTLab runs ttftlab as a child process and returns once its standard
@@ -426,5 +427,26 @@ func TestBrokenOutputWriteStops(t *testing.T) {
 	}
 	if code := e.exit(ctx.Err()); code != 141 || errOut.Len() != 0 {
 		t.Errorf("exit %d with %q on stderr, want 141 and nothing", code, errOut.String())
+	}
+}
+
+// TestSignalDuringWorkThatEndsExitsAsTheSignal: a command that finished
+// its work after Ctrl-C came (a report drawn to the end) still exits 130
+// saying it was interrupted; an interrupted lab or load names no line of
+// its own built-in scripts, run names its script's line. Fails before
+// this change: exit 0, and "interrupted at scripts/load.lua:234".
+func TestSignalDuringWorkThatEndsExitsAsTheSignal(t *testing.T) {
+	var errOut bytes.Buffer
+	e := &env{Stdio: Stdio{Err: &errOut}, cmd: "report", signals: &signals{stop: syscall.SIGINT}}
+	if code := e.exit(nil); code != 130 || errOut.String() != "ttftlab report: interrupted\n" {
+		t.Errorf("report after Ctrl-C: exit %d, stderr %q; want 130 and interrupted", code, errOut.String())
+	}
+	stopped := &runtime.ScriptError{Message: "scripts/load.lua:234: interrupted"}
+	for cmd, want := range map[string]string{"load": "ttftlab load: interrupted\n", "run": "ttftlab run: interrupted at scripts/load.lua:234\n"} {
+		errOut.Reset()
+		e = &env{Stdio: Stdio{Err: &errOut}, cmd: cmd, signals: &signals{stop: syscall.SIGINT}}
+		if code := e.exit(stopped); code != 130 || errOut.String() != want {
+			t.Errorf("%s: exit %d, stderr %q; want 130 and %q", cmd, code, errOut.String(), want)
+		}
 	}
 }
