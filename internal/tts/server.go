@@ -122,10 +122,18 @@ func failf(w http.ResponseWriter, code int, format string, args ...any) {
 	fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
 }
 
+// maxBody is the largest speech request body read: 1 MiB.
+const maxBody = 1 << 20
+
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	var req request
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	if err := dec.Decode(&req); err != nil {
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			failf(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes; a speech request says a sentence or a few", maxBody)
+			return
+		}
 		failf(w, http.StatusBadRequest, "the body is not a JSON speech request: %v", err)
 		return
 	}

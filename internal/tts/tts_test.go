@@ -176,3 +176,15 @@ func TestSpeechErrors(t *testing.T) {
 		t.Fatalf("models: %s", b)
 	}
 }
+
+// TestSpeechBodyTooLarge: a 20 MB body is answered 413 saying it is too
+// large, not with the JSON decoder's "unexpected EOF" of a cut body.
+// Fails before this change.
+func TestSpeechBodyTooLarge(t *testing.T) {
+	ts := httptest.NewServer(&Server{})
+	defer ts.Close()
+	code, b := say(t, ts.URL, `{"input":"`+strings.Repeat("a", 20<<20)+`"}`)
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "too large") || !json.Valid(b) {
+		t.Errorf("20 MB body: %d %.200q, want 413 saying too large", code, b)
+	}
+}
