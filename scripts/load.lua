@@ -233,8 +233,11 @@ local function run_level(level, n_calls, round, k)
   local cpu0 = speech and tts_info().cpu_ms
   local turns, summary = calls.run(opts)
   if due and type(summary.started_unix_ms) == "number" and summary.started_unix_ms - due > 50 then
-    print(string.format("  started %.0f ms after it was due: the level before ran past --level-gap; the merge shows the spread",
-      summary.started_unix_ms - due))
+    -- The first level has no level before it: it is late because the
+    -- shard was ready only after --start-at.
+    local why = k == 0 and "the shard was ready only after --start-at" or "the level before ran past --level-gap"
+    print(string.format("  started %.0f ms after it was due: %s; the merge shows the spread",
+      summary.started_unix_ms - due, why))
   end
   -- The default engine's CPU per second of audio it spoke in this level.
   local cpu_per_audio_s

@@ -394,3 +394,21 @@ func TestShardWaitsOnStaleReadyFile(t *testing.T) {
 		t.Errorf("shard 1 left its ready file after Ctrl-C in the wait: %v", err)
 	}
 }
+
+// TestLoadShardStartAtPassedBlamesStartAt: a shard whose --start-at
+// passed 30 s ago says its first level started late because the shard was
+// ready only after --start-at, not because of --level-gap (there is no
+// level before the first). Fails before this change.
+func TestLoadShardStartAtPassedBlamesStartAt(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	at := time.Now().Add(-30 * time.Second).UTC().Format(time.RFC3339)
+	code, stdout, stderr := runCLI("load", "--server", url, "--shard", "0/1", "--run-id", "r", "--start-at", at, "--duration", "1s",
+		"--concurrency", "1", "--requests", "2", "--docs", "0", "--out", t.TempDir(), "--no-report")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "after it was due: the shard was ready only after --start-at") || strings.Contains(stdout, "ran past --level-gap") {
+		t.Errorf("the first level's lateness blames the wrong thing:\n%s", stdout)
+	}
+}
