@@ -188,7 +188,9 @@ func (p *shardPlan) wait(ctx context.Context, say func(string)) error {
 		return nil
 	}
 	b := load.Barrier{Dir: filepath.Join(p.barrier, p.runID), Index: p.Index, Count: p.Count, Poll: barrierPoll, Host: p.host}
-	say(fmt.Sprintf("shard %d of %d: ready; waiting in %s for the other shards", p.Index, p.Count, b.Dir))
+	b.Ready = func() {
+		say(fmt.Sprintf("shard %d of %d: ready; waiting in %s for the other shards", p.Index, p.Count, b.Dir))
+	}
 	start, lease, err := b.Wait(ctx, func(missing []int, stale []string) {
 		line := fmt.Sprintf("shard %d of %d: still waiting for shard(s) %s in %s", p.Index, p.Count, intList(missing), b.Dir)
 		for _, s := range stale {

@@ -412,3 +412,21 @@ func TestLoadShardStartAtPassedBlamesStartAt(t *testing.T) {
 		t.Errorf("the first level's lateness blames the wrong thing:\n%s", stdout)
 	}
 }
+
+// TestLoadShardBarrierUnwritableSaysNoReady: a --barrier folder that
+// cannot be made fails naming it, without first saying "ready; waiting"
+// (the shard never was). Fails before this change.
+func TestLoadShardBarrierUnwritableSaysNoReady(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	barrier := filepath.Join(file, "barrier") // under a file: mkdir fails, even as root
+	code, stdout, stderr := runCLI("load", "--server", url, "--shard", "0/2", "--run-id", "r", "--barrier", barrier, "--duration", "1s",
+		"--concurrency", "2", "--requests", "2", "--docs", "0", "--out", t.TempDir(), "--no-report")
+	if code == 0 || !strings.Contains(stderr, "--barrier "+barrier) || strings.Contains(stdout+stderr, "ready; waiting") {
+		t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+}

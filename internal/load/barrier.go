@@ -34,6 +34,10 @@ type Barrier struct {
 	Poll         time.Duration // how often to look for the others' files
 	// Host names this machine in the lease; os.Hostname() when empty.
 	Host string
+	// Ready, when set, is called once this shard's ready file is written:
+	// the shard is ready only then (a folder it cannot write fails
+	// before).
+	Ready func()
 }
 
 // barrierLead is the least time between the last shard's ready time and
@@ -105,6 +109,9 @@ func (b Barrier) Wait(ctx context.Context, waiting func(missing []int, stale []s
 	}
 	if err := renew(); err != nil {
 		return time.Time{}, nil, err
+	}
+	if b.Ready != nil {
+		b.Ready()
 	}
 	done := make(chan struct{})
 	ended := make(chan struct{})
