@@ -29,10 +29,15 @@ func Headroom(p *plot.Plot, part float64) {
 	}
 }
 
-// FromZero starts the Y axis at zero, where times and counts start.
+// FromZero starts the Y axis at zero, where times and counts start. An
+// axis with nothing above zero (every value 0, or no value) runs from 0
+// to 1, never from -1 to 1 as gonum/plot would widen it.
 func FromZero(p *plot.Plot) {
-	if p.Y.Min > 0 {
+	if p.Y.Min > 0 || math.IsInf(p.Y.Min, 0) || math.IsNaN(p.Y.Min) {
 		p.Y.Min = 0
+	}
+	if !(p.Y.Max > p.Y.Min) {
+		p.Y.Max = p.Y.Min + 1
 	}
 }
 

@@ -75,3 +75,23 @@ func TestErrorBars(t *testing.T) {
 		t.Errorf("an interval without a finite bound drew a bar or a legend entry")
 	}
 }
+
+// TestFromZeroAllZero: a chart whose every value is 0 gets an axis from
+// 0 to 1, not gonum/plot's -1 to 1. Fails before this change.
+func TestFromZeroAllZero(t *testing.T) {
+	p := New("zeros", "x", "ms")
+	if err := LinePoints(p, "zero", plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}}, P50); err != nil {
+		t.Fatal(err)
+	}
+	FromZero(p)
+	if p.Y.Min != 0 || p.Y.Max != 1 {
+		t.Errorf("axis %g to %g, want 0 to 1", p.Y.Min, p.Y.Max)
+	}
+	svg, err := SVG(p, 300, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(svg, ">-1<") || strings.Contains(svg, ">-0.5<") {
+		t.Errorf("the axis goes below zero")
+	}
+}
