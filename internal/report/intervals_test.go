@@ -90,3 +90,24 @@ func TestIntervalsOnSinglePages(t *testing.T) {
 		}
 	})
 }
+
+// TestLoadChartsDrawWhatTheTableGives: a percentile the table beside the
+// chart calls too few samples is no point on it: with no level's p99
+// bounded, the TTFT chart has no p99 line or legend entry, and its p50
+// points are as many as the levels whose p50 is bounded. Fails before
+// this change: p99 was drawn at every level.
+func TestLoadChartsDrawWhatTheTableGives(t *testing.T) {
+	page := render(t, loadRun(t))
+	svg := chartOf(t, charts(t, page), "TTFT by level: p50, p95, p99")
+	for _, lv := range rundir.ReadLoad(loadRun(t)).Levels {
+		if lv.Summary.TTFTMs.P99CI != nil {
+			t.Fatalf("level %g's p99 is bounded: the test needs none", lv.Level)
+		}
+	}
+	if strings.Contains(svg, ">p99<") {
+		t.Errorf("the TTFT chart draws p99, which its table calls too few samples")
+	}
+	if !strings.Contains(page, "too few samples where n cannot bound one (no point drawn)") {
+		t.Errorf("the caption does not say unbounded percentiles are not drawn")
+	}
+}

@@ -144,7 +144,9 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 				thin = true
 			}
 			cells = append(cells, cell)
-			if v != nil {
+			// Only what the table gives a number for is drawn: a
+			// percentile it calls too few samples is no point.
+			if ci, has := quantileCI(d, q); v != nil && (!has || ci != nil) {
 				lines[q] = append(lines[q], plotter.XY{X: float64(i), Y: *v})
 			}
 		}
@@ -166,7 +168,7 @@ func percentileFigure(l *rundir.Load, metric string) (figure, error) {
 	}
 	tab.Caption = strings.TrimPrefix(tab.Caption+"; p50, p95, p99 with their 95 % intervals (order statistics)", "; ")
 	if unbounded {
-		tab.Caption += ", " + tooFew + " where n cannot bound one (the point drawn has no bar)"
+		tab.Caption += ", " + tooFew + " where n cannot bound one (no point drawn)"
 	}
 	if thin {
 		tab.Caption += "; * fewer requests than the percentile needs (p90 needs 10): it is the largest value, not a percentile"
