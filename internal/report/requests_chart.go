@@ -188,11 +188,23 @@ func serverFigure(l *rundir.Load) (figure, error) {
 			grow(&st.slots, float64(*s.SlotsTotal))
 		}
 	}
+	disagree := false
 	for _, b := range bands {
 		st := stats[b.Level] // every band is made from samples of its level
-		tab.add(num(b.Level), num(b.From), num(b.To), strconv.Itoa(st.samples), numP(st.busy), numP(st.slots), numP(st.running), numP(st.deferred))
+		running := numP(st.running)
+		if st.running != nil && st.busy != nil && *st.running < *st.busy {
+			// The two figures come from two endpoints of the server:
+			// say they disagree rather than show them side by side.
+			running += " †"
+			disagree = true
+		}
+		tab.add(num(b.Level), num(b.From), num(b.To), strconv.Itoa(st.samples), numP(st.busy), numP(st.slots), running, numP(st.deferred))
 	}
 	tab.Caption = "– where the server did not give the figure (no /slots, no running-requests gauge at /metrics)"
+	if disagree {
+		tab.Caption += "; † the running-requests gauge (/metrics) never read as many as /slots showed busy in this level: " +
+			"the server's two figures disagree, and the slots are its own state"
+	}
 	if err := chart.Steps(p, "slots busy", busy, chart.TTFT, false); err != nil {
 		return figure{}, err
 	}
