@@ -19,13 +19,23 @@ local ms = text.ms
 -- a percentile is marked "*" on the console.
 local function thin_tail(p, n) return n < 100 / (100 - p) - 1e-9 end
 
+-- unbounded: the record's pNN has no 95 % interval, so ci_line says
+-- "too few samples" for it. A record from before intervals were kept has
+-- no pNN_ci member at all: thin_tail decides then.
+local function unbounded(d, p)
+  local ci = d["p" .. p .. "_ci"]
+  if ci == nil then return thin_tail(p, d.n) end
+  return type(ci) ~= "table"
+end
+
 -- fmt3 is a distribution's p50/p95/p99 and its n, a percentile its n
--- cannot support marked "*".
+-- cannot bound marked "*": the same rule as the interval line below it,
+-- so a star and "too few samples" never disagree.
 local function fmt3(d)
   if type(d) ~= "table" or d.n == 0 then return string.format("%-20s %-6s", "      -", "(n=0)") end
   local cells = {}
   for i, p in ipairs({ 50, 95, 99 }) do
-    local mark = thin_tail(p, d.n) and "*" or ""
+    local mark = unbounded(d, p) and "*" or ""
     if mark ~= "" then text.marked = true end
     cells[i] = string.format("%6s", string.format("%.0f", d["p" .. p]) .. mark)
   end
@@ -179,8 +189,8 @@ function text.legend(scope)
     "sentence (n: how many)" .. (scope and (", " .. scope) or "") .. ". The SLO and goodput count a failed request as infinitely late.",
   }
   if text.marked then
-    lines[#lines + 1] = "*: the sample is too small for this percentile (a p95 needs 20 requests, a p99 100): it is the"
-    lines[#lines + 1] = "  largest value or near it, not the tail it names."
+    lines[#lines + 1] = "*: too few samples to bound this percentile (no 95 % interval: the line below says so); under 20"
+    lines[#lines + 1] = "  requests a p95 (100 a p99) is the largest value or near it, not the tail it names."
   end
   return lines
 end

@@ -126,3 +126,22 @@ for _, l in ipairs(text.level_lines("2", row)) do print(l) end
 		t.Errorf("got\n%s\nwant a line %q", got, want)
 	}
 }
+
+// TestStarAgreesWithTheIntervals: a percentile the interval line calls
+// too few samples is starred in the row above it, and one it bounds is
+// not: 40 requests support a p95 (20 would) but cannot bound it. Fails
+// before this change: the row read "111/ 197/ 205*", p95 unstarred above
+// "p95 too few samples".
+func TestStarAgreesWithTheIntervals(t *testing.T) {
+	got := runText(t, `
+local text = dofile("loadtext.lua")
+local d = { n = 40, p50 = 111, p95 = 197, p99 = 205, p50_ci = { 100, 120 }, p95_ci = json_null, p99_ci = json_null }
+local lines = text.level_lines("4", { level = 4, slo_met = true, goodput = 1,
+  summary = { calls = 40, ok = 40, requests = 40, failed = 0, tokens_per_s = 1, ttft_ms = d, first_sentence_ms = { n = 0 } } })
+print(lines[1])
+print(lines[2])
+`)
+	if !strings.Contains(got, "111/  197*/  205*") || strings.Contains(got, "111*") || !strings.Contains(got, "p95 too few samples") {
+		t.Errorf("got\n%s", got)
+	}
+}

@@ -277,7 +277,7 @@ func TestLoadCallsAndRequests(t *testing.T) {
 			}
 		}
 	}
-	if rows != 2 || !strings.Contains(stdout, "*: the sample is too small for this percentile") {
+	if rows != 2 || !strings.Contains(stdout, "*: too few samples to bound this percentile") {
 		t.Errorf("%d level rows, or no note on the marked percentiles", rows)
 	}
 	doc := strictLoad(t, out)
