@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/png"
 	"os"
@@ -236,8 +237,8 @@ func showPage(t *testing.T, browser, page, scheme string) shown {
 	}
 	if err == nil {
 		s.overflow, err = chromedp.Run(timed, chromedp.Evaluate[[]string](
-			`[document.documentElement, ...document.querySelectorAll("figure .numbers, .tables, .headline dl, figure .plot")]
-			  .filter(e => e.scrollWidth > e.clientWidth + 1)
+			`[document.documentElement, ...document.querySelectorAll("figure .numbers, .tables, .headline dl, figure .plot, .scroll")]
+			  .filter(e => e.scrollWidth > e.clientWidth + 1 && !e.closest("details:not([open])"))
 			  .map(e => (e.className || e.tagName) + " " + e.scrollWidth + ">" + e.clientWidth)`))
 	}
 	if err == nil {
@@ -331,4 +332,105 @@ func repeatedRuns(t *testing.T, from string) string {
 		}
 	}
 	return dir
+}
+
+// TestReportOnAPhone renders a lab page, a load page and a comparison at
+// 390 px wide in headless Chromium: the page itself never scrolls
+// sideways, every table sits in a box of its own that does (no column
+// cut), no cell breaks a word in the middle, and no chart's text is drawn
+// smaller than 8 px. Fails before this change: the tables ran off the
+// page, cells broke words anywhere, chart labels were about 4 px high.
+func TestReportOnAPhone(t *testing.T) {
+	browser := needBrowser(t)
+	lab, load := reportRuns(t)
+	for _, c := range []struct {
+		name string
+		dirs []string
+	}{{"lab", []string{lab}}, {"load", []string{load}}, {"compare", []string{lab, lab}}} {
+		page := filepath.Join(t.TempDir(), c.name+".html")
+		if code, stdout, stderr := runCLI(append([]string{"report", "--out", page}, c.dirs...)...); code != 0 {
+			t.Fatalf("%s: ttftlab report exited %d:\n%s%s", c.name, code, stdout, stderr)
+		}
+		var got struct {
+			Page   [2]float64 `json:"page"`
+			Cut    []string   `json:"cut"`
+			Breaks []string   `json:"breaks"`
+			Small  []string   `json:"small"`
+			Tables int        `json:"tables"`
+			Charts int        `json:"charts"`
+			Texts  int        `json:"texts"`
+		}
+		evalOnPhone(t, browser, page, `(() => {
+			const out = {page: [document.documentElement.scrollWidth, document.documentElement.clientWidth], cut: [], breaks: [], small: [], tables: 0, charts: 0, texts: 0};
+			for (const t of document.querySelectorAll("main table")) {
+				out.tables++;
+				let box = t.parentElement, ok = false;
+				for (; box && box !== document.body; box = box.parentElement) {
+					const o = getComputedStyle(box).overflowX;
+					if (o === "auto" || o === "scroll") { ok = true; break; }
+				}
+				if (!ok && t.getBoundingClientRect().right > document.documentElement.clientWidth + 1) out.cut.push((t.caption || {}).textContent || t.textContent.slice(0, 60));
+			}
+			for (const td of document.querySelectorAll("td, th")) {
+				const s = getComputedStyle(td);
+				if (s.overflowWrap === "anywhere" || s.wordBreak === "break-all") { out.breaks.push(td.textContent.slice(0, 40)); }
+			}
+			for (const svg of document.querySelectorAll("svg.chart")) {
+				out.charts++;
+				for (const tx of svg.querySelectorAll("text")) {
+					if (!tx.textContent.trim()) continue;
+					out.texts++;
+					const h = tx.getBoundingClientRect().height;
+					if (h < 8) { out.small.push(tx.textContent.slice(0, 30) + " " + h.toFixed(1) + "px"); }
+				}
+			}
+			out.breaks = out.breaks.slice(0, 5); out.small = out.small.slice(0, 5);
+			return out;
+		})()`, &got)
+		if got.Page[0] > got.Page[1]+1 {
+			t.Errorf("%s: the page scrolls sideways: %v wide in %v", c.name, got.Page[0], got.Page[1])
+		}
+		if got.Tables == 0 || got.Charts == 0 || got.Texts == 0 {
+			t.Errorf("%s: %d tables, %d charts, %d chart texts laid out", c.name, got.Tables, got.Charts, got.Texts)
+		}
+		for _, s := range got.Cut {
+			t.Errorf("%s: a table runs off the page with no box to scroll: %s", c.name, s)
+		}
+		for _, s := range got.Breaks {
+			t.Errorf("%s: a cell may break a word anywhere: %q", c.name, s)
+		}
+		for _, s := range got.Small {
+			t.Errorf("%s: chart text too small to read: %s", c.name, s)
+		}
+	}
+}
+
+// evalOnPhone opens page in a fresh headless Chromium 390 px wide and
+// decodes what script evaluates to into out.
+func evalOnPhone(t *testing.T, browser, page, script string, out any) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 900))
+	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer stopAlloc()
+	ctx, stopBrowser := chromedp.NewContext(alloc)
+	defer stopBrowser()
+	timed, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	err := chromedp.Do(timed,
+		call(emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 390, Height: 900, DeviceScaleFactor: 1, Mobile: true}),
+		chromedp.Navigate("file://"+page))
+	if err != nil {
+		t.Fatalf("rendering %s in Chromium: %v", page, err)
+	}
+	raw, err := chromedp.Run(timed, chromedp.Evaluate[json.RawMessage](script))
+	if err != nil {
+		t.Fatalf("evaluating on %s: %v", page, err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
 }
