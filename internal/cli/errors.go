@@ -79,11 +79,6 @@ func (e *env) exit(err error) int {
 		return signalExit(stop)
 	}
 	switch {
-	case err == nil && stop != nil:
-		// The command ended its work after a signal came (a report
-		// drawn to the end): it still exits as the signal says.
-		fmt.Fprintf(e.Err, "%s: %s\n", label(e.cmd), stoppedBy(stop))
-		return signalExit(stop)
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
 	case errors.As(err, &code):

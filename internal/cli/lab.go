@@ -66,6 +66,10 @@ func (e *env) writeReport(ctx context.Context, out, serverLog string) error {
 	if err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		// Interrupted while drawing: the command was stopped.
+		return ctx.Err()
+	}
 	fmt.Fprintf(e.Out, "HTML report: %s\n", path)
 	return nil
 }

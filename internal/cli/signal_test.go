@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/report/reporttest"
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/runtime"
 )
@@ -430,18 +431,24 @@ func TestBrokenOutputWriteStops(t *testing.T) {
 	}
 }
 
-// TestSignalDuringWorkThatEndsExitsAsTheSignal: a command that finished
-// its work after Ctrl-C came (a report drawn to the end) still exits 130
-// saying it was interrupted; an interrupted lab or load names no line of
-// its own built-in scripts, run names its script's line. Fails before
-// this change: exit 0, and "interrupted at scripts/load.lua:234".
-func TestSignalDuringWorkThatEndsExitsAsTheSignal(t *testing.T) {
-	var errOut bytes.Buffer
-	e := &env{Stdio: Stdio{Err: &errOut}, cmd: "report", signals: &signals{stop: syscall.SIGINT}}
-	if code := e.exit(nil); code != 130 || errOut.String() != "ttftlab report: interrupted\n" {
-		t.Errorf("report after Ctrl-C: exit %d, stderr %q; want 130 and interrupted", code, errOut.String())
+// TestReportInterruptedWhileDrawingExits130: report whose context is
+// cancelled (Ctrl-C) while it draws returns the cancel, so it exits 130
+// saying it was interrupted, and prints no page path; an interrupted lab
+// or load names no line of its own built-in scripts, run names its
+// script's line. Fails before this change: report exited 0, and load said
+// "interrupted at scripts/load.lua:234".
+func TestReportInterruptedWhileDrawingExits130(t *testing.T) {
+	load := filepath.Join(t.TempDir(), "load")
+	reporttest.Load(t, load)
+	var out, errOut bytes.Buffer
+	e := &env{Stdio: Stdio{Out: &out, Err: &errOut}, cmd: "report", signals: &signals{stop: syscall.SIGINT}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := (&reportCmd{env: e}).Run(ctx, []string{load, "--out", filepath.Join(t.TempDir(), "r.html")})
+	if code := e.exit(err); code != 130 || errOut.String() != "ttftlab report: interrupted\n" || out.Len() != 0 {
+		t.Errorf("report cancelled: exit %d, stdout %q, stderr %q; want 130, no path, interrupted", code, out.String(), errOut.String())
 	}
-	stopped := &runtime.ScriptError{Message: "scripts/load.lua:234: interrupted"}
+	stopped := &runtime.ScriptError{Message: "scripts/load.lua:234: interrupted", Err: context.Canceled}
 	for cmd, want := range map[string]string{"load": "ttftlab load: interrupted\n", "run": "ttftlab run: interrupted at scripts/load.lua:234\n"} {
 		errOut.Reset()
 		e = &env{Stdio: Stdio{Err: &errOut}, cmd: cmd, signals: &signals{stop: syscall.SIGINT}}
