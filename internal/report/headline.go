@@ -111,8 +111,7 @@ func loadHeadline(l *rundir.Load) []headline {
 		c.Value, c.Note, c.Class = "none", "no level that ended met every SLO", "bad"
 	case l.Capacity == nil:
 		c.Value, c.Note, c.Class = "none", "no level met every SLO", "bad"
-	case stopped == "" && l.Capacity.Next == nil:
-		// No level above it missed: the capacity is at least this.
+	case capacityAtLeast(l):
 		c.Value, c.Note = "at least "+l.LevelName(l.Capacity.Level), lowerBound(l)
 	default:
 		c.Value = l.LevelName(l.Capacity.Level)
@@ -203,6 +202,13 @@ func stoppedIn(l *rundir.Load) (level string, ended int) {
 		}
 	}
 	return level, ended
+}
+
+// capacityAtLeast: the capacity is a lower bound, no level above it
+// having missed (none tried, or a run not stopped whose every level held).
+func capacityAtLeast(l *rundir.Load) bool {
+	stopped, _ := stoppedIn(l)
+	return l.Capacity != nil && l.Capacity.Next == nil && stopped == ""
 }
 
 // lowerBound says why a capacity with no level above it that missed is

@@ -71,3 +71,32 @@ func TestLoadHeadlineCapacityLowerBound(t *testing.T) {
 		t.Errorf("capacity tile of a run whose level 4 missed: %+v", c)
 	}
 }
+
+// TestLoadChartCapacityLowerBound: the percentile charts' capacity rule
+// reads "at least" as the tile does when no level above it was tried (its
+// legend said "capacity: 4" under a tile saying "at least concurrency 4").
+func TestLoadChartCapacityLowerBound(t *testing.T) {
+	v := 100.0
+	verdict := []artifact.SLOVerdict{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800, ValueMs: &v, N: 40, Met: true}}
+	l := &rundir.Load{
+		Settings: artifact.LoadSettings{Mode: "concurrency", SLO: []artifact.SLO{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800}}},
+		Levels:   []artifact.LoadLevel{{Level: 2, SLO: verdict, SLOMet: true}, {Level: 4, SLO: verdict, SLOMet: true}},
+		Capacity: &artifact.Capacity{Level: 4},
+	}
+	f, err := percentileFigure(l, "ttft_ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.SVG), "capacity: at least 4") {
+		t.Errorf("the chart of a run whose every level held does not say at least 4")
+	}
+	l.Levels[1].SLOMet = false
+	l.Capacity = &artifact.Capacity{Level: 2, Next: &artifact.CapacityNext{Level: 4}}
+	f, err = percentileFigure(l, "ttft_ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(f.SVG); !strings.Contains(s, "capacity: 2") || strings.Contains(s, "at least") {
+		t.Errorf("the chart of a run whose level 4 missed does not say capacity: 2 alone")
+	}
+}

@@ -99,14 +99,19 @@ func levelAxis(p *plot.Plot, l *rundir.Load) {
 	p.X.Min, p.X.Max = -0.3, float64(len(ticks))-0.7
 }
 
-// addCapacity marks the capacity level with a vertical rule.
+// addCapacity marks the capacity level with a vertical rule, "at least"
+// as the headline says when no level above it missed.
 func addCapacity(p *plot.Plot, l *rundir.Load) {
 	if l.Capacity == nil {
 		return
 	}
+	name := "capacity: "
+	if capacityAtLeast(l) {
+		name += "at least "
+	}
 	for i, lv := range l.Levels {
 		if lv.Level == l.Capacity.Level {
-			chart.AddRule(p, "capacity: "+num(lv.Level), float64(i), true, chart.Capacity, false)
+			chart.AddRule(p, name+num(lv.Level), float64(i), true, chart.Capacity, false)
 		}
 	}
 }
