@@ -1,10 +1,10 @@
--- `ttftlab load` was stopped (Ctrl-C) in a level: ttftlab has completed
--- OUT/load.json with that level's record from the requests it recorded,
--- marked interrupted. This prints its row as load.lua prints a level, so
--- the figures of a stopped level are on the console too.
+-- `ttftlab load` was stopped (Ctrl-C, a file it could not write) in a
+-- level: ttftlab has made that level's record (PARAMS.level) from the
+-- requests it recorded, marked interrupted, and completed OUT/load.json
+-- with it when the disk took it. This prints its row as load.lua prints a
+-- level, so the figures of a stopped level are on the console too.
 local text = dofile("loadtext.lua")
-local doc = read_json("load.json")
-local row = doc.levels[#doc.levels]
+local row = PARAMS.level
 if type(row) ~= "table" or not row.interrupted then return end
 -- The table's header and the rows of the levels before it are on the
 -- console already.

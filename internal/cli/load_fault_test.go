@@ -12,9 +12,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/stream/streamtest"
 )
 
@@ -341,5 +343,44 @@ func TestCheckLoadRowsAgreeWithLevels(t *testing.T) {
 	code, _, stderr := runCLI("merge", a0, a1, "--out", filepath.Join(dir, "out"), "--no-report")
 	if want := filepath.Join(a1, "requests.jsonl") + ": line 2: "; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "cut") {
 		t.Errorf("merge of a cut shard: exit %d, want 1 naming %q and the cut:\n%s", code, want, stderr)
+	}
+}
+
+// TestLoadWriteFailsLoadJSONToo: a disk full for every file, load.json's
+// completion included, still prints the stopped level's row: the console
+// is then the only record of its figures (it printed two write errors and
+// no row, and load.json kept "levels": []).
+func TestLoadWriteFailsLoadJSONToo(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	serverTestEnv(t)
+	out := t.TempDir()
+	csv := filepath.Join(out, "requests.csv")
+	url := loadFaultServer(t, func(n int64) (int, string, string) {
+		if n == 4 {
+			os.Remove(csv)
+			if err := os.Symlink("/dev/full", csv); err != nil {
+				t.Error(err)
+			}
+		}
+		return 0, "", ""
+	})
+	full := func(path string, _ []byte, _ os.FileMode) error {
+		return fmt.Errorf("writing %s: %w", path, syscall.ENOSPC)
+	}
+	writeFileAtomic = full
+	t.Cleanup(func() { writeFileAtomic = atomicfile.Write })
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "10", "--docs", "0",
+		"--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr, csv) || !strings.Contains(stderr, filepath.Join(out, "load.json")) {
+		t.Errorf("stderr does not name both files that could not be written:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "\n1 ") || !strings.Contains(stdout, "  interrupted: ") {
+		t.Errorf("the console lacks the interrupted level's row:\n%s", stdout)
 	}
 }

@@ -37,15 +37,22 @@ func (c *loadCmd) finishInterrupted(ctx context.Context, out, why string) error 
 	if doc.Levels == nil {
 		doc.Levels = []artifact.LoadLevel{}
 	}
-	if err := writeLoadJSON(path, &doc); err != nil {
-		return err
-	}
+	werr := writeLoadJSON(path, &doc)
 	if added {
-		// The stopped level's row, as load prints a level; the run's own
-		// context is canceled by now.
-		if err := c.env.runEmbedded(context.WithoutCancel(ctx), out, "interrupted.lua", nil); err != nil {
+		// The stopped level's row, as load prints a level, also when
+		// load.json could not take it (the disk that stopped the run is
+		// full): the console is then the only record of its figures. The
+		// run's own context is canceled by now.
+		level, err := jsonValue(doc.Levels[len(doc.Levels)-1])
+		if err != nil {
 			return err
 		}
+		if err := c.env.runEmbedded(context.WithoutCancel(ctx), out, "interrupted.lua", map[string]any{"level": level}); err != nil {
+			return err
+		}
+	}
+	if werr != nil {
+		return werr
 	}
 	what := "no level had ended"
 	if n := len(doc.Levels); n > 0 {
@@ -58,6 +65,22 @@ func (c *loadCmd) finishInterrupted(ctx context.Context, out, why string) error 
 	return nil
 }
 
+// jsonValue is v as encoding/json decodes its encoding into an any: what
+// a script's PARAMS can hold.
+func jsonValue(v any) (any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(data, &out)
+	return out, err
+}
+
+// writeFileAtomic writes a file atomically; a test puts a full disk
+// in its place.
+var writeFileAtomic = atomicfile.Write
+
 // writeLoadJSON writes a load.json atomically, indented as load.lua's
 // write_json does.
 func writeLoadJSON(path string, doc *artifact.Load) error {
@@ -67,7 +90,7 @@ func writeLoadJSON(path string, doc *artifact.Load) error {
 	if err := enc.Encode(doc); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return atomicfile.Write(path, b.Bytes(), 0o644)
+	return writeFileAtomic(path, b.Bytes(), 0o644)
 }
 
 // loadRows reads requests.jsonl strictly (artifact.ReadLoadRequests),
