@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 
 	"ttftlab/internal/stream"
 )
@@ -26,6 +27,10 @@ func streamHint(err error, serverFrom string) string {
 	}
 	switch se.Kind {
 	case stream.KindConnect:
+		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+			// The limit is this machine's: the server was never reached.
+			return "; this process may open no more files (ulimit -n): raise that limit, or run fewer requests at once"
+		}
 		return "; check " + serverFrom + ", or start llama-server there"
 	case stream.KindRequest:
 		return "; check " + serverFrom
