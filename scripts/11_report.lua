@@ -1,4 +1,4 @@
--- Step 11: the headline numbers, copied from the artifacts of steps 3-9.
+-- Step 11: the headline numbers, copied from the artifacts of steps 3-10.
 -- It summarises what was measured: a step that did not measure in this
 -- run (skipped, because the server cannot give what it measures; failed)
 -- leaves its numbers null, and not_measured names it with why. In the lab
@@ -47,6 +47,7 @@ local props = exists("props.json") and read_json("props.json") or {}
 local model = runinfo.model_of(props)
 local ttft, prefill, cache = source("ttft"), source("prefill"), source("cache")
 local sent, cancel, bargein, prefix = source("sentence"), source("cancel"), source("bargein"), source("prefix")
+local audio = source("audio")
 local row12 = prefill and find_docs(prefill, 12)
 
 -- field is value(t) when step's file t was read, else null.
@@ -66,6 +67,7 @@ local report = {
   first_sentence_ms = field(sent, function(s) return s.first_sentence_ms end),
   cancel_idle_ms = field(cancel, function(c) return c.slot_idle_after_ms end),
   speech_stall_ms = field(sent, function(s) return s.pacing and s.pacing.stall_ms end),
+  first_audio_p50_ms = field(audio, function(a) return a.first_audio_p50 end),
   bargein_resumed_ttft_ms = field(bargein, function(b) return b.resumed.ttft_ms end),
   bargein_cold_ttft_ms = field(bargein, function(b) return b.cold.ttft_ms end),
   prefix_front_prompt_n = field(prefix, function(p) return p.positions[1].prompt_n end),
@@ -77,9 +79,10 @@ local report = {
 write_json("report.json", report)
 
 local function ms(v) return type(v) == "number" and string.format("%.1f ms", v) or "not measured" end
-local line = string.format("report.json: model %s%s, ttft p50 %s, total p50 %s, cached ttft %s, first sentence %s",
+local line = string.format("report.json: model %s%s, ttft p50 %s, total p50 %s, cached ttft %s, first sentence %s, first audio p50 %s",
   model.name ~= json_null and tostring(model.name) or "unknown", model.synthetic and " (synthetic)" or "",
-  ms(report.ttft_p50_ms), ms(report.total_p50_ms), ms(report.cache_ttft_ms), ms(report.first_sentence_ms))
+  ms(report.ttft_p50_ms), ms(report.total_p50_ms), ms(report.cache_ttft_ms), ms(report.first_sentence_ms),
+  ms(report.first_audio_p50_ms))
 if #missed > 0 then line = line .. "; not measured: " .. table.concat(missed, ", ") end
 print("report: " .. line)
 return line

@@ -38,7 +38,7 @@ func TestDecodeNamesEveryProblemByPath(t *testing.T) {
 func TestDecodeAcceptsOptionalNullAndUnknown(t *testing.T) {
 	var r Report
 	data := `{"ttft_p50_ms":1,"total_p50_ms":2,"ttft_12docs_ms":3,"prompt_n_12docs":4,"cache_ttft_ms":5,
-	"first_sentence_ms":6,"cancel_idle_ms":7,"speech_stall_ms":0,"bargein_resumed_ttft_ms":8,"bargein_cold_ttft_ms":9,
+	"first_sentence_ms":6,"cancel_idle_ms":7,"speech_stall_ms":0,"first_audio_p50_ms":null,"bargein_resumed_ttft_ms":8,"bargein_cold_ttft_ms":9,
 	"prefix_front_prompt_n":10,"prefix_last_prompt_n":11,"model":{"name":null,"path":null,"synthetic":false},"newer":{"x":1},
 	"server":{"n_ctx":2048,"slots":1,"threads":null,"cache_ram":null,"args":null,"build":null}}`
 	if err := Decode([]byte(data), &r); err != nil {

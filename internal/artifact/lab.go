@@ -250,6 +250,7 @@ type Report struct {
 	FirstSentenceMs      *float64          `json:"first_sentence_ms"`
 	CancelIdleMs         *float64          `json:"cancel_idle_ms"`
 	SpeechStallMs        *float64          `json:"speech_stall_ms"`
+	FirstAudioP50Ms      *float64          `json:"first_audio_p50_ms"`
 	BargeinResumedTTFTMs *float64          `json:"bargein_resumed_ttft_ms"`
 	BargeinColdTTFTMs    *float64          `json:"bargein_cold_ttft_ms"`
 	PrefixFrontPromptN   *float64          `json:"prefix_front_prompt_n"`

@@ -99,7 +99,7 @@ func strOrNull(s *string) string {
 
 // reportSources are the files report.json copies its numbers from; each
 // is written by the step of its name (ttft.json by step ttft).
-var reportSources = []string{"ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json"}
+var reportSources = []string{"ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json", "audio.json"}
 
 // reportField is one number report.json copies: where from, and its value
 // there (nil: null there too).
@@ -138,6 +138,8 @@ func (l *lab) reportFields(file string) ([]reportField, error) {
 	case "bargein.json":
 		return []reportField{{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", r.BargeinResumedTTFTMs, v(l.bargein.Resumed.TTFTMs)},
 			{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", r.BargeinColdTTFTMs, v(l.bargein.Cold.TTFTMs)}}, nil
+	case "audio.json":
+		return []reportField{{"first_audio_p50_ms", "audio.json first_audio_p50", r.FirstAudioP50Ms, v(l.audio.FirstAudioP50)}}, nil
 	case "prefix.json":
 		first, last := l.prefix.Positions[0], l.prefix.Positions[len(l.prefix.Positions)-1]
 		return []reportField{{"prefix_front_prompt_n", "prefix.json positions[1].prompt_n", r.PrefixFrontPromptN, v(first.PromptN)},

@@ -102,9 +102,10 @@ func TestLabOnEveryKind(t *testing.T) {
 				Model struct {
 					Name *string `json:"name"`
 				} `json:"model"`
-				TTFTP50Ms   *float64          `json:"ttft_p50_ms"`
-				CacheTTFTMs *float64          `json:"cache_ttft_ms"`
-				NotMeasured map[string]string `json:"not_measured"`
+				TTFTP50Ms       *float64          `json:"ttft_p50_ms"`
+				CacheTTFTMs     *float64          `json:"cache_ttft_ms"`
+				FirstAudioP50Ms *float64          `json:"first_audio_p50_ms"`
+				NotMeasured     map[string]string `json:"not_measured"`
 			}
 			readJSON(t, filepath.Join(out, "report.json"), &rep)
 			if rep.Model.Name == nil || *rep.Model.Name != "fake-"+c.fake {
@@ -114,6 +115,14 @@ func TestLabOnEveryKind(t *testing.T) {
 				why, named := rep.NotMeasured[step]
 				if _, skipped := c.skipped[step]; skipped != named || (named && !strings.HasPrefix(why, "skipped: ")) {
 					t.Errorf("report.json not_measured %v: step %s skipped %v", rep.NotMeasured, step, skipped)
+				}
+			}
+			// The audio step's figure is summarised too (report.json had
+			// none), or the step named when it did not measure.
+			for _, st := range steps.Steps {
+				if st.Name == "audio" && (st.Status == artifact.StepPassed) != (rep.FirstAudioP50Ms != nil) ||
+					st.Name == "audio" && st.Status != artifact.StepPassed && rep.NotMeasured["audio"] == "" {
+					t.Errorf("report.json first_audio_p50_ms %v, not_measured %v: step audio %s", rep.FirstAudioP50Ms, rep.NotMeasured, st.Status)
 				}
 			}
 			if _, skipped := c.skipped["cache"]; rep.TTFTP50Ms == nil || (rep.CacheTTFTMs == nil) != skipped {
