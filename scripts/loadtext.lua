@@ -124,6 +124,18 @@ function text.header(mode)
     "requests ok", "ttft p50/95/99", "1st sent p50/95/99", "tok/s", "goodput", "SLO")
 end
 
+-- held_but_failed says a level missed for its failed requests alone:
+-- every SLO held, yet a level holds only when no request failed.
+local function held_but_failed(row)
+  if row.slo_met or row.interrupted or type(row.over_saturated) == "table" or type(row.slo) ~= "table" or #row.slo == 0 then
+    return false
+  end
+  for _, v in ipairs(row.slo) do
+    if not v.met then return false end
+  end
+  return row.summary.failed > 0
+end
+
 -- level_lines are a level's lines: its row of the table (label first,
 -- e.g. "4" or "4 #2"), the intervals of its percentiles, each SLO's value,
 -- what speaking cost (opts.engine names the speech engine), requests that
@@ -151,6 +163,10 @@ function text.level_lines(label, row, opts)
     if type(v.value_ms) == "number" and thin_tail(v.percentile, v.n) then text.marked = true end
     lines[#lines + 1] = string.format("  SLO %s p%g %s (limit %g ms, n=%d): %s", v.metric, v.percentile, value, v.limit_ms, v.n,
       v.met and "met" or "missed")
+  end
+  if held_but_failed(row) then
+    lines[#lines + 1] = string.format("  missed: every SLO held, but %d of %d requests failed; a level holds only when none fails",
+      s.failed, s.requests)
   end
   if type(row.tts_cpu_ms_per_audio_s) == "number" and opts.engine then
     lines[#lines + 1] = string.format("  speech: %s used %.1f ms of CPU per second of audio (on this machine, beside the client)",
@@ -227,6 +243,9 @@ function text.capacity_line(mode, levels, capacity, above, lowest)
         string.format("%d of %d without the figure", a.missing, a.n)
       line = line .. string.format("; at %g: %s%s", above.level,
         type(a.value_ms) == "number" and string.format("%.0f ms", a.value_ms) or ("no value: " .. why), text.state(above))
+      if held_but_failed(above) then
+        line = line .. string.format(", but %d of %d requests failed", above.summary.failed, above.summary.requests)
+      end
     else
       -- The highest level held; one below it may not have (a server
       -- that warmed up, a noisy level): say so rather than "every".
@@ -248,6 +267,8 @@ function text.capacity_line(mode, levels, capacity, above, lowest)
   local why = "misses the SLO"
   if first and first.summary.requests > 0 and first.summary.failed == first.summary.requests then
     why = "failed every request"
+  elseif first and held_but_failed(first) then
+    why = string.format("has failed requests (%d of %d)", first.summary.failed, first.summary.requests)
   end
   if first then why = why .. text.state(first) end
   local level = first and first.level or lowest

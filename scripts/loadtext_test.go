@@ -145,3 +145,30 @@ print(lines[2])
 		t.Errorf("got\n%s", got)
 	}
 }
+
+// TestFailuresMissALevelWhoseSLOsHeld: a level whose every SLO held but
+// some of whose requests failed (a speech server that died mid-level)
+// misses, and its lines say why: the row read "missed" under an SLO line
+// saying "met", and the capacity line said it "misses the SLO".
+func TestFailuresMissALevelWhoseSLOsHeld(t *testing.T) {
+	got := runText(t, `
+local text = dofile("loadtext.lua")
+local function row(level, failed)
+  return { level = level, slo_met = failed == 0, goodput = (60 - failed) / 60,
+    summary = { calls = 60, ok = 60 - failed, requests = 60, failed = failed, tokens_per_s = 1, ttft_ms = { n = 0 }, first_sentence_ms = { n = 0 } },
+    slo = { { metric = "first_audio_ms", percentile = 50, value_ms = 106, limit_ms = 500, failed = failed, missing = 0, n = 60, met = true } } }
+end
+for _, l in ipairs(text.level_lines("1", row(1, 25))) do print(l) end
+print(text.capacity_line("concurrency", { row(1, 25) }, nil, nil))
+print(text.capacity_line("concurrency", { row(1, 0), row(2, 3) }, row(1, 0), row(2, 3)))
+`)
+	for _, want := range []string{
+		"  SLO first_audio_ms p50 106 ms (limit 500 ms, n=60): met\n  missed: every SLO held, but 25 of 60 requests failed; a level holds only when none fails\n",
+		"capacity: none: already 1 call at once has failed requests (25 of 60)\n",
+		"capacity: 1 call at once (first_audio_ms p50 106 ms <= 500 ms); at 2: 106 ms, but 3 of 60 requests failed\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	}
+}
