@@ -258,7 +258,12 @@ local function ask(question, opts)
       return own(c)
     end
   end
-  local ok, chunks, total_ms, timings, info = pcall(stream, build_messages(question, opts), sopts)
+  -- stream() is called from a Lua function, not by pcall itself, so its
+  -- failure carries a position, which the host moves to the line that
+  -- called ask.
+  local ok, chunks, total_ms, timings, info = pcall(function()
+    return stream(build_messages(question, opts), sopts)
+  end)
   if not ok then
     -- Finish the line so the error starts on a line of its own.
     if not view.line_start then

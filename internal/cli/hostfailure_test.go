@@ -43,6 +43,9 @@ func runPiped(code string, args ...string) (int, string, string) {
 // Fails before this change: "stack traceback: [G]: in function 'stream'"
 // after each, and the other program's 501 page instead of "not as an LLM
 // server".
+// The case through ask failed before ask called stream() in a function
+// of its own: pcall(stream, ...) left the message no position, so it
+// named no line of the script.
 func TestHostFailuresHaveNoTraceback(t *testing.T) {
 	other := notAnLLMServer(t)
 	streamCall := "local ok = 1\nstream({{role = 'user', content = 'Hi'}}, {max_tokens = 4})\n"
@@ -52,6 +55,7 @@ func TestHostFailuresHaveNoTraceback(t *testing.T) {
 		{"refused", noServer, streamCall, "nothing is listening there"},
 		{"not an LLM server", other, streamCall, "but not as an LLM server"},
 		{"health of not an LLM server", other, "local ok = 1\nhealth()\n", "but not as an LLM server"},
+		{"through ask", noServer, "local ask = require('ask')\nask('Hi', {max_tokens = 4})\n", "nothing is listening there"},
 		{"rethrown by pcall", noServer, "local ok, e\nok, e = pcall(function() return stream({{role = 'user', content = 'Hi'}}) end)\nerror('again: ' .. e, 0)\n", "nothing is listening there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
