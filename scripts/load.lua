@@ -188,6 +188,12 @@ local function trend_record(t)
   return { metric = LATENESS, steady = t.steady, known = t.known, rising = t.rising, thirds = thirds }
 end
 
+-- late_from_start[k] is true when a shard's level k started late because
+-- the shard was ready only after --start-at: the first level so, and each
+-- later one that started late while the level before it did too (the
+-- levels run back to back until they catch up with their schedule).
+local late_from_start = {}
+
 -- run_level runs one level (or, with round > 1, another round of a
 -- level a search confirms: its row stays the first round's), records and
 -- prints it, and returns its row and its requests. k is the level's
@@ -234,8 +240,12 @@ local function run_level(level, n_calls, round, k)
   local turns, summary = calls.run(opts)
   if due and type(summary.started_unix_ms) == "number" and summary.started_unix_ms - due > 50 then
     -- The first level has no level before it: it is late because the
-    -- shard was ready only after --start-at.
-    local why = k == 0 and "the shard was ready only after --start-at" or "the level before ran past --level-gap"
+    -- shard was ready only after --start-at, and so is a later level
+    -- whose predecessors are still catching up with that.
+    late_from_start[k] = k == 0 or late_from_start[k - 1] == true
+    local why = k == 0 and "the shard was ready only after --start-at"
+      or late_from_start[k] and "the levels before it started late, the first because the shard was ready only after --start-at"
+      or "the level before ran past --level-gap"
     print(string.format("  started %.0f ms after it was due: %s; the merge shows the spread",
       summary.started_unix_ms - due, why))
   end

@@ -430,3 +430,23 @@ func TestLoadShardBarrierUnwritableSaysNoReady(t *testing.T) {
 		t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestLoadShardStartAtPassedLaterLevels: with --start-at 30 s in the past
+// the levels after the first are late only because the first was (the
+// levels run back to back until they catch up with their schedule), so
+// they too blame --start-at, not --level-gap. Fails before this change
+// (the second level said the level before ran past --level-gap).
+func TestLoadShardStartAtPassedLaterLevels(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	at := time.Now().Add(-30 * time.Second).UTC().Format(time.RFC3339)
+	code, stdout, stderr := runCLI("load", "--server", url, "--shard", "0/1", "--run-id", "r", "--start-at", at, "--duration", "1s",
+		"--level-gap", "1s", "--concurrency", "1,2", "--requests", "2", "--docs", "0", "--out", t.TempDir(), "--no-report")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if strings.Count(stdout, "after it was due: ") != 2 || strings.Contains(stdout, "ran past --level-gap") ||
+		strings.Count(stdout, "--start-at") < 2 {
+		t.Errorf("the later level's lateness blames the wrong thing:\n%s", stdout)
+	}
+}
