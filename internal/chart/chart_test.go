@@ -95,3 +95,24 @@ func TestFromZeroAllZero(t *testing.T) {
 		t.Errorf("the axis goes below zero")
 	}
 }
+
+// TestStepsWithoutPointsNamesNothing: a series with no point (a figure
+// the server never gave) draws no line, so the legend does not name it;
+// a legend entry with nothing drawn reads as a line hidden at 0. Fails
+// before this change ("requests running" in the legend).
+func TestStepsWithoutPointsNamesNothing(t *testing.T) {
+	p := New("steps", "x (ms)", "count")
+	if err := Steps(p, "slots busy", plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 0}}, TTFT, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Steps(p, "requests running", nil, FirstSentence, false); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := SVG(p, Width, Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg, ">slots busy<") || strings.Contains(svg, ">requests running<") {
+		t.Errorf("the legend should name the drawn series alone:\n%s", svg)
+	}
+}

@@ -246,8 +246,12 @@ func (r *Rule) Thumbnail(c *draw.Canvas) {
 }
 
 // Steps is a series that holds each value until the next sample, as a
-// count sampled over time does.
+// count sampled over time does. A series with no sample (a figure never
+// given) draws nothing and is not named in the legend.
 func Steps(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dashed bool) error {
+	if len(xys) == 0 {
+		return nil
+	}
 	l, err := plotter.NewLine(xys)
 	if err != nil {
 		return err
