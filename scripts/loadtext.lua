@@ -157,10 +157,14 @@ function text.level_lines(label, row, opts)
   end
   -- Each SLO's value, the one its verdict was judged on (failed and
   -- missing requests counted as infinitely late).
+  -- Its star follows the row's: the percentile the distribution of the
+  -- same figure above cannot bound (or, without one, too few requests).
   for _, v in ipairs(type(row.slo) == "table" and row.slo or {}) do
-    local value = type(v.value_ms) == "number" and (ms(v.value_ms) .. " ms" .. (thin_tail(v.percentile, v.n) and "*" or ""))
+    local d = s[v.metric]
+    local star = thin_tail(v.percentile, v.n) or (type(d) == "table" and (d.n or 0) > 0 and unbounded(d, v.percentile))
+    local value = type(v.value_ms) == "number" and (ms(v.value_ms) .. " ms" .. (star and "*" or ""))
       or "none: the percentile falls on a failed or missing request"
-    if type(v.value_ms) == "number" and thin_tail(v.percentile, v.n) then text.marked = true end
+    if type(v.value_ms) == "number" and star then text.marked = true end
     lines[#lines + 1] = string.format("  SLO %s p%g %s (limit %g ms, n=%d): %s", v.metric, v.percentile, value, v.limit_ms, v.n,
       v.met and "met" or "missed")
   end

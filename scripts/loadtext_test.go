@@ -172,3 +172,21 @@ print(text.capacity_line("concurrency", { row(1, 0), row(2, 3) }, row(1, 0), row
 		}
 	}
 }
+
+// TestSLOStarAgreesWithTheTable: the SLO line's value is starred like the
+// row and the interval line above it: 20 requests give a p95 but cannot
+// bound it, so "p95 too few samples" above "SLO ... p95 108 ms" must star
+// it. Fails before this change (starred below 20 requests only).
+func TestSLOStarAgreesWithTheTable(t *testing.T) {
+	got := runText(t, `
+local text = dofile("loadtext.lua")
+local d = { n = 20, p50 = 85, p95 = 108, p99 = 110, p50_ci = { 82, 94 }, p95_ci = json_null, p99_ci = json_null }
+local lines = text.level_lines("2", { level = 2, slo_met = true, goodput = 1,
+  slo = { { metric = "first_sentence_ms", percentile = 95, limit_ms = 800, value_ms = 108, n = 20, failed = 0, missing = 0, met = true } },
+  summary = { calls = 20, ok = 20, requests = 20, failed = 0, tokens_per_s = 1, ttft_ms = { n = 0 }, first_sentence_ms = d } })
+for _, l in ipairs(lines) do print(l) end
+`)
+	if !strings.Contains(got, "108*/") || !strings.Contains(got, "p95 too few samples") || !strings.Contains(got, "p95 108 ms* (limit 800 ms, n=20)") {
+		t.Errorf("got\n%s", got)
+	}
+}
