@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/figures"
 	"ttftlab/internal/rundir"
 )
@@ -126,7 +127,7 @@ func loadHeadline(l *rundir.Load) []headline {
 	out = append(out, c)
 	for _, o := range l.Settings.SLO {
 		var parts []string
-		met, thin := true, false
+		met, thin, noCI := true, false, false
 		for _, lv := range l.Levels {
 			for _, v := range lv.SLO {
 				if v.Metric != o.Metric || v.Percentile != o.Percentile {
@@ -140,6 +141,11 @@ func loadHeadline(l *rundir.Load) []headline {
 					if !supportedPct(o.Percentile, v.N) {
 						val += "*"
 						thin = true
+					} else if unboundedIn(lv.Summary, o) {
+						// Given but not bounded: the level's table says
+						// too few samples and its chart draws no point.
+						val += "*"
+						noCI = true
 					}
 				}
 				mark := "✓"
@@ -157,6 +163,9 @@ func loadHeadline(l *rundir.Load) []headline {
 		if thin {
 			h.Note += fmt.Sprintf("; * fewer requests than a p%s needs (%.0f): the largest value or near it, not the tail it names",
 				num(o.Percentile), neededFor(o.Percentile))
+		}
+		if noCI {
+			h.Note += "; * too few samples to bound it (its table gives no 95 % interval)"
 		}
 		if !met {
 			h.Class = "mixed"
@@ -247,4 +256,16 @@ func levelWord(l *rundir.Load) string {
 		return "rate"
 	}
 	return "concurrency"
+}
+
+// unboundedIn says whether the level's distribution of the SLO's figure
+// has the SLO's percentile without a 95 % interval: its table says too
+// few samples for it, as the console's row stars it.
+func unboundedIn(s artifact.LevelSummary, o artifact.SLO) bool {
+	d, ok := s.Metric(o.Metric)
+	if !ok || d.N == 0 {
+		return false
+	}
+	ci, has := quantileCI(d, "p"+num(o.Percentile))
+	return has && ci == nil && quantile(d, "p"+num(o.Percentile)) != nil
 }

@@ -100,3 +100,23 @@ func TestLoadChartCapacityLowerBound(t *testing.T) {
 		t.Errorf("the chart of a run whose level 4 missed does not say capacity: 2 alone")
 	}
 }
+
+// TestLoadHeadlineStarsWhatTheTableCannotBound: a p95 over 20 requests is
+// given (20 support it) but not bounded (no interval: the level's table
+// says "too few samples" and the chart draws no point), so the tile marks
+// it "*" too, as the console's row does. Fails before this change: the
+// tile read "2: 108 ms ✓" beside "too few samples".
+func TestLoadHeadlineStarsWhatTheTableCannotBound(t *testing.T) {
+	v, p50 := 108.0, 85.0
+	l := &rundir.Load{
+		Settings: artifact.LoadSettings{Mode: "concurrency", SLO: []artifact.SLO{{Metric: "first_sentence_ms", Percentile: 95, LimitMs: 800}}},
+		Levels: []artifact.LoadLevel{{Level: 2, SLOMet: true,
+			SLO: []artifact.SLOVerdict{{Metric: "first_sentence_ms", Percentile: 95, LimitMs: 800, ValueMs: &v, N: 20, Met: true}},
+			Summary: artifact.LevelSummary{ManySummary: artifact.ManySummary{
+				FirstSentenceMs: artifact.Dist{N: 20, P50: &p50, P50CI: &[2]float64{82, 94}, P95: &v}}}}},
+	}
+	slo := loadHeadline(l)[1]
+	if !strings.Contains(slo.Value, "2: 108 ms* ✓") || !strings.Contains(slo.Note, "too few samples") {
+		t.Errorf("SLO headline %q / %q", slo.Value, slo.Note)
+	}
+}
