@@ -66,7 +66,10 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	every := max(1, len(rs)/20)
 	for i, r := range rs {
 		if i%every == 0 {
-			names[i] = fmt.Sprintf("#%d", r.Index)
+			names[i] = "#" + strconv.Itoa(r.Index)
+			if r.Shard != nil {
+				names[i] = requestName(r)
+			}
 		}
 	}
 	p := chart.New(fmt.Sprintf("Requests at %s", l.LevelName(level)), "time since the level began (ms)", "request")
@@ -96,7 +99,7 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 		if t, ok := at(r, r.FirstSentenceMs); ok {
 			sentence = append(sentence, chart.Tick{Row: row, At: t})
 		}
-		tab.add(strconv.Itoa(r.Index), numP(r.StartMs), numP(r.QueueMs), numP(r.TTFTMs), numP(r.FirstSentenceMs), numP(r.TotalMs), errText(r))
+		tab.add(requestName(r), numP(r.StartMs), numP(r.QueueMs), numP(r.TTFTMs), numP(r.FirstSentenceMs), numP(r.TotalMs), errText(r))
 	}
 	thick := vg.Length(rowH * 0.7)
 	chart.AddSpans(p, "queued (waiting for a call)", queued, chart.Queue, thick)
@@ -110,6 +113,16 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	f.More.numericFrom(0)
 	delete(f.More.Numeric, 6)
 	return f, err
+}
+
+// requestName names a request in its level's table: its index, and in a
+// merged run, whose shards each number their own requests from 1, its
+// shard before it ("s1 #4").
+func requestName(r artifact.LoadRequest) string {
+	if r.Shard != nil {
+		return fmt.Sprintf("s%d #%d", *r.Shard, r.Index)
+	}
+	return strconv.Itoa(r.Index)
 }
 
 func errText(r artifact.LoadRequest) string {
