@@ -139,7 +139,12 @@ func (e *env) runOnce(ctx context.Context, s script, plan *runsPlan, out, log st
 			}
 		}
 	}
-	if err == nil && ctx.Err() == nil && plan.after != nil {
+	if err == nil && ctx.Err() != nil {
+		// Stopped after the script ended: the pooling and the report
+		// were left out, so the command was interrupted all the same.
+		err = ctx.Err()
+	}
+	if err == nil && plan.after != nil {
 		err = plan.after(out)
 	}
 	return err

@@ -18,6 +18,7 @@ import (
 
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/report/reporttest"
+	"ttftlab/internal/rundir"
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/runtime"
 )
@@ -455,5 +456,23 @@ func TestReportInterruptedWhileDrawingExits130(t *testing.T) {
 		if code := e.exit(stopped); code != 130 || errOut.String() != want {
 			t.Errorf("%s: exit %d, stderr %q; want 130 and %q", cmd, code, errOut.String(), want)
 		}
+	}
+}
+
+// TestLabInterruptedAfterItsScriptExits130: a Ctrl-C that comes after the
+// lab's script ended but before its report was drawn (the page is then
+// not drawn) stops the command: exit 130, "interrupted". Fails before
+// this change: the lab printed "stopping the script", drew no page, and
+// exited 0.
+func TestLabInterruptedAfterItsScriptExits130(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := &env{Stdio: Stdio{Out: &out, Err: &errOut}, cmd: "lab", signals: &signals{stop: syscall.SIGINT}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	s := script{exec: func(*runtime.VM) error { cancel(); return nil }, finish: e.writeReport}
+	err := e.runOnce(ctx, s, &runsPlan{n: 1, kind: rundir.KindLab}, dir, "", runtime.Config{Out: dir})
+	if code := e.exit(err); code != 130 || errOut.String() != "ttftlab lab: interrupted\n" {
+		t.Errorf("lab stopped before its report: exit %d, stdout %q, stderr %q; want 130, interrupted", code, out.String(), errOut.String())
 	}
 }
