@@ -3,11 +3,14 @@ package llamaserver
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"ttftlab/internal/endpoint"
 )
 
 func TestStateDirPrecedence(t *testing.T) {
@@ -184,5 +187,42 @@ func TestFindOrInstallKeepsAWrongExplicitPath(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the installer ran although LLAMA_SERVER named a path")
+	}
+}
+
+// TestFailedStartKeepsTheKeyOut: a llama-server that quotes the key it
+// was given as it refuses to start (as it does for --api-key=KEY) leaves
+// the key neither in the error, which shows the log's last lines, nor in
+// the log file ttftlab made for it.
+func TestFailedStartKeepsTheKeyOut(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "llama-server")
+	script := "#!/bin/sh\nfor a in \"$@\"; do case $a in --api-key*|sk-*) echo \"error: invalid argument: $a\";; esac; done\nexit 1\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.gguf")
+	os.WriteFile(model, []byte("GGUF\x03\x00\x00\x00"), 0o644)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	for _, extra := range [][]string{{"--api-key=sk-eq5e3ret"}, {"--api-key", "sk-sp5e3ret"}} {
+		logPath := filepath.Join(dir, "server.log")
+		_, err := Start(context.Background(), Options{Binary: bin, Model: model, Port: port, LogPath: logPath,
+			RotateLog: true, Extra: extra, Timeout: 10 * time.Second})
+		if err == nil {
+			t.Fatal("Start of a server that exits: no error")
+		}
+		secret := strings.TrimPrefix(extra[len(extra)-1], "--api-key=")
+		if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "invalid argument") {
+			t.Errorf("%v: error %q: want the log's lines without the key", extra, err)
+		}
+		data, _ := os.ReadFile(logPath)
+		if strings.Contains(string(data), secret) || !strings.Contains(string(data), endpoint.Redacted) {
+			t.Errorf("%v: log %q: want the key redacted", extra, data)
+		}
 	}
 }

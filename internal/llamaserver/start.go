@@ -1,6 +1,7 @@
 package llamaserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/endpoint"
 )
 
@@ -108,7 +110,10 @@ type Server struct {
 	// Args is the command line as it may be shown and recorded: the
 	// values of secret options redacted (ShownArgs). The process got the
 	// real ones.
-	Args    []string
+	Args []string
+	// scrub takes the secret values of the real command line out of
+	// what the server writes of them (its log's lines, shown on failure).
+	scrub   *endpoint.Scrubber
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
@@ -145,7 +150,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("starting %s: %w", o.Binary, err)
 	}
 	s := &Server{PID: cmd.Process.Pid, URL: "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port)),
-		LogPath: o.LogPath, Args: ShownArgs(append([]string{o.Binary}, o.Args()...)), cmd: cmd, exited: make(chan struct{})}
+		LogPath: o.LogPath, Args: ShownArgs(append([]string{o.Binary}, o.Args()...)), scrub: argScrubber(o.Args()),
+		cmd: cmd, exited: make(chan struct{})}
 	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
 	if err := log.place(); err != nil {
 		s.Stop(5 * time.Second)
@@ -153,9 +159,44 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	if err := s.waitHealthy(ctx, o); err != nil {
 		s.Stop(5 * time.Second)
+		s.scrubLog()
 		return nil, err
 	}
 	return s, nil
+}
+
+// argScrubber is the scrubber of the values ShownArgs redacts in args:
+// llama-server quotes an argument it refuses (--api-key=KEY among them)
+// in its log.
+func argScrubber(args []string) *endpoint.Scrubber {
+	shown := ShownArgs(args)
+	secrets := map[string]string{}
+	for i, a := range args {
+		if shown[i] == a {
+			continue
+		}
+		if name, v, ok := strings.Cut(a, "="); ok && secretOptions[name] {
+			a = v
+		}
+		secrets[fmt.Sprintf("secret %d", i)] = a
+	}
+	return endpoint.ScrubberFor(secrets)
+}
+
+// tail is the log's last n lines, the secrets of the command line
+// redacted.
+func (s *Server) tail(n int) string { return s.scrub.String(TailFile(s.LogPath, n)) }
+
+// scrubLog rewrites the log of a server that has ended without the
+// secrets of its command line it quoted.
+func (s *Server) scrubLog() {
+	data, err := os.ReadFile(s.LogPath)
+	if err != nil || s.scrub == nil {
+		return
+	}
+	if clean := s.scrub.Bytes(data); !bytes.Equal(clean, data) {
+		_ = atomicfile.Write(s.LogPath, clean, 0o644)
+	}
 }
 
 func (s *Server) waitHealthy(ctx context.Context, o Options) error {
@@ -178,10 +219,10 @@ func (s *Server) waitHealthy(ctx context.Context, o Options) error {
 		select {
 		case <-s.exited:
 			return fmt.Errorf("llama-server exited during start-up (%v); last lines of %s:\n%s",
-				s.waitErr, s.LogPath, TailFile(s.LogPath, 15))
+				s.waitErr, s.LogPath, s.tail(15))
 		case <-deadline.C:
 			return fmt.Errorf("%w: llama-server did not become healthy at %s within %s (last status: %s); "+
-				"last lines of %s:\n%s", ErrStartTimeout, s.URL, o.Timeout, status, s.LogPath, TailFile(s.LogPath, 15))
+				"last lines of %s:\n%s", ErrStartTimeout, s.URL, o.Timeout, status, s.LogPath, s.tail(15))
 		case <-ctx.Done():
 			return fmt.Errorf("llama-server start-up interrupted: %w", ctx.Err())
 		case <-tick.C:
