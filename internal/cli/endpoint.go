@@ -10,6 +10,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/servers"
 	"ttftlab/internal/stream"
 )
 
@@ -23,6 +24,10 @@ var ErrSeveralModels = errors.New("the server lists several models")
 // lists).
 func (e *env) settle(ctx context.Context, l *llamaserver.Lease) error {
 	ep := l.Endpoint
+	// One short round of probes, said when it waits: a server that takes
+	// these requests and never answers holds the command that long.
+	ctx, cancel := servers.Round(e.waiting(ctx, l.URL))
+	defer cancel()
 	// The health probe may have asked /v1/models already (a server
 	// without llama.cpp's /health): its answer is the list, or the key
 	// refused; the lease's getter gives it again rather than ask.
@@ -53,7 +58,7 @@ func (e *env) settle(ctx context.Context, l *llamaserver.Lease) error {
 func (e *env) listModels(ctx context.Context, l *llamaserver.Lease) ([]string, error) {
 	ep := l.Endpoint
 	url := ep.URL("/v1/models")
-	status, body, err := l.Getter()(ctx, "/v1/models")
+	status, body, err := servers.Ask(ctx, l.Getter(), "/v1/models")
 	if err != nil {
 		return nil, nil
 	}
@@ -84,7 +89,7 @@ func (e *env) listModels(ctx context.Context, l *llamaserver.Lease) ([]string, e
 // everything but /health and /v1/models, so a wrong key shows here before
 // any measurement. Other answers say nothing about the key.
 func refusedKey(ctx context.Context, l *llamaserver.Lease, path string) error {
-	status, body, err := l.Getter()(ctx, path)
+	status, body, err := servers.Ask(ctx, l.Getter(), path)
 	if err != nil {
 		return nil
 	}

@@ -30,6 +30,7 @@ const (
 	neverAnswers stallMode = iota // reads the request and keeps the connection, silent
 	endlessBody                   // answers a 200 event stream that never ends
 	closesAtOnce                  // reads the request and closes the connection
+	healthOnly                    // answers /health and /v1/models, holds every other request silent
 )
 
 func startStallFake(t *testing.T, mode stallMode) (*stallFake, string) {
@@ -65,8 +66,16 @@ func (f *stallFake) handle(c net.Conn) {
 	f.mu.Lock()
 	f.lines = append(f.lines, req.Method+" "+req.URL.Path)
 	f.mu.Unlock()
+	switch {
+	case f.mode == healthOnly && req.URL.Path == "/health":
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n{\"status\":\"ok\"}"))
+		return
+	case f.mode == healthOnly && req.URL.Path == "/v1/models":
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 22\r\n\r\n{\"data\":[{\"id\":\"m1\"}]}"))
+		return
+	}
 	switch f.mode {
-	case neverAnswers:
+	case neverAnswers, healthOnly:
 		return // the connection stays open, unanswered, until close
 	case closesAtOnce:
 		c.Close()
@@ -191,5 +200,29 @@ func TestLabLoadOnATakenPort(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRunServerStallsPastHealth: a server that answers /health and
+// /v1/models but holds every other GET gets one short round for the
+// key check (/props) and one for the kind's paths, each saying what it
+// waits for, and the kind line says they never answered.
+// Fails before this change: the key check's GET /props waited its own
+// 5 s in silence, and the kind line said only that none "answered as its
+// server does".
+func TestRunServerStallsPastHealth(t *testing.T) {
+	shortProbes(t)
+	_, url := startStallFake(t, healthOnly)
+	script := epScript(t, `print("ran")`)
+	code, stdout, stderr := runCLI("run", script, "--server", url, "--out", t.TempDir())
+	t.Logf("run:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if !strings.Contains(stderr, "waiting for "+url+" to answer GET /props (at most") {
+		t.Errorf("stderr does not say the key check waits for /props alone")
+	}
+	if !strings.Contains(stderr, "answered within "+servers.ProbeTimeout.String()+")") {
+		t.Errorf("the kind line does not say the paths never answered")
 	}
 }

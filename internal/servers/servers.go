@@ -8,6 +8,7 @@ package servers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -150,7 +151,8 @@ type Detection struct {
 func Detect(ctx context.Context, g Getter) Detection {
 	ctx, cancel := Round(ctx)
 	defer cancel()
-	got := askAll(ctx, g, "/props", "/get_server_info", "/version", "/api/version")
+	paths := []string{"/props", "/get_server_info", "/version", "/api/version"}
+	got := askAll(ctx, g, paths...)
 	var props struct {
 		Settings  map[string]any `json:"default_generation_settings"`
 		BuildInfo string         `json:"build_info"`
@@ -181,7 +183,20 @@ func Detect(ctx context.Context, g Getter) Detection {
 	if object(got["/api/version"], &ol) && ol.Version != "" {
 		return Detection{Kind: Ollama, Evidence: "GET /api/version answered {\"version\": ...}", Version: ol.Version}
 	}
-	return Detection{Kind: OpenAI, Evidence: "none of /props, /get_server_info, /version, /api/version answered as its server does"}
+	d := Detection{Kind: OpenAI, Evidence: "none of /props, /get_server_info, /version, /api/version answered as its server does"}
+	var stalled []string
+	for _, p := range paths {
+		if Stalled(ctx, got[p].err) {
+			stalled = append(stalled, p)
+		}
+	}
+	switch {
+	case len(stalled) == len(paths):
+		d.Evidence = fmt.Sprintf("none of %s answered within %v", strings.Join(paths, ", "), ProbeTimeout)
+	case len(stalled) > 0:
+		d.Evidence += fmt.Sprintf("; %s never answered within %v", strings.Join(stalled, ", "), ProbeTimeout)
+	}
+	return d
 }
 
 // object decodes a 200 JSON object answer into v.
