@@ -13,23 +13,30 @@ import (
 // say that no LLM server answers nor that the key is wanted as if the
 // server alone had said so. The server's name is never resolved: only
 // the proxy sees it. Fails before this change: "no LLM server answers"
-// for a 407, "the server wants an API key" alone for a 403.
+// for a 407, "the server wants an API key" alone for a 403. A 407 to a
+// proxy URL that holds a user and password says the proxy refused them
+// (it said "put them in HTTP_PROXY" before this change), never showing
+// the password.
 func TestProxyRefusalIsNotTheServers(t *testing.T) {
 	for _, tc := range []struct {
 		status    int
 		want, bad []string
+		user      string
 	}{
 		{http.StatusProxyAuthRequired,
 			[]string{"answered 407 Proxy Authentication Required", "(from HTTP_PROXY)", "NO_PROXY=ttftlab-proxy-test.invalid"},
-			[]string{"no LLM server answers", "API key"}},
+			[]string{"no LLM server answers", "API key"}, ""},
 		{http.StatusForbidden,
 			[]string{"answered 403", "went through the proxy", "(from HTTP_PROXY)", "NO_PROXY=ttftlab-proxy-test.invalid", "if it was the server"},
-			[]string{"; the server wants an API key"}},
+			[]string{"; the server wants an API key"}, ""},
+		{http.StatusProxyAuthRequired,
+			[]string{"answered 407 Proxy Authentication Required", "refused the user and password in HTTP_PROXY", "NO_PROXY=ttftlab-proxy-test.invalid"},
+			[]string{"no LLM server answers", "API key", "put them in", "pw-s3cret"}, "bob:pw-s3cret@"},
 	} {
 		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tc.status) }))
 		script := writeScript(t, "print('ran')\n")
 		cmd := childCommand(t.TempDir(), "run", script, "--server", "http://ttftlab-proxy-test.invalid:8080", "--out", t.TempDir())
-		cmd.Env = append(cmd.Env, "HTTP_PROXY="+proxy.URL, "http_proxy=", "NO_PROXY=", "no_proxy=", "REQUEST_METHOD=")
+		cmd.Env = append(cmd.Env, "HTTP_PROXY="+strings.Replace(proxy.URL, "//", "//"+tc.user, 1), "http_proxy=", "NO_PROXY=", "no_proxy=", "REQUEST_METHOD=")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.Run()

@@ -116,6 +116,9 @@ type ProxyError struct {
 	Status string
 	// Target is the host:port of a tunnel (CONNECT) the proxy refused.
 	Target string
+	// User is a proxy URL holding a user (and password), which the
+	// request sent: a 407 is then a refusal of them.
+	User bool
 	// Err is the cause when no answer came.
 	Err error
 }
@@ -148,6 +151,8 @@ func (e *ProxyError) fix(host string) string {
 	switch {
 	case e.Value != "":
 		return "fix " + e.From + " (http://[USER:PASSWORD@]HOST:PORT) or unset it"
+	case strings.HasPrefix(e.Status, "407") && e.User:
+		return "the proxy refused the user and password in " + where + ": check them, " + bypass
 	case strings.HasPrefix(e.Status, "407"):
 		return "the proxy wants a user and password: put them in " + where + " (http://USER:PASSWORD@HOST:PORT), " + bypass
 	case e.Status != "":
@@ -202,7 +207,7 @@ func viaProxy(err error, method, target string, opt options) error {
 	if proxy == nil || cerr != nil {
 		return err
 	}
-	pe = &ProxyError{Proxy: proxy.Host, From: from}
+	pe = &ProxyError{Proxy: proxy.Host, From: from, User: proxy.User != nil}
 	var refused *wire.ProxyError
 	var op *net.OpError
 	switch {
