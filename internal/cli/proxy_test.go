@@ -56,3 +56,30 @@ func TestProxyRefusalIsNotTheServers(t *testing.T) {
 		}
 	}
 }
+
+// TestStallingProxyIsNamed: a proxy from HTTP_PROXY that takes the
+// request and never answers is named, with its variable and the bypass,
+// not taken for a program at the server's URL.
+// Fails before this change: "something accepts connections at
+// http://ttftlab-proxy-test.invalid:8080 but never answered GET /health".
+func TestStallingProxyIsNamed(t *testing.T) {
+	_, proxy := startStallFake(t, neverAnswers)
+	script := writeScript(t, "print('ran')\n")
+	cmd := childCommand(t.TempDir(), "run", script, "--server", "http://ttftlab-proxy-test.invalid:8080", "--out", t.TempDir())
+	cmd.Env = append(cmd.Env, "HTTP_PROXY="+proxy, "http_proxy=", "NO_PROXY=", "no_proxy=", "REQUEST_METHOD=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Run()
+	t.Logf("run:\n%s%s", stdout.String(), stderr.String())
+	if cmd.ProcessState.ExitCode() != 1 {
+		t.Errorf("exit %d, want 1", cmd.ProcessState.ExitCode())
+	}
+	for _, w := range []string{"the proxy " + strings.TrimPrefix(proxy, "http://") + " (from HTTP_PROXY)", "NO_PROXY=ttftlab-proxy-test.invalid"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q", w)
+		}
+	}
+	if strings.Contains(stderr.String(), "something accepts connections at http://ttftlab-proxy-test.invalid") {
+		t.Errorf("stderr blames the server for the proxy's silence")
+	}
+}

@@ -57,7 +57,11 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 		var se *stream.Error
 		if errors.As(err, &se) && se.Kind == stream.KindTimeout && servers.Stalled(round, err) {
 			// The connection was taken (a connect that timed out is
-			// KindConnect): something is there and does not answer.
+			// KindConnect): something is there and does not answer,
+			// a proxy when one took it.
+			if pe := stream.ProxyStall(ep.URL("/health"), servers.ProbeTimeout); pe != nil {
+				return servers.HealthReport{Path: "/health", Proxy: pe, Summary: pe.Error()}
+			}
 			return servers.StalledReport("/health", code)
 		}
 		if tlsFailure(err) {

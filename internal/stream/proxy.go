@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"ttftlab/internal/wire"
 )
@@ -174,6 +175,25 @@ func ProxyNote(rawURL string, status int) string {
 		return ""
 	}
 	return proxyNote(&ProxyError{Proxy: p.Host, From: from, Status: fmt.Sprint(status)}, u.Hostname())
+}
+
+// ProxyStall is the failure of a GET of rawURL that went through a
+// proxy the environment names and had no whole answer within d: the
+// proxy took it, so nothing is known of the server behind it. nil when
+// no proxy is used for rawURL.
+func ProxyStall(rawURL string, d time.Duration) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	p, from, err := envProxy(u)
+	if p == nil || err != nil {
+		return nil
+	}
+	pe := &ProxyError{Proxy: p.Host, From: from, Err: fmt.Errorf("no whole answer within %v", d)}
+	name := "the proxy " + pe.Proxy + " (from " + from + ")"
+	return &Error{Kind: KindTimeout, URL: rawURL, Err: pe, text: fmt.Sprintf("GET %s: %s took the request but no whole answer came within %v: the proxy, or the server behind it, holds it; check the proxy, %s",
+		rawURL, name, d, "or bypass the proxy for this server with NO_PROXY="+u.Hostname())}
 }
 
 func proxyNote(e *ProxyError, host string) string {
