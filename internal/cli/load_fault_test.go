@@ -242,20 +242,17 @@ func TestLoadRateRunIsStrict(t *testing.T) {
 	}
 }
 
-// TestLoadWriteFails: requests.csv turns into /dev/full in the middle of
-// a level, as a disk fills. load ends the level as a stopped one does:
-// load.json gets the level, marked interrupted, summarised from the rows
-// requests.jsonl kept; the error names the file and why (no Lua stack
-// traceback); exit 1; and check passes the folder, whose rows and levels
-// agree.
-func TestLoadWriteFails(t *testing.T) {
+// diskFillsMidLevel starts a fake server for a load into out whose
+// requests.csv turns into /dev/full as the fourth request comes, as a disk
+// fills in the middle of a level, and returns its URL.
+func diskFillsMidLevel(t *testing.T, out string) string {
+	t.Helper()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
 	serverTestEnv(t)
-	out := t.TempDir()
 	csv := filepath.Join(out, "requests.csv")
-	url := loadFaultServer(t, func(n int64) (int, string, string) {
+	return loadFaultServer(t, func(n int64) (int, string, string) {
 		if n == 4 {
 			os.Remove(csv)
 			if err := os.Symlink("/dev/full", csv); err != nil {
@@ -264,13 +261,24 @@ func TestLoadWriteFails(t *testing.T) {
 		}
 		return 0, "", ""
 	})
+}
+
+// TestLoadWriteFails: requests.csv turns into /dev/full in the middle of
+// a level, as a disk fills. load ends the level as a stopped one does:
+// load.json gets the level, marked interrupted, summarised from the rows
+// requests.jsonl kept; the error names the file and why (no Lua stack
+// traceback); exit 1; and check passes the folder, whose rows and levels
+// agree.
+func TestLoadWriteFails(t *testing.T) {
+	out := t.TempDir()
+	url := diskFillsMidLevel(t, out)
 	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "10", "--docs", "0",
 		"--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95")
 	t.Logf("%s%s", stdout, stderr)
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	if !strings.Contains(stderr, csv) || !strings.Contains(stderr, "no space left on device") {
+	if !strings.Contains(stderr, filepath.Join(out, "requests.csv")) || !strings.Contains(stderr, "no space left on device") {
 		t.Errorf("stderr does not name the file and why it could not be written:\n%s", stderr)
 	}
 	if strings.Contains(stderr, "stack traceback") {
@@ -351,21 +359,8 @@ func TestCheckLoadRowsAgreeWithLevels(t *testing.T) {
 // is then the only record of its figures (it printed two write errors and
 // no row, and load.json kept "levels": []).
 func TestLoadWriteFailsLoadJSONToo(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
-	serverTestEnv(t)
 	out := t.TempDir()
-	csv := filepath.Join(out, "requests.csv")
-	url := loadFaultServer(t, func(n int64) (int, string, string) {
-		if n == 4 {
-			os.Remove(csv)
-			if err := os.Symlink("/dev/full", csv); err != nil {
-				t.Error(err)
-			}
-		}
-		return 0, "", ""
-	})
+	url := diskFillsMidLevel(t, out)
 	full := func(path string, _ []byte, _ os.FileMode) error {
 		return fmt.Errorf("writing %s: %w", path, syscall.ENOSPC)
 	}
@@ -377,7 +372,7 @@ func TestLoadWriteFailsLoadJSONToo(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	if !strings.Contains(stderr, csv) || !strings.Contains(stderr, filepath.Join(out, "load.json")) {
+	if !strings.Contains(stderr, filepath.Join(out, "requests.csv")) || !strings.Contains(stderr, filepath.Join(out, "load.json")) {
 		t.Errorf("stderr does not name both files that could not be written:\n%s", stderr)
 	}
 	if !strings.Contains(stdout, "\n1 ") || !strings.Contains(stdout, "  interrupted: ") {
