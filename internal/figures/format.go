@@ -26,17 +26,25 @@ func Num(x float64) string {
 // A percentile whose interval is unbounded at this n says "too few
 // samples" instead of a number; one that falls on failed samples says
 // "failed".
-func Line(f artifact.Figure, width int) string {
+func Line(f artifact.Figure, width int) string { return line(f, width, false) }
+
+// line is Line, or with bounded only the cells that hold an interval, a
+// number or a failure (no "too few samples").
+func line(f artifact.Figure, width int, bounded bool) string {
 	unit := ""
 	if f.Unit != "" {
 		unit = " " + f.Unit
 	}
-	cells := []string{
-		pctCell("p50", f.P50, f.P50CI, f.Failed, unit),
-		pctCell("p95", f.P95, f.P95CI, f.Failed, unit),
-		meanCell(f, unit),
-		fmt.Sprintf("n %d", f.N),
+	var cells []string
+	for _, c := range []string{pctCell("p50", f.P50, f.P50CI, f.Failed, unit), pctCell("p95", f.P95, f.P95CI, f.Failed, unit)} {
+		if !bounded || !strings.HasSuffix(c, " too few samples") {
+			cells = append(cells, c)
+		}
 	}
+	if !bounded || f.MeanCI != nil {
+		cells = append(cells, meanCell(f, unit))
+	}
+	cells = append(cells, fmt.Sprintf("n %d", f.N))
 	if f.Failed > 0 {
 		cells = append(cells, fmt.Sprintf("%d failed", f.Failed))
 	}
@@ -77,14 +85,16 @@ func meanCell(f artifact.Figure, unit string) string {
 }
 
 // Table is the figures one per line (Line), their names in one column.
-func Table(fs []artifact.Figure) string {
+func Table(fs []artifact.Figure) string { return table(fs, false) }
+
+func table(fs []artifact.Figure, bounded bool) string {
 	width := 0
 	for _, f := range fs {
 		width = max(width, len(f.Name))
 	}
 	var b strings.Builder
 	for _, f := range fs {
-		b.WriteString(Line(f, width))
+		b.WriteString(line(f, width, bounded))
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -95,7 +105,7 @@ func Table(fs []artifact.Figure) string {
 // failure (no "too few samples"), and how many figures it left out because
 // none of their intervals exists. One run of the lab bounds few of its
 // figures; the console prints these and one line for the rest.
-func Bounded(fs []artifact.Figure) (table string, left int) {
+func Bounded(fs []artifact.Figure) (lines string, left int) {
 	var kept []artifact.Figure
 	for _, f := range fs {
 		if f.P50CI != nil || f.P95CI != nil || f.MeanCI != nil {
@@ -104,30 +114,5 @@ func Bounded(fs []artifact.Figure) (table string, left int) {
 			left++
 		}
 	}
-	width := 0
-	for _, f := range kept {
-		width = max(width, len(f.Name))
-	}
-	var b strings.Builder
-	for _, f := range kept {
-		unit := ""
-		if f.Unit != "" {
-			unit = " " + f.Unit
-		}
-		var cells []string
-		for _, c := range []string{pctCell("p50", f.P50, f.P50CI, f.Failed, unit), pctCell("p95", f.P95, f.P95CI, f.Failed, unit)} {
-			if !strings.HasSuffix(c, " too few samples") {
-				cells = append(cells, c)
-			}
-		}
-		if f.MeanCI != nil {
-			cells = append(cells, meanCell(f, unit))
-		}
-		cells = append(cells, fmt.Sprintf("n %d", f.N))
-		if f.Failed > 0 {
-			cells = append(cells, fmt.Sprintf("%d failed", f.Failed))
-		}
-		fmt.Fprintf(&b, "%-*s  %s\n", width, f.Name, strings.Join(cells, "   "))
-	}
-	return b.String(), left
+	return table(kept, true), left
 }
