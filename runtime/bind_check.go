@@ -10,7 +10,7 @@ import (
 // rules on OUT, with SERVER_LOG as its --server-log. With files, only the
 // outcomes that concern them (check.Artifacts): each file's own check and
 // every rule that reads one of them. Each outcome is {status = "PASS",
-// "FAIL" or "SKIP", name =, detail =}, as check prints it.
+// "FAIL" or "SKIP", name =, detail =, line =}, line as check prints it.
 func (vm *VM) checkArtifacts(L *lua.LState) int {
 	var outcomes []check.Outcome
 	switch v := L.Get(1).(type) {
@@ -31,10 +31,11 @@ func (vm *VM) checkArtifacts(L *lua.LState) int {
 	}
 	t := L.CreateTable(len(outcomes), 0)
 	for _, o := range outcomes {
-		row := L.CreateTable(0, 3)
+		row := L.CreateTable(0, 4)
 		row.RawSetString("status", lua.LString(o.Status))
 		row.RawSetString("name", lua.LString(o.Name))
 		row.RawSetString("detail", lua.LString(o.Detail))
+		row.RawSetString("line", lua.LString(o.Line()))
 		t.Append(row)
 	}
 	L.Push(t)

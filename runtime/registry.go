@@ -221,8 +221,8 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 		Summary:   "Where the llama-server log stands now ({path=, offset=, inode=}), for log_contains."},
 	{Name: "check_artifacts", Kind: Function, fn: (*VM).checkArtifacts,
 		Signature: "check_artifacts([files]) -> outcomes",
-		Summary:   "ttftlab check's rules on OUT (with SERVER_LOG): every outcome, or those that concern the named files; each {status, name, detail}.",
-		Help: "status is PASS, FAIL or SKIP, as `ttftlab check OUT` prints it. The lab runs it after each step on the\n" +
+		Summary:   "ttftlab check's rules on OUT (with SERVER_LOG): every outcome, or those that concern the named files; each {status, name, detail, line}.",
+		Help: "status is PASS, FAIL or SKIP; line is the outcome as `ttftlab check OUT` prints it. The lab runs it after each step on the\n" +
 			"step's files: a step passes only when none of them fails.\n" +
 			"  for _, o in ipairs(check_artifacts({\"prefill.json\"})) do print(o.status, o.name, o.detail) end"},
 	{Name: "eprint", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return printTo(L, vm.cfg.Stderr) },

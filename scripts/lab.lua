@@ -134,9 +134,7 @@ end
 local function fail_lines(outcomes)
   local lines = {}
   for _, o in ipairs(outcomes) do
-    if o.status == "FAIL" then
-      lines[#lines + 1] = "FAIL " .. o.name .. (o.detail ~= "" and (": " .. o.detail) or "")
-    end
+    if o.status == "FAIL" then lines[#lines + 1] = o.line end
   end
   return lines
 end

@@ -135,6 +135,14 @@ type Outcome struct {
 	Detail string
 }
 
+// Line is the outcome as check prints it: "FAIL name: why".
+func (o Outcome) Line() string {
+	if o.Detail == "" {
+		return o.Status + " " + o.Name
+	}
+	return o.Status + " " + o.Name + ": " + o.Detail
+}
+
 func outcome(name string, err error, shown string) Outcome {
 	var s skipError
 	switch {
@@ -304,11 +312,7 @@ func Run(outDir, serverLog string, w io.Writer) (passed, failed int) {
 func write(outcomes []Outcome, w io.Writer) (passed, failed int) {
 	skipped := 0
 	for _, o := range outcomes {
-		line := o.Status + " " + o.Name
-		if o.Detail != "" {
-			line += ": " + o.Detail
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, o.Line())
 		switch o.Status {
 		case "PASS":
 			passed++
