@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -37,7 +36,13 @@ func envProxy(u *url.URL) (proxy *url.URL, from string, err error) {
 		return nil, "", nil
 	}
 	if err := checkProxyURL(value); err != nil {
-		return nil, from, &ProxyError{From: from, Value: hidePassword(value), Err: err}
+		if shown := hidePassword(value); shown != value {
+			// url.Parse's reason may quote the password, or a piece of it
+			// ("invalid port \":pa\"" of user:pa/ss@host).
+			err = errors.New("it does not parse")
+			value = shown
+		}
+		return nil, from, &ProxyError{From: from, Value: value, Err: err}
 	}
 	proxy, err = http.ProxyFromEnvironment(&http.Request{URL: u})
 	if proxy == nil || err != nil {
@@ -93,11 +98,25 @@ func checkProxyURL(value string) error {
 	return nil
 }
 
-// userPassword matches the password of a URL's user.
-var userPassword = regexp.MustCompile(`(//[^:/@]*):[^@/]*@`)
-
-// hidePassword shows a proxy URL with its password as xxxxx.
-func hidePassword(v string) string { return userPassword.ReplaceAllString(v, "${1}:xxxxx@") }
+// hidePassword shows a proxy URL with its password as xxxxx: all from
+// the user's colon to the last "@", with or without a scheme, so that a
+// password holding "/" or "@" is hidden whole (a proxy URL has no path
+// that could hold an "@" of its own).
+func hidePassword(v string) string {
+	start := 0
+	if i := strings.Index(v, "://"); i >= 0 {
+		start = i + 3
+	}
+	at := strings.LastIndex(v[start:], "@")
+	if at < 0 {
+		return v
+	}
+	colon := strings.Index(v[start:start+at], ":")
+	if colon < 0 {
+		return v
+	}
+	return v[:start+colon+1] + "xxxxx" + v[start+at:]
+}
 
 // ProxyError is a failure of the proxy a request went through: a URL in
 // the environment that does not parse, a proxy that cannot be reached,

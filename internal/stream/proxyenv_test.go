@@ -174,3 +174,26 @@ func proxyFailureChild(t *testing.T, c string) {
 	}
 	check("get", err)
 }
+
+// TestMalformedProxyURLHidesItsPassword: a proxy variable that does not
+// parse is named with its password as xxxxx, whatever its shape: without
+// a scheme (net/http's own error quoted the whole URL) or with a password
+// holding "/" or "@".
+func TestMalformedProxyURLHidesItsPassword(t *testing.T) {
+	for _, value := range []string{
+		"user:hunter2@proxy:badport",
+		"http://user:hun/ter2@127.0.0.1:badport",
+		"http://user:hun@ter2@127.0.0.1:badport",
+	} {
+		t.Setenv("HTTP_PROXY", value)
+		t.Setenv("http_proxy", "")
+		_, _, err := envProxy(&url.URL{Scheme: "http", Host: "llm.invalid:8080"})
+		if err == nil {
+			t.Errorf("%s: no error", value)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "ter2") || !strings.Contains(msg, "xxxxx") {
+			t.Errorf("%s: %s", value, msg)
+		}
+	}
+}
