@@ -100,7 +100,8 @@ func table(fs []artifact.Figure, bounded bool) string {
 	return b.String()
 }
 
-// Bounded is the figures that have at least one 95 % interval, one per
+// Bounded is the figures that have at least one 95 % interval or a
+// failed sample (a percentile that falls on one says "failed"), one per
 // line as Line writes them but with only the cells that hold a number or a
 // failure (no "too few samples"), and how many figures it left out because
 // none of their intervals exists. One run of the lab bounds few of its
@@ -108,7 +109,7 @@ func table(fs []artifact.Figure, bounded bool) string {
 func Bounded(fs []artifact.Figure) (lines string, left int) {
 	var kept []artifact.Figure
 	for _, f := range fs {
-		if f.P50CI != nil || f.P95CI != nil || f.MeanCI != nil {
+		if f.P50CI != nil || f.P95CI != nil || f.MeanCI != nil || f.Failed > 0 {
 			kept = append(kept, f)
 		} else {
 			left++

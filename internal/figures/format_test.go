@@ -68,6 +68,12 @@ func TestBounded(t *testing.T) {
 		!strings.HasPrefix(table, "ttft_ms  mean 7.0 ms [") || !strings.HasSuffix(table, "] over 5 samples   n 5\n") {
 		t.Errorf("table:\n%s", table)
 	}
+	// A figure whose percentiles fall on failed samples has no interval,
+	// but it is a result, not "too few samples": it stays, saying so.
+	failed := append(run[1:len(run):len(run)], Sample{Name: "audio first_audio_ms", Unit: "ms", Values: []float64{4, math.Inf(1), math.Inf(1)}})
+	if table, left := Bounded(Pool([][]Sample{failed})); left != 3 || !strings.HasPrefix(table, "audio first_audio_ms  p50 failed") {
+		t.Errorf("a failed figure: %q, %d left", table, left)
+	}
 	if table, left := Bounded(Pool([][]Sample{run[1:]})); table != "" || left != 3 {
 		t.Errorf("no interval at all: %q, %d left", table, left)
 	}
