@@ -115,6 +115,10 @@ func loadHeadline(l *rundir.Load) []headline {
 	case capacityAtLeast(l):
 		c.Value, c.Note = "at least "+l.LevelName(l.Capacity.Level), lowerBound(l)
 	default:
+		if lo, hi, ok := undecidedBetween(l); ok {
+			c.Value, c.Note, c.Class = "between "+lo+" and "+hi, "undecided: an interval still held the limit when --search-budget was spent", "mixed"
+			break
+		}
 		c.Value = l.LevelName(l.Capacity.Level)
 		c.Note = "the highest level that met every SLO"
 		if l.Capacity.Next != nil {
@@ -211,6 +215,18 @@ func stoppedIn(l *rundir.Load) (level string, ended int) {
 		}
 	}
 	return level, ended
+}
+
+// undecidedBetween is a search's capacity left undecided between two
+// levels (an interval still held the limit when --search-budget was
+// spent): the levels, as the console's "capacity between lo and hi,
+// undecided" says. ok is false for any other capacity.
+func undecidedBetween(l *rundir.Load) (lo, hi string, ok bool) {
+	c := l.Capacity
+	if c == nil || c.Decided == nil || *c.Decided || len(c.Between) != 2 {
+		return "", "", false
+	}
+	return l.LevelName(c.Between[0]), l.LevelName(c.Between[1]), true
 }
 
 // capacityAtLeast: the capacity is a lower bound, no level above it

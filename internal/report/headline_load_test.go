@@ -120,3 +120,30 @@ func TestLoadHeadlineStarsWhatTheTableCannotBound(t *testing.T) {
 		t.Errorf("SLO headline %q / %q", slo.Value, slo.Note)
 	}
 }
+
+// TestLoadCapacityUndecidedBetweenTwoLevels: a search left undecided
+// between two levels reads so on the tile, in the sentence and on the
+// charts, as the console and the search section say; they read "2, the
+// highest level that met every SLO; 4 did not" and "capacity: 2".
+func TestLoadCapacityUndecidedBetweenTwoLevels(t *testing.T) {
+	v, undecided := 100.0, false
+	verdict := []artifact.SLOVerdict{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800, ValueMs: &v, N: 40, Met: true}}
+	l := &rundir.Load{
+		Settings: artifact.LoadSettings{Mode: "concurrency", SearchMax: 8, SLO: []artifact.SLO{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800}}},
+		Levels:   []artifact.LoadLevel{{Level: 2, SLO: verdict, SLOMet: true}, {Level: 4, SLO: verdict, SLOMet: false}},
+		Capacity: &artifact.Capacity{Level: 2, Next: &artifact.CapacityNext{Level: 4}, Decided: &undecided, Between: []float64{2, 4}},
+	}
+	if c := loadHeadline(l)[0]; c.Value != "between concurrency 2 and concurrency 4" || !strings.Contains(c.Note, "undecided") {
+		t.Errorf("tile %q / %q", c.Value, c.Note)
+	}
+	if s := capacityText(l); !strings.Contains(s, "Capacity: between concurrency 2 and concurrency 4, undecided") {
+		t.Errorf("sentence %q", s)
+	}
+	f, err := percentileFigure(l, "ttft_ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.SVG), "capacity: between 2 and 4, undecided") {
+		t.Errorf("the chart does not say the capacity is undecided between 2 and 4")
+	}
+}

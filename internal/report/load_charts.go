@@ -100,18 +100,21 @@ func levelAxis(p *plot.Plot, l *rundir.Load) {
 }
 
 // addCapacity marks the capacity level with a vertical rule, "at least"
-// as the headline says when no level above it missed.
+// or "between ... undecided" as the headline says.
 func addCapacity(p *plot.Plot, l *rundir.Load) {
 	if l.Capacity == nil {
 		return
 	}
-	name := "capacity: "
+	name := "capacity: " + num(l.Capacity.Level)
 	if capacityAtLeast(l) {
-		name += "at least "
+		name = "capacity: at least " + num(l.Capacity.Level)
+	}
+	if _, _, ok := undecidedBetween(l); ok {
+		name = "capacity: between " + num(l.Capacity.Between[0]) + " and " + num(l.Capacity.Between[1]) + ", undecided"
 	}
 	for i, lv := range l.Levels {
 		if lv.Level == l.Capacity.Level {
-			chart.AddRule(p, name+num(lv.Level), float64(i), true, chart.Capacity, false)
+			chart.AddRule(p, name, float64(i), true, chart.Capacity, false)
 		}
 	}
 }

@@ -100,6 +100,11 @@ func capacityText(l *rundir.Load) string {
 	case stopped != "":
 		return fmt.Sprintf("Capacity: %s, the highest level that ended and met every objective (%s); the run was stopped in %s.",
 			l.LevelName(l.Capacity.Level), goal, stopped)
+	}
+	if lo, hi, ok := undecidedBetween(l); ok {
+		return fmt.Sprintf("Capacity: between %s and %s, undecided (%s): an interval still held the limit when --search-budget was spent.", lo, hi, goal)
+	}
+	switch {
 	case l.Capacity.Next != nil:
 		return fmt.Sprintf("Capacity: %s, the highest level that met every objective (%s); %s did not.",
 			l.LevelName(l.Capacity.Level), goal, l.LevelName(l.Capacity.Next.Level))
