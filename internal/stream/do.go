@@ -124,10 +124,8 @@ func sourceOf(set uint8) StampSource {
 func requestURL(base, path string) (string, error) {
 	clean, err := endpoint.ParseBase(base)
 	if err != nil {
-		shown := endpoint.ShownURL(base)
-		e := &Error{Kind: KindRequest, URL: shown, Err: err,
-			text: fmt.Sprintf("bad server URL %q: want http://HOST:PORT, e.g. http://127.0.0.1:8080", shown)}
-		return "", e
+		// ParseBase says why, the URL shown without its password.
+		return "", &Error{Kind: KindRequest, URL: endpoint.ShownURL(base), Err: err, text: err.Error()}
 	}
 	if path == "" {
 		path = DefaultPath
