@@ -49,6 +49,7 @@ func TestLabEndToEnd(t *testing.T) {
 		}
 	}
 	requireCheckPasses(t, out, srv.LogPath)
+	compareWithRecorded(t, "lab", out)
 	if page := filepath.Join(out, "report.html"); !strings.Contains(stdout, "HTML report: "+page+"\n") {
 		t.Errorf("lab did not print its report's path %s", page)
 	} else if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), verdict) ||

@@ -224,6 +224,7 @@ func TestLoadSearchRealServer(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	doc := strictLoad(t, out)
+	compareWithRecorded(t, "load-search", out)
 	if doc.Server == nil || doc.Server.Slots == nil || *doc.Server.Slots != 4 {
 		t.Errorf("server %+v: want the 4 slots of --search-max", doc.Server)
 	}

@@ -36,6 +36,7 @@ func TestLoadEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	doc := strictLoad(t, out)
+	compareWithRecorded(t, "load-e2e", out)
 	if len(doc.Levels) != 2 || doc.Server == nil || doc.Server.Slots == nil || *doc.Server.Slots != 2 {
 		t.Fatalf("load.json: %d levels, server %+v", len(doc.Levels), doc.Server)
 	}

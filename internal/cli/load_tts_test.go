@@ -27,6 +27,7 @@ func TestLoadSpeaksLive(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	doc := strictLoad(t, out)
+	compareWithRecorded(t, "load-tts", out)
 	if doc.Settings.TTS == nil || !strings.HasPrefix(doc.Settings.TTS.Engine, "espeak-ng") || doc.Settings.TTS.Source != "--tts default" {
 		t.Fatalf("settings.tts %+v", doc.Settings.TTS)
 	}
