@@ -138,7 +138,7 @@ func percentileOf(st string) float64 {
 // order-statistic interval, the one the pages show, is bounded (p50 needs
 // 6 samples, p95 72) and neither bound falls on a failed request.
 func Bounds(samples []float64, p float64) bool {
-	return !interval.PercentileCI(samples, p).Unbounded
+	return interval.Late(samples, 0, p).Finite()
 }
 
 // ExactTestPossible says whether na samples of A and nb of B are enough

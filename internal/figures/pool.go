@@ -2,7 +2,6 @@ package figures
 
 import (
 	"math"
-	"sort"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/interval"
@@ -70,11 +69,11 @@ func FigureOf(s Sample, perRun [][]float64) artifact.Figure {
 	if f.N == 0 {
 		return f
 	}
-	sorted := append([]float64(nil), pooled...)
-	sort.Float64s(sorted)
 	pct := func(p float64) (*float64, *[2]float64) {
-		ci := interval.PercentileCI(sorted, p)
-		return artifact.Num(interval.PercentileOf(sorted, p)), artifact.CI(ci.Unbounded, ci.Lo, ci.Hi)
+		// A failed sample (+Inf) is late: no value where the percentile
+		// reaches one, no interval where a bound does.
+		l := interval.Late(pooled, 0, p)
+		return artifact.Num(l.Value), artifact.CI(!l.Finite(), l.Lo, l.Hi)
 	}
 	f.P50, f.P50CI = pct(50)
 	f.P95, f.P95CI = pct(95)

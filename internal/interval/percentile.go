@@ -87,22 +87,94 @@ func binomPMF(n, k int, q float64) float64 {
 
 // PercentileCI returns the Level interval of the p-th percentile of xs.
 // NaN values (a request without the figure) are left out; +Inf values (a
-// failed request) count above every finite value. xs is not changed.
+// failed request) count above every finite value. xs is not changed. It is
+// Late's interval without late values, unbounded also when a bound is
+// infinite.
 func PercentileCI(xs []float64, p float64) Percentile {
-	s := make([]float64, 0, len(xs))
+	l := Late(xs, 0, p)
+	out := Percentile{P: p, N: l.N, LoRank: l.LoRank, HiRank: l.HiRank}
+	if !l.Finite() {
+		out.Unbounded = true
+		return out
+	}
+	out.Lo, out.Hi, out.Coverage = l.Lo, l.Hi, l.Coverage
+	return out
+}
+
+// LatePercentile is the p-th percentile of values among which some are
+// infinitely late (a request that failed or never reached the figure,
+// counted above every value), with its Level order-statistic interval.
+type LatePercentile struct {
+	P float64 // the percentile, 0 < P < 100
+	N int     // values counted: NaN left out, late ones in
+	// Late is how many of the N are late: +Inf values and those given
+	// as a count.
+	Late int
+	// Value is the percentile by PercentileOf's rule over the sorted
+	// values with the late ones last: +Inf when it falls on a late value
+	// or between a value and a late one (there is none), NaN when N is 0.
+	Value float64
+	// LoRank, HiRank are the 1-based ranks of the bounds, 0 when N is too
+	// small to bound that side (PercentileRanks).
+	LoRank, HiRank int
+	// Lo and Hi are the interval [x(LoRank), x(HiRank)]: -Inf below and
+	// +Inf above on a side with no rank, +Inf a bound that falls on a
+	// late value. So Hi <= limit says the whole interval lies at or
+	// below a limit, Lo > limit that it lies above.
+	Lo, Hi float64
+	// Coverage is the exact coverage of the ranks when both exist.
+	Coverage float64
+}
+
+// Known says the percentile has a value: it falls below the late values.
+func (l LatePercentile) Known() bool {
+	return l.N > 0 && !math.IsInf(l.Value, 0) && !math.IsNaN(l.Value)
+}
+
+// Bounded says N bounds the percentile on both sides (a bound may still
+// be late).
+func (l LatePercentile) Bounded() bool { return l.LoRank > 0 && l.HiRank > 0 }
+
+// Finite says both bounds exist and are numbers: the interval a figure
+// shows (else "too few samples").
+func (l LatePercentile) Finite() bool {
+	return l.Bounded() && !math.IsInf(l.Lo, 0) && !math.IsInf(l.Hi, 0)
+}
+
+// Late is the p-th percentile of xs together with late more values that
+// are infinitely late, and its Level interval: the one computation of a
+// percentile over requests some of which failed or never reached the
+// figure. NaN values in xs are left out and +Inf values count as late.
+// xs is not changed.
+func Late(xs []float64, late int, p float64) LatePercentile {
+	s := make([]float64, 0, len(xs)+max(late, 0))
 	for _, x := range xs {
 		if !math.IsNaN(x) {
 			s = append(s, x)
 		}
 	}
 	sort.Float64s(s)
-	out := Percentile{P: p, N: len(s)}
-	lo, hi, cov := PercentileRanks(len(s), p, Level)
-	out.LoRank, out.HiRank = lo, hi
-	if lo == 0 || hi == 0 || math.IsInf(s[hi-1], 0) || math.IsInf(s[lo-1], 0) {
-		out.Unbounded = true
+	for range late {
+		s = append(s, math.Inf(1))
+	}
+	out := LatePercentile{P: p, N: len(s), Value: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1)}
+	for i := len(s) - 1; i >= 0 && math.IsInf(s[i], 1); i-- {
+		out.Late++
+	}
+	if len(s) == 0 {
 		return out
 	}
-	out.Lo, out.Hi, out.Coverage = s[lo-1], s[hi-1], cov
+	out.Value = PercentileOf(s, p)
+	if math.IsNaN(out.Value) || math.IsInf(out.Value, 1) {
+		out.Value = math.Inf(1)
+	}
+	lo, hi, cov := PercentileRanks(len(s), p, Level)
+	out.LoRank, out.HiRank, out.Coverage = lo, hi, cov
+	if lo > 0 {
+		out.Lo = s[lo-1]
+	}
+	if hi > 0 {
+		out.Hi = s[hi-1]
+	}
 	return out
 }

@@ -3,7 +3,6 @@ package load
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 
 	"ttftlab/internal/interval"
@@ -271,39 +270,27 @@ func (s Search) pool(level float64, rounds []Step) LevelVerdict {
 
 // Estimate is the percentile of xs named by slo (NaN left out, +Inf a
 // late request above every value) with its 95 % order-statistic interval
-// (internal/interval) and where that interval lies against the limit.
+// (interval.Late) and where that interval lies against the limit.
 func Estimate(xs []float64, slo SLOLimit) SLOEstimate {
-	s := make([]float64, 0, len(xs))
-	for _, x := range xs {
-		if !math.IsNaN(x) {
-			s = append(s, x)
-		}
-	}
-	sort.Float64s(s)
-	e := SLOEstimate{N: len(s), Side: Straddles}
-	if len(s) == 0 {
+	l := interval.Late(xs, 0, slo.Percentile)
+	e := SLOEstimate{N: l.N, Side: Straddles}
+	if l.N == 0 {
 		return e
 	}
-	finite := s
-	for len(finite) > 0 && math.IsInf(finite[len(finite)-1], 1) {
-		finite = finite[:len(finite)-1]
+	finite := func(x float64) *float64 {
+		if math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
 	}
-	if p, ok := latePercentile(append([]float64(nil), finite...), len(s)-len(finite), slo.Percentile); ok {
-		e.Value = &p
+	if l.Known() {
+		e.Value = finite(l.Value)
 	}
-	lo, hi, _ := interval.PercentileRanks(len(s), slo.Percentile, interval.Level)
-	if lo > 0 && !math.IsInf(s[lo-1], 0) {
-		x := s[lo-1]
-		e.Lo = &x
-	}
-	if hi > 0 && !math.IsInf(s[hi-1], 0) {
-		x := s[hi-1]
-		e.Hi = &x
-	}
+	e.Lo, e.Hi = finite(l.Lo), finite(l.Hi)
 	switch {
-	case e.Hi != nil && *e.Hi <= slo.LimitMs:
+	case l.Hi <= slo.LimitMs:
 		e.Side = Below
-	case lo > 0 && s[lo-1] > slo.LimitMs: // +Inf included: late requests alone are above
+	case l.Lo > slo.LimitMs: // a late bound included: late requests alone are above
 		e.Side = Above
 	}
 	return e

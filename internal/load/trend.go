@@ -2,7 +2,6 @@ package load
 
 import (
 	"math"
-	"sort"
 
 	"ttftlab/internal/interval"
 )
@@ -13,11 +12,10 @@ import (
 // request, +Inf, above every value: a bound or the median may be +Inf).
 // Bounded is false when N cannot bound the median (fewer than 6).
 type Window struct {
-	From, N   int
-	P50       float64
-	Lo, Hi    float64
-	Bounded   bool
-	lateCount int
+	From, N int
+	P50     float64
+	Lo, Hi  float64
+	Bounded bool
 }
 
 // Trend is how a level's latency moved over its requests: the medians of
@@ -72,27 +70,16 @@ func TrendOf(xs []float64, minRise float64) Trend {
 	return t
 }
 
-// windowOf is the median of xs with its interval.
+// windowOf is the median of xs with its interval (interval.Late).
 func windowOf(xs []float64, from int) Window {
 	w := Window{From: from, N: len(xs), P50: math.NaN()}
 	if len(xs) == 0 {
 		return w
 	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	finite := len(s)
-	for finite > 0 && math.IsInf(s[finite-1], 1) {
-		finite--
-	}
-	w.lateCount = len(s) - finite
-	if p, ok := latePercentile(append([]float64(nil), s[:finite]...), w.lateCount, 50); ok {
-		w.P50 = p
-	} else {
-		w.P50 = math.Inf(1)
-	}
-	lo, hi, _ := interval.PercentileRanks(len(s), 50, interval.Level)
-	if lo > 0 && hi > 0 {
-		w.Lo, w.Hi, w.Bounded = s[lo-1], s[hi-1], true
+	l := interval.Late(xs, 0, 50)
+	w.P50 = l.Value // +Inf when it falls on a late request
+	if l.Bounded() {
+		w.Lo, w.Hi, w.Bounded = l.Lo, l.Hi, true
 	}
 	return w
 }
