@@ -1,4 +1,6 @@
--- stats: summary statistics over arrays of numbers.
+-- stats: summary statistics over arrays of numbers, a library for user
+-- scripts. ttftlab's own figures are computed in Go (internal/interval's
+-- PercentileOf and Late) by the same percentile rule.
 --
 --   local stats = require("stats")
 --   stats.median(xs)        -> number
