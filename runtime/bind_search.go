@@ -9,43 +9,45 @@ import (
 )
 
 // searchNext is search_next(path, most, [opts]) -> next | nil, capacity,
-// info: the next level of a capacity search given the rounds run so far.
-// Without opts (load.NextSearchLevel): path[i] = {level = n, met = bool},
-// and when the search is done nil and the capacity (0 when no level held).
-// With opts (load.Search: confirmation, rates) each round also carries
-// its requests' values, and info says how many calls to run and, when
-// done, whether the capacity is decided (see docs/lua-api.md).
+// info: the next level of a capacity search (load.Search) given the
+// rounds run so far. Without opts: path[i] = {level = n, met = bool},
+// levels of calls at once from 1, no confirmation, and when the search is
+// done nil and the capacity (0 when no level held). With opts
+// (confirmation, rates) each round also carries its requests' values,
+// and info says how many calls to run and, when done, whether the
+// capacity is decided (see docs/lua-api.md).
 func searchNext(L *lua.LState) int {
 	t := L.CheckTable(1)
 	most := L.CheckNumber(2)
 	if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
 		return searchWithOpts(L, t, float64(most), L.CheckTable(3))
 	}
-	var path []load.SearchStep
+	var path []load.Step
 	for i := 1; i <= t.Len(); i++ {
 		step, ok := t.RawGetInt(i).(*lua.LTable)
 		if !ok {
 			L.ArgError(1, "want an array of {level = n, met = bool}")
 		}
 		level, ok := step.RawGetString("level").(lua.LNumber)
-		if !ok || float64(level) != float64(int(level)) || level < 1 {
+		if !ok || float64(level) != math.Trunc(float64(level)) || level < 1 {
 			L.ArgError(1, "each step's level must be a whole number of 1 or more")
 		}
-		path = append(path, load.SearchStep{Level: int(level), Met: lua.LVAsBool(step.RawGetString("met"))})
+		path = append(path, load.Step{Level: float64(level), Calls: 1, Met: lua.LVAsBool(step.RawGetString("met"))})
 	}
 	if float64(most) != math.Trunc(float64(most)) {
 		L.ArgError(2, "the largest level must be a whole number")
 	}
-	next, done, capacity, err := load.NextSearchLevel(path, int(most))
+	s := load.Search{Start: 1, Most: float64(most), Calls: 1, Budget: 1}
+	d, err := s.Next(path)
 	if err != nil {
 		L.RaiseError("search_next: %v", err)
 	}
-	if done {
+	if d.Done {
 		L.Push(lua.LNil)
-		L.Push(lua.LNumber(capacity))
+		L.Push(lua.LNumber(d.Capacity))
 		return 2
 	}
-	L.Push(lua.LNumber(next))
+	L.Push(lua.LNumber(d.Next))
 	return 1
 }
 

@@ -1,6 +1,9 @@
 package runtime
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSearchNextConfirms: with opts, search_next pools a level's rounds
 // and asks for another round of the level whose interval holds the
@@ -27,4 +30,38 @@ print("done", next, cap, info.decided, info.between[1], info.between[2], info.le
 		t.Fatal(err)
 	}
 	mustContain(t, out.String(), "next\t2\tnil\t10\tstraddles\t50\t500", "done\tnil\t1\ttrue\t1\t2\t25\tabove")
+}
+
+// TestSearchNextVerdicts: without opts, search_next runs load.Search on
+// verdicts alone: the doc's loop against a boundary at 5 doubles 1, 2, 4,
+// 8, bisects 6, 5 and returns nil and 5; a level that is not a whole
+// number, or a largest level below 1, is an error naming search_next's
+// argument or reason.
+func TestSearchNextVerdicts(t *testing.T) {
+	vm, out := testVM(t, Config{})
+	script := `
+local path, ran = {}, {}
+while true do
+  local next, capacity = search_next(path, 64)
+  if not next then print("capacity", capacity, table.concat(ran, " ")) break end
+  ran[#ran + 1] = next
+  path[#path + 1] = {level = next, met = next <= 5}
+end
+print("top", search_next({{level = 1, met = true}, {level = 2, met = true}}, 2))
+print("none", search_next({{level = 1, met = false}}, 64))
+`
+	if err := vm.L.DoString(script); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, out.String(), "capacity\t5\t1 2 4 8 6 5", "top\tnil\t2", "none\tnil\t0")
+	for _, c := range []struct{ script, want string }{
+		{`search_next({{level = 1.5, met = true}}, 64)`, "whole number"},
+		{`search_next({}, 2.5)`, "largest level must be a whole number"},
+		{`search_next({}, 0)`, "search_next: the levels to try run from 1 to 0"},
+	} {
+		err := vm.L.DoString(c.script)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.script, err, c.want)
+		}
+	}
 }

@@ -234,7 +234,8 @@ func TestLoadSearchRealServer(t *testing.T) {
 	}
 	// First rounds follow the rule on the verdicts met; later rounds
 	// confirm a level already run (the capacity or the level above it).
-	var path []load.SearchStep
+	rule := load.Search{Start: 1, Most: 4, Calls: 1, Budget: 1} // the bracketing on verdicts alone
+	var path []load.Step
 	inside := c.Level == 0
 	last := map[float64]bool{}
 	distinct := 0
@@ -244,11 +245,11 @@ func TestLoadSearchRealServer(t *testing.T) {
 				t.Errorf("round %d of level %g, which never ran", st.Round, st.Level)
 			}
 		} else {
-			next, done, _, err := load.NextSearchLevel(path, 4)
-			if err != nil || done || float64(next) != st.Level {
-				t.Fatalf("search ran %g after %v; the rule gives %d (done %v, %v)", st.Level, path, next, done, err)
+			d, err := rule.Next(path)
+			if err != nil || d.Done || d.Next != st.Level {
+				t.Fatalf("search ran %g after %v; the rule gives %g (done %v, %v)", st.Level, path, d.Next, d.Done, err)
 			}
-			path = append(path, load.SearchStep{Level: int(st.Level), Met: st.Met})
+			path = append(path, load.Step{Level: st.Level, Calls: 1, Met: st.Met})
 			distinct++
 		}
 		if st.Requests < 1 || st.CIMs == nil {

@@ -14,11 +14,20 @@ type SLOLimit struct {
 	Percentile, LimitMs float64
 }
 
-// Search is a capacity search with confirmation: it brackets and bisects
-// as NextSearchLevel does (on calls at once, or on rates to 5 %), then
-// gives the capacity level and the level above it more calls, a round at
-// a time, until the 95 % interval of each SLO's percentile lies on one
-// side of its limit or the level has had Budget calls.
+// Search is the capacity search, the one ttftlab load and search_next
+// run. It brackets by doubling from Start (1, 2, 4, ...; the last step is
+// Most itself) until a level does not hold or Most held, then bisects
+// between the largest level that held below the lowest that did not and
+// that level: on whole numbers until they are neighbours, or on rates
+// until they are within RateTolerance (a rate search halves while no
+// rate held). A level that held above one that did not (a noisy verdict)
+// does not count: the boundary is below the lowest level that did not
+// hold. Then it gives the capacity level and the level above it more
+// calls, a round at a time, until the 95 % interval of each SLO's
+// percentile lies on one side of its limit or the level has had Budget
+// calls; a level whose pooled verdict flips moves the boundary and the
+// bisection goes on. Rounds without values (verdicts only) are not
+// confirmed.
 type Search struct {
 	// Rate: the levels are calls per second (an open loop), bisected
 	// until the rates are within RateTolerance; else calls at once, whole
@@ -173,9 +182,9 @@ func (s Search) bracket(levels []LevelVerdict) (next, capacity, above float64) {
 		return 0, held, 0
 	case fail == 0:
 		return math.Min(2*held, s.Most), 0, 0
-	case held == 0:
+	case s.Rate && held == 0:
 		// Nothing held: a rate search halves down to its floor.
-		if s.Rate && fail/2 >= s.Start/rateFloor {
+		if fail/2 >= s.Start/rateFloor {
 			return fail / 2, 0, 0
 		}
 		return 0, 0, fail

@@ -180,28 +180,3 @@ func repeat(x float64, n int) []float64 {
 	}
 	return out
 }
-
-// TestSearchMatchesNextSearchLevel: without values (verdicts only) a
-// search of calls at once runs the levels NextSearchLevel runs.
-func TestSearchMatchesNextSearchLevel(t *testing.T) {
-	for _, k := range []int{0, 1, 5, 13, 70} {
-		s := Search{Start: 1, Most: 64, Calls: 1, Budget: 1}
-		var path []Step
-		var old []SearchStep
-		for range 40 {
-			d, err := s.Next(path)
-			next, done, capacity, err2 := NextSearchLevel(old, 64)
-			if err != nil || err2 != nil {
-				t.Fatal(err, err2)
-			}
-			if d.Done != done || (done && d.Capacity != float64(capacity)) || (!done && d.Next != float64(next)) {
-				t.Fatalf("k=%d: %+v, the old rule says next %d done %v capacity %d", k, d, next, done, capacity)
-			}
-			if done {
-				break
-			}
-			path = append(path, Step{Level: d.Next, Calls: 1, Met: next <= k})
-			old = append(old, SearchStep{Level: next, Met: next <= k})
-		}
-	}
-}
