@@ -143,6 +143,11 @@ sentence to the speech server while the answer still streams (require
 returns speak()'s info, a failure in info.error (never raised);
 handle:cancel() hangs up (info.cut); handle:done() says whether it ended.
 info.t0_ms places the request on now_ms()'s clock.`},
+	{Name: "voice_play", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return voicePlay(L) },
+		Signature: "voice_play(sentences) -> result",
+		Summary:   "The playback arithmetic of require(\"voice\").play: the sentences played in order as a speaker plays them as their audio comes.",
+		Help: "sentences: {first_audio_ms =, audio_done_ms =, audio_ms =} each (one time axis); one without first_audio_ms is skipped.\n" +
+			"Each gains start_ms and end_ms; result: start_ms, end_ms, underrun_ms, underruns, sentences."},
 	{Name: "kb_docs", Kind: Function, fn: (*VM).kbDocs,
 		Signature: "kb_docs([dir]) -> docs",
 		Summary:   "The knowledge-base documents as {name=, text=}, sorted by file name.",

@@ -47,49 +47,12 @@
 -- previous end, and an end stretched by slow audio, are underruns. A
 -- sentence without first_audio_ms (its request failed) is skipped. Returns
 -- {start_ms, end_ms, underrun_ms, underruns, sentences} with each
--- sentence's start_ms and end_ms set.
+-- sentence's start_ms and end_ms set. It is the host's voice_play (Go's
+-- internal/audio, the playback of the pipeline and of ttftlab check).
 
 local M = {}
 
-local function trim(s)
-  return (s:gsub("^%s+", ""):gsub("%s+$", ""))
-end
-
-function M.play(sentences)
-  if type(sentences) ~= "table" then
-    error("voice.play: sentences must be an array, got " .. type(sentences), 2)
-  end
-  local out = { underrun_ms = 0, underruns = 0, sentences = sentences }
-  local playhead
-  for i, s in ipairs(sentences) do
-    local fa, done, len = s.first_audio_ms, s.audio_done_ms, s.audio_ms
-    if fa ~= nil then
-      if type(fa) ~= "number" or type(done) ~= "number" or type(len) ~= "number" then
-        error(string.format("voice.play: sentences[%d] needs numbers first_audio_ms, audio_done_ms and audio_ms", i), 2)
-      end
-      local start = fa
-      if playhead ~= nil then
-        if fa > playhead then
-          out.underrun_ms = out.underrun_ms + (fa - playhead)
-          out.underruns = out.underruns + 1
-        else
-          start = playhead
-        end
-      end
-      local stop = start + len
-      if done > stop then
-        out.underrun_ms = out.underrun_ms + (done - stop)
-        out.underruns = out.underruns + 1
-        stop = done
-      end
-      s.start_ms, s.end_ms = start, stop
-      out.start_ms = out.start_ms or start
-      out.end_ms = stop
-      playhead = stop
-    end
-  end
-  return out
-end
+M.play = voice_play
 
 function M.stream(messages, opts)
   if type(opts) ~= "table" or opts.tts == nil or opts.tts == false then

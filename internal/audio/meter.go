@@ -2,7 +2,9 @@
 // (with the placeholder sizes a synthesizer writing to a pipe puts there)
 // or raw PCM of a known format, when the first sample came, when the first
 // voiced sample came (leading silence is part of what a caller waits for),
-// and how long the audio received lasts.
+// and how long the audio received lasts; and how a speaker plays an
+// answer's sentences as their audio comes (Play): when each starts and
+// ends, and the silence in the middle of the answer.
 package audio
 
 import (

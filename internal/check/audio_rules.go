@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/audio"
 )
 
 // audioRules check the audio step: the caller hears the answer after its
@@ -71,8 +72,8 @@ var audioRules = []rule{
 }
 
 // checkPlayback replays the first run's sentences as a speaker plays them
-// (the voice module's rule) and holds the recorded start and end times and
-// the run's underruns to it.
+// (internal/audio's Place, the voice module's playback) and holds the
+// recorded start and end times and the run's underruns to it.
 func checkPlayback(l *lab) error {
 	rows := l.audio.Spoken
 	if len(rows) == 0 {
@@ -81,40 +82,30 @@ func checkPlayback(l *lab) error {
 	// Each sentence against the one before as recorded: the times are
 	// written to the microsecond, so a replay of the whole answer would
 	// drift by a rounding a sentence.
-	var underrun float64
-	underruns := 0
+	var pb audio.Playback
 	for i, s := range rows {
 		if !(s.ReadyMs <= s.TTSSentMs && s.TTSSentMs <= s.FirstAudioMs && s.FirstAudioMs <= s.AudioDoneMs) {
 			return fmt.Errorf("sentence %d: want ready_ms <= tts_sent_ms <= first_audio_ms <= audio_done_ms, got %s, %s, %s, %s",
 				i+1, num(s.ReadyMs), num(s.TTSSentMs), num(s.FirstAudioMs), num(s.AudioDoneMs))
 		}
-		start := s.FirstAudioMs
+		prev := 0.0
 		if i > 0 {
-			if prev := rows[i-1].EndMs; s.FirstAudioMs > prev {
-				underrun += s.FirstAudioMs - prev
-				underruns++
-			} else {
-				start = prev
-			}
+			prev = rows[i-1].EndMs
 		}
-		end := start + s.AudioMs
-		if s.AudioDoneMs > end {
-			underrun += s.AudioDoneMs - end
-			underruns++
-			end = s.AudioDoneMs
-		}
-		if !near(start, s.StartMs) || !near(end, s.EndMs) {
+		p := audio.Place(audio.Sentence{FirstAudioMs: s.FirstAudioMs, AudioDoneMs: s.AudioDoneMs, AudioMs: s.AudioMs}, prev, i == 0)
+		pb.Add(p)
+		if !near(p.StartMs, s.StartMs) || !near(p.EndMs, s.EndMs) {
 			return fmt.Errorf("sentence %d plays %s-%s ms, want %s-%s: it starts when its audio has come and the one before has ended",
-				i+1, num(s.StartMs), num(s.EndMs), num(start), num(end))
+				i+1, num(s.StartMs), num(s.EndMs), num(p.StartMs), num(p.EndMs))
 		}
 	}
 	r, last := l.audio.Runs[0], rows[len(rows)-1].EndMs
 	slack := 0.002 * float64(len(rows)+1)
-	if math.Abs(underrun-r.UnderrunMs) > slack || float64(underruns) != r.Underruns || !near(last, r.SpeakEndMs) {
+	if math.Abs(pb.UnderrunMs-r.UnderrunMs) > slack || float64(pb.Underruns) != r.Underruns || !near(last, r.SpeakEndMs) {
 		return fmt.Errorf("run 1: underrun_ms %s (%s underruns), speak_end_ms %s; the sentences give %s (%d), %s",
-			num(r.UnderrunMs), num(r.Underruns), num(r.SpeakEndMs), num(underrun), underruns, num(last))
+			num(r.UnderrunMs), num(r.Underruns), num(r.SpeakEndMs), num(pb.UnderrunMs), pb.Underruns, num(last))
 	}
-	return l.pass("%d sentences, %d underruns (%s ms), silent at %s ms", len(rows), underruns, num(underrun), num(last))
+	return l.pass("%d sentences, %d underruns (%s ms), silent at %s ms", len(rows), pb.Underruns, num(pb.UnderrunMs), num(last))
 }
 
 // near compares times written with microsecond rounding.

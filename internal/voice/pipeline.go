@@ -1,3 +1,9 @@
+// Package voice speaks a streamed answer as a voice agent does: each
+// sentence goes to the speech server the moment it is complete (one
+// request per sentence, several in flight), and the audio is played back
+// as a speaker plays it (internal/audio's Play). It is the pipeline of
+// the stdlib's voice module and of the requests that stream_many runs on
+// goroutines of their own, with the sentence rules of internal/sentence.
 package voice
 
 import (
@@ -237,7 +243,7 @@ func (p *Pipeline) Wait(t0 time.Time) Answer {
 	p.wg.Wait()
 	p.cancel()
 	var a Answer
-	var played []Played
+	var played []audio.Sentence
 	var heard []int
 	for _, r := range p.sent {
 		s := Sentence{Text: r.text, Voice: r.voice, ReadyMs: r.readyMs, Err: r.err}
@@ -271,7 +277,7 @@ func (p *Pipeline) Wait(t0 time.Time) Answer {
 			a.Errors++
 		}
 		if s.FirstAudioMs != nil {
-			played = append(played, Played{FirstAudioMs: *s.FirstAudioMs, AudioDoneMs: *s.AudioDoneMs, AudioMs: s.AudioMs})
+			played = append(played, audio.Sentence{FirstAudioMs: *s.FirstAudioMs, AudioDoneMs: *s.AudioDoneMs, AudioMs: s.AudioMs})
 			heard = append(heard, len(a.Sentences))
 		}
 		a.Sentences = append(a.Sentences, s)
@@ -279,9 +285,9 @@ func (p *Pipeline) Wait(t0 time.Time) Answer {
 	if len(played) == 0 {
 		return a
 	}
-	pb := Play(played)
+	pb := audio.Play(played)
 	for k, i := range heard {
-		st, en := played[k].StartMs, played[k].EndMs
+		st, en := pb.Sentences[k].StartMs, pb.Sentences[k].EndMs
 		a.Sentences[i].StartMs, a.Sentences[i].EndMs = &st, &en
 	}
 	first := a.Sentences[heard[0]]

@@ -14,22 +14,6 @@ import (
 	"ttftlab/internal/stream/streamtest"
 )
 
-// TestPlay is stdlib/voice.lua's play on the same known times (its test
-// TestVoicePlay): sentence 1 plays 100-600, sentence 2 waits for it
-// (600-800), sentence 3's audio comes at 900 (100 of silence) and its
-// last byte at 1400, 200 after it would have ended.
-func TestPlay(t *testing.T) {
-	ss := []Played{{FirstAudioMs: 100, AudioDoneMs: 120, AudioMs: 500}, {FirstAudioMs: 300, AudioDoneMs: 310, AudioMs: 200},
-		{FirstAudioMs: 900, AudioDoneMs: 1400, AudioMs: 300}}
-	p := Play(ss)
-	if p.StartMs != 100 || p.EndMs != 1400 || p.UnderrunMs != 300 || p.Underruns != 2 {
-		t.Fatalf("%+v", p)
-	}
-	if ss[1].StartMs != 600 || ss[1].EndMs != 800 || ss[2].StartMs != 900 || ss[2].EndMs != 1400 {
-		t.Fatalf("%+v", ss)
-	}
-}
-
 // speech answers 24 kHz PCM: 200 ms of audio in 4 pieces, 20 ms apart;
 // a text with "Broken" gets a 500.
 func speech(t *testing.T) *endpoint.Endpoint {
