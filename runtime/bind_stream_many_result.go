@@ -151,22 +151,18 @@ func errorKind(err error) string {
 
 // spoken is when the first sentence was complete and how long a speaker
 // would have waited for text, as the stdlib's speech.pacing says it (at
-// its 15 characters a second), computed in Go by voice.Pacing with the
-// same sentence rules (internal/sentence), which a test holds to the Lua
-// module's to the bit: a call into Lua per request cost a tenth of the
-// CPU of a many-stream run. A stream that did not finish has a first
-// sentence only when one was complete before it ended.
+// its default rate): voice's Pace, which speech.pacing calls too. A
+// stream that did not finish has a first sentence only when one was
+// complete before it ended.
 func (m *many) spoken(chunks []stream.Chunk, done bool) (firstMs, stallMs float64) {
-	first, ok, stall := voice.Pacing(chunks, pacingCharsPerS)
-	firstMs, stallMs = math.NaN(), stall
+	p := voice.Speaker{CharsPerS: voice.DefaultCharsPerS}.Pace(chunks)
+	first, ok := p.FirstSentence()
+	firstMs, stallMs = math.NaN(), p.StallMs
 	if ok && (done || completeBeforeEnd(chunks)) {
 		firstMs = first
 	}
 	return firstMs, stallMs
 }
-
-// pacingCharsPerS is speech.pacing's default speaking rate.
-const pacingCharsPerS = 15
 
 // completeBeforeEnd: sentence.first(text, false) finds a sentence.
 func completeBeforeEnd(chunks []stream.Chunk) bool {

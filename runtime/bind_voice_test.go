@@ -1,12 +1,16 @@
 package runtime
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/audio"
+	"ttftlab/internal/stream"
+	"ttftlab/internal/voice"
 )
 
 // call calls the function at path (a global, or "module.name" of a
@@ -26,13 +30,92 @@ func call(t *testing.T, vm *VM, path string, args ...lua.LValue) []lua.LValue {
 	return out
 }
 
-// TestSpeechModuleIsTheNatives: the voice module hands its calls to the
-// native itself, with nothing of its own between.
+// TestSpeechModuleIsTheNatives: the speech and voice modules hand their
+// calls to the natives themselves, with nothing of their own between.
 func TestSpeechModuleIsTheNatives(t *testing.T) {
 	vm, _ := testVM(t, Config{})
-	for mod, native := range map[string]string{`require("voice").play`: "voice_play"} {
+	for mod, native := range map[string]string{`require("speech").pacing`: "speech_pacing",
+		`require("speech").first_clause_ms`: "speech_first_clause_ms", `require("voice").play`: "voice_play"} {
 		if eval(t, vm, mod+" == "+native) != lua.LTrue {
 			t.Errorf("%s is not %s", mod, native)
+		}
+	}
+}
+
+// TestSpeechPacingBinding: over seeded answers and speakers, what
+// speech.pacing and speech.first_clause_ms give a script is, field by
+// field and to the bit, voice's Pace and FirstClause of the same chunks.
+func TestSpeechPacingBinding(t *testing.T) {
+	vm, _ := testVM(t, Config{})
+	L := vm.L
+	pieces := []string{"Hello there.", " Dr. Lee", " at 8 a.m.", " 3.5", "...", " Then", " go!", " 你好。", "我是", "助手！",
+		" 안녕하세요.", " e.g.", " No. 5", "\n\n", " …", ",", " ", "、", " - "}
+	rng := rand.New(rand.NewPCG(5, 8))
+	for trial := 0; trial < 200; trial++ {
+		var b strings.Builder
+		for n := rng.IntN(10); n >= 0; n-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		var chunks []stream.Chunk
+		list := L.NewTable()
+		tMs := 0.0
+		for len(text) > 0 {
+			n := min(1+rng.IntN(7), len(text))
+			tMs += rng.Float64() * 500
+			chunks = append(chunks, stream.Chunk{TMs: tMs, Text: text[:n]})
+			row := L.NewTable()
+			if rng.IntN(2) == 0 {
+				row.RawSetString("t_ms", lua.LNumber(tMs))
+				row.RawSetString("text", lua.LString(text[:n]))
+			} else { // positional pairs work too
+				row.Append(lua.LNumber(tMs))
+				row.Append(lua.LString(text[:n]))
+			}
+			list.Append(row)
+			text = text[n:]
+		}
+		sp := voice.Speaker{CharsPerS: 1 + rng.Float64()*20, TTSMs: rng.Float64() * 200}
+		minChars := rng.IntN(25)
+		opts := L.NewTable()
+		opts.RawSetString("chars_per_s", lua.LNumber(sp.CharsPerS))
+		opts.RawSetString("tts_ms", lua.LNumber(sp.TTSMs))
+		opts.RawSetString("min_clause_chars", lua.LNumber(minChars))
+		got := call(t, vm, `require("speech").pacing`, list, opts)[0].(*lua.LTable)
+
+		p := sp.Pace(chunks)
+		want := map[string]lua.LValue{"stall_ms": lua.LNumber(p.StallMs), "stalls": lua.LNumber(p.Stalls), "speak_ms": lua.LNumber(p.SpeakMs),
+			"start_ms": lua.LNil, "end_ms": lua.LNil, "first_sentence_ms": lua.LNil, "first_clause_ms": lua.LNil}
+		if n := len(p.Sentences); n > 0 {
+			want["start_ms"], want["end_ms"] = lua.LNumber(p.Sentences[0].StartMs), lua.LNumber(p.Sentences[n-1].EndMs)
+			want["first_sentence_ms"] = lua.LNumber(p.Sentences[0].ReadyMs)
+		}
+		ct, clause, ok := voice.FirstClause(chunks, minChars)
+		if ok {
+			want["first_clause_ms"] = lua.LNumber(ct)
+		}
+		for k, w := range want {
+			if g := got.RawGetString(k); g != w {
+				t.Fatalf("trial %d %+v: %s is %v, Go's %v", trial, chunks, k, g, w)
+			}
+		}
+		sentences := got.RawGetString("sentences").(*lua.LTable)
+		if sentences.Len() != len(p.Sentences) {
+			t.Fatalf("trial %d: %d sentences, Go's %d", trial, sentences.Len(), len(p.Sentences))
+		}
+		for i, s := range p.Sentences {
+			row := sentences.RawGetInt(i + 1).(*lua.LTable)
+			g := fmt.Sprint(row.RawGetString("text"), row.RawGetString("chars"), row.RawGetString("ready_ms"), row.RawGetString("start_ms"), row.RawGetString("end_ms"))
+			if w := fmt.Sprint(lua.LString(s.Text), lua.LNumber(s.Chars), lua.LNumber(s.ReadyMs), lua.LNumber(s.StartMs), lua.LNumber(s.EndMs)); g != w {
+				t.Fatalf("trial %d: sentence %d is %s, Go's %s", trial, i+1, g, w)
+			}
+		}
+
+		byName := L.NewTable()
+		byName.RawSetString("min_chars", lua.LNumber(minChars))
+		out := call(t, vm, `require("speech").first_clause_ms`, list, byName)
+		if ok && (len(out) != 2 || out[0] != lua.LNumber(ct) || out[1] != lua.LString(clause)) || !ok && (len(out) != 1 || out[0] != lua.LNil) {
+			t.Fatalf("trial %d: first_clause_ms gives %v, Go's %v %q %v", trial, out, ct, clause, ok)
 		}
 	}
 }

@@ -148,6 +148,16 @@ info.t0_ms places the request on now_ms()'s clock.`},
 		Summary:   "The playback arithmetic of require(\"voice\").play: the sentences played in order as a speaker plays them as their audio comes.",
 		Help: "sentences: {first_audio_ms =, audio_done_ms =, audio_ms =} each (one time axis); one without first_audio_ms is skipped.\n" +
 			"Each gains start_ms and end_ms; result: start_ms, end_ms, underrun_ms, underruns, sentences."},
+	{Name: "speech_pacing", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return speechPacing(L) },
+		Signature: "speech_pacing(chunks, opts) -> result",
+		Summary:   "require(\"speech\").pacing: a streamed answer read aloud at a speaker's pace, each sentence spoken once it is ready and the one before has been spoken.",
+		Help: "chunks: stream()'s chunks ({t_ms =, text =} in arrival order). opts: chars_per_s (15), tts_ms (0), min_clause_chars (20).\n" +
+			"result: start_ms, end_ms, stall_ms, stalls, speak_ms, first_sentence_ms, first_clause_ms,\n" +
+			"sentences = {{text =, chars =, ready_ms =, start_ms =, end_ms =}, ...}."},
+	{Name: "speech_first_clause_ms", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return speechFirstClauseMs(L) },
+		Signature: "speech_first_clause_ms(chunks, opts) -> t_ms, clause | nil",
+		Summary:   "require(\"speech\").first_clause_ms: the chunk after which the answer's first clause is decided, and that clause.",
+		Help:      "opts: min_clause_chars (20; min_chars is its older name). nil for no chunks or no text."},
 	{Name: "kb_docs", Kind: Function, fn: (*VM).kbDocs,
 		Signature: "kb_docs([dir]) -> docs",
 		Summary:   "The knowledge-base documents as {name=, text=}, sorted by file name.",

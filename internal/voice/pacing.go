@@ -1,48 +1,133 @@
 package voice
 
 import (
+	"sort"
+	"strings"
+
 	"ttftlab/internal/sentence"
 	"ttftlab/internal/stream"
 )
 
-// Pacing is the stdlib's speech.pacing(chunks, {chars_per_s =
-// charsPerS}) in Go, for the results stream_many builds without a call
-// into Lua per request: each sentence ready at the chunk that completed
-// it (the rest of the answer at its last chunk), spoken in its
-// characters / charsPerS seconds, in order; stallMs is how long the
-// speaker waited for text after it had started. firstMs is the first
-// sentence's moment, ok false without one. The sentences are
-// internal/sentence's, the sums made in the Lua module's order, so the
-// figures are the same to the last bit (a test holds them to the Lua
-// module's).
-func Pacing(chunks []stream.Chunk, charsPerS float64) (firstMs float64, ok bool, stallMs float64) {
-	var sp sentence.Splitter
-	var ready []sentence.Ready
-	for _, c := range chunks {
-		ready = append(ready, sp.Feed(c.Text, c.TMs)...)
-	}
-	if n := len(chunks); n > 0 {
-		ready = append(ready, sp.End(chunks[n-1].TMs)...)
-	}
-	var prevEnd float64
-	for i, s := range ready {
-		start := s.TMs
-		if i > 0 {
-			if start > prevEnd {
-				stallMs += start - prevEnd
-			} else {
-				start = prevEnd
-			}
-		}
-		prevEnd = start + float64(chars(s.Text))/charsPerS*1000
-	}
-	if len(ready) == 0 {
-		return 0, false, stallMs
-	}
-	return ready[0].TMs, true, stallMs
+// DefaultCharsPerS is the speaking rate of a speaker told none: 15 UTF-8
+// characters a second, about 150 English words a minute.
+const DefaultCharsPerS = 15
+
+// Speaker is how a speaker reads an answer aloud as it streams: CharsPerS
+// UTF-8 characters a second (> 0), each sentence's audio existing TTSMs
+// after its text is ready (the speech engine's latency).
+type Speaker struct {
+	CharsPerS, TTSMs float64
 }
 
-// chars counts UTF-8 characters as the Lua module's sentence.chars does:
+// Paced is one sentence as the speaker reads it: its text (white space
+// around it removed), its UTF-8 characters, when it was ready (the chunk
+// that completed it arrived) and when it is spoken.
+type Paced struct {
+	Text                    string
+	Chars                   int
+	ReadyMs, StartMs, EndMs float64
+}
+
+// Pacing is an answer as the speaker reads it: each sentence, the time
+// the speaker waited for text after it had started (StallMs, in Stalls
+// waits) and the time it spent speaking.
+type Pacing struct {
+	Sentences []Paced
+	StallMs   float64
+	Stalls    int
+	SpeakMs   float64
+}
+
+// Pace reads the answer of chunks (in arrival order) aloud: each sentence
+// (internal/sentence's rules) is ready at the chunk that completed it,
+// the rest of the answer at the last chunk; its audio exists TTSMs later;
+// it starts when its audio exists and the sentence before has been
+// spoken, and takes its characters / CharsPerS seconds. This is the
+// stdlib's speech.pacing, and stream_many's first_sentence_ms and
+// stall_ms.
+func (sp Speaker) Pace(chunks []stream.Chunk) Pacing {
+	var split sentence.Splitter
+	var ready []sentence.Ready
+	for _, c := range chunks {
+		ready = append(ready, split.Feed(c.Text, c.TMs)...)
+	}
+	if n := len(chunks); n > 0 {
+		ready = append(ready, split.End(chunks[n-1].TMs)...)
+	}
+	out := Pacing{Sentences: make([]Paced, len(ready))}
+	for i, r := range ready {
+		s := Paced{Text: r.Text, Chars: chars(r.Text), ReadyMs: r.TMs}
+		audioMs := r.TMs + sp.TTSMs
+		s.StartMs = audioMs
+		if i > 0 {
+			if prevEnd := out.Sentences[i-1].EndMs; audioMs > prevEnd {
+				out.StallMs += audioMs - prevEnd
+				out.Stalls++
+			} else {
+				s.StartMs = prevEnd
+			}
+		}
+		speak := float64(s.Chars) / sp.CharsPerS * 1000
+		s.EndMs = s.StartMs + speak
+		out.SpeakMs += speak
+		out.Sentences[i] = s
+	}
+	return out
+}
+
+// FirstSentence is when the first sentence was ready; ok is false for an
+// answer without text.
+func (p Pacing) FirstSentence() (readyMs float64, ok bool) {
+	if len(p.Sentences) == 0 {
+		return 0, false
+	}
+	return p.Sentences[0].ReadyMs, true
+}
+
+// FirstClause is the time of the chunk after which the answer's first
+// clause (sentence.FirstClause of the text so far, not final, at least
+// minChars characters before its mark) is decided, and that clause as a
+// prefix of the answer (leading white space kept): an earlier, riskier
+// moment to start speaking than the first sentence, never later than it.
+// When nothing is ever decided, the whole answer (final) at the last
+// chunk. ok is false for no chunks or an answer of white space.
+//
+// A decision, once made, stands for every longer text, so the decision on
+// the whole answer says where the clause ends, and a binary search over
+// the chunks from the one holding that end finds the first that decides
+// it: a few tries, where trying each chunk would cost time quadratic in
+// the answer's length.
+func FirstClause(chunks []stream.Chunk, minChars int) (tMs float64, clause string, ok bool) {
+	n := len(chunks)
+	if n == 0 {
+		return 0, "", false
+	}
+	ends := make([]int, n)
+	var b strings.Builder
+	for i, c := range chunks {
+		b.WriteString(c.Text)
+		ends[i] = b.Len()
+	}
+	text := b.String()
+	e, ok := sentence.FirstClause(text, false, minChars)
+	if !ok {
+		if e, ok = sentence.FirstClause(text, true, minChars); !ok {
+			return 0, "", false
+		}
+		return chunks[n-1].TMs, text[:e], true
+	}
+	lo := sort.SearchInts(ends, e)
+	i := lo + sort.Search(n-1-lo, func(k int) bool {
+		_, ok := sentence.FirstClause(text[:ends[lo+k]], false, minChars)
+		return ok
+	})
+	if i < n-1 {
+		e, _ = sentence.FirstClause(text[:ends[i]], false, minChars)
+	}
+	return chunks[i].TMs, text[:e], true
+}
+
+// chars counts UTF-8 characters as the stdlib's sentence.chars does:
 // every byte that does not continue one.
 func chars(s string) int {
 	n := 0

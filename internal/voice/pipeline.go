@@ -3,7 +3,9 @@
 // request per sentence, several in flight), and the audio is played back
 // as a speaker plays it (internal/audio's Play). It is the pipeline of
 // the stdlib's voice module and of the requests that stream_many runs on
-// goroutines of their own, with the sentence rules of internal/sentence.
+// goroutines of their own, with the sentence rules of internal/sentence;
+// and the pace of a speaker reading an answer as it streams (Pace), which
+// the stdlib's speech module and stream_many's results call.
 package voice
 
 import (
