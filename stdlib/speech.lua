@@ -16,7 +16,7 @@
 -- optional):
 --   chars_per_s       speaking rate in UTF-8 characters per second (15)
 --   tts_ms            text-to-speech latency per sentence (0)
---   min_clause_chars  for first_clause_ms (sentence.MIN_CLAUSE_CHARS, 20)
+--   min_clause_chars  for first_clause_ms (20)
 -- The result:
 --   start_ms, end_ms    when speaking starts and ends (nil without text)
 --   stall_ms, stalls    time the speaker waited for text after it started,
