@@ -40,3 +40,34 @@ func Num(x float64) *float64 {
 	}
 	return &x
 }
+
+// TailNeeds is the fewest values that give the p-th percentile (95) a
+// tail: 100/(100-p), 20 for a p95 and 100 for a p99. Over fewer, the
+// percentile is the largest value or between the two largest, not the
+// tail it names (see ThinTail).
+func TailNeeds(p float64) int { return int(math.Ceil(100/(100-p) - 1e-9)) }
+
+// ThinTail says whether n values are too few for the p-th percentile to
+// name a tail (TailNeeds): the console marks such a percentile "*", and
+// the report says so beside it.
+func ThinTail(p float64, n int) bool { return n < TailNeeds(p) }
+
+// Unbounded says whether the distribution's p-th percentile (50, 95, 99)
+// has no 95 % interval: its interval line reads "too few samples", and
+// the console and the report star it. A percentile the record keeps no
+// interval for (a p90) is unbounded when it is a thin tail (ThinTail).
+// Never for an empty distribution, which has no percentile at all.
+func (d Dist) Unbounded(p float64) bool {
+	if d.N == 0 {
+		return false
+	}
+	switch p {
+	case 50:
+		return d.P50CI == nil
+	case 95:
+		return d.P95CI == nil
+	case 99:
+		return d.P99CI == nil
+	}
+	return ThinTail(p, d.N)
+}

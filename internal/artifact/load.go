@@ -784,3 +784,16 @@ func (a LoadSettings) Differences(b LoadSettings, skip ...string) []SettingDiff 
 	}
 	return out
 }
+
+// Unsupported says whether an SLO's value on a level is marked "*" (on the
+// console's SLO line and the report's SLO tile): its percentile is a thin
+// tail of the requests it is over (ThinTail), or the level's distribution
+// of the same figure cannot bound it (Dist.Unbounded), as the row above
+// it marks that percentile.
+func (s *ManySummary) Unsupported(v SLOVerdict) bool {
+	if ThinTail(v.Percentile, v.N) {
+		return true
+	}
+	d, ok := s.Metric(v.Metric)
+	return ok && d.Unbounded(v.Percentile)
+}

@@ -140,16 +140,17 @@ func loadHeadline(l *rundir.Load) []headline {
 				val := "failed"
 				if v.ValueMs != nil {
 					val = ms(*v.ValueMs)
-					// Too few requests for this percentile: it is the
-					// largest value or near it, as the console marks it.
-					if !supportedPct(o.Percentile, v.N) {
+					// Starred as the console stars it: too few requests
+					// for this percentile (the largest value or near it),
+					// or given but not bounded (the level's table says too
+					// few samples and its chart draws no point).
+					if lv.Summary.Unsupported(v) {
 						val += "*"
-						thin = true
-					} else if unboundedIn(lv.Summary, o) {
-						// Given but not bounded: the level's table says
-						// too few samples and its chart draws no point.
-						val += "*"
-						noCI = true
+						if artifact.ThinTail(o.Percentile, v.N) {
+							thin = true
+						} else {
+							noCI = true
+						}
 					}
 				}
 				mark := "✓"
@@ -165,8 +166,8 @@ func loadHeadline(l *rundir.Load) []headline {
 		h := headline{Label: fmt.Sprintf("%s p%s by level (SLO ≤ %s)", metricWords(o.Metric), num(o.Percentile), ms(o.LimitMs)),
 			Value: strings.Join(parts, " · "), Note: "at each " + levelWord(l) + "; ✗ over the limit or on a failed request"}
 		if thin {
-			h.Note += fmt.Sprintf("; * fewer requests than a p%s needs (%.0f): the largest value or near it, not the tail it names",
-				num(o.Percentile), neededFor(o.Percentile))
+			h.Note += fmt.Sprintf("; * fewer requests than a p%s needs (%d): the largest value or near it, not the tail it names",
+				num(o.Percentile), artifact.TailNeeds(o.Percentile))
 		}
 		if noCI {
 			h.Note += "; * too few samples to bound it (its table gives no 95 % interval)"
@@ -272,16 +273,4 @@ func levelWord(l *rundir.Load) string {
 		return "rate"
 	}
 	return "concurrency"
-}
-
-// unboundedIn says whether the level's distribution of the SLO's figure
-// has the SLO's percentile without a 95 % interval: its table says too
-// few samples for it, as the console's row stars it.
-func unboundedIn(s artifact.LevelSummary, o artifact.SLO) bool {
-	d, ok := s.Metric(o.Metric)
-	if !ok || d.N == 0 {
-		return false
-	}
-	ci, has := quantileCI(d, "p"+num(o.Percentile))
-	return has && ci == nil && quantile(d, "p"+num(o.Percentile)) != nil
 }

@@ -215,28 +215,9 @@ func quantileCI(d artifact.Dist, q string) (ci *[2]float64, has bool) {
 	return nil, false
 }
 
-// supported says whether n values can give the percentile q ("p99"):
-// the top (100-q)% of n must hold at least one value beside the
-// largest, else the nearest rank is simply the maximum.
+// supported says whether n values can give the percentile q ("p99") a
+// tail (artifact.ThinTail); "max" always.
 func supported(q string, n int) bool {
-	var pct float64
-	switch q {
-	case "p50":
-		pct = 50
-	case "p90":
-		pct = 90
-	case "p95":
-		pct = 95
-	case "p99":
-		pct = 99
-	default:
-		return true
-	}
-	return supportedPct(pct, n)
+	pct, err := strconv.ParseFloat(strings.TrimPrefix(q, "p"), 64)
+	return err != nil || !artifact.ThinTail(pct, n)
 }
-
-// supportedPct is supported for a percentile given as a number (95).
-func supportedPct(pct float64, n int) bool { return float64(n)*(100-pct)/100 >= 1 }
-
-// neededFor is the fewest values that support the pct-th percentile.
-func neededFor(pct float64) float64 { return math.Ceil(100/(100-pct) - 1e-9) }
