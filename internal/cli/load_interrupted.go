@@ -11,6 +11,7 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/load"
+	"ttftlab/internal/loadtext"
 )
 
 // finishInterrupted completes OUT/load.json after a stopped run (a signal,
@@ -19,7 +20,7 @@ import (
 // interrupted (load.FinishInterrupted), so `ttftlab report` draws the
 // folder. It says on stderr what it kept; a folder without load.json
 // (stopped before the script wrote it) is left as it is.
-func (c *loadCmd) finishInterrupted(ctx context.Context, out, why string) error {
+func (c *loadCmd) finishInterrupted(_ context.Context, out, why string) error {
 	path := filepath.Join(out, "load.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -41,14 +42,9 @@ func (c *loadCmd) finishInterrupted(ctx context.Context, out, why string) error 
 	if added {
 		// The stopped level's row, as load prints a level, also when
 		// load.json could not take it (the disk that stopped the run is
-		// full): the console is then the only record of its figures. The
-		// run's own context is canceled by now.
-		level, err := jsonValue(doc.Levels[len(doc.Levels)-1])
-		if err != nil {
-			return err
-		}
-		if err := c.env.runEmbedded(context.WithoutCancel(ctx), out, "interrupted.lua", map[string]any{"level": level}); err != nil {
-			return err
+		// full): the console is then the only record of its figures.
+		for _, line := range loadtext.InterruptedLines(doc.Levels[len(doc.Levels)-1]) {
+			fmt.Fprintln(c.env.Out, line)
 		}
 	}
 	if werr != nil {
@@ -63,18 +59,6 @@ func (c *loadCmd) finishInterrupted(ctx context.Context, out, why string) error 
 	}
 	fmt.Fprintf(c.env.Err, "ttftlab load: %s; %s keeps %s (ttftlab report %s draws it)\n", why, path, what, out)
 	return nil
-}
-
-// jsonValue is v as encoding/json decodes its encoding into an any: what
-// a script's PARAMS can hold.
-func jsonValue(v any) (any, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	err = json.Unmarshal(data, &out)
-	return out, err
 }
 
 // writeFileAtomic writes a file atomically; a test puts a full disk

@@ -13,9 +13,8 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/load"
+	"ttftlab/internal/loadtext"
 	"ttftlab/internal/rundir"
-	"ttftlab/runtime"
-	"ttftlab/scripts"
 )
 
 // mergeCmd is `ttftlab merge DIR... --out DIR [--no-report]`.
@@ -70,9 +69,7 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 	if err := writeMerge(*out, dirs, m); err != nil {
 		return err
 	}
-	if err := c.print(ctx, *out, m); err != nil {
-		return err
-	}
+	c.print(*out, m)
 	if !*noReport {
 		if err := c.env.writeReport(ctx, *out, ""); err != nil {
 			return err
@@ -217,24 +214,10 @@ func copyLines(w io.Writer, path string) error {
 	return err
 }
 
-// print is the merge on the console, as load prints a run: scripts/merge.lua
-// reads the merged load.json with load.lua's own console text
-// (scripts/loadtext.lua), so the two cannot drift apart.
-func (c *mergeCmd) print(ctx context.Context, out string, m *load.Merged) error {
-	notes := make([]any, len(m.Notes))
-	for i, n := range m.Notes {
-		notes[i] = n
+// print is the merge on the console, as load prints a run: its table,
+// the merge's notes and the capacity (loadtext.MergeLines).
+func (c *mergeCmd) print(out string, m *load.Merged) {
+	for _, line := range loadtext.MergeLines(m.Doc, m.Notes, out) {
+		fmt.Fprintln(c.env.Out, line)
 	}
-	return c.env.runEmbedded(ctx, out, "merge.lua", map[string]any{"notes": notes})
-}
-
-// runEmbedded runs one of the embedded scripts that read a folder's
-// artifacts and print them (no server), with OUT the folder.
-func (e *env) runEmbedded(ctx context.Context, out, name string, params map[string]any) error {
-	vm, err := runtime.New(ctx, runtime.Config{Out: out, Params: params, Command: invokedAs(), Stdout: e.Out, Stderr: e.Err})
-	if err != nil {
-		return err
-	}
-	defer vm.Close()
-	return vm.RunFS(scripts.FS, name)
 }

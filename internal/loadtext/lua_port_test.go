@@ -153,45 +153,6 @@ func TestPortMatchesLua(t *testing.T) {
 	sameLines(t, got, strings.Join(want, "\n")+"\n")
 }
 
-// TestMergeLinesMatchLua: a merge's console as scripts/merge.lua printed
-// it from the same load.json and notes.
-func TestMergeLinesMatchLua(t *testing.T) {
-	for _, doc := range []artifact.Load{mergeDoc(), {Settings: mergeDoc().Settings, Levels: []artifact.LoadLevel{}}} {
-		out := t.TempDir()
-		data, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, "load.json"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		notes := []string{"shard 1 ran on a machine whose clock was 3 ms behind", "another note"}
-		got := runLua(t, out, scripts.FS, "merge.lua", map[string]any{"notes": []any{notes[0], notes[1]}})
-		sameLines(t, got, strings.Join(loadtext.MergeLines(doc, notes, out), "\n")+"\n")
-	}
-}
-
-// TestInterruptedLinesMatchLua: the stopped level's lines as
-// scripts/interrupted.lua printed them from the same record.
-func TestInterruptedLinesMatchLua(t *testing.T) {
-	for _, l := range []artifact.LoadLevel{interrupted(16), level(2)} {
-		data, err := json.Marshal(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatal(err)
-		}
-		got := runLua(t, t.TempDir(), scripts.FS, "interrupted.lua", map[string]any{"level": v})
-		want := ""
-		if lines := loadtext.InterruptedLines(l); lines != nil {
-			want = strings.Join(lines, "\n") + "\n"
-		}
-		sameLines(t, got, want)
-	}
-}
-
 // runLua runs the script name of fsys in ttftlab's Lua VM with OUT the
 // folder out, and returns what it printed.
 func runLua(t *testing.T, out string, fsys fs.FS, name string, params map[string]any) string {
