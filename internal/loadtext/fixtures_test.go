@@ -248,3 +248,36 @@ func mergeDoc() artifact.Load {
 		Capacity: &artifact.Capacity{Level: 2, Next: &artifact.CapacityNext{Level: 4, SLO: four.SLO}},
 	}
 }
+
+// pooled is a search's verdict on a level over its rounds: the first
+// SLO's p95 with its interval.
+func pooled(l artifact.LoadLevel, value *float64, lo, hi *float64, n, failed int, met, decided bool) artifact.LoadLevel {
+	side := "straddles"
+	if decided {
+		side = map[bool]string{true: "below", false: "above"}[met]
+	}
+	l.Pooled = &artifact.LevelPooled{Rounds: 2, Calls: n, Failed: failed, Met: met, Decided: decided,
+		SLO: []artifact.PooledSLO{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800, ValueMs: value, CIMs: [2]*float64{lo, hi}, N: n, Side: side}}}
+	return l
+}
+
+// searchDoc is a search of calls at once up to 8: 1, 2 and 4 held, 8
+// missed; capacity 4, decided, with 4 confirmed in a second round.
+func searchDoc() artifact.Load {
+	yes := true
+	return artifact.Load{
+		Settings: artifact.LoadSettings{Server: "http://127.0.0.1:8080", Mode: "concurrency", Levels: []float64{1, 2, 4, 8}, SearchMax: 8,
+			SearchBudget: 120, Calls: 40, Requests: 40, Turns: 1, Docs: 4, MaxTokens: 64,
+			SLO: []artifact.SLO{{Metric: "ttft_ms", Percentile: 95, LimitMs: 800, Text: "ttft_ms p95 <= 800ms"}}},
+		Levels: []artifact.LoadLevel{
+			pooled(level(1), f(300), f(280), f(320), 40, 0, true, true),
+			pooled(level(2), f(400), f(380), f(420), 40, 0, true, true),
+			pooled(level(4), f(700), f(650), f(760), 80, 0, true, true),
+			pooled(missed(8, 1500), f(1500), f(1300), nil, 40, 2, false, true),
+		},
+		Capacity: &artifact.Capacity{Level: 4, Next: &artifact.CapacityNext{Level: 8}, Decided: &yes, Search: []artifact.SearchStep{
+			{Level: 1, Met: true, Round: 1, Calls: 40, Requests: 40}, {Level: 2, Met: true, Round: 1, Calls: 40, Requests: 40},
+			{Level: 4, Met: true, Round: 1, Calls: 40, Requests: 40}, {Level: 8, Met: false, Round: 1, Calls: 40, Requests: 40, OverSaturated: true},
+			{Level: 4, Met: true, Round: 2, Calls: 40, Requests: 80}}},
+	}
+}
