@@ -132,7 +132,7 @@ func BenchmarkEncodeJSONLarge(b *testing.B) {
 	var size int
 	b.ReportAllocs()
 	for b.Loop() {
-		data, err := vm.json.encodeJSON(v, true)
+		data, err := vm.json.Encode(v, true)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -20,10 +20,10 @@ func (vm *VM) outPath(name string) string {
 }
 
 // writeJSON is write_json(path, value) -> written path: indented JSON with
-// sorted keys, replaced atomically. See luajson_encode.go for the rules.
+// sorted keys, replaced atomically. See package luajson for the rules.
 func (vm *VM) writeJSON(L *lua.LState) int {
 	name := L.CheckString(1)
-	data, err := vm.json.encodeJSON(L.CheckAny(2), true)
+	data, err := vm.json.Encode(L.CheckAny(2), true)
 	if err != nil {
 		L.RaiseError("write_json(%q): %v", name, err)
 	}
@@ -43,7 +43,7 @@ func (vm *VM) writeText(L *lua.LState) int {
 // JSON line added at the end of the file.
 func (vm *VM) appendJSONL(L *lua.LState) int {
 	name := L.CheckString(1)
-	data, err := vm.json.encodeJSON(L.CheckAny(2), false)
+	data, err := vm.json.Encode(L.CheckAny(2), false)
 	if err != nil {
 		L.RaiseError("append_jsonl(%q): %v", name, err)
 	}
@@ -63,7 +63,7 @@ func (vm *VM) readJSON(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("read_json: %v", err)
 	}
-	v, err := vm.json.decodeJSON(L, data)
+	v, err := vm.json.Decode(L, data)
 	if err != nil {
 		L.RaiseError("read_json: %s: %v", p, err)
 	}

@@ -80,7 +80,7 @@ func (vm *VM) slots(L *lua.LState) int {
 }
 
 func (vm *VM) pushDecoded(L *lua.LState, binding, url string, status int, body []byte) int {
-	v, err := vm.json.decodeJSON(L, body)
+	v, err := vm.json.Decode(L, body)
 	if err != nil {
 		vm.hostError(L, "%s: GET %s answered %d with a body that is not JSON (%v): %s", binding, url, status, err, excerpt(body))
 	}

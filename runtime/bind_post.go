@@ -20,7 +20,7 @@ func (vm *VM) post(L *lua.LState) int {
 	case lua.LString:
 		payload = []byte(v)
 	case *lua.LTable:
-		b, err := vm.json.encodeJSON(v, false)
+		b, err := vm.json.Encode(v, false)
 		if err != nil {
 			L.RaiseError("post: the body cannot be sent as JSON: %v", err)
 		}
@@ -38,7 +38,7 @@ func (vm *VM) post(L *lua.LState) int {
 		vm.hostError(L, "post: %s%s", msg, vm.getHint(err))
 	}
 	decoded := lua.LValue(lua.LNil)
-	if v, err := vm.json.decodeJSON(L, body); err == nil {
+	if v, err := vm.json.Decode(L, body); err == nil {
 		decoded = v
 	}
 	L.Push(decoded)

@@ -287,7 +287,7 @@ func (vm *VM) figureTable(L *lua.LState, f artifact.Figure) *lua.LTable {
 	means := L.CreateTable(len(f.RunMeans), 0)
 	for _, m := range f.RunMeans {
 		if m == nil {
-			means.Append(vm.json.null)
+			means.Append(vm.json.Null())
 		} else {
 			means.Append(lua.LNumber(*m))
 		}

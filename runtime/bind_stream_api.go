@@ -105,7 +105,7 @@ func inputItems(L *lua.LState, messages lua.LValue) lua.LValue {
 // the plain layout is used and the stream itself reports the failure.
 func (vm *VM) completionPrompt(L *lua.LState, ep *endpoint.Endpoint, messages lua.LValue) string {
 	server := ep.Base
-	list, err := vm.json.encodeJSON(messages, false)
+	list, err := vm.json.Encode(messages, false)
 	if err != nil {
 		L.RaiseError("stream: the messages cannot be sent as JSON: %v", err)
 	}

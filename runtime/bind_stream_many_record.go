@@ -106,7 +106,7 @@ func (r *recorder) add(vm *VM, f finishedRequest) error {
 		sort.Strings(names)
 		members := make([][2]any, 0, len(names))
 		for _, name := range names {
-			v, err := vm.json.encodeJSON(tags.RawGetString(name), false)
+			v, err := vm.json.Encode(tags.RawGetString(name), false)
 			if err != nil {
 				return fmt.Errorf("recording request %d: tag %s: %w", f.index, name, err)
 			}

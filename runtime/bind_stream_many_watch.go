@@ -11,6 +11,7 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/llamaserver"
+	"ttftlab/runtime/luajson"
 )
 
 // watcher samples the server's own view during a run (slots busy,
@@ -40,7 +41,7 @@ func (vm *VM) watchOption(L *lua.LState, v lua.LValue) *watcher {
 		tags.ForEach(func(k, v lua.LValue) {
 			switch v := v.(type) {
 			case lua.LNumber:
-				if !finiteJSON(float64(v)) {
+				if !luajson.Finite(float64(v)) {
 					L.RaiseError("stream_many: opts.watch.tags.%s: %v cannot be written as JSON (math.huge counts as infinity); use a finite number or a string", lua.LVAsString(k), v)
 				}
 				w.tags[lua.LVAsString(k)] = float64(v)

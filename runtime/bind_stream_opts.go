@@ -132,7 +132,7 @@ func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
 	}
 	vm.shapeBody(L, &c)
 	vm.fitToKind(&c)
-	body, err := vm.json.encodeJSON(c.body, false)
+	body, err := vm.json.Encode(c.body, false)
 	if err != nil {
 		L.RaiseError("stream: the request body cannot be sent as JSON: %v", err)
 	}

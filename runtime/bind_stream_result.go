@@ -27,7 +27,7 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 	}
 	var timings lua.LValue = lua.LNil
 	if res.Timings != nil {
-		timings = vm.json.toLua(L, res.Timings)
+		timings = vm.json.ToLua(L, res.Timings)
 	}
 	var info fields
 	vm.streamInfo(L, &info, res.Info)
@@ -87,7 +87,7 @@ func (vm *VM) streamInfo(L *lua.LState, info *fields, in stream.Info) {
 		info.set("first_ignored", lua.LString(in.FirstIgnored))
 	}
 	if in.Usage != nil {
-		info.set("usage", vm.json.toLua(L, in.Usage))
+		info.set("usage", vm.json.ToLua(L, in.Usage))
 	}
 	if in.StampSource != stream.SourceNone {
 		info.set("stamp_source", lua.LString(in.StampSource.String()))

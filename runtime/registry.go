@@ -179,10 +179,10 @@ info.t0_ms places the request on now_ms()'s clock.`},
 	{Name: "read_text", Kind: Function, fn: (*VM).readText,
 		Signature: "read_text(path) -> text",
 		Summary:   "Read a whole file (relative to OUT unless absolute)."},
-	{Name: "json_array", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.mark(L, "json_array", vm.json.array) },
+	{Name: "json_array", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.json.MarkArray(L) },
 		Signature: "json_array([t]) -> t",
 		Summary:   "Mark a table (a new one without t) so write_json writes a JSON array."},
-	{Name: "json_object", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.mark(L, "json_object", vm.json.object) },
+	{Name: "json_object", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.json.MarkObject(L) },
 		Signature: "json_object([t]) -> t",
 		Summary:   "Mark a table (a new one without t) so write_json writes a JSON object."},
 	{Name: "now_ms", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return nowMs(L) },
@@ -297,14 +297,14 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 		if vm.cfg.Params == nil {
 			return vm.L.NewTable()
 		}
-		return vm.json.toLua(vm.L, vm.cfg.Params)
+		return vm.json.ToLua(vm.L, vm.cfg.Params)
 	},
 		Signature: "PARAMS",
 		Summary:   "The settings of the command that runs the script (ttftlab load: levels, SLOs, ...); an empty table for run."},
 	{Name: "TTFTLAB", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Command) },
 		Signature: "TTFTLAB",
 		Summary:   "How to run ttftlab from here, for messages: ./ttftlab, ttftlab or go run ."},
-	{Name: "json_null", Kind: Global, value: func(vm *VM) lua.LValue { return vm.json.null },
+	{Name: "json_null", Kind: Global, value: func(vm *VM) lua.LValue { return vm.json.Null() },
 		Signature: "json_null",
 		Summary:   "The JSON null value: json_null in read_json results, for missing items in write_json."},
 }

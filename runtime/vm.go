@@ -12,6 +12,7 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/servers"
 	"ttftlab/internal/stream"
+	"ttftlab/runtime/luajson"
 )
 
 // Config is what a script run needs from the command line.
@@ -115,8 +116,9 @@ type VM struct {
 	root source
 	// defaultPath is package.path before a script's folder is prepended.
 	defaultPath string
-	// json holds the markers that steer Lua -> JSON conversion.
-	json *markers
+	// json is the state's Lua <-> JSON conversion, with the marks
+	// (json_array, json_object, json_null) that steer it.
+	json *luajson.Codec
 	// apis remembers how completions prompts are rendered per server.
 	apis apiState
 	// logStart is where the server log stood when the VM was made: what
@@ -162,7 +164,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	}
 	vm := &VM{L: lua.NewState(luaOptions), cfg: cfg, ctx: ctx}
 	vm.L.SetContext(ctx)
-	vm.json = newMarkers(vm.L)
+	vm.json = luajson.New(vm.L)
 	if cfg.ServerLog != "" {
 		vm.logStart, _ = markLog(cfg.ServerLog) // an unreadable log fails at its first use
 	}

@@ -1,4 +1,4 @@
-package runtime
+package luajson
 
 import (
 	"bytes"
@@ -9,31 +9,27 @@ import (
 	"math"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
-
-	"ttftlab/internal/llamaserver"
-	"ttftlab/internal/stream/streamtest"
 )
 
-// The property: whatever value a script hands write_json or append_jsonl,
-// the result is either an error naming the path of a value JSON cannot
-// hold, with the file untouched, or text that a strict parser accepts,
-// holds no Inf or NaN, and gives back every number (times rounded to the
-// microsecond) and string that went in.
+// The property: whatever value a script hands the codec (write_json
+// indented, append_jsonl compact), the result is either an error naming
+// the path of a value JSON cannot hold, or text that a strict parser
+// accepts, holds no Inf or NaN, and gives back every number (times
+// rounded to the microsecond) and string that went in; compact text is
+// one line.
 
 // jsonModel generates Lua values together with what their JSON must
 // decode to, and the key paths at which writing must stop.
 type jsonModel struct {
 	rng *rand.Rand
 	L   *lua.LState
-	vm  *VM
+	c   *Codec
 	// bad holds the paths (in the writers' notation) of values that
 	// cannot be written; a write must fail naming one of them.
 	bad map[string]bool
@@ -201,7 +197,7 @@ func (g *jsonModel) gen(path []step, ancestors []*lua.LTable) (lua.LValue, any, 
 		b := g.rng.Intn(2) == 0
 		return lua.LBool(b), b, true
 	case r < 41:
-		return g.vm.json.null, nil, true
+		return g.c.null, nil, true
 	case r < 43:
 		g.bad[formatPath(path)] = true
 		return g.L.NewFunction(func(*lua.LState) int { return 0 }), nil, false
@@ -222,7 +218,7 @@ func (g *jsonModel) gen(path []step, ancestors []*lua.LTable) (lua.LValue, any, 
 func (g *jsonModel) array(path []step, ancestors []*lua.LTable) (lua.LValue, any, bool) {
 	t := g.L.NewTable()
 	if g.rng.Intn(3) == 0 {
-		t.Metatable = g.vm.json.array
+		t.Metatable = g.c.array
 	}
 	want, clean := []any{}, true
 	for i := 1; i <= g.rng.Intn(5); i++ {
@@ -240,7 +236,7 @@ func (g *jsonModel) object(path []step, ancestors []*lua.LTable) (lua.LValue, an
 	t := g.L.NewTable()
 	marked := g.rng.Intn(2) == 0
 	if marked {
-		t.Metatable = g.vm.json.object
+		t.Metatable = g.c.object
 	}
 	want, clean := map[string]any{}, true
 	for range g.rng.Intn(5) {
@@ -336,58 +332,39 @@ func sameJSON(got, want any, at string) error {
 	return nil
 }
 
-// checkWrite runs write_json and append_jsonl on the global v and checks
-// the property for both.
-func checkWrite(t *testing.T, vm *VM, want any, bad map[string]bool, label string) {
+// checkEncode encodes v indented and compact and checks the property
+// for both.
+func checkEncode(t *testing.T, c *Codec, v lua.LValue, want any, bad map[string]bool, label string) {
 	t.Helper()
-	dir := vm.cfg.Out
-	const before = "{\"earlier\": true}\n"
-	jsonPath, jsonlPath := filepath.Join(dir, "p.json"), filepath.Join(dir, "p.jsonl")
-	if err := os.WriteFile(jsonPath, []byte(before), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(jsonlPath, []byte(before), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []struct{ call, file string }{{"write_json", jsonPath}, {"append_jsonl", jsonlPath}} {
-		err := vm.RunString(w.call+`("`+filepath.Base(w.file)+`", v)`, "prop.lua")
-		data, rerr := os.ReadFile(w.file)
-		if rerr != nil {
-			t.Fatal(rerr)
-		}
+	for _, indent := range []bool{true, false} {
+		form := map[bool]string{true: "indented", false: "compact"}[indent]
+		text, err := c.Encode(v, indent)
 		if err != nil {
 			if len(bad) == 0 {
-				t.Fatalf("%s: %s refused a value that can be written: %v", label, w.call, err)
+				t.Fatalf("%s: %s: refused a value that can be written: %v", label, form, err)
 			}
 			msg := err.Error()
 			named := false
 			for p := range bad {
-				named = named || strings.Contains(msg, "prop.lua:1: "+w.call+`("`+filepath.Base(w.file)+`"): `+p+": ")
+				named = named || strings.HasPrefix(msg, p+": ")
 			}
 			if !named {
-				t.Fatalf("%s: %s's error names none of the bad paths %v:\n%s", label, w.call, keys(bad), msg)
-			}
-			if string(data) != before {
-				t.Fatalf("%s: a refused %s changed the file: %q", label, w.call, data)
+				t.Fatalf("%s: %s: the error names none of the bad paths %v:\n%s", label, form, keys(bad), msg)
 			}
 			continue
 		}
 		if len(bad) > 0 {
-			t.Fatalf("%s: %s wrote a value with bad paths %v:\n%s", label, w.call, keys(bad), data)
+			t.Fatalf("%s: %s: wrote a value with bad paths %v:\n%s", label, form, keys(bad), text)
 		}
-		text := data
-		if w.call == "append_jsonl" {
-			if !bytes.HasPrefix(data, []byte(before)) || bytes.Count(data, []byte("\n")) != 2 || !bytes.HasSuffix(data, []byte("\n")) {
-				t.Fatalf("%s: append_jsonl did not add exactly one line: %q", label, data)
-			}
-			text = data[len(before):]
+		if !indent && bytes.ContainsAny(text, "\r\n") {
+			t.Fatalf("%s: the compact text is more than one line: %q", label, text)
 		}
 		got, err := strictJSON(text)
 		if err != nil {
-			t.Fatalf("%s: %s wrote text a strict parser refuses (%v):\n%s", label, w.call, err, text)
+			t.Fatalf("%s: %s: text a strict parser refuses (%v):\n%s", label, form, err, text)
 		}
 		if err := sameJSON(got, want, "(top level)"); err != nil {
-			t.Fatalf("%s: %s: %v\n%s", label, w.call, err, text)
+			t.Fatalf("%s: %s: %v\n%s", label, form, err, text)
 		}
 	}
 }
@@ -400,16 +377,13 @@ func keys(m map[string]bool) []string {
 	return ks
 }
 
-// TestJSONWritersProperty drives both writers through the VM with
-// seeded random values: numbers of every kind (NaN, ±Inf, ±MaxFloat64,
+// TestJSONWritersProperty drives the codec in both forms with seeded
+// random values: numbers of every kind (NaN, ±Inf, ±MaxFloat64,
 // huge times, subnormals, -0), strings with quotes, control characters
 // and bytes that are not UTF-8, marked and plain tables, functions,
 // cycles and tables that appear twice.
 func TestJSONWritersProperty(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	if err := os.MkdirAll(vm.cfg.Out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	L, c := newState(t)
 	// a fixed seed keeps CI repeatable; TTFTLAB_JSON_SEED=N explores others
 	seed := int64(18)
 	if s := os.Getenv("TTFTLAB_JSON_SEED"); s != "" {
@@ -418,10 +392,9 @@ func TestJSONWritersProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	written, refused := 0, 0
 	for i := range 600 {
-		g := &jsonModel{rng: rng, L: vm.L, vm: vm, bad: map[string]bool{}}
+		g := &jsonModel{rng: rng, L: L, c: c, bad: map[string]bool{}}
 		v, want, _ := g.gen(nil, nil)
-		vm.L.SetGlobal("v", v)
-		checkWrite(t, vm, want, g.bad, fmt.Sprintf("seed %d, case %d", seed, i))
+		checkEncode(t, c, v, want, g.bad, fmt.Sprintf("seed %d, case %d", seed, i))
 		if len(g.bad) == 0 {
 			written++
 		} else {
@@ -435,12 +408,9 @@ func TestJSONWritersProperty(t *testing.T) {
 }
 
 // TestJSONWritersEdgeValues: hand-picked values, each written or refused
-// by both writers.
+// in both forms.
 func TestJSONWritersEdgeValues(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	if err := os.MkdirAll(vm.cfg.Out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	L, c := newState(t)
 	cases := []struct {
 		lua  string
 		want any    // when written
@@ -470,15 +440,12 @@ func TestJSONWritersEdgeValues(t *testing.T) {
 		{`(function() local t = {} t.a = {b = {t}} return t end)()`, nil, "a.b[1]"},
 		{`(function() local t = {} t[1] = t return t end)()`, nil, "[1]"},
 	}
-	for _, c := range cases {
-		if err := vm.L.DoString("v = " + c.lua); err != nil {
-			t.Fatal(err)
-		}
+	for _, tc := range cases {
 		bad := map[string]bool{}
-		if c.bad != "" {
-			bad[c.bad] = true
+		if tc.bad != "" {
+			bad[tc.bad] = true
 		}
-		checkWrite(t, vm, c.want, bad, c.lua)
+		checkEncode(t, c, eval(t, L, tc.lua), tc.want, bad, tc.lua)
 	}
 }
 
@@ -491,143 +458,44 @@ func nested(depth int) string {
 // TestJSONWritersDepthLimit: 1000 levels are written, 1001 refused at the
 // path of the table that passes the limit, also far past it.
 func TestJSONWritersDepthLimit(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	if err := os.MkdirAll(vm.cfg.Out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	L, c := newState(t)
 	var want any = []any{1.0}
 	for range maxJSONDepth - 1 {
 		want = []any{want}
 	}
-	if err := vm.L.DoString("v = " + nested(maxJSONDepth)); err != nil {
-		t.Fatal(err)
-	}
-	checkWrite(t, vm, want, nil, "1000 levels")
+	checkEncode(t, c, eval(t, L, nested(maxJSONDepth)), want, nil, "1000 levels")
 	for _, depth := range []int{maxJSONDepth + 1, 5 * maxJSONDepth} {
-		if err := vm.L.DoString("v = " + nested(depth)); err != nil {
-			t.Fatal(err)
-		}
+		v := eval(t, L, nested(depth))
 		steps := make([]step, maxJSONDepth)
 		for i := range steps {
 			steps[i] = step{index: 1}
 		}
-		checkWrite(t, vm, nil, map[string]bool{formatPath(steps): true}, fmt.Sprintf("%d levels", depth))
+		checkEncode(t, c, v, nil, map[string]bool{formatPath(steps): true}, fmt.Sprintf("%d levels", depth))
 	}
 	// members: the path shows the names
-	if err := vm.L.DoString(`local t = {} for i = 1, 1500 do t = {ttft_ms = t} end v = {levels = t}`); err != nil {
-		t.Fatal(err)
-	}
+	v := eval(t, L, `(function() local t = {} for i = 1, 1500 do t = {ttft_ms = t} end return {levels = t} end)()`)
 	steps := []step{{key: "levels"}}
 	for len(steps) < maxJSONDepth {
 		steps = append(steps, step{key: "ttft_ms"})
 	}
-	checkWrite(t, vm, nil, map[string]bool{formatPath(steps): true}, "1500 named levels")
+	checkEncode(t, c, v, nil, map[string]bool{formatPath(steps): true}, "1500 named levels")
 }
 
 // TestJSONWritersSizeLimit: a table that appears twice at every level
-// doubles the text per level; the writer stops at the size limit instead
+// doubles the text per level; the encoder stops at the size limit instead
 // of growing until the process is killed.
 func TestJSONWritersSizeLimit(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	if err := os.MkdirAll(vm.cfg.Out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	L, c := newState(t)
 	defer func(n int) { maxJSONBytes = n }(maxJSONBytes)
 	maxJSONBytes = 1 << 20
-	err := vm.RunString(`local t = {string.rep("x", 100)}
+	v := eval(t, L, `(function() local t = {string.rep("x", 100)}
 for i = 1, 60 do t = {a = t, b = t} end
-write_json("big.json", t)`, "big.lua")
-	if err == nil {
-		t.Fatal("expected an error")
-	}
-	mustContain(t, err.Error(), "big.lua:3: ", "passes 1 MiB", "a.a.a")
-	if _, err := os.Stat(filepath.Join(vm.cfg.Out, "big.json")); err == nil {
-		t.Error("big.json was written")
-	}
-}
-
-// TestWatchLinesStayJSON: the watcher builds its lines in Go. A metric
-// that reads NaN or Inf becomes null instead of costing the line (a
-// line encoding/json refuses was dropped silently), and a tag that is
-// not finite is refused when the run starts, naming it.
-func TestWatchLinesStayJSON(t *testing.T) {
-	dir := t.TempDir()
-	w := &watcher{file: filepath.Join(dir, "watch.jsonl"), tags: map[string]any{"level": 2.0, "name": "x"}}
-	rng := rand.New(rand.NewSource(7))
-	pool := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64, 0, 3, 12.5, 1e308}
-	var wants []map[string]any
-	for i := range 200 {
-		var s llamaserver.Sample
-		s.At = time.Duration(i) * time.Millisecond
-		want := map[string]any{}
-		for _, f := range []struct {
-			name string
-			p    **float64
-		}{{"requests_processing", &s.RequestsProcessing}, {"requests_deferred", &s.RequestsDeferred}, {"predicted_per_s", &s.PredictedPerS}} {
-			if rng.Intn(4) == 0 {
-				continue
-			}
-			v := pool[rng.Intn(len(pool))]
-			*f.p = &v
-			if math.IsNaN(v) || math.Abs(v) >= math.MaxFloat64 {
-				want[f.name] = nil
-			} else {
-				want[f.name] = v
-			}
-		}
-		w.write(s, s.At, s.At, 1.7e12+msOf(s.At))
-		wants = append(wants, want)
-	}
-	data, err := os.ReadFile(w.file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	if len(lines) != len(wants) {
-		t.Fatalf("%d lines for %d samples: samples were lost", len(lines), len(wants))
-	}
-	for i, line := range lines {
-		got, err := strictJSON(line)
-		if err != nil {
-			t.Fatalf("line %d: %v: %s", i+1, err, line)
-		}
-		m := got.(map[string]any)
-		for k, v := range wants[i] {
-			if err := sameJSON(m[k], v, k); err != nil {
-				t.Fatalf("line %d: %v", i+1, err)
-			}
-		}
-	}
-
-	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
-	err = vm.RunString(`stream_many({}, {watch = {file = "w.jsonl", tags = {level = math.huge}}})`, "w.lua")
-	if err == nil {
-		t.Fatal("a tag of math.huge was accepted")
-	}
-	mustContain(t, err.Error(), "w.lua:1:", "opts.watch.tags.level", "use a finite number or a string")
-}
-
-// TestRecordLinesStayJSON: stream_many's record goes through
-// write_json's encoder: a tag that cannot be written is an error naming
-// it, and the JSONL file never holds a line a strict parser refuses.
-func TestRecordLinesStayJSON(t *testing.T) {
-	url := (&streamtest.FakeLlama{Pieces: []string{"Hi."}}).Start(t)
-	for _, tags := range []string{"{level = math.huge}", "{level = 0/0}", "{level = 1/0}"} {
-		vm, _ := testVM(t, Config{Server: url})
-		err := vm.RunString(`stream_many({{"a", {max_tokens = 4}}, {"b", {max_tokens = 4}}},
-			{record = {jsonl = "r.jsonl", tags = `+tags+`}})`, "r.lua")
+return t end)()`)
+	for _, indent := range []bool{true, false} {
+		text, err := c.Encode(v, indent)
 		if err == nil {
-			t.Fatalf("%s: recorded without an error", tags)
+			t.Fatalf("encoded %d bytes, expected an error", len(text))
 		}
-		mustContain(t, err.Error(), "level: ")
-		data, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "r.jsonl"))
-		for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			if _, err := strictJSON(line); err != nil {
-				t.Fatalf("%s: r.jsonl holds %q: %v", tags, line, err)
-			}
-		}
+		mustContain(t, err.Error(), "passes 1 MiB", "a.a.a")
 	}
 }

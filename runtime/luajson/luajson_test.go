@@ -1,15 +1,13 @@
-package runtime
+package luajson
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestEncodeCompact(t *testing.T) {
-	vm, _ := testVM(t, Config{})
+	L, c := newState(t)
 	cases := []struct{ expr, want string }{
 		{`{b = 1, a = {1, 2, 3}}`, `{"a":[1,2,3],"b":1}`},
 		{`3`, `3`},
@@ -43,21 +41,21 @@ func TestEncodeCompact(t *testing.T) {
 		{`"ok\255ok"`, `"ok\ufffdok"`},
 		{`{["a b"] = 1, ["Z"] = 2, ["_"] = 3}`, `{"Z":2,"_":3,"a b":1}`},
 	}
-	for _, c := range cases {
-		got, err := vm.json.encodeJSON(eval(t, vm, c.expr), false)
+	for _, tc := range cases {
+		got, err := c.Encode(eval(t, L, tc.expr), false)
 		if err != nil {
-			t.Errorf("%s: %v", c.expr, err)
+			t.Errorf("%s: %v", tc.expr, err)
 			continue
 		}
-		if string(got) != c.want {
-			t.Errorf("%s: got %s, want %s", c.expr, got, c.want)
+		if string(got) != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.expr, got, tc.want)
 		}
 	}
 }
 
 func TestEncodeIndented(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	got, err := vm.json.encodeJSON(eval(t, vm, `{name = "x", runs = {{ttft_ms = 12.5, n = 3}, json_object()}, empty = {}}`), true)
+	L, c := newState(t)
+	got, err := c.Encode(eval(t, L, `{name = "x", runs = {{ttft_ms = 12.5, n = 3}, json_object()}, empty = {}}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +79,7 @@ func TestEncodeIndented(t *testing.T) {
 }
 
 func TestEncodeErrorsNamePath(t *testing.T) {
-	vm, _ := testVM(t, Config{})
+	L, c := newState(t)
 	cases := []struct{ expr, wants string }{
 		{`{runs = {{ttft_ms = 1}, {ttft_ms = 2}, {ttft_ms = 0/0}}}`, `runs[3].ttft_ms: NaN`},
 		{`{x = {y = 1/0}}`, `x.y: infinity`},
@@ -100,51 +98,51 @@ func TestEncodeErrorsNamePath(t *testing.T) {
 		{`{["a b"] = {0/0}}`, `["a b"][1]: NaN`},
 		{`nil`, `(top level): the value is nil`},
 	}
-	for _, c := range cases {
-		_, err := vm.json.encodeJSON(eval(t, vm, c.expr), true)
+	for _, tc := range cases {
+		_, err := c.Encode(eval(t, L, tc.expr), true)
 		if err == nil {
-			t.Errorf("%s: expected an error", c.expr)
+			t.Errorf("%s: expected an error", tc.expr)
 			continue
 		}
-		for _, w := range strings.Split(c.wants, "|") {
+		for _, w := range strings.Split(tc.wants, "|") {
 			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q does not contain %q", c.expr, err, w)
+				t.Errorf("%s: error %q does not contain %q", tc.expr, err, w)
 			}
 		}
 	}
 }
 
 func TestDecodeRoundTrip(t *testing.T) {
-	vm, _ := testVM(t, Config{})
+	L, c := newState(t)
 	in := `{"a":[],"b":{},"c":[1,null,3],"d":"é ✓ <tag>","e":1.5,"f":true,"g":{"h":[{"i":null}]},"n":-7}`
-	v, err := vm.json.decodeJSON(vm.L, []byte(in))
+	v, err := c.Decode(L, []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := vm.json.encodeJSON(v, false)
+	out, err := c.Encode(v, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(out) != in {
 		t.Fatalf("round trip changed the JSON:\n in %s\nout %s", in, out)
 	}
-	vm.L.SetGlobal("decoded", v)
-	if got := eval(t, vm, `#decoded.c == 3 and decoded.c[2] == json_null and decoded.c[3] == 3`); got.String() != "true" {
+	L.SetGlobal("decoded", v)
+	if got := eval(t, L, `#decoded.c == 3 and decoded.c[2] == json_null and decoded.c[3] == 3`); got.String() != "true" {
 		t.Fatal("null inside an array must be json_null and keep the items in place")
 	}
-	if got := eval(t, vm, `getmetatable(decoded.a) == getmetatable(json_array()) and getmetatable(decoded.b) == getmetatable(json_object())`); got.String() != "true" {
+	if got := eval(t, L, `getmetatable(decoded.a) == getmetatable(json_array()) and getmetatable(decoded.b) == getmetatable(json_object())`); got.String() != "true" {
 		t.Fatal("decoded arrays and objects must carry the json_array / json_object marks")
 	}
 }
 
 func TestDecodeErrorPosition(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	_, err := vm.json.decodeJSON(vm.L, []byte("{\n  \"a\": 1,\n  \"b\": x\n}"))
+	L, c := newState(t)
+	_, err := c.Decode(L, []byte("{\n  \"a\": 1,\n  \"b\": x\n}"))
 	if err == nil {
 		t.Fatal("expected a syntax error")
 	}
 	mustContain(t, err.Error(), "line 3, column 8", "invalid character 'x'")
-	_, err = vm.json.decodeJSON(vm.L, []byte("[1, 2"))
+	_, err = c.Decode(L, []byte("[1, 2"))
 	if err == nil {
 		t.Fatal("expected an error for truncated JSON")
 	}
@@ -152,14 +150,14 @@ func TestDecodeErrorPosition(t *testing.T) {
 }
 
 func TestMarkRefusesForeignMetatable(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	err := vm.L.DoString(`json_array(setmetatable({}, {}))`)
+	L, _ := newState(t)
+	err := L.DoString(`json_array(setmetatable({}, {}))`)
 	if err == nil {
 		t.Fatal("expected an error")
 	}
 	mustContain(t, err.Error(), "json_array: the table already has a metatable")
 	// re-marking between the two JSON kinds is allowed
-	if got := eval(t, vm, `getmetatable(json_object(json_array())) == getmetatable(json_object())`); got.String() != "true" {
+	if got := eval(t, L, `getmetatable(json_object(json_array())) == getmetatable(json_object())`); got.String() != "true" {
 		t.Fatal("json_object on a json_array table should re-mark it")
 	}
 }
@@ -167,16 +165,15 @@ func TestMarkRefusesForeignMetatable(t *testing.T) {
 // TestTimesRoundedToTheMicrosecond: numbers under *_ms names are written
 // to 0.001 ms, other numbers in full.
 func TestTimesRoundedToTheMicrosecond(t *testing.T) {
-	vm, _ := testVM(t, Config{})
-	err := vm.RunString(`write_json("t.json", {ttft_ms = 9.17602000000079, runs_ms = {1.0004999, -0.0001},
-		share = 0.123456789, nested = {{t_ms = 2.5000001}}, ttft_p50 = 9.3037461, total_ms = {p99 = 1.23456}})`, "t.lua")
+	L, c := newState(t)
+	got, err := c.Encode(eval(t, L, `{ttft_ms = 9.17602000000079, runs_ms = {1.0004999, -0.0001},
+		share = 0.123456789, nested = {{t_ms = 2.5000001}}, ttft_p50 = 9.3037461, total_ms = {p99 = 1.23456}}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "t.json"))
 	for _, want := range []string{`"ttft_ms": 9.176`, "1,\n", "0\n", `"share": 0.123456789`, `"t_ms": 2.5`, `"ttft_p50": 9.304`, `"p99": 1.235`} {
 		if !strings.Contains(string(got), want) {
-			t.Errorf("t.json lacks %q:\n%s", want, got)
+			t.Errorf("the JSON lacks %q:\n%s", want, got)
 		}
 	}
 }

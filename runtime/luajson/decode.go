@@ -1,4 +1,4 @@
-package runtime
+package luajson
 
 import (
 	"bytes"
@@ -9,20 +9,20 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// decodeJSON parses JSON text into Lua values. Arrays and objects come
+// Decode parses JSON text into Lua values. Arrays and objects come
 // back marked with json_array / json_object and null as json_null, so
 // writing the value again gives the same JSON (an empty array stays [],
 // array items never shift).
-func (m *markers) decodeJSON(L *lua.LState, data []byte) (lua.LValue, error) {
+func (m *Codec) Decode(L *lua.LState, data []byte) (lua.LValue, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, describeJSONError(data, err)
 	}
-	return m.toLua(L, v), nil
+	return m.ToLua(L, v), nil
 }
 
-// toLua converts decoded JSON (as encoding/json produces it) to Lua.
-func (m *markers) toLua(L *lua.LState, v any) lua.LValue {
+// ToLua converts decoded JSON (as encoding/json produces it) to Lua.
+func (m *Codec) ToLua(L *lua.LState, v any) lua.LValue {
 	switch v := v.(type) {
 	case nil:
 		return m.null
@@ -42,14 +42,14 @@ func (m *markers) toLua(L *lua.LState, v any) lua.LValue {
 	case []any:
 		t := L.CreateTable(len(v), 0)
 		for i, item := range v {
-			t.RawSetInt(i+1, m.toLua(L, item))
+			t.RawSetInt(i+1, m.ToLua(L, item))
 		}
 		t.Metatable = m.array
 		return t
 	case map[string]any:
 		t := L.CreateTable(0, len(v))
 		for k, item := range v {
-			t.RawSetString(k, m.toLua(L, item))
+			t.RawSetString(k, m.ToLua(L, item))
 		}
 		t.Metatable = m.object
 		return t

@@ -1,4 +1,4 @@
-package runtime
+package luajson
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ var maxJSONBytes = 256 << 20
 var indentSpaces = strings.Repeat(" ", 2*(maxJSONDepth+1))
 
 type encoder struct {
-	m      *markers
+	m      *Codec
 	indent bool
 	buf    bytes.Buffer
 	// active holds the tables on the current descent, to catch cycles
@@ -80,9 +80,9 @@ func (e *encoder) child(p *keyPath, depth int, key string, index int) *keyPath {
 	return n
 }
 
-// encodeJSON converts v to JSON: indented with 2 spaces (no trailing
+// Encode converts v to JSON: indented with 2 spaces (no trailing
 // newline), or compact on one line.
-func (m *markers) encodeJSON(v lua.LValue, indent bool) ([]byte, error) {
+func (m *Codec) Encode(v lua.LValue, indent bool) ([]byte, error) {
 	e := &encoder{m: m, indent: indent, active: map[*lua.LTable]bool{}}
 	if err := e.value(v, &keyPath{}, 0); err != nil {
 		return nil, err
@@ -152,9 +152,9 @@ func checkFinite(f float64, p *keyPath) error {
 	return nil
 }
 
-// finiteJSON says whether f can be written as a JSON number by the rules
+// Finite says whether f can be written as a JSON number by the rules
 // of write_json (for writers that build JSON in Go).
-func finiteJSON(f float64) bool {
+func Finite(f float64) bool {
 	return !math.IsNaN(f) && math.Abs(f) < math.MaxFloat64
 }
 

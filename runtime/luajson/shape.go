@@ -1,4 +1,4 @@
-package runtime
+package luajson
 
 import (
 	"math"
@@ -59,7 +59,7 @@ func census(t *lua.LTable) keyCensus {
 	return c
 }
 
-func (m *markers) shapeOf(t *lua.LTable, p *keyPath) (shape, error) {
+func (m *Codec) shapeOf(t *lua.LTable, p *keyPath) (shape, error) {
 	c := census(t)
 	if c.other != nil {
 		return shape{}, failAt(p, "has a key of type %s; JSON object keys must be strings", c.other.Type())
