@@ -9,6 +9,7 @@ import (
 
 	"ttftlab/internal/figures"
 	"ttftlab/internal/interval"
+	"ttftlab/runtime/suggest"
 )
 
 // abDefaultSeed is the bootstrap's seed when opts.seed is not given: a
@@ -68,7 +69,7 @@ func (vm *VM) abOptions(L *lua.LState, v lua.LValue) abOpts {
 		case "quiet":
 			o.quiet = lua.LVAsBool(x)
 		default:
-			L.RaiseError("ab: unknown option %q%s (known: %s)", k.String(), didYouMean(k.String(), abOptionNames), strings.Join(abOptionNames, ", "))
+			L.RaiseError("ab: unknown option %q%s (known: %s)", k.String(), suggest.DidYouMean(k.String(), abOptionNames), strings.Join(abOptionNames, ", "))
 		}
 	})
 	return o

@@ -12,6 +12,7 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/tts"
+	"ttftlab/runtime/suggest"
 )
 
 // TTS is the speech server of speak(): where it is and how to ask it.
@@ -231,7 +232,7 @@ func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue, text strin
 			case "errors":
 				c.returnErrors = optErrors(L, v)
 			default:
-				bad("unknown option %q%s (known: %s)", name, didYouMean(string(name), speakOptionNames), strings.Join(speakOptionNames, ", "))
+				bad("unknown option %q%s (known: %s)", name, suggest.DidYouMean(string(name), speakOptionNames), strings.Join(speakOptionNames, ", "))
 			}
 		})
 	default:

@@ -9,6 +9,7 @@ import (
 
 	"ttftlab/internal/load"
 	"ttftlab/internal/voice"
+	"ttftlab/runtime/suggest"
 )
 
 // manyOptionNames are what stream_many's opts may hold.
@@ -108,7 +109,7 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 	case "tts":
 		o.tts = vm.ttsOption(L, label, v)
 	default:
-		L.RaiseError("stream_many: unknown option %q%s (known: %s)", name, didYouMean(name, manyOptionNames), strings.Join(manyOptionNames, ", "))
+		L.RaiseError("stream_many: unknown option %q%s (known: %s)", name, suggest.DidYouMean(name, manyOptionNames), strings.Join(manyOptionNames, ", "))
 	}
 }
 

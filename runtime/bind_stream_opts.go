@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/stream"
+	"ttftlab/runtime/suggest"
 )
 
 // defaultBody is the request every stream() call starts from: greedy and
@@ -74,7 +75,7 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.api = parseAPIOption(L, v)
 	case "body", "tts", "clause", "min_clause_chars": // the speech pipeline's (streamSpeech)
 	default:
-		L.RaiseError("stream: unknown option %q%s (known: %s)", name, didYouMean(name, optionNames), strings.Join(optionNames, ", "))
+		L.RaiseError("stream: unknown option %q%s (known: %s)", name, suggest.DidYouMean(name, optionNames), strings.Join(optionNames, ", "))
 	}
 }
 

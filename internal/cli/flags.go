@@ -13,7 +13,7 @@ import (
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/synth"
-	"ttftlab/runtime"
+	"ttftlab/runtime/suggest"
 )
 
 // flagSet is a command's flags and usage text.
@@ -96,7 +96,7 @@ func (f *flagSet) suggest(err error) error {
 	}
 	var names []string
 	f.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
-	if near := runtime.Nearest(name, names); near != "" {
+	if near := suggest.Nearest(name, names); near != "" {
 		return fmt.Errorf("%w; did you mean --%s?", err, near)
 	}
 	return err

@@ -19,6 +19,7 @@ import (
 	"ttftlab/internal/load"
 	"ttftlab/internal/rundir"
 	"ttftlab/runtime"
+	"ttftlab/runtime/suggest"
 	"ttftlab/scripts"
 )
 
@@ -472,7 +473,7 @@ func parseSLO(s string) (map[string]any, error) {
 		hint := ""
 		if name := sloMetricHead.FindString(strings.TrimSpace(s)); name != "" && !slices.Contains(sloMetrics, name) {
 			hint = fmt.Sprintf("no metric %q", name)
-			if near := runtime.Nearest(name, sloMetrics); near != "" {
+			if near := suggest.Nearest(name, sloMetrics); near != "" {
 				hint += fmt.Sprintf(" (did you mean %q?)", near)
 			}
 			hint += "; "

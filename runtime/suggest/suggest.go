@@ -1,10 +1,13 @@
-package runtime
+// Package suggest finds what a mistyped name was meant to be: the
+// suggestion after an unknown option of a Lua binding, and after the
+// command line's unknown flags and values.
+package suggest
 
 import "fmt"
 
-// didYouMean is "; did you mean "x"?" for the name in names nearest to a
+// DidYouMean is "; did you mean "x"?" for the name in names nearest to a
 // mistyped one (at most two edits away), else "".
-func didYouMean(name string, names []string) string {
+func DidYouMean(name string, names []string) string {
 	best := Nearest(name, names)
 	if best == "" {
 		return ""
@@ -13,8 +16,7 @@ func didYouMean(name string, names []string) string {
 }
 
 // Nearest is the name in names nearest to a mistyped one, at most two
-// edits away, else "": the suggestion for an unknown option, and for the
-// command line's unknown flags and values.
+// edits away, else "" (the first of several as near).
 func Nearest(name string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {
