@@ -263,7 +263,7 @@ func BenchmarkPcallErrorSharedUpvalue(b *testing.B) {
 end`)
 }
 
-// TestHostErrorAsLua51: the host's error (runtime/errorlevel.go) agrees
+// TestHostErrorAsLua51: the host's error (package luaerror) agrees
 // with Lua 5.1 where the differential test found it did not, also
 // without lua5.1 installed.
 func TestHostErrorAsLua51(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	gluajson "layeh.com/gopher-json"
 
+	"ttftlab/runtime/luaerror"
 	"ttftlab/stdlib"
 )
 
@@ -33,9 +34,9 @@ func (vm *VM) installModules() {
 		return
 	}
 	preload := loaders.RawGetInt(1)
-	loaders.RawSetInt(1, L.NewFunction(guard("require", vm.embeddedLoader)))
+	loaders.RawSetInt(1, L.NewFunction(luaerror.Guard("require", vm.embeddedLoader)))
 	loaders.RawSetInt(2, preload)
-	loaders.RawSetInt(3, L.NewFunction(guard("require", vm.pathLoader)))
+	loaders.RawSetInt(3, L.NewFunction(luaerror.Guard("require", vm.pathLoader)))
 }
 
 // moduleFile maps "a.b" to "a/b.lua", as Lua's loaders do.
@@ -56,7 +57,7 @@ type embeddedFile struct {
 func (vm *VM) embeddedLoader(L *lua.LState) int {
 	name := L.CheckString(1)
 	file := moduleFile(name)
-	candidates := []embeddedFile{{stdlib.FS, file, "stdlib/" + file}}
+	candidates := []embeddedFile{{stdlib.FS, file, luaerror.StdlibChunk + file}}
 	if vm.root.fsys != nil {
 		p := path.Join(vm.root.dir, file)
 		candidates = append(candidates, embeddedFile{vm.root.fsys, p, p})

@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/runtime/luaerror"
 	"ttftlab/stdlib"
 )
 
@@ -64,6 +65,20 @@ func (vm *VM) installAPI() {
 		case e.value != nil:
 			vm.L.SetGlobal(e.Name, e.value(vm))
 		}
+	}
+}
+
+// setFunc installs a guarded binding as a global, or in a library table
+// when name is "lib.name" (os.exit).
+func (vm *VM) setFunc(name string, f lua.LGFunction) {
+	fn := vm.L.NewFunction(luaerror.Guard(name, f))
+	lib, field, ok := strings.Cut(name, ".")
+	if !ok {
+		vm.L.SetGlobal(name, fn)
+		return
+	}
+	if tbl, ok := vm.L.GetGlobal(lib).(*lua.LTable); ok {
+		vm.L.SetField(tbl, field, fn)
 	}
 }
 
@@ -250,7 +265,7 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 	{Name: "io.write", Kind: Standard, install: (*VM).installStdio,
 		Signature: "io.write(...)",
 		Summary:   "Write strings and numbers to standard output; io.stdout:write and io.stderr:write as well."},
-	{Name: "error", Kind: Standard, fn: luaError,
+	{Name: "error", Kind: Standard, fn: func(_ *VM, L *lua.LState) int { return luaerror.Error(L) },
 		Signature: "error(message, [level])",
 		Summary:   "Raise an error; level counts as in Lua 5.1 (1: this line, 2: the caller's)."},
 	{Name: "os.exit", Kind: Standard, fn: (*VM).osExit,

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/runtime/luaerror"
 )
 
 // installStdio points io.write, io.stdout and io.stderr at Config.Stdout
@@ -30,7 +32,7 @@ func (vm *VM) writerFile(name string, w io.Writer) *lua.LUserData {
 	L := vm.L
 	ud := L.NewUserData()
 	methods := L.NewTable()
-	L.SetField(methods, "write", L.NewFunction(guard("io."+name+":write", func(L *lua.LState) int {
+	L.SetField(methods, "write", L.NewFunction(luaerror.Guard("io."+name+":write", func(L *lua.LState) int {
 		writeArgs(L, w, 2)
 		L.Push(L.Get(1))
 		return 1

@@ -1,4 +1,8 @@
-package runtime
+// Package luaerror raises and places errors as Lua 5.1 does, where
+// gopher-lua differs: error(message, level) with Lua 5.1's levels, a
+// position inside the embedded library moved on to the user's line, and
+// bindings whose Go panics become Lua errors naming the binding.
+package luaerror
 
 import (
 	"fmt"
@@ -8,7 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// luaError is error(message, [level]) with Lua 5.1's levels. gopher-lua's
+// Error is error(message, [level]) with Lua 5.1's levels. gopher-lua's
 // own names the frame one deeper than Lua does for every level above 1
 // (its level 2 is the function that called error, not that function's
 // caller), so modules and scripts would each need a work-around. Here
@@ -18,7 +22,7 @@ import (
 // line outside it, so a module's error names the user's line. As in Lua
 // 5.1, error() raises nil, and a number gets a position as a string does
 // (becoming a string).
-func luaError(_ *VM, L *lua.LState) int {
+func Error(L *lua.LState) int {
 	obj := L.Get(1)
 	level := L.OptInt(2, 1)
 	if n, ok := obj.(lua.LNumber); ok && level > 0 {
@@ -33,8 +37,9 @@ func luaError(_ *VM, L *lua.LState) int {
 	return 0
 }
 
-// stdlibChunk is how the embedded modules are named in positions.
-const stdlibChunk = "stdlib/"
+// StdlibChunk begins the chunk name of every embedded module, as
+// positions name it ("stdlib/stats.lua:12:").
+const StdlibChunk = "stdlib/"
 
 // position is "chunk:line:" of the Lua function `level` frames above the
 // Go function running now (1: its caller); "" when there is none or when
@@ -56,7 +61,7 @@ func position(L *lua.LState, level int) string {
 			continue
 		}
 		pos := fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)
-		if !strings.HasPrefix(dbg.Source, stdlibChunk) {
+		if !strings.HasPrefix(dbg.Source, StdlibChunk) {
 			return pos
 		}
 		if fallback == "" {
@@ -67,7 +72,7 @@ func position(L *lua.LState, level int) string {
 
 // stdlibPosition matches the position gopher-lua puts before the message
 // of a binding that raised while a stdlib module called it.
-var stdlibPosition = regexp.MustCompile(`^` + regexp.QuoteMeta(stdlibChunk) + `[^:]+:\d+: `)
+var stdlibPosition = regexp.MustCompile(`^` + regexp.QuoteMeta(StdlibChunk) + `[^:]+:\d+: `)
 
 // blameCaller rewrites such a position to the user's line (see position).
 func blameCaller(L *lua.LState, ae *lua.ApiError) {
