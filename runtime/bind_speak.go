@@ -12,6 +12,7 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/tts"
+	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/suggest"
 )
 
@@ -66,7 +67,7 @@ func (vm *VM) speak(L *lua.LState) int {
 			L.Push(lua.LNumber(tMs))
 			L.Push(audioTable(L, so))
 			if err := L.PCall(2, 1, nil); err != nil {
-				failed = errorValue(err)
+				failed = luaerror.Value(err)
 				return false
 			}
 			keep := L.Get(-1)

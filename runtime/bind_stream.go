@@ -10,6 +10,7 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
+	"ttftlab/runtime/luaerror"
 )
 
 // streamCall is one stream() invocation, its arguments checked.
@@ -118,21 +119,13 @@ func chunkCallback(L *lua.LState, fn *lua.LFunction, failed *lua.LValue) func(st
 		L.Push(fn)
 		L.Push(t)
 		if err := L.PCall(1, 1, nil); err != nil {
-			*failed = errorValue(err)
+			*failed = luaerror.Value(err)
 			return false, fmt.Errorf("on_chunk: %w", err)
 		}
 		keep := L.Get(-1)
 		L.Pop(1)
 		return keep != lua.LFalse, nil
 	}
-}
-
-// errorValue is the Lua value an error was raised with.
-func errorValue(err error) lua.LValue {
-	if ae, ok := err.(*lua.ApiError); ok {
-		return ae.Object
-	}
-	return lua.LString(err.Error())
 }
 
 // openRawOut opens raw_out for appending: every run adds its bytes, nothing

@@ -11,6 +11,7 @@ import (
 	"ttftlab/internal/load"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
+	"ttftlab/runtime/luaerror"
 )
 
 // streamMany is stream_many(requests, opts) -> results, summary: many
@@ -156,7 +157,7 @@ func (m *many) think(call, turn int) (time.Duration, error) {
 	L.Push(lua.LNumber(turn))
 	if err := L.PCall(2, 1, nil); err != nil {
 		if m.raised == nil {
-			m.raised = errorValue(err)
+			m.raised = luaerror.Value(err)
 		}
 		return 0, errRaised
 	}
@@ -218,7 +219,7 @@ func (m *many) finished(r load.Result) (bool, error) {
 	m.L.Push(m.opts.onResult)
 	m.L.Push(fin.table)
 	if err := m.L.PCall(1, 1, nil); err != nil {
-		m.raised = errorValue(err)
+		m.raised = luaerror.Value(err)
 		return false, nil
 	}
 	more := m.L.Get(-1) != lua.LFalse

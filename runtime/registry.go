@@ -6,6 +6,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/runtime/luaerror"
+	"ttftlab/runtime/runs"
 	"ttftlab/stdlib"
 )
 
@@ -66,6 +67,11 @@ func (vm *VM) installAPI() {
 			vm.L.SetGlobal(e.Name, e.value(vm))
 		}
 	}
+}
+
+// runsHost is what the runs and ab bindings take from the host.
+func (vm *VM) runsHost() runs.Host {
+	return runs.Host{Stderr: vm.cfg.Stderr, Null: vm.json.Null(), CallModule: callModule}
 }
 
 // setFunc installs a guarded binding as a global, or in a library table
@@ -220,7 +226,7 @@ info.t0_ms places the request on now_ms()'s clock.`},
 			"median from the first third to the last that counts as growth. info: rising (each third's median interval\n" +
 			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap, or medians within 10 % or min_rise),\n" +
 			"known (each third has 6 requests or more), thirds = {{from, n, p50, lo, hi}, ...}."},
-	{Name: "runs", Kind: Function, fn: (*VM).runsBinding,
+	{Name: "runs", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.runsHost().Runs(L) },
 		Signature: "runs(n, fn) -> figures",
 		Summary:   "Call fn(i) for i = 1..n and pool what each returns into figures with 95 % intervals, as --runs does; print() shows them.",
 		Help: `fn returns a number (figure "value"), an array of numbers, a table of
@@ -229,7 +235,7 @@ first_sentence_ms, total_ms; a failed stream counts as a failure).
 figures[name]: n, runs, failed, p50, p50_ci = {lo, hi} (absent: too few
 samples), p95, p95_ci, p99, p99_ci, mean, mean_ci, mean_over, run_means.
   print(runs(5, function() return ask(q, {quiet = true}) end))`},
-	{Name: "ab", Kind: Function, fn: (*VM).abBinding,
+	{Name: "ab", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.runsHost().AB(L) },
 		Signature: "ab(fa, fb, opts) -> result",
 		Summary:   "Run two variants interleaved (A B B A ...), then B/A of each figure's median with its bootstrap interval and a verdict: faster, slower, no difference detected, too few samples.",
 		Help: `fa and fb return what runs()' fn returns; each is called with its own

@@ -84,3 +84,12 @@ func blameCaller(L *lua.LState, ae *lua.ApiError) {
 		ae.Object = lua.LString(pos + " " + stdlibPosition.ReplaceAllString(string(msg), ""))
 	}
 }
+
+// Value is the Lua value an error was raised with: error()'s argument as
+// it was (a table stays a table), a Go error's text as a string.
+func Value(err error) lua.LValue {
+	if ae, ok := err.(*lua.ApiError); ok {
+		return ae.Object
+	}
+	return lua.LString(err.Error())
+}

@@ -1,4 +1,4 @@
-package runtime
+package runs
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ type abOpts struct {
 	quiet bool
 }
 
-func (vm *VM) abOptions(L *lua.LState, v lua.LValue) abOpts {
+func (h Host) abOptions(L *lua.LState, v lua.LValue) abOpts {
 	o := abOpts{runs: 6, seed: abDefaultSeed, reps: 1000, flush: lua.LNil}
 	if v == lua.LNil {
 		return o
@@ -75,14 +75,14 @@ func (vm *VM) abOptions(L *lua.LState, v lua.LValue) abOpts {
 	return o
 }
 
-// abBinding is ab(fa, fb, opts) -> result: opts.runs runs of each variant
+// AB is ab(fa, fb, opts) -> result: opts.runs runs of each variant
 // in ABBA order, then B/A of each figure's median with its bootstrap
 // interval over runs and samples and a Holm-corrected verdict
 // (figures.CompareAB).
-func (vm *VM) abBinding(L *lua.LState) int {
+func (h Host) AB(L *lua.LState) int {
 	fa := L.CheckFunction(1)
 	fb := L.CheckFunction(2)
-	o := vm.abOptions(L, L.Get(3))
+	o := h.abOptions(L, L.Get(3))
 	order := figures.ABBAOrder(o.runs)
 	var a, b [][]figures.Sample
 	for i, variant := range order {
@@ -91,14 +91,14 @@ func (vm *VM) abBinding(L *lua.LState) int {
 			fn, own = fb, len(b)+1
 		}
 		where := fmt.Sprintf("ab: run %d of %d (%s, its run %d)", i+1, len(order), variant, own)
-		vm.abProgress(L, o, i+1, len(order), variant, where)
-		vm.abFlush(L, o, where)
+		h.abProgress(L, o, i+1, len(order), variant, where)
+		h.abFlush(L, o, where)
 		vals, err := callRun(L, fn, lua.LNumber(own))
 		if err != nil {
 			raiseRunError(L, err, where)
 		}
 		name := "f" + strings.ToLower(variant)
-		samples, msg := vm.runSamples(L, vals, name)
+		samples, msg := h.runSamples(L, vals, name)
 		if msg != "" {
 			L.RaiseError("%s: %s returned %s", where, name, msg)
 		}
@@ -109,13 +109,13 @@ func (vm *VM) abBinding(L *lua.LState) int {
 		}
 	}
 	r := figures.CompareAB(a, b, nil, o.seed, o.reps)
-	L.Push(vm.abResult(L, r, order, o))
+	L.Push(h.abResult(L, r, order, o))
 	return 1
 }
 
 // abProgress calls opts.on_run(i, variant), or prints a line on standard
 // error unless opts.quiet.
-func (vm *VM) abProgress(L *lua.LState, o abOpts, i, n int, variant, where string) {
+func (h Host) abProgress(L *lua.LState, o abOpts, i, n int, variant, where string) {
 	if o.onRun != nil {
 		if _, err := callRun(L, o.onRun, lua.LNumber(i), lua.LString(variant)); err != nil {
 			raiseRunError(L, err, where+": opts.on_run")
@@ -123,13 +123,13 @@ func (vm *VM) abProgress(L *lua.LState, o abOpts, i, n int, variant, where strin
 		return
 	}
 	if !o.quiet {
-		fmt.Fprintf(vm.cfg.Stderr, "ab: run %d of %d: %s\n", i, n, variant)
+		fmt.Fprintf(h.Stderr, "ab: run %d of %d: %s\n", i, n, variant)
 	}
 }
 
 // abFlush runs opts.flush before a run: true is ask.flush(), which makes
 // the server forget the prompt it cached, so every run starts cold.
-func (vm *VM) abFlush(L *lua.LState, o abOpts, where string) {
+func (h Host) abFlush(L *lua.LState, o abOpts, where string) {
 	switch f := o.flush.(type) {
 	case *lua.LFunction:
 		if _, err := callRun(L, f); err != nil {
@@ -137,7 +137,7 @@ func (vm *VM) abFlush(L *lua.LState, o abOpts, where string) {
 		}
 	case lua.LBool:
 		if f {
-			if _, err := callModule(L, "ask", "flush"); err != nil {
+			if _, err := h.CallModule(L, "ask", "flush"); err != nil {
 				raiseRunError(L, err, where+": ask.flush()")
 			}
 		}
@@ -148,7 +148,7 @@ func (vm *VM) abFlush(L *lua.LState, o abOpts, where string) {
 // drift_covered, warning (with one run of a variant), names (the
 // figures in order), figures = {name -> {a, b, ratio, ratio_ci, p,
 // verdict, runs_for_5pct, only_in}}, summary; print() shows the summary.
-func (vm *VM) abResult(L *lua.LState, r figures.AB, order []string, o abOpts) *lua.LTable {
+func (h Host) abResult(L *lua.LState, r figures.AB, order []string, o abOpts) *lua.LTable {
 	t := L.CreateTable(0, 10)
 	ord := L.CreateTable(len(order), 0)
 	for _, v := range order {
@@ -169,10 +169,10 @@ func (vm *VM) abResult(L *lua.LState, r figures.AB, order []string, o abOpts) *l
 		names.Append(lua.LString(f.Name))
 		ft := L.CreateTable(0, 9)
 		if f.A != nil {
-			ft.RawSetString("a", vm.figureTable(L, *f.A))
+			ft.RawSetString("a", h.figureTable(L, *f.A))
 		}
 		if f.B != nil {
-			ft.RawSetString("b", vm.figureTable(L, *f.B))
+			ft.RawSetString("b", h.figureTable(L, *f.B))
 		}
 		if f.OnlyIn != "" {
 			ft.RawSetString("only_in", lua.LString(f.OnlyIn))

@@ -1,4 +1,4 @@
-package runtime
+package runs
 
 import (
 	"fmt"
@@ -10,12 +10,13 @@ import (
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/figures"
+	"ttftlab/runtime/luaerror"
 )
 
-// runsBinding is runs(n, fn) -> figures: fn(i) for i = 1..n, what each
+// Runs is runs(n, fn) -> figures: fn(i) for i = 1..n, what each
 // call returns pooled into figures with their 95 % intervals
 // (figures.Pool), the same records --runs writes.
-func (vm *VM) runsBinding(L *lua.LState) int {
+func (h Host) Runs(L *lua.LState) int {
 	n := L.CheckInt(1)
 	fn := L.CheckFunction(2)
 	if L.GetTop() > 2 {
@@ -30,7 +31,7 @@ func (vm *VM) runsBinding(L *lua.LState) int {
 		if err != nil {
 			raiseRunError(L, err, fmt.Sprintf("runs: run %d of %d", i, n))
 		}
-		samples, msg := vm.runSamples(L, vals, "fn")
+		samples, msg := h.runSamples(L, vals, "fn")
 		if msg != "" {
 			L.RaiseError("runs: run %d of %d: fn returned %s", i, n, msg)
 		}
@@ -39,7 +40,7 @@ func (vm *VM) runsBinding(L *lua.LState) int {
 	pooled := figures.Pool(perRun)
 	t := L.CreateTable(0, len(pooled))
 	for _, f := range pooled {
-		t.RawSetString(f.Name, vm.figureTable(L, f))
+		t.RawSetString(f.Name, h.figureTable(L, f))
 	}
 	setSummary(L, t, runsSummary(n, pooled))
 	L.Push(t)
@@ -69,7 +70,7 @@ func callRun(L *lua.LState, fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue
 // other value (a table, nil) is raised unchanged, as Lua 5.1 keeps error
 // values.
 func raiseRunError(L *lua.LState, err error, where string) {
-	v := errorValue(err)
+	v := luaerror.Value(err)
 	if s, ok := v.(lua.LString); ok {
 		v = lua.LString(where + ": " + string(s))
 	}
@@ -83,9 +84,9 @@ func raiseRunError(L *lua.LState, err error, where string) {
 // total_ms; a failed stream, info.error set, is a failure of each: +Inf).
 // fn names the function in what each figure is over. A message says what
 // was wrong, else "".
-func (vm *VM) runSamples(L *lua.LState, vals []lua.LValue, fn string) ([]figures.Sample, string) {
+func (h Host) runSamples(L *lua.LState, vals []lua.LValue, fn string) ([]figures.Sample, string) {
 	if isStreamValues(vals) {
-		return vm.streamSamples(L, vals, fn), ""
+		return h.streamSamples(L, vals, fn), ""
 	}
 	if len(vals) == 0 || vals[0] == lua.LNil {
 		return nil, "nothing; want a number, an array of numbers, a table of figure name -> number or array, or stream()'s results"
@@ -152,7 +153,7 @@ func isStreamValues(v []lua.LValue) bool {
 }
 
 // streamSamples are the figures of one stream() result.
-func (vm *VM) streamSamples(L *lua.LState, vals []lua.LValue, fn string) []figures.Sample {
+func (h Host) streamSamples(L *lua.LState, vals []lua.LValue, fn string) []figures.Sample {
 	info := vals[3].(*lua.LTable)
 	over := "requests, one per call of " + fn
 	mk := func(name string, v float64) figures.Sample {
@@ -166,7 +167,7 @@ func (vm *VM) streamSamples(L *lua.LState, vals []lua.LValue, fn string) []figur
 	if t, ok := info.RawGetString("ttft_ms").(lua.LNumber); ok {
 		out = append(out, mk("ttft_ms", float64(t)))
 	}
-	if t, ok := firstSentenceMs(L, vals[0], info); ok {
+	if t, ok := h.firstSentenceMs(L, vals[0], info); ok {
 		out = append(out, mk("first_sentence_ms", t))
 	}
 	return append(out, mk("total_ms", float64(vals[1].(lua.LNumber))))
@@ -176,7 +177,7 @@ func (vm *VM) streamSamples(L *lua.LState, vals []lua.LValue, fn string) []figur
 // first sentence of the chunks was complete (sentence.first_time), as
 // ask.summary reads it: a stream that did not finish has one only when a
 // sentence was complete before it ended.
-func firstSentenceMs(L *lua.LState, chunks lua.LValue, info *lua.LTable) (float64, bool) {
+func (h Host) firstSentenceMs(L *lua.LState, chunks lua.LValue, info *lua.LTable) (float64, bool) {
 	if t, ok := info.RawGetString("first_sentence_ms").(lua.LNumber); ok {
 		return float64(t), true
 	}
@@ -189,12 +190,12 @@ func firstSentenceMs(L *lua.LState, chunks lua.LValue, info *lua.LTable) (float6
 				}
 			}
 		}
-		out, err := callModule(L, "sentence", "first", lua.LString(text.String()), lua.LFalse)
+		out, err := h.CallModule(L, "sentence", "first", lua.LString(text.String()), lua.LFalse)
 		if err != nil || len(out) == 0 || out[0] == lua.LNil {
 			return 0, false
 		}
 	}
-	out, err := callModule(L, "sentence", "first_time", chunks)
+	out, err := h.CallModule(L, "sentence", "first_time", chunks)
 	if err != nil || len(out) < 2 {
 		return 0, false
 	}
@@ -255,7 +256,7 @@ func figureSample(name string, v lua.LValue, fn string) (figures.Sample, string)
 // figureTable is a figure as Lua sees it: n, runs, failed, p50, p50_ci =
 // {lo, hi} (absent when unbounded), p95..., mean, mean_ci, mean_over,
 // run_means (json_null for a run with a failure), name, unit, over.
-func (vm *VM) figureTable(L *lua.LState, f artifact.Figure) *lua.LTable {
+func (h Host) figureTable(L *lua.LState, f artifact.Figure) *lua.LTable {
 	t := L.CreateTable(0, 18)
 	t.RawSetString("name", lua.LString(f.Name))
 	t.RawSetString("unit", lua.LString(f.Unit))
@@ -287,7 +288,7 @@ func (vm *VM) figureTable(L *lua.LState, f artifact.Figure) *lua.LTable {
 	means := L.CreateTable(len(f.RunMeans), 0)
 	for _, m := range f.RunMeans {
 		if m == nil {
-			means.Append(vm.json.Null())
+			means.Append(h.Null)
 		} else {
 			means.Append(lua.LNumber(*m))
 		}
