@@ -56,6 +56,7 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	err = loop.Run(vm.callCtx(L), hooks)
 	m.elapsed = time.Since(m.begin)
 	m.use1 = clientUsage()
+	vm.lastMany = &manyUse{begin: m.begin, use0: m.use0, use1: m.use1, elapsed: m.elapsed}
 	var failedWrite *WriteError
 	switch {
 	case m.raised != nil:

@@ -151,8 +151,20 @@ func (f finishedRequest) record() artifact.Request {
 		kind, msg := f.kind, f.message
 		rec.ErrorKind, rec.Error = &kind, &msg
 	}
+	rec.Cut, rec.ErrorStatus = f.cut, f.status
+	if len(f.gapsMs) > 0 {
+		rec.GapsMs = make([]float64, len(f.gapsMs))
+		for i, g := range f.gapsMs {
+			rec.GapsMs[i] = *artifact.Ms(g)
+		}
+	}
 	if f.spoken != nil {
 		rec.FirstAudioMs, rec.UnderrunMs = artifact.Ms(f.firstAudioMs), artifact.Ms(f.underrunMs)
+		audio := 0.0
+		for _, s := range f.spoken.Sentences {
+			audio += s.AudioMs
+		}
+		rec.AudioMs = artifact.Ms(audio)
 	}
 	return rec
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -27,65 +28,37 @@ func (m *many) summary() *lua.LTable {
 	return v.(*lua.LTable)
 }
 
-// summaryRecord computes the summary. A figure a request does not have
-// (NaN) is left out of that figure's distribution: ttft_ms over requests
-// with a first token, first_sentence_ms over those with a complete
-// sentence, total_ms and stall_ms over those that ended without an error,
-// gap_ms over every gap between two chunks, queue_ms over every request.
+// summaryRecord is the summary of the requests' rows (load.Summary, the
+// figures each row records), over the run's time, with its start on the
+// wall clock and what it cost the machine.
 func (m *many) summaryRecord() artifact.ManySummary {
-	var ttft, first, total, gaps, queue, stall, audio, under []float64
-	spoke := false
-	var failures []artifact.Failure
-	s := artifact.ManySummary{}
-	tokens := 0.0
-	for _, f := range m.done {
-		if f.warmup {
-			s.Warmup++
-			continue
-		}
-		s.Requests++
-		if f.ok {
-			s.OK++
-			total = append(total, f.totalMs)
-		} else {
-			s.Failed++
-			failures = append(failures, artifact.Failure{Kind: f.kind, Status: f.status, N: 1, Example: f.message})
-		}
-		if f.cut {
-			s.Cut++
-		}
-		ttft = append(ttft, f.ttftMs)
-		first = append(first, f.firstSentenceMs)
-		queue = append(queue, f.queueMs)
-		stall = append(stall, f.stallMs)
-		if f.spoken != nil {
-			spoke = true
-			audio, under = append(audio, f.firstAudioMs), append(under, f.underrunMs)
-		}
-		gaps = append(gaps, f.gapsMs...)
-		if f.predictedN == f.predictedN { // not NaN
-			tokens += f.predictedN
-		} else {
-			tokens += float64(f.chunks)
-		}
+	rows := make([]artifact.Request, len(m.done))
+	for i, f := range m.done {
+		rows[i] = f.record()
 	}
-	s.Failures = artifact.CountFailures(failures)
-	s.DurationMs = *artifact.Ms(msOf(m.elapsed))
+	s := load.Summary(rows, msOf(m.elapsed))
 	s.StartedUnixMs = artifact.Num(unixMs(m.begin))
 	s.Client = clientUse(m.use0, m.use1, m.elapsed)
-	if secs := m.elapsed.Seconds(); secs > 0 {
-		s.RequestsPerS = artifact.Num(float64(s.OK) / secs)
-		s.TokensPerS = artifact.Num(tokens / secs)
-	}
-	s.TTFTMs = load.Summarize(ttft).Record(artifact.OverTTFT)
-	s.FirstSentenceMs = load.Summarize(first).Record(artifact.OverFirstSentence)
-	s.TotalMs = load.Summarize(total).Record(artifact.OverTotal)
-	s.GapMs = load.Summarize(gaps).Record(artifact.OverGap)
-	s.QueueMs = load.Summarize(queue).Record(artifact.OverQueue)
-	s.StallMs = load.Summarize(stall).Record(artifact.OverStall)
-	if spoke {
-		a, u := load.Summarize(audio).Record(artifact.OverFirstAudio), load.Summarize(under).Record(artifact.OverUnderrun)
-		s.FirstAudioMs, s.UnderrunMs = &a, &u
-	}
 	return s
+}
+
+// manyUse is a stream_many call's start, the machine's cost at its start
+// and at its loop's end, and the time between.
+type manyUse struct {
+	begin      time.Time
+	use0, use1 usage
+	elapsed    time.Duration
+}
+
+// LastManyUse is the last stream_many call whose loop ended (also one a
+// stop ended): its start on the wall clock (ms since the Unix epoch) and
+// what it cost the machine (nil when the process's CPU could not be
+// read); ok false when none ended. What completes the record of a level
+// a stop cut short.
+func (vm *VM) LastManyUse() (startedUnixMs float64, client *artifact.ClientUse, ok bool) {
+	u := vm.lastMany
+	if u == nil {
+		return 0, nil, false
+	}
+	return unixMs(u.begin), clientUse(u.use0, u.use1, u.elapsed), true
 }

@@ -127,6 +127,9 @@ type VM struct {
 	// runBegan is when the current run (a script, a REPL line) began:
 	// stream_many's run_ms count from it, one time axis across its calls.
 	runBegan time.Time
+	// lastMany is the last stream_many call's start and cost once its
+	// loop ended (LastManyUse); nil before one ended.
+	lastMany *manyUse
 }
 
 // luaOptions raise gopher-lua's defaults: 256 call frames and a fixed

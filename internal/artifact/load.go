@@ -381,9 +381,10 @@ type ManySummary struct {
 	// tts, load --tts): absent when nothing was sent to a speech server.
 	FirstAudioMs *Dist `json:"first_audio_ms,omitempty"`
 	UnderrunMs   *Dist `json:"underrun_ms,omitempty"`
-	// Client is what the run cost the machine that ran it; absent in a
-	// merge (the shards' machines each had their own) and in files
-	// written before it.
+	// Client is what the run cost the machine that ran it; in a merge
+	// the shards' machines' together (cores, CPU and reader figures
+	// summed, busy over the merged span), absent when a shard has none;
+	// absent in files written before it.
 	Client *ClientUse `json:"client,omitempty"`
 }
 
@@ -540,6 +541,28 @@ type Request struct {
 	// stamps: what lines up rows of different machines. Null when the
 	// request never wrote its first byte.
 	T0UnixMs *float64 `json:"t0_unix_ms"`
+	// The members below are in the JSON row only (no CSV column): what a
+	// level's record needs of each request besides the columns.
+	//
+	// Cut: the client stopped the request on purpose (on_chunk returned
+	// false), not a failure; absent when not.
+	Cut bool `json:"cut,omitempty"`
+	// ErrorStatus is the HTTP status of an "http", "rate_limited" or
+	// "tts_http" failure (Failure.Status); absent otherwise.
+	ErrorStatus int `json:"error_status,omitempty"`
+	// GapsMs are the gaps between the request's consecutive chunks, each
+	// to the microsecond; absent with fewer than two chunks.
+	GapsMs []float64 `json:"gaps_ms,omitempty"`
+	// AudioMs is the length of the audio the answer was spoken as (every
+	// sentence's), when it was sent to a speech server (--tts); absent
+	// otherwise.
+	AudioMs *float64 `json:"audio_ms,omitempty"`
+}
+
+// Spoken says whether the request's answer was sent to a speech server:
+// it has audio_ms, or (a row written before audio_ms) a spoken figure.
+func (r Request) Spoken() bool {
+	return r.AudioMs != nil || r.FirstAudioMs != nil || r.UnderrunMs != nil
 }
 
 // Metric is the request's figure of that name (ttft_ms,

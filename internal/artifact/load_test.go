@@ -3,6 +3,7 @@ package artifact
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,5 +117,15 @@ func TestCellsFollowColumns(t *testing.T) {
 	}
 	if len(m) != len(RequestColumns) {
 		t.Errorf("the JSON row has %d members, the CSV %d columns", len(m), len(RequestColumns))
+	}
+	// What only the JSON row holds, when the request has it.
+	status := 503
+	data, _ = json.Marshal(Request{Cut: true, ErrorStatus: status, GapsMs: []float64{1}, AudioMs: &f})
+	m = map[string]any{}
+	json.Unmarshal(data, &m)
+	for _, c := range []string{"cut", "error_status", "gaps_ms", "audio_ms"} {
+		if _, ok := m[c]; !ok || slices.Contains(RequestColumns, c) {
+			t.Errorf("%s: a member of the JSON row %v, a CSV column %v", c, ok, slices.Contains(RequestColumns, c))
+		}
 	}
 }

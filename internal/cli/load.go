@@ -52,6 +52,9 @@ type loadCmd struct {
 	// it (a full disk, too many open files); finish completes load.json
 	// as after a stop.
 	failedWrite *runtime.WriteError
+	// stopped is what the run's last level (its last stream_many) began
+	// at and cost the machine: what a level a stop cut short keeps of it.
+	stopped load.LevelExtras
 }
 
 func newLoad(e *env) runner { return &loadCmd{env: e} }
@@ -206,6 +209,10 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	}
 	s.exec = func(vm *runtime.VM) error {
 		err := exec(vm)
+		c.stopped = load.LevelExtras{}
+		if started, client, ok := vm.LastManyUse(); ok {
+			c.stopped.StartedUnixMs, c.stopped.Client = artifact.Ms(started), client
+		}
 		// A file that could not be written ends the level it was in as a
 		// stop does; the error is the file and why, not the script's line.
 		if errors.As(err, &c.failedWrite) {

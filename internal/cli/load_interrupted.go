@@ -17,7 +17,8 @@ import (
 // finishInterrupted completes OUT/load.json after a stopped run (a signal,
 // or a file that could not be written: why says which): the level that
 // was running gets its record from the rows it recorded, marked
-// interrupted (load.FinishInterrupted), so `ttftlab report` draws the
+// interrupted (load.FinishInterrupted) with the start and the client's
+// cost of the last stream_many, the level's, so `ttftlab report` draws the
 // folder. It says on stderr what it kept; a folder without load.json
 // (stopped before the script wrote it) is left as it is.
 func (c *loadCmd) finishInterrupted(_ context.Context, out, why string) error {
@@ -34,7 +35,7 @@ func (c *loadCmd) finishInterrupted(_ context.Context, out, why string) error {
 	if err != nil {
 		return err
 	}
-	added := load.FinishInterrupted(&doc, rows)
+	added := load.FinishInterrupted(&doc, rows, c.stopped)
 	if doc.Levels == nil {
 		doc.Levels = []artifact.LoadLevel{}
 	}

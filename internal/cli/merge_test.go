@@ -61,12 +61,12 @@ func splitLoad(t *testing.T, src, dst string, n int, id string) {
 					own = append(own, r)
 				}
 			}
-			rec := load.LevelOf(set, l.Level, own, false)
 			if l.Summary.StartedUnixMs == nil {
 				t.Fatalf("level %g of the unsharded run has no started_unix_ms", l.Level)
 			}
 			due := *l.Summary.StartedUnixMs
-			rec.DueUnixMs, rec.Summary.StartedUnixMs = &due, artifact.Ms(due+float64(i))
+			rec := load.Level(set, l.Level, own, load.LevelExtras{DueUnixMs: &due, StartedUnixMs: artifact.Ms(due + float64(i)),
+				Client: l.Summary.Client})
 			if out.Settings.StartAtUnixMs == 0 {
 				out.Settings.StartAtUnixMs = due
 			}

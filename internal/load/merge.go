@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"ttftlab/internal/artifact"
@@ -33,15 +32,17 @@ type Merged struct {
 // and shard count, each index once and none missing, with settings equal
 // but for the shard; every row must carry its folder's shard and run id,
 // and no (level, call, turn) may be in two shards. Each level is
-// recomputed from the union of the shards' rows (LevelOf: percentiles,
+// recomputed from the union of the shards' rows (Level: percentiles,
 // SLO verdicts, goodput and slo_met of the raw rows, never averaged), its
 // duration and rates on the wall clock, from the earliest shard's start
 // to the last request's end; its steady state from the union's lateness
 // in the order the requests started on the wall clock. A level that some
 // shard has no record of (and none of a later level: it stopped), or that
 // was interrupted in some shard, is interrupted in the merge; one that some shard ended early as
-// over-saturated keeps that shard's trend and does not hold. The capacity
-// is recomputed (capacityOf).
+// over-saturated keeps that shard's trend and does not hold. The client
+// figures are the shards' summed (sumClients), the speech engines' CPU
+// per second of audio over their CPU and audio summed. The capacity is
+// recomputed (CapacityOf).
 func Merge(folders []ShardFolder) (*Merged, error) {
 	if len(folders) == 0 {
 		return nil, fmt.Errorf("no shard folder to merge")
@@ -67,7 +68,7 @@ func Merge(folders []ShardFolder) (*Merged, error) {
 		m.Doc.Levels = append(m.Doc.Levels, l)
 		m.Notes = append(m.Notes, notes...)
 	}
-	m.Doc.Capacity = capacityOf(m.Doc.Levels)
+	m.Doc.Capacity = CapacityOf(m.Doc.Levels)
 	return m, nil
 }
 
@@ -160,13 +161,11 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 	var rows []artifact.LoadRequest
 	var per []artifact.LevelShard
 	var notes []string
-	var over *artifact.LevelTrend
-	interrupted, any := false, false
-	// starts are each row's start on the wall clock, in rows' order.
-	var starts []float64
+	var clients []*artifact.ClientUse
+	x := LevelExtras{}
+	any := false
 	spanFrom, spanTo, anchored := math.Inf(1), math.Inf(-1), true
 	perShardSpan := 0.0
-	var due *float64
 	for _, f := range shards {
 		idx := f.Doc.Settings.Shard.Index
 		var rec *artifact.LoadLevel
@@ -184,21 +183,32 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 			// It went on to a later level: it ran none of this one's calls.
 			skipped = true
 		case rec == nil:
-			interrupted = true
+			x.Interrupted = true
+			clients = append(clients, nil)
 			notes = append(notes, fmt.Sprintf("level %g: shard %d (%s) has no record of it: it stopped before the level ended", level, idx, f.Name))
 		default:
 			any = true
 			started = rec.Summary.StartedUnixMs
+			clients = append(clients, rec.Summary.Client)
 			if rec.Interrupted {
-				interrupted = true
+				x.Interrupted = true
 				notes = append(notes, fmt.Sprintf("level %g: interrupted in shard %d (%s)", level, idx, f.Name))
 			}
-			if rec.OverSaturated != nil && over == nil {
-				over = rec.OverSaturated
+			if rec.OverSaturated != nil && x.OverSaturated == nil {
+				x.OverSaturated = rec.OverSaturated
 				notes = append(notes, fmt.Sprintf("level %g: shard %d (%s) ended it early as over-saturated", level, idx, f.Name))
 			}
-			if due == nil {
-				due = rec.DueUnixMs
+			if x.DueUnixMs == nil {
+				x.DueUnixMs = rec.DueUnixMs
+			}
+			if rec.TTSCPUMsPerAudioS != nil {
+				// The shard's speech CPU, back from its share per second of
+				// the audio its rows spoke.
+				cpu := *rec.TTSCPUMsPerAudioS * audioMs(f.Rows, level) / 1000
+				if x.TTSCPUMs != nil {
+					cpu += *x.TTSCPUMs
+				}
+				x.TTSCPUMs = &cpu
 			}
 		}
 		ls.StartedUnixMs = started
@@ -221,7 +231,7 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 				}
 			}
 			start, end := wallOf(r, started)
-			starts = append(starts, start)
+			x.Starts = append(x.Starts, start)
 			if !math.IsNaN(end) {
 				spanTo = math.Max(spanTo, end)
 			}
@@ -235,16 +245,20 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 	if !any {
 		return artifact.LoadLevel{}, nil, false
 	}
-	l := LevelOf(set, level, rows, interrupted)
+	// The level's span on the wall clock, from the earliest shard's start
+	// to the last request's end; without every shard's start, its longest
+	// shard's: the shards ran the level together.
+	span := perShardSpan
 	if anchored && spanTo > spanFrom {
-		setSpan(&l.Summary, rows, spanTo-spanFrom)
-	} else {
-		// Without every shard's wall-clock start the level's span is its
-		// longest shard's: the shards ran the level together.
-		setSpan(&l.Summary, rows, perShardSpan)
+		span = spanTo - spanFrom
 	}
+	x.DurationMs = &span
 	if anchored {
-		l.Summary.StartedUnixMs = artifact.Ms(spanFrom)
+		x.StartedUnixMs = artifact.Ms(spanFrom)
+	}
+	x.Client = sumClients(clients, span)
+	l := Level(set, level, rows, x)
+	if anchored {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, s := range per {
 			if s.StartedUnixMs != nil {
@@ -253,17 +267,53 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 		}
 		l.StartSpreadMs = artifact.Ms(hi - lo)
 	}
-	l.DueUnixMs = due
 	l.Shards = per
-	if len(set.SLO) > 0 {
-		t := steadyOf(set.SLO[0], rows, starts)
-		l.Steady = &t
-	}
-	if over != nil {
-		l.OverSaturated = over
-		l.SLOMet = false
-	}
 	return l, notes, true
+}
+
+// audioMs is the audio the rows of level were spoken as.
+func audioMs(rows []artifact.LoadRequest, level float64) float64 {
+	sum := 0.0
+	for _, r := range rows {
+		if r.Level == level && r.AudioMs != nil {
+			sum += *r.AudioMs
+		}
+	}
+	return sum
+}
+
+// sumClients is the client figures of the shards that ran a level
+// together: their cores, CPU and reader figures summed (the reader's
+// wait and runs only when every shard has them), busy the CPU over
+// spanMs on every core; nil when a shard has none.
+func sumClients(cs []*artifact.ClientUse, spanMs float64) *artifact.ClientUse {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := &artifact.ClientUse{}
+	wait, runs := 0.0, 0.0
+	waitKnown := true
+	for _, c := range cs {
+		if c == nil {
+			return nil
+		}
+		out.Cores += c.Cores
+		out.CPUMs += c.CPUMs
+		out.ReaderCPUMs += c.ReaderCPUMs
+		if c.ReaderWaitMs == nil || c.ReaderRuns == nil {
+			waitKnown = false
+		} else {
+			wait += *c.ReaderWaitMs
+			runs += *c.ReaderRuns
+		}
+	}
+	if waitKnown {
+		out.ReaderWaitMs, out.ReaderRuns = artifact.Num(wait), artifact.Num(runs)
+	}
+	if spanMs > 0 && out.Cores > 0 {
+		out.Busy = out.CPUMs / (spanMs * float64(out.Cores))
+	}
+	return out
 }
 
 // recordsAfter says whether doc has a record of a level that comes after
@@ -298,54 +348,6 @@ func wallOf(r artifact.LoadRequest, levelStart *float64) (start, end float64) {
 		end = start + *r.TotalMs
 	}
 	return start, end
-}
-
-// steadyOf is load.lua's steady trend of a level over the merged rows:
-// the lateness (queue_ms + the first SLO's figure, a failed or missing
-// figure infinitely late) of the requests that are not warm-up, in the
-// order they started on the wall clock (a row whose start is unknown
-// last), its minimum rise RiseShare of the SLO's limit.
-func steadyOf(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) artifact.LevelTrend {
-	type one struct{ at, x float64 }
-	var xs []one
-	for i, r := range rows {
-		if r.Warmup {
-			continue
-		}
-		x := math.Inf(1)
-		if v, ok, _ := value(r, slo.Metric); ok {
-			x = v
-			if r.QueueMs != nil {
-				x += *r.QueueMs
-			}
-		}
-		at := starts[i]
-		if math.IsNaN(at) {
-			at = math.Inf(1)
-		}
-		xs = append(xs, one{at, x})
-	}
-	sort.SliceStable(xs, func(i, j int) bool { return xs[i].at < xs[j].at })
-	series := make([]float64, len(xs))
-	for i, o := range xs {
-		series[i] = o.x
-	}
-	return trendRecord(TrendOf(series, RiseShare*slo.LimitMs), "queue_ms + "+slo.Metric)
-}
-
-// trendRecord is a trend as load.json writes it (load.lua's
-// trend_record): thirds 1-based, a late or unbounded median or bound
-// null.
-func trendRecord(t Trend, metric string) artifact.LevelTrend {
-	out := artifact.LevelTrend{Metric: metric, Steady: t.Steady, Known: t.Known, Rising: t.Rising, Thirds: []artifact.TrendWindow{}}
-	for _, w := range t.Thirds {
-		tw := artifact.TrendWindow{From: w.From + 1, N: w.N, P50Ms: artifact.Num(w.P50)}
-		if w.Bounded {
-			tw.CIMs = [2]*float64{artifact.Num(w.Lo), artifact.Num(w.Hi)}
-		}
-		out.Thirds = append(out.Thirds, tw)
-	}
-	return out
 }
 
 // MergeCSV concatenates the shards' requests.csv (in shard order, each

@@ -36,10 +36,8 @@ func shardsOf(set artifact.LoadSettings, rows []artifact.LoadRequest, n int, id 
 					mine = append(mine, r)
 				}
 			}
-			l := LevelOf(out[i].Doc.Settings, level, mine, false)
 			due := 1.7e12 + float64(li)*60000
-			l.DueUnixMs = &due
-			l.Summary.StartedUnixMs = artifact.Ms(due + 2*float64(i))
+			l := Level(out[i].Doc.Settings, level, mine, LevelExtras{DueUnixMs: &due, StartedUnixMs: artifact.Ms(due + 2*float64(i))})
 			out[i].Doc.Levels = append(out[i].Doc.Levels, l)
 		}
 	}
@@ -278,9 +276,12 @@ func TestMergeSpokenAndTrends(t *testing.T) {
 	set.TTS = &artifact.AudioTTS{}
 	var audio []float64
 	for i := range rows {
+		// Every answer was sent to the speech server; level 2's brought
+		// no audio.
+		rows[i].AudioMs = artifact.Ms(0)
 		if rows[i].Level == 1 && rows[i].Call%2 == 0 && !rows[i].Warmup {
 			a := 200 + float64(i)
-			rows[i].FirstAudioMs, rows[i].UnderrunMs = &a, artifact.Ms(0)
+			rows[i].FirstAudioMs, rows[i].UnderrunMs, rows[i].AudioMs = &a, artifact.Ms(0), artifact.Ms(1500)
 			audio = append(audio, a)
 		}
 	}

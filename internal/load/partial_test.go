@@ -40,7 +40,7 @@ func TestFinishInterrupted(t *testing.T) {
 		row(2, 1, 2, 20, 300, 400, ""),
 		row(2, 2, 1, 30, 0, 12, "canceled"),
 	}
-	if !FinishInterrupted(&doc, rows) {
+	if !FinishInterrupted(&doc, rows, LevelExtras{}) {
 		t.Fatal("no level added")
 	}
 	if len(doc.Levels) != 2 {
@@ -71,14 +71,14 @@ func TestFinishInterrupted(t *testing.T) {
 		t.Errorf("capacity %+v", doc.Capacity)
 	}
 	// Stopped before any request of the next level ended: nothing to add.
-	if FinishInterrupted(&doc, rows) || len(doc.Levels) != 2 {
+	if FinishInterrupted(&doc, rows, LevelExtras{}) || len(doc.Levels) != 2 {
 		t.Errorf("a level without rows was added")
 	}
 }
 
-// TestLatePercentileAsLoadLua: a failed request is infinitely late: the
+// TestLatePercentile: a failed request is infinitely late: the
 // percentile has no value when it falls on or between late ones.
-func TestLatePercentileAsLoadLua(t *testing.T) {
+func TestLatePercentile(t *testing.T) {
 	for _, tc := range []struct {
 		xs   []float64
 		late int

@@ -1,0 +1,384 @@
+package load
+
+import (
+	"math"
+	"sort"
+
+	"ttftlab/internal/artifact"
+)
+
+// LevelExtras is what a level's record needs that its rows do not hold.
+type LevelExtras struct {
+	// StartedUnixMs is the wall clock at the level's start (its
+	// stream_many's, the earliest shard's in a merge); nil when unknown.
+	StartedUnixMs *float64
+	// DurationMs is the level's span, over which its rates count; nil:
+	// from the rows' start to the last end (start_ms + total_ms), rows of
+	// one stream_many.
+	DurationMs *float64
+	// Client is what the level cost the machine (or, in a merge, the
+	// machines) that ran it; nil when unknown.
+	Client *artifact.ClientUse
+	// OverSaturated is the trend that ended the level early; nil when it
+	// ran to its end.
+	OverSaturated *artifact.LevelTrend
+	// Interrupted: the run was stopped in the level (Ctrl-C, a file that
+	// could not be written, a shard that stopped in it).
+	Interrupted bool
+	// DueUnixMs is when a sharded run's level was due on the wall clock.
+	DueUnixMs *float64
+	// TTSCPUMs is the CPU the default speech engine's processes used over
+	// the level; nil without that engine.
+	TTSCPUMs *float64
+	// Starts are each row's start on the wall clock, in the order of the
+	// rows, when they come from several machines (a merge): the order of
+	// the steady trend, an unknown start (NaN) last. Nil: the rows' index
+	// order, that of one stream_many.
+	Starts []float64
+}
+
+// Level is the record of one level made from its rows (every request it
+// recorded, warm-up included) and x: the summary (stream_many's figures,
+// the calls and each turn's), each SLO's verdict (the percentile over
+// every request but warm-up, a failed or missing figure infinitely late),
+// the goodput, slo_met (every SLO met, no request failed, neither
+// over-saturated nor interrupted), the steady trend of the first SLO's
+// lateness, and the cost of speech per second of audio. A normal run, a
+// stopped one and a merge all make their levels here.
+func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest, x LevelExtras) artifact.LoadLevel {
+	l := artifact.LoadLevel{Level: level, Interrupted: x.Interrupted, SLO: []artifact.SLOVerdict{}, DueUnixMs: x.DueUnixMs}
+	lv := level
+	if set.Mode == "rate" {
+		l.Rate = &lv
+	} else {
+		l.Concurrency = &lv
+	}
+	reqs := make([]artifact.Request, len(rows))
+	calls := map[int]bool{}
+	end := 0.0
+	for i, r := range rows {
+		reqs[i] = r.Request
+		calls[r.Call] = true
+		if r.StartMs != nil && r.TotalMs != nil {
+			end = max(end, *r.StartMs+*r.TotalMs)
+		}
+	}
+	span := end
+	if x.DurationMs != nil {
+		span = *x.DurationMs
+	}
+	l.Summary.ManySummary = Summary(reqs, span)
+	l.Summary.StartedUnixMs = x.StartedUnixMs
+	l.Summary.Client = x.Client
+	l.Summary.Calls = len(calls)
+	l.Summary.ByTurn = byTurn(rows, set.Turns)
+	good, counted := 0, 0
+	for _, r := range rows {
+		if r.Warmup {
+			continue
+		}
+		counted++
+		if meets(r.Request, set.SLO) {
+			good++
+		}
+	}
+	if counted > 0 {
+		l.Goodput = artifact.Num(float64(good) / float64(counted))
+	}
+	met := true
+	for _, s := range set.SLO {
+		v := verdict(s, reqs)
+		met = met && v.Met
+		l.SLO = append(l.SLO, v)
+	}
+	l.SLOMet = met && l.Summary.Failed == 0 && !x.Interrupted && x.OverSaturated == nil
+	if len(set.SLO) > 0 {
+		t := Steady(set.SLO[0], rows, x.Starts)
+		l.Steady = &t
+	}
+	l.OverSaturated = x.OverSaturated
+	if x.TTSCPUMs != nil {
+		audio := 0.0
+		for _, r := range rows {
+			if r.AudioMs != nil {
+				audio += *r.AudioMs
+			}
+		}
+		if audio > 0 {
+			l.TTSCPUMsPerAudioS = artifact.Num(*x.TTSCPUMs / (audio / 1000))
+		}
+	}
+	return l
+}
+
+// Summary is stream_many's summary of its rows, over those that are not
+// warm-up, its rates over durationMs. A figure a request does not have
+// is left out of that figure's distribution: ttft_ms over requests with a
+// first token, first_sentence_ms over those with a complete sentence,
+// total_ms and stall_ms over those that ended without an error, gap_ms
+// over every gap between two chunks, queue_ms over every request;
+// first_audio_ms and underrun_ms only when some answer was spoken.
+// Failures are counted by kind and status with one message each; the
+// tokens are predicted_n, else the chunks.
+func Summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
+	var ttft, first, total, gaps, queue, stall, audio, under []float64
+	spoke := false
+	var failures []artifact.Failure
+	s := artifact.ManySummary{}
+	tokens := 0.0
+	f := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	for _, r := range rows {
+		if r.Warmup {
+			s.Warmup++
+			continue
+		}
+		s.Requests++
+		if r.ErrorKind == nil {
+			s.OK++
+			total = append(total, f(r.TotalMs))
+		} else {
+			s.Failed++
+			msg := ""
+			if r.Error != nil {
+				msg = *r.Error
+			}
+			failures = append(failures, artifact.Failure{Kind: *r.ErrorKind, Status: r.ErrorStatus, N: 1, Example: msg})
+		}
+		if r.Cut {
+			s.Cut++
+		}
+		ttft = append(ttft, f(r.TTFTMs))
+		first = append(first, f(r.FirstSentenceMs))
+		queue = append(queue, f(r.QueueMs))
+		stall = append(stall, f(r.StallMs))
+		if r.Spoken() {
+			spoke = true
+			audio, under = append(audio, f(r.FirstAudioMs)), append(under, f(r.UnderrunMs))
+		}
+		gaps = append(gaps, r.GapsMs...)
+		if r.PredictedN != nil {
+			tokens += *r.PredictedN
+		} else {
+			tokens += float64(r.Chunks)
+		}
+	}
+	s.Failures = artifact.CountFailures(failures)
+	if d := artifact.Ms(durationMs); d != nil {
+		s.DurationMs = *d
+	}
+	if secs := durationMs / 1000; secs > 0 {
+		s.RequestsPerS = artifact.Num(float64(s.OK) / secs)
+		s.TokensPerS = artifact.Num(tokens / secs)
+	}
+	s.TTFTMs = Summarize(ttft).Record(artifact.OverTTFT)
+	s.FirstSentenceMs = Summarize(first).Record(artifact.OverFirstSentence)
+	s.TotalMs = Summarize(total).Record(artifact.OverTotal)
+	s.GapMs = Summarize(gaps).Record(artifact.OverGap)
+	s.QueueMs = Summarize(queue).Record(artifact.OverQueue)
+	s.StallMs = Summarize(stall).Record(artifact.OverStall)
+	if spoke {
+		a, u := Summarize(audio).Record(artifact.OverFirstAudio), Summarize(under).Record(artifact.OverUnderrun)
+		s.FirstAudioMs, s.UnderrunMs = &a, &u
+	}
+	return s
+}
+
+// CapacityOf is a sweep's capacity: the highest level whose SLOs hold
+// (an interrupted level never does), with the level after it; nil when
+// none held.
+func CapacityOf(levels []artifact.LoadLevel) *artifact.Capacity {
+	var c *artifact.Capacity
+	for i, l := range levels {
+		if !l.SLOMet || l.Interrupted {
+			continue
+		}
+		c = &artifact.Capacity{Level: l.Level}
+		if i+1 < len(levels) {
+			c.Next = &artifact.CapacityNext{Level: levels[i+1].Level, SLO: levels[i+1].SLO}
+		}
+	}
+	return c
+}
+
+// value is a request's figure for an SLO; ok false when it failed or
+// never reached it (failed true when it failed).
+func value(r artifact.Request, metric string) (v float64, ok, failed bool) {
+	if r.ErrorKind != nil {
+		return 0, false, true
+	}
+	p := r.Metric(metric)
+	if p == nil {
+		return 0, false, false
+	}
+	return *p, true, false
+}
+
+// meets says whether a request meets every SLO limit (the goodput); a
+// failed one never does.
+func meets(r artifact.Request, slos []artifact.SLO) bool {
+	if r.ErrorKind != nil {
+		return false // a failed request is good under no SLO, also under none
+	}
+	for _, s := range slos {
+		if v, ok, _ := value(r, s.Metric); !ok || v > s.LimitMs {
+			return false
+		}
+	}
+	return true
+}
+
+// verdict checks one SLO on the rows: the percentile over every request
+// (warm-up left out), a failed or missing figure infinitely late, no
+// value when the percentile falls on one.
+func verdict(s artifact.SLO, rows []artifact.Request) artifact.SLOVerdict {
+	out := artifact.SLOVerdict{Metric: s.Metric, Percentile: s.Percentile, LimitMs: s.LimitMs}
+	var xs []float64
+	for _, r := range rows {
+		if r.Warmup {
+			continue
+		}
+		out.N++
+		switch v, ok, failed := value(r, s.Metric); {
+		case ok:
+			xs = append(xs, v)
+		case failed:
+			out.Failed++
+		default:
+			out.Missing++
+		}
+	}
+	if v, ok := latePercentile(xs, out.Failed+out.Missing, s.Percentile); ok {
+		out.ValueMs = artifact.Ms(v)
+		out.Met = v <= s.LimitMs
+	}
+	return out
+}
+
+// latePercentile is the p-th percentile of xs with late more values that
+// are infinitely late, none when it falls on or between late ones.
+func latePercentile(xs []float64, late int, p float64) (float64, bool) {
+	n := len(xs) + late
+	if n == 0 {
+		return 0, false
+	}
+	sort.Float64s(xs)
+	h := 1 + float64(n-1)*p/100
+	lo := int(math.Floor(h))
+	frac := h - float64(lo)
+	if lo > len(xs) || (frac > 0 && lo+1 > len(xs)) {
+		return 0, false
+	}
+	if frac == 0 {
+		return xs[lo-1], true
+	}
+	return xs[lo-1] + frac*(xs[lo]-xs[lo-1]), true
+}
+
+// Lateness is a request's lateness under slo: its figure counted from
+// when the request was due (queue_ms + the figure), +Inf when it failed
+// or never reached the figure.
+func Lateness(r artifact.Request, slo artifact.SLO) float64 {
+	v, ok, _ := value(r, slo.Metric)
+	if !ok {
+		return math.Inf(1)
+	}
+	if r.QueueMs != nil {
+		v += *r.QueueMs
+	}
+	return v
+}
+
+// LatenessMetric names the lateness of slo's figure in a trend's record.
+func LatenessMetric(slo artifact.SLO) string { return "queue_ms + " + slo.Metric }
+
+// Steady is the steady trend of a level's rows: the lateness under the
+// first SLO of the requests that are not warm-up, in the order they
+// started (by index, or by starts when given: the rows' starts on the
+// wall clock, an unknown one last), its least rise RiseShare of the SLO's
+// limit.
+func Steady(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) artifact.LevelTrend {
+	type one struct {
+		at float64
+		x  float64
+	}
+	var xs []one
+	for i, r := range rows {
+		if r.Warmup {
+			continue
+		}
+		at := float64(r.Index)
+		if starts != nil {
+			at = starts[i]
+			if math.IsNaN(at) {
+				at = math.Inf(1)
+			}
+		}
+		xs = append(xs, one{at, Lateness(r.Request, slo)})
+	}
+	sort.SliceStable(xs, func(i, j int) bool { return xs[i].at < xs[j].at })
+	series := make([]float64, len(xs))
+	for i, o := range xs {
+		series[i] = o.x
+	}
+	return TrendOf(series, RiseShare*slo.LimitMs).Record(LatenessMetric(slo))
+}
+
+// Record is the trend as load.json writes it: thirds 1-based, a late or
+// unbounded median or bound null.
+func (t Trend) Record(metric string) artifact.LevelTrend {
+	out := artifact.LevelTrend{Metric: metric, Steady: t.Steady, Known: t.Known, Rising: t.Rising, Thirds: []artifact.TrendWindow{}}
+	for _, w := range t.Thirds {
+		tw := artifact.TrendWindow{From: w.From + 1, N: w.N, P50Ms: artifact.Num(w.P50)}
+		if w.Bounded {
+			tw.CIMs = [2]*float64{artifact.Num(w.Lo), artifact.Num(w.Hi)}
+		}
+		out.Thirds = append(out.Thirds, tw)
+	}
+	return out
+}
+
+// byTurn summarises each turn number over its requests that are not
+// warm-up and ended without an error.
+func byTurn(rows []artifact.LoadRequest, turns int) []artifact.TurnSummary {
+	out := []artifact.TurnSummary{}
+	for k := 1; k <= turns; k++ {
+		t := artifact.TurnSummary{Turn: k}
+		var ttft, first, promptN, cacheN []float64
+		for _, r := range rows {
+			if r.Turn != k || r.Warmup || r.ErrorKind != nil {
+				continue
+			}
+			t.N++
+			for _, c := range []struct {
+				p  *float64
+				to *[]float64
+			}{{r.TTFTMs, &ttft}, {r.FirstSentenceMs, &first}, {r.PromptN, &promptN}, {r.CacheN, &cacheN}} {
+				if c.p != nil {
+					*c.to = append(*c.to, *c.p)
+				}
+			}
+		}
+		t.TTFTMs, t.FirstSentenceMs, t.PromptN, t.CacheN = stats(ttft), stats(first), stats(promptN), stats(cacheN)
+		out = append(out, t)
+	}
+	return out
+}
+
+// stats is stats.summary's record of xs, nil when xs is empty.
+func stats(xs []float64) *artifact.Stats {
+	if len(xs) == 0 {
+		return nil
+	}
+	sort.Float64s(xs)
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return &artifact.Stats{N: len(xs), Min: xs[0], P50: Percentile(xs, 50), P90: Percentile(xs, 90), P99: Percentile(xs, 99),
+		Max: xs[len(xs)-1], Mean: sum / float64(len(xs))}
+}

@@ -1,0 +1,189 @@
+package load
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"ttftlab/internal/artifact"
+)
+
+// levelStart is the wall clock at the start of levelRows' level: a
+// whole number of ms, so that a row's start and end on the wall clock
+// (this plus its start_ms, a quarter of a ms at the finest) lose nothing.
+const levelStart = 1.7e12
+
+// levelRows are one level of 10 calls of 2 turns, every figure a row
+// can hold: the lateness growing with the call (18 requests that are not
+// warm-up: the steady trend is known), chunk gaps, an answer spoken, one
+// request cut, one failed with an HTTP status, one failed without.
+func levelRows() (artifact.LoadSettings, []artifact.LoadRequest) {
+	set := artifact.LoadSettings{Mode: "rate", Levels: []float64{2}, Turns: 2, Calls: 10, Requests: 20, Warmup: 2,
+		SLO: []artifact.SLO{{Metric: "first_sentence_ms", Percentile: 50, LimitMs: 900, Text: "first_sentence_ms<=900@p50"},
+			{Metric: "ttft_ms", Percentile: 95, LimitMs: 300, Text: "ttft_ms<=300@p95"}},
+		TTS: &artifact.AudioTTS{}}
+	var rows []artifact.LoadRequest
+	for call := 1; call <= 10; call++ {
+		for turn := 1; turn <= 2; turn++ {
+			kind := ""
+			switch {
+			case call == 4 && turn == 2:
+				kind = "http"
+			case call == 7 && turn == 1:
+				kind = "timeout"
+			}
+			r := row(2, call, turn, 20+float64(3*call+turn), 100+float64(11*call)+0.25*float64(turn), 300+float64(call)+0.5, kind)
+			r.Index = 2*(call-1) + turn
+			r.Warmup = r.Index <= 2
+			r.StartMs = artifact.Ms(40*float64(r.Index) + 0.25)
+			t0 := levelStart + *r.StartMs
+			r.T0UnixMs = &t0
+			r.Chunks = 4
+			r.GapsMs = []float64{1.5 + float64(call), 2.25, 30.125 * float64(turn)}
+			r.PredictedN = artifact.Num(float64(r.Chunks - turn))
+			a := 150 + float64(call)
+			r.FirstAudioMs, r.UnderrunMs, r.AudioMs = &a, artifact.Ms(float64(turn)), artifact.Ms(1000+float64(100*call))
+			if kind == "http" {
+				r.ErrorStatus = 503
+			}
+			r.Cut = call == 9 && turn == 2
+			rows = append(rows, r)
+		}
+	}
+	return set, rows
+}
+
+// onlyStoppedOrSharded are the members of a level's record that only a
+// stopped or a sharded run has.
+var onlyStoppedOrSharded = []string{"interrupted", "shards", "start_spread_ms", "started_unix_ms", "due_unix_ms"}
+
+// recordOf is a level's record as load.json holds it, without the
+// members only a stopped or sharded run has.
+func recordOf(t *testing.T, l artifact.LoadLevel) map[string]any {
+	t.Helper()
+	data, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range onlyStoppedOrSharded {
+		delete(m, k)
+		delete(m["summary"].(map[string]any), k)
+	}
+	return m
+}
+
+// TestLevelRecordOfEveryPath: from one level's rows, the record of a run
+// that ended, of one stopped in it and of a merge of the same rows over 1
+// and 2 shards have the same members and the same values, but for those
+// only a stopped or sharded run has; every member of a record is there
+// (no figure left out by one path), and the merge sums its shards'
+// client figures.
+func TestLevelRecordOfEveryPath(t *testing.T) {
+	set, rows := levelRows()
+	end := 0.0
+	for _, r := range rows {
+		end = math.Max(end, *r.StartMs+*r.TotalMs)
+	}
+	wait, runs := 3.5, 40.0
+	client := artifact.ClientUse{Cores: 2, CPUMs: 120, ReaderCPUMs: 30, ReaderWaitMs: &wait, ReaderRuns: &runs}
+	client.Busy = client.CPUMs / (end * 2)
+	ttsCPU := 700.0
+	start := levelStart
+	normal := Level(set, 2, rows, LevelExtras{StartedUnixMs: &start, DurationMs: &end, Client: &client, TTSCPUMs: &ttsCPU})
+
+	stopped := artifact.Load{Settings: set, Levels: []artifact.LoadLevel{}}
+	if !FinishInterrupted(&stopped, rows, LevelExtras{StartedUnixMs: &start, Client: &client, TTSCPUMs: &ttsCPU}) {
+		t.Fatal("the stopped level was not added")
+	}
+	if !stopped.Levels[0].Interrupted {
+		t.Error("the stopped level is not marked interrupted")
+	}
+	paths := map[string]artifact.LoadLevel{"interrupted": stopped.Levels[0]}
+	for _, n := range []int{1, 2} {
+		shards := shardsOf(set, rows, n, "R1")
+		for i := range shards {
+			// Each shard's level started at the level's start, on a
+			// machine with its share of the cores, CPU and reader figures,
+			// and of the speech engine's CPU (by the audio it spoke).
+			share := 1 / float64(n)
+			w, r := wait*share, runs*share
+			c := artifact.ClientUse{Cores: client.Cores / n, CPUMs: client.CPUMs * share, ReaderCPUMs: client.ReaderCPUMs * share,
+				ReaderWaitMs: &w, ReaderRuns: &r}
+			cpu := ttsCPU * audioMs(shards[i].Rows, 2) / audioMs(rows, 2)
+			shards[i].Doc.Levels[0] = Level(shards[i].Doc.Settings, 2, shards[i].Rows, LevelExtras{StartedUnixMs: &start,
+				Client: &c, TTSCPUMs: &cpu})
+		}
+		m, err := Merge(shards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths[map[int]string{1: "merge of 1 shard", 2: "merge of 2 shards"}[n]] = m.Doc.Levels[0]
+	}
+	want := recordOf(t, normal)
+	// Every member of the record is there: a figure of the rows that one
+	// path dropped would be missing from all of them.
+	s := want["summary"].(map[string]any)
+	for _, k := range []string{"client", "first_audio_ms", "underrun_ms", "by_turn", "calls", "failures", "cut"} {
+		if _, ok := s[k]; !ok {
+			t.Errorf("the summary has no %s", k)
+		}
+	}
+	for _, k := range []string{"rate", "steady", "goodput", "slo", "tts_cpu_ms_per_audio_s"} {
+		if _, ok := want[k]; !ok {
+			t.Errorf("the record has no %s", k)
+		}
+	}
+	if g := normal.Summary.GapMs; g.N != 3*len(rows)-3*2 || normal.Summary.Cut != 1 || normal.Summary.Failures[0].Status == 0 &&
+		normal.Summary.Failures[1].Status == 0 || !normal.Steady.Known || normal.TTSCPUMsPerAudioS == nil {
+		t.Errorf("normal record: gaps %+v, cut %d, failures %+v, steady %+v", g, normal.Summary.Cut, normal.Summary.Failures, normal.Steady)
+	}
+	for name, l := range paths {
+		got := recordOf(t, l)
+		if !reflect.DeepEqual(got, want) {
+			a, _ := json.MarshalIndent(want, "", " ")
+			b, _ := json.MarshalIndent(got, "", " ")
+			t.Errorf("%s differs from the normal run's record:\n%s\nnormal:\n%s", name, b, a)
+		}
+	}
+}
+
+// TestSumClients: the shards' client figures summed, busy over the
+// merged span; the reader's wait only when every shard knows it; none
+// when a shard has none.
+func TestSumClients(t *testing.T) {
+	w := 2.0
+	a := &artifact.ClientUse{Cores: 2, CPUMs: 100, ReaderCPUMs: 10, ReaderWaitMs: &w, ReaderRuns: &w}
+	b := &artifact.ClientUse{Cores: 4, CPUMs: 500, ReaderCPUMs: 20}
+	got := sumClients([]*artifact.ClientUse{a, b}, 50)
+	if got == nil || got.Cores != 6 || got.CPUMs != 600 || got.ReaderCPUMs != 30 || got.Busy != 600.0/(50*6) || got.ReaderWaitMs != nil {
+		t.Errorf("sum %+v", got)
+	}
+	b.ReaderWaitMs, b.ReaderRuns = &w, &w
+	if got := sumClients([]*artifact.ClientUse{a, b}, 50); got.ReaderWaitMs == nil || *got.ReaderWaitMs != 4 || *got.ReaderRuns != 4 {
+		t.Errorf("reader wait %+v", got)
+	}
+	if sumClients([]*artifact.ClientUse{a, nil}, 50) != nil {
+		t.Error("a shard without client figures summed")
+	}
+}
+
+// TestCapacityOf: the highest level that held, an interrupted one never,
+// with the level after it; none when no level held.
+func TestCapacityOf(t *testing.T) {
+	levels := []artifact.LoadLevel{{Level: 1, SLOMet: true}, {Level: 2, SLOMet: true}, {Level: 4}, {Level: 8, SLOMet: true, Interrupted: true}}
+	c := CapacityOf(levels)
+	if c == nil || c.Level != 2 || c.Next == nil || c.Next.Level != 4 {
+		t.Errorf("capacity %+v", c)
+	}
+	if c := CapacityOf(levels[2:]); c != nil {
+		t.Errorf("capacity %+v of levels that did not hold", c)
+	}
+	if c := CapacityOf(levels[:2]); c == nil || c.Level != 2 || c.Next != nil {
+		t.Errorf("capacity %+v when the last level held", c)
+	}
+}
