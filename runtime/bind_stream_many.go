@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/load"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
@@ -56,7 +57,7 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	err = loop.Run(vm.callCtx(L), hooks)
 	m.elapsed = time.Since(m.begin)
 	m.use1 = clientUsage()
-	vm.lastMany = &manyUse{begin: m.begin, use0: m.use0, use1: m.use1, elapsed: m.elapsed}
+	vm.lastMany = &manyUse{begin: m.begin, use0: m.use0, use1: m.use1, elapsed: m.elapsed, rows: m.rows}
 	var failedWrite *WriteError
 	switch {
 	case m.raised != nil:
@@ -93,8 +94,10 @@ type many struct {
 	elapsed   time.Duration
 	started   int
 	// calls are the requests started, by index, until they finish.
-	calls    map[int]*manyCall
-	done     []finishedRequest
+	calls map[int]*manyCall
+	// rows are the finished requests' rows in the order they ended, with
+	// their call and turn.
+	rows     []artifact.LoadRequest
 	raised   lua.LValue
 	progress progressLine
 	// use0 and use1 are the machine's cost at the start and the end.
@@ -207,10 +210,11 @@ func (m *many) finished(r load.Result) (bool, error) {
 		res = &stream.Result{}
 	}
 	fin := m.describe(r, res, mc)
-	m.done = append(m.done, fin)
+	rec := fin.record()
+	m.rows = append(m.rows, artifact.LoadRequest{Call: r.Call, Turn: r.Turn, Request: rec})
 	m.results.RawSetInt(r.Index, fin.table)
 	if m.opts.record != nil {
-		if err := m.opts.record.add(m.vm, fin); err != nil {
+		if err := m.opts.record.add(m.vm, fin, rec); err != nil {
 			return false, err
 		}
 	}

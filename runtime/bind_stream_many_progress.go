@@ -28,12 +28,12 @@ func (m *many) tick(elapsed time.Duration, inFlight int) {
 	}
 	errs := 0
 	var ttft []float64
-	for _, d := range m.done {
-		if !d.ok {
+	for _, d := range m.rows {
+		if d.ErrorKind != nil {
 			errs++
 		}
-		if d.ttftMs == d.ttftMs { // not NaN
-			ttft = append(ttft, d.ttftMs)
+		if d.TTFTMs != nil {
+			ttft = append(ttft, *d.TTFTMs)
 		}
 	}
 	p50 := "-"
@@ -41,7 +41,7 @@ func (m *many) tick(elapsed time.Duration, inFlight int) {
 		sort.Float64s(ttft)
 		p50 = fmt.Sprintf("%.1f ms", ttft[len(ttft)/2])
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K%5.1f s: %d done, %d in flight, %d errors, p50 ttft %s", elapsed.Seconds(), len(m.done), inFlight, errs, p50)
+	fmt.Fprintf(p.w, "\r\x1b[K%5.1f s: %d done, %d in flight, %d errors, p50 ttft %s", elapsed.Seconds(), len(m.rows), inFlight, errs, p50)
 	p.shown = true
 }
 

@@ -89,11 +89,10 @@ func written(err error) error {
 
 func (r *recorder) close() {}
 
-// add writes the rows of one request: artifact.Request after the tags
+// add writes the rows of one request, rec (f.record()), after the tags
 // (the record's, then the request's own), in the JSONL file and, by the
 // same values, in the CSV. A file it cannot write is a *WriteError.
-func (r *recorder) add(vm *VM, f finishedRequest) error {
-	rec := f.record()
+func (r *recorder) add(vm *VM, f finishedRequest, rec artifact.Request) error {
 	tags := vm.L.CreateTable(0, 4)
 	for _, t := range []*lua.LTable{r.tags, f.tags} {
 		if t != nil {

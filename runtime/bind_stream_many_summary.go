@@ -28,26 +28,25 @@ func (m *many) summary() *lua.LTable {
 	return v.(*lua.LTable)
 }
 
-// summaryRecord is the summary of the requests' rows (load.Summary, the
-// figures each row records), over the run's time, with its start on the
-// wall clock and what it cost the machine.
-func (m *many) summaryRecord() artifact.ManySummary {
-	rows := make([]artifact.Request, len(m.done))
-	for i, f := range m.done {
-		rows[i] = f.record()
-	}
-	s := load.Summary(rows, msOf(m.elapsed))
+// summaryRecord is the summary of the requests' rows (load.SummaryOf,
+// the figures each row records: the same summary as the level record
+// made from them), over the run's time, with its start on the wall clock
+// and what it cost the machine.
+func (m *many) summaryRecord() artifact.LevelSummary {
+	s := load.SummaryOf(m.rows, max(m.opts.plan.Turns, 1), msOf(m.elapsed))
 	s.StartedUnixMs = artifact.Num(unixMs(m.begin))
 	s.Client = clientUse(m.use0, m.use1, m.elapsed)
 	return s
 }
 
-// manyUse is a stream_many call's start, the machine's cost at its start
-// and at its loop's end, and the time between.
+// manyUse is a stream_many call once its loop ended: its start, the
+// machine's cost at its start and at its loop's end, the time between
+// and its rows in the order they ended.
 type manyUse struct {
 	begin      time.Time
 	use0, use1 usage
 	elapsed    time.Duration
+	rows       []artifact.LoadRequest
 }
 
 // LastManyUse is the last stream_many call whose loop ended (also one a

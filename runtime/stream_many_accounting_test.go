@@ -99,7 +99,8 @@ func TestStreamManyAccountsForFailures(t *testing.T) {
 
 // TestStreamManyEmptyDistributions: when every request fails before a
 // first token, the distributions of figures no request has are n = 0
-// with null percentiles (json_null in Lua), and write_json writes them.
+// with null percentiles (json_null in Lua), and write_json writes them;
+// the summary is a level's (artifact.LevelSummary: its calls and turns).
 func TestStreamManyEmptyDistributions(t *testing.T) {
 	vm, out := testVM(t, Config{Server: closedURL(t)})
 	err := vm.RunString(`
@@ -119,11 +120,11 @@ func TestStreamManyEmptyDistributions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s artifact.ManySummary
+	var s artifact.LevelSummary
 	if err := artifact.DecodeStrict(data, &s); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if s.TTFTMs.N != 0 || s.TTFTMs.P50 != nil || s.Failed != 2 {
+	if s.TTFTMs.N != 0 || s.TTFTMs.P50 != nil || s.Failed != 2 || s.Calls != 2 || len(s.ByTurn) != 1 || s.ByTurn[0].N != 0 {
 		t.Errorf("summary %+v", s)
 	}
 }
@@ -156,5 +157,28 @@ func TestWatchSamplesAreRecords(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[4], `{"level":2,"t_ms":1.5,`) {
 		t.Errorf("tags first, then the sample: %s", lines[4])
+	}
+}
+
+// TestLoadLevelFromTheLastStreamMany: load_level makes the level's record
+// from the last stream_many's rows (load.Level): its mode's key, the
+// summary as stream_many gave it, each SLO's verdict over the failed
+// requests (infinitely late), the steady trend and what opts add.
+func TestLoadLevelFromTheLastStreamMany(t *testing.T) {
+	vm, out := testVM(t, Config{Server: closedURL(t)})
+	err := vm.RunString(`
+		local _, s = stream_many(function(i)
+			if i > 3 then return nil end
+			return "q", {}
+		end, {rate = 50})
+		local set = {mode = "rate", turns = 1, levels = {2}, slo = {{metric = "ttft_ms", percentile = 50, limit_ms = 100}}}
+		local r = load_level(set, 2, {due_unix_ms = 5, over_saturated = 2})
+		print(r.rate, r.summary.failed == s.failed, r.summary.calls, r.summary.by_turn[1].n, r.slo[1].failed,
+			r.slo[1].value_ms == json_null, r.slo_met, r.goodput, r.steady.metric, r.due_unix_ms, r.over_saturated.thirds[1].n)`, "level.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.SplitN(out.String(), "\n", 2)[0]; got != "2\ttrue\t3\t0\t3\ttrue\tfalse\t0\tqueue_ms + ttft_ms\t5\t0" {
+		t.Errorf("printed %q", got)
 	}
 }

@@ -72,57 +72,6 @@ local function value(r, metric)
   return v
 end
 
--- meets says whether one request meets every SLO limit; a failed one
--- never does.
-local function meets(r)
-  if r.error then return false end
-  for _, s in ipairs(P.slo) do
-    local v = value(r, s.metric)
-    if v == nil or v > s.limit_ms then return false end
-  end
-  return true
-end
-
--- late_percentile is the p-th percentile (stats.percentile's rule) of the
--- values xs together with `late` requests that are infinitely late: nil
--- when it falls on, or between, late ones. No infinity is ever computed.
-local function late_percentile(xs, late, p)
-  local n = #xs + late
-  if n == 0 then return nil end
-  table.sort(xs)
-  local h = 1 + (n - 1) * p / 100
-  local lo = math.floor(h)
-  local frac = h - lo
-  if lo > #xs or (frac > 0 and lo + 1 > #xs) then return nil end
-  if frac == 0 then return xs[lo] end
-  return xs[lo] + frac * (xs[lo + 1] - xs[lo])
-end
-
--- level_slo checks each SLO on the level's percentile, over every
--- request that is not warm-up, failed ones included as infinitely late:
--- value_ms is null when the percentile falls on one, with the counts.
-local function level_slo(turns)
-  local out, all = json_array(), true
-  for i, s in ipairs(P.slo) do
-    local xs, n, failed, missing = {}, 0, 0, 0
-    for _, r in ipairs(turns) do
-      if not r.warmup then
-        n = n + 1
-        local v, why = value(r, s.metric)
-        if v ~= nil then xs[#xs + 1] = v
-        elseif why == "failed" then failed = failed + 1
-        else missing = missing + 1 end
-      end
-    end
-    local v = late_percentile(xs, failed + missing, s.percentile)
-    local met = v ~= nil and v <= s.limit_ms
-    all = all and met
-    out[i] = { metric = s.metric, percentile = s.percentile, limit_ms = s.limit_ms, value_ms = v or json_null,
-      n = n, failed = failed, missing = missing, met = met }
-  end
-  return out, all
-end
-
 local levels_text = table.concat(P.levels, ",")
 if P.search_max > 0 then
   levels_text = P.mode == "rate" and string.format("searched from %g up to %d calls/s", P.search_start, P.search_max)
@@ -152,10 +101,9 @@ end
 
 print(text.header(P.mode))
 
--- The lateness of a request, for over-saturation and the steady state:
--- the first SLO's figure counted from when the request was due
--- (queue_ms + the figure), math.huge when it failed or never reached it.
-local LATENESS = "queue_ms + " .. P.slo[1].metric
+-- The lateness of a request, for the over-saturation check: the first
+-- SLO's figure counted from when the request was due (queue_ms + the
+-- figure), math.huge when it failed or never reached it.
 -- RISE_SHARE of the first SLO's limit is the rise over a level that
 -- counts as over-saturation, and the least change that leaves the steady
 -- state (docs/statistics.md).
@@ -177,15 +125,6 @@ local function lateness_series(results)
   local xs = {}
   for i, r in ipairs(rs) do xs[i] = lateness(r) end
   return xs
-end
-
--- trend_record is trend()'s answer as load.json writes it.
-local function trend_record(t)
-  local thirds = json_array()
-  for i, w in ipairs(t.thirds) do
-    thirds[i] = { from = w.from, n = w.n, p50_ms = w.p50 or json_null, ci_ms = { w.lo or json_null, w.hi or json_null } }
-  end
-  return { metric = LATENESS, steady = t.steady, known = t.known, rising = t.rising, thirds = thirds }
 end
 
 -- late_from_start[k] is true when a shard's level k started late because
@@ -222,7 +161,7 @@ local function run_level(level, n_calls, round, k)
   if P.mode == "rate" then opts.rate = level else opts.concurrency = level end
   -- An open loop faster than the server: once the lateness of the
   -- requests that ended keeps rising (trend), no new call starts.
-  local ended, over = {}, nil
+  local ended, over = {}, false
   if P.mode == "rate" then
     opts.on_turn = function(r)
       if r.warmup or over then return end
@@ -230,7 +169,7 @@ local function run_level(level, n_calls, round, k)
       if #ended >= 18 and #ended % 3 == 0 then
         local t = trend(lateness_series(ended), RISE_SHARE * P.slo[1].limit_ms)
         if t.rising then
-          over = t
+          over = true
           return false
         end
       end
@@ -249,35 +188,10 @@ local function run_level(level, n_calls, round, k)
     print(string.format("  started %.0f ms after it was due: %s; the merge shows the spread",
       summary.started_unix_ms - due, why))
   end
-  -- The default engine's CPU per second of audio it spoke in this level.
-  local cpu_per_audio_s
-  if cpu0 ~= nil then
-    local audio_ms = 0
-    for _, r in ipairs(turns) do
-      for _, s in ipairs(r.spoken or {}) do audio_ms = audio_ms + (s.audio_ms or 0) end
-    end
-    if audio_ms > 0 then cpu_per_audio_s = (tts_info().cpu_ms - cpu0) / (audio_ms / 1000) end
-  end
-  local good, counted = 0, 0
-  for _, r in ipairs(turns) do
-    if not r.warmup then
-      counted = counted + 1
-      if meets(r) then good = good + 1 end
-    end
-  end
-  local slo, met = level_slo(turns)
-  local row = {
-    level = level, summary = summary, slo = slo, slo_met = met and summary.failed == 0,
-    goodput = counted > 0 and good / counted or json_null,
-  }
-  row[P.mode] = level
-  row.tts_cpu_ms_per_audio_s = cpu_per_audio_s
-  row.due_unix_ms = due
-  row.steady = trend_record(trend(lateness_series(turns), RISE_SHARE * P.slo[1].limit_ms))
-  if over then
-    row.over_saturated = trend_record(over)
-    row.slo_met = false
-  end
+  -- The level's record (load_level: made in Go from the level's rows);
+  -- with the default speech engine, its CPU over the level.
+  local row = load_level(settings, level, { due_unix_ms = due, tts_cpu_ms = cpu0 and tts_info().cpu_ms - cpu0 or nil,
+    over_saturated = over and #ended or nil })
   if (round or 1) == 1 then
     result.levels[#result.levels + 1] = row
     write_json("load.json", result)
@@ -287,7 +201,7 @@ local function run_level(level, n_calls, round, k)
   for _, line in ipairs(text.level_lines(label, row, { engine = speech and speech.engine })) do print(line) end
   if over then
     print(string.format("  over-saturated: %s kept rising (%s); no new call started after %d of %d had ended",
-      LATENESS, text.thirds_text(row.over_saturated), #ended, n_calls or P.requests))
+      row.over_saturated.metric, text.thirds_text(row.over_saturated), #ended, n_calls or P.requests))
   end
   return row, turns
 end

@@ -41,15 +41,13 @@
 -- A turn that fails ends its call (the caller hangs up).
 --
 -- turns are stream_many's results, one per turn, with tags.call and
--- tags.turn. summary is stream_many's over all turns, plus by_turn: for
--- each turn number k, {turn = k, n =, ttft_ms =, first_sentence_ms =,
--- prompt_n =, cache_n =} (each a stats.summary), so a multi-slot server
--- shows whether every call keeps its cache across turns (cache_n grows and
--- prompt_n stays small), and calls, the number of calls that ran.
+-- tags.turn. summary is stream_many's over all turns, whose by_turn
+-- (each turn number's figures) shows on a multi-slot server whether every
+-- call keeps its cache across turns (cache_n grows and prompt_n stays
+-- small), and calls the number of calls that ran.
 
 local options = require("options")
 local prompt = require("prompt")
-local stats = require("stats")
 
 local M = {}
 
@@ -164,39 +162,7 @@ function M.run(opts)
   local many = { calls = c.calls, turns = c.turns, think_ms = c.think, concurrency = c.concurrency, rate = c.rate,
     arrival = o.arrival, seed = c.seed, on_result = on_result, warmup = o.warmup, warmup_ms = o.warmup_ms, progress = o.progress,
     record = o.record, watch = o.watch, duration_ms = o.duration_ms, tts = o.tts, shard = o.shard, start_at_ms = o.start_at_ms }
-  local turns, summary = stream_many(request, many)
-  local ran = {}
-  for _, r in ipairs(turns) do ran[r.tags.call] = true end
-  summary.calls = 0
-  for _ in pairs(ran) do summary.calls = summary.calls + 1 end
-  summary.by_turn = M.by_turn(turns, c.turns)
-  return turns, summary
-end
-
--- by_turn summarises the results of each turn number.
-function M.by_turn(turns, n)
-  local out = {}
-  for k = 1, n do
-    local cols = { ttft_ms = {}, first_sentence_ms = {}, prompt_n = {}, cache_n = {} }
-    local count = 0
-    for _, r in ipairs(turns) do
-      if r.tags and r.tags.turn == k and not r.warmup and not r.error then
-        count = count + 1
-        cols.ttft_ms[#cols.ttft_ms + 1] = r.info.ttft_ms
-        cols.first_sentence_ms[#cols.first_sentence_ms + 1] = r.first_sentence_ms
-        if r.timings then
-          cols.prompt_n[#cols.prompt_n + 1] = r.timings.prompt_n
-          cols.cache_n[#cols.cache_n + 1] = r.timings.cache_n
-        end
-      end
-    end
-    local row = { turn = k, n = count }
-    for name, xs in pairs(cols) do
-      if #xs > 0 then row[name] = stats.summary(xs) end
-    end
-    out[k] = row
-  end
-  return out
+  return stream_many(request, many)
 end
 
 return M

@@ -482,7 +482,7 @@ func CountFailures(fs []Failure) []Failure {
 	return out
 }
 
-// TurnSummary is one turn number of the calls (calls.by_turn), over the
+// TurnSummary is one turn number of the calls (summary.by_turn), over the
 // turn's requests that ended without an error; a figure none of them had
 // is absent.
 type TurnSummary struct {

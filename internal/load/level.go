@@ -54,11 +54,9 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		l.Concurrency = &lv
 	}
 	reqs := make([]artifact.Request, len(rows))
-	calls := map[int]bool{}
 	end := 0.0
 	for i, r := range rows {
 		reqs[i] = r.Request
-		calls[r.Call] = true
 		if r.StartMs != nil && r.TotalMs != nil {
 			end = max(end, *r.StartMs+*r.TotalMs)
 		}
@@ -67,11 +65,9 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	if x.DurationMs != nil {
 		span = *x.DurationMs
 	}
-	l.Summary.ManySummary = Summary(reqs, span)
+	l.Summary = SummaryOf(rows, set.Turns, span)
 	l.Summary.StartedUnixMs = x.StartedUnixMs
 	l.Summary.Client = x.Client
-	l.Summary.Calls = len(calls)
-	l.Summary.ByTurn = byTurn(rows, set.Turns)
 	good, counted := 0, 0
 	for _, r := range rows {
 		if r.Warmup {
@@ -93,7 +89,7 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	}
 	l.SLOMet = met && l.Summary.Failed == 0 && !x.Interrupted && x.OverSaturated == nil
 	if len(set.SLO) > 0 {
-		t := Steady(set.SLO[0], rows, x.Starts)
+		t := LatenessTrend(set.SLO[0], rows, x.Starts)
 		l.Steady = &t
 	}
 	l.OverSaturated = x.OverSaturated
@@ -111,7 +107,20 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	return l
 }
 
-// Summary is stream_many's summary of its rows, over those that are not
+// SummaryOf is the summary of a level's (a stream_many's) rows: the
+// figures of summary(), the calls that ran and each turn number's
+// figures (byTurn) of calls of turns turns.
+func SummaryOf(rows []artifact.LoadRequest, turns int, durationMs float64) artifact.LevelSummary {
+	reqs := make([]artifact.Request, len(rows))
+	calls := map[int]bool{}
+	for i, r := range rows {
+		reqs[i] = r.Request
+		calls[r.Call] = true
+	}
+	return artifact.LevelSummary{ManySummary: summary(reqs, durationMs), Calls: len(calls), ByTurn: byTurn(rows, turns)}
+}
+
+// summary is stream_many's figures of its rows, over those that are not
 // warm-up, its rates over durationMs. A figure a request does not have
 // is left out of that figure's distribution: ttft_ms over requests with a
 // first token, first_sentence_ms over those with a complete sentence,
@@ -120,7 +129,7 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 // first_audio_ms and underrun_ms only when some answer was spoken.
 // Failures are counted by kind and status with one message each; the
 // tokens are predicted_n, else the chunks.
-func Summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
+func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
 	var ttft, first, total, gaps, queue, stall, audio, under []float64
 	spoke := false
 	var failures []artifact.Failure
@@ -296,12 +305,12 @@ func Lateness(r artifact.Request, slo artifact.SLO) float64 {
 // LatenessMetric names the lateness of slo's figure in a trend's record.
 func LatenessMetric(slo artifact.SLO) string { return "queue_ms + " + slo.Metric }
 
-// Steady is the steady trend of a level's rows: the lateness under the
-// first SLO of the requests that are not warm-up, in the order they
-// started (by index, or by starts when given: the rows' starts on the
-// wall clock, an unknown one last), its least rise RiseShare of the SLO's
-// limit.
-func Steady(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) artifact.LevelTrend {
+// LatenessTrend is the trend of the rows' lateness under slo (the first
+// SLO's: the steady state, and over-saturation), over the requests that
+// are not warm-up in the order they started (by index, or by starts when
+// given: the rows' starts on the wall clock, an unknown one last), its
+// least rise RiseShare of the SLO's limit.
+func LatenessTrend(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) artifact.LevelTrend {
 	type one struct {
 		at float64
 		x  float64
@@ -326,6 +335,22 @@ func Steady(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) art
 		series[i] = o.x
 	}
 	return TrendOf(series, RiseShare*slo.LimitMs).Record(LatenessMetric(slo))
+}
+
+// EndedTrend is the lateness trend (LatenessTrend) over the first n
+// requests that are not warm-up of rows in the order they ended: what
+// the over-saturation check had seen when it ended a level.
+func EndedTrend(slo artifact.SLO, rows []artifact.LoadRequest, n int) artifact.LevelTrend {
+	var ended []artifact.LoadRequest
+	for _, r := range rows {
+		if len(ended) == n {
+			break
+		}
+		if !r.Warmup {
+			ended = append(ended, r)
+		}
+	}
+	return LatenessTrend(slo, ended, nil)
 }
 
 // Record is the trend as load.json writes it: thirds 1-based, a late or
