@@ -11,10 +11,10 @@ import (
 
 // loadLevel is load_level(settings, level, [opts]) -> record: the record
 // of one level of `ttftlab load` (load.Level, as load.json holds it) made
-// from the rows of the last stream_many call, which ran the level. opts:
+// from the rows of the last stream_many call, which ran the level, with
+// the trend its over-saturation check ended it on, if any. opts:
 // due_unix_ms (a shard's due time), tts_cpu_ms (the default speech
-// engine's CPU over the level), over_saturated (how many requests, warm-up
-// left out, had ended when the over-saturation check ended the level).
+// engine's CPU over the level).
 func (vm *VM) loadLevel(L *lua.LState) int {
 	data, err := vm.json.Encode(L.CheckTable(1), false)
 	if err != nil {
@@ -30,8 +30,8 @@ func (vm *VM) loadLevel(L *lua.LState) int {
 		L.RaiseError("load_level: no stream_many has run: the level's record is made from its rows")
 	}
 	elapsed := msOf(u.elapsed)
-	x := load.LevelExtras{StartedUnixMs: artifact.Num(unixMs(u.begin)), DurationMs: &elapsed, Client: clientUse(u.use0, u.use1, u.elapsed)}
-	over := 0
+	x := load.LevelExtras{StartedUnixMs: artifact.Num(unixMs(u.begin)), DurationMs: &elapsed, Client: clientUse(u.use0, u.use1, u.elapsed),
+		OverSaturated: u.over}
 	if opts, ok := L.Get(3).(*lua.LTable); ok {
 		num := func(name string) *float64 {
 			v := opts.RawGetString(name)
@@ -45,9 +45,6 @@ func (vm *VM) loadLevel(L *lua.LState) int {
 			return artifact.Num(float64(n))
 		}
 		x.DueUnixMs, x.TTSCPUMs = num("due_unix_ms"), num("tts_cpu_ms")
-		if n := num("over_saturated"); n != nil {
-			over = int(*n)
-		}
 	} else if L.Get(3) != lua.LNil {
 		L.ArgError(3, "want a table of options")
 	}
@@ -55,10 +52,6 @@ func (vm *VM) loadLevel(L *lua.LState) int {
 	for i, r := range u.rows {
 		r.Level = level
 		rows[i] = r
-	}
-	if over > 0 && len(set.SLO) > 0 {
-		t := load.EndedTrend(set.SLO[0], rows, over)
-		x.OverSaturated = &t
 	}
 	rec, err := json.Marshal(load.Level(set, level, rows, x))
 	if err != nil {

@@ -33,6 +33,9 @@ func (vm *VM) streamMany(L *lua.LState) int {
 		}
 	}
 	m := &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0), begin: time.Now(), use0: clientUsage()}
+	if o.overSLO != nil {
+		m.over = &load.OverSaturation{SLO: *o.overSLO}
+	}
 	if !vm.runBegan.IsZero() {
 		m.runOffset = m.begin.Sub(vm.runBegan)
 	}
@@ -58,6 +61,9 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	m.elapsed = time.Since(m.begin)
 	m.use1 = clientUsage()
 	vm.lastMany = &manyUse{begin: m.begin, use0: m.use0, use1: m.use1, elapsed: m.elapsed, rows: m.rows}
+	if m.over != nil {
+		vm.lastMany.over = m.over.Trend
+	}
 	var failedWrite *WriteError
 	switch {
 	case m.raised != nil:
@@ -97,7 +103,10 @@ type many struct {
 	calls map[int]*manyCall
 	// rows are the finished requests' rows in the order they ended, with
 	// their call and turn.
-	rows     []artifact.LoadRequest
+	rows []artifact.LoadRequest
+	// over is the over-saturation check (opts.over_saturation), nil
+	// without one.
+	over     *load.OverSaturation
 	raised   lua.LValue
 	progress progressLine
 	// use0 and use1 are the machine's cost at the start and the end.
@@ -218,8 +227,10 @@ func (m *many) finished(r load.Result) (bool, error) {
 			return false, err
 		}
 	}
+	// An over-saturated level starts no new call.
+	over := m.over != nil && m.over.Ended(m.rows[len(m.rows)-1])
 	if m.opts.onResult == nil || m.raised != nil || m.vm.callCtx(m.L).Err() != nil {
-		return m.raised == nil, nil
+		return m.raised == nil && !over, nil
 	}
 	m.L.Push(m.opts.onResult)
 	m.L.Push(fin.table)
@@ -229,5 +240,5 @@ func (m *many) finished(r load.Result) (bool, error) {
 	}
 	more := m.L.Get(-1) != lua.LFalse
 	m.L.Pop(1)
-	return more, nil
+	return more && !over, nil
 }

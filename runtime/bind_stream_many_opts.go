@@ -2,18 +2,20 @@ package runtime
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/load"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/suggest"
 )
 
 // manyOptionNames are what stream_many's opts may hold.
-var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "progress", "rate", "record", "seed", "shard", "start_at_ms", "think_ms", "tts", "turns", "warmup", "warmup_ms", "watch"}
+var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "over_saturation", "progress", "rate", "record", "seed", "shard", "start_at_ms", "think_ms", "tts", "turns", "warmup", "warmup_ms", "watch"}
 
 // manyOptions are stream_many's opts, checked.
 type manyOptions struct {
@@ -30,6 +32,9 @@ type manyOptions struct {
 	// startAt is when the run's clock begins on the wall clock
 	// (opts.start_at_ms); zero: at once.
 	startAt time.Time
+	// overSLO is opts.over_saturation: the SLO whose lateness the
+	// over-saturation check watches; nil without the check.
+	overSLO *artifact.SLO
 }
 
 func (vm *VM) manyOptions(L *lua.LState, v lua.LValue) manyOptions {
@@ -100,6 +105,8 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 			L.RaiseError("%s must be a function, got %s", label, v.Type())
 		}
 		o.onResult = f
+	case "over_saturation":
+		o.overSLO = overSaturationOption(L, label, v)
 	case "progress":
 		o.progress = optBool(L, "opts.progress", v)
 	case "record":
@@ -112,6 +119,27 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 		L.RaiseError("stream_many: unknown option %q%s (known: %s)", name, suggest.DidYouMean(name, manyOptionNames), strings.Join(manyOptionNames, ", "))
 	}
 }
+
+// overSaturationOption reads opts.over_saturation: {metric =, limit_ms =},
+// an SLO's figure and limit.
+func overSaturationOption(L *lua.LState, label string, v lua.LValue) *artifact.SLO {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		L.RaiseError("%s must be a table {metric =, limit_ms =}, got %s", label, v.Type())
+	}
+	metric := lua.LVAsString(t.RawGetString("metric"))
+	if !slices.Contains(sloMetrics, metric) {
+		L.RaiseError("%s.metric must be one of %s, got %q", label, strings.Join(sloMetrics, ", "), metric)
+	}
+	limit, ok := t.RawGetString("limit_ms").(lua.LNumber)
+	if !ok || limit <= 0 || math.IsInf(float64(limit), 0) {
+		L.RaiseError("%s.limit_ms must be a time in ms above 0, got %s", label, t.RawGetString("limit_ms").String())
+	}
+	return &artifact.SLO{Metric: metric, LimitMs: float64(limit)}
+}
+
+// sloMetrics are the figures an SLO may be set on (artifact.Request.Metric).
+var sloMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "first_audio_ms", "underrun_ms"}
 
 // shardOption reads opts.shard: {index =, count =}, index from 0.
 func shardOption(L *lua.LState, label string, v lua.LValue) load.Shard {

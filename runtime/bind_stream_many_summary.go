@@ -47,6 +47,9 @@ type manyUse struct {
 	use0, use1 usage
 	elapsed    time.Duration
 	rows       []artifact.LoadRequest
+	// over is the trend that found the level over-saturated
+	// (opts.over_saturation); nil when nothing did.
+	over *artifact.LevelTrend
 }
 
 // LastManyUse is the last stream_many call whose loop ended (also one a

@@ -229,8 +229,8 @@ info.t0_ms places the request on now_ms()'s clock.`},
 	{Name: "load_level", Kind: Function, fn: (*VM).loadLevel,
 		Signature: "load_level(settings, level, [opts]) -> record",
 		Summary:   "The record of a load level (load.json's levels[i]) made from the rows of the last stream_many, which ran it.",
-		Help: "settings: load.json's settings; opts: due_unix_ms, tts_cpu_ms (the speech engine's CPU over the level),\n" +
-			"over_saturated (how many requests, warm-up left out, had ended when the level was ended as over-saturated)."},
+		Help: "settings: load.json's settings; opts: due_unix_ms, tts_cpu_ms (the speech engine's CPU over the level).\n" +
+			"over_saturated is the trend of stream_many's opts.over_saturation when it ended the level."},
 	{Name: "runs", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.runsHost().Runs(L) },
 		Signature: "runs(n, fn) -> figures",
 		Summary:   "Call fn(i) for i = 1..n and pool what each returns into figures with 95 % intervals, as --runs does; print() shows them.",

@@ -101,32 +101,6 @@ end
 
 print(text.header(P.mode))
 
--- The lateness of a request, for the over-saturation check: the first
--- SLO's figure counted from when the request was due (queue_ms + the
--- figure), math.huge when it failed or never reached it.
--- RISE_SHARE of the first SLO's limit is the rise over a level that
--- counts as over-saturation, and the least change that leaves the steady
--- state (docs/statistics.md).
-local RISE_SHARE = 0.1
-local function lateness(r)
-  local v = value(r, P.slo[1].metric)
-  if v == nil then return math.huge end
-  return (type(r.queue_ms) == "number" and r.queue_ms or 0) + v
-end
-
--- lateness_series is the lateness of the results that are not warm-up,
--- in the order they started.
-local function lateness_series(results)
-  local rs = {}
-  for _, r in ipairs(results) do
-    if not r.warmup then rs[#rs + 1] = r end
-  end
-  table.sort(rs, function(a, b) return a.index < b.index end)
-  local xs = {}
-  for i, r in ipairs(rs) do xs[i] = lateness(r) end
-  return xs
-end
-
 -- late_from_start[k] is true when a shard's level k started late because
 -- the shard was ready only after --start-at: the first level so, and each
 -- later one that started late while the level before it did too (the
@@ -160,21 +134,9 @@ local function run_level(level, n_calls, round, k)
   end
   if P.mode == "rate" then opts.rate = level else opts.concurrency = level end
   -- An open loop faster than the server: once the lateness of the
-  -- requests that ended keeps rising (trend), no new call starts.
-  local ended, over = {}, false
-  if P.mode == "rate" then
-    opts.on_turn = function(r)
-      if r.warmup or over then return end
-      ended[#ended + 1] = r
-      if #ended >= 18 and #ended % 3 == 0 then
-        local t = trend(lateness_series(ended), RISE_SHARE * P.slo[1].limit_ms)
-        if t.rising then
-          over = true
-          return false
-        end
-      end
-    end
-  end
+  -- requests that ended keeps rising (stream_many's check), no new call
+  -- starts.
+  if P.mode == "rate" then opts.over_saturation = P.slo[1] end
   local cpu0 = speech and tts_info().cpu_ms
   local turns, summary = calls.run(opts)
   if due and type(summary.started_unix_ms) == "number" and summary.started_unix_ms - due > 50 then
@@ -190,8 +152,7 @@ local function run_level(level, n_calls, round, k)
   end
   -- The level's record (load_level: made in Go from the level's rows);
   -- with the default speech engine, its CPU over the level.
-  local row = load_level(settings, level, { due_unix_ms = due, tts_cpu_ms = cpu0 and tts_info().cpu_ms - cpu0 or nil,
-    over_saturated = over and #ended or nil })
+  local row = load_level(settings, level, { due_unix_ms = due, tts_cpu_ms = cpu0 and tts_info().cpu_ms - cpu0 or nil })
   if (round or 1) == 1 then
     result.levels[#result.levels + 1] = row
     write_json("load.json", result)
@@ -199,9 +160,12 @@ local function run_level(level, n_calls, round, k)
   local label = string.format("%g", level)
   if (round or 1) > 1 then label = label .. " #" .. round end
   for _, line in ipairs(text.level_lines(label, row, { engine = speech and speech.engine })) do print(line) end
+  local over = row.over_saturated
   if over then
+    local ended = 0
+    for _, w in ipairs(over.thirds) do ended = ended + w.n end
     print(string.format("  over-saturated: %s kept rising (%s); no new call started after %d of %d had ended",
-      row.over_saturated.metric, text.thirds_text(row.over_saturated), #ended, n_calls or P.requests))
+      over.metric, text.thirds_text(over), ended, n_calls or P.requests))
   end
   return row, turns
 end

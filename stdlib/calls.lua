@@ -34,7 +34,8 @@
 --                caller who repeats an earlier one's first line finds it in
 --                the server's cache
 --   opts         stream() options for every turn (default {max_tokens = 48})
---   warmup, warmup_ms, progress, record, watch, duration_ms, tts, shard, start_at_ms
+--   warmup, warmup_ms, progress, record, watch, duration_ms, tts, shard, start_at_ms,
+--   over_saturation
 --                as for stream_many;
 --                every turn's tags are {call =, turn =}
 --   on_turn      function(result) called as each turn ends
@@ -66,7 +67,7 @@ M.DEFAULT_SYSTEM = "You are a clinic phone assistant. Answer in one or two short
 
 local KNOWN = { "calls", "turns", "concurrency", "rate", "arrival", "seed", "think_ms", "system", "docs",
   "lines", "opts", "warmup", "warmup_ms", "progress", "record", "watch", "duration_ms", "on_turn", "tts", "shard",
-  "start_at_ms" }
+  "start_at_ms", "over_saturation" }
 
 local function check(o)
   o = options.check("calls.run", o, KNOWN)
@@ -161,7 +162,8 @@ function M.run(opts)
 
   local many = { calls = c.calls, turns = c.turns, think_ms = c.think, concurrency = c.concurrency, rate = c.rate,
     arrival = o.arrival, seed = c.seed, on_result = on_result, warmup = o.warmup, warmup_ms = o.warmup_ms, progress = o.progress,
-    record = o.record, watch = o.watch, duration_ms = o.duration_ms, tts = o.tts, shard = o.shard, start_at_ms = o.start_at_ms }
+    record = o.record, watch = o.watch, duration_ms = o.duration_ms, tts = o.tts, shard = o.shard, start_at_ms = o.start_at_ms,
+    over_saturation = o.over_saturation }
   return stream_many(request, many)
 end
 

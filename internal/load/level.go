@@ -337,22 +337,6 @@ func LatenessTrend(slo artifact.SLO, rows []artifact.LoadRequest, starts []float
 	return TrendOf(series, RiseShare*slo.LimitMs).Record(LatenessMetric(slo))
 }
 
-// EndedTrend is the lateness trend (LatenessTrend) over the first n
-// requests that are not warm-up of rows in the order they ended: what
-// the over-saturation check had seen when it ended a level.
-func EndedTrend(slo artifact.SLO, rows []artifact.LoadRequest, n int) artifact.LevelTrend {
-	var ended []artifact.LoadRequest
-	for _, r := range rows {
-		if len(ended) == n {
-			break
-		}
-		if !r.Warmup {
-			ended = append(ended, r)
-		}
-	}
-	return LatenessTrend(slo, ended, nil)
-}
-
 // Record is the trend as load.json writes it: thirds 1-based, a late or
 // unbounded median or bound null.
 func (t Trend) Record(metric string) artifact.LevelTrend {
@@ -406,4 +390,35 @@ func stats(xs []float64) *artifact.Stats {
 	}
 	return &artifact.Stats{N: len(xs), Min: xs[0], P50: Percentile(xs, 50), P90: Percentile(xs, 90), P99: Percentile(xs, 99),
 		Max: xs[len(xs)-1], Mean: sum / float64(len(xs))}
+}
+
+// OverSaturation is the over-saturation check of an open loop's level,
+// fed each request as it ends: once the lateness under SLO of those that
+// ended (warm-up left out) keeps rising (LatenessTrend: each third's
+// median interval above the one before, by RiseShare of the SLO's limit
+// at least), checked at every third request from the 18th on, the level
+// is over-saturated and no new call should start.
+type OverSaturation struct {
+	SLO   artifact.SLO
+	ended []artifact.LoadRequest
+	// Trend is the trend that found it, nil until then.
+	Trend *artifact.LevelTrend
+}
+
+// Ended takes one request that ended and says whether the level has just
+// been found over-saturated; after that it takes no more.
+func (o *OverSaturation) Ended(r artifact.LoadRequest) bool {
+	if r.Warmup || o.Trend != nil {
+		return false
+	}
+	o.ended = append(o.ended, r)
+	if n := len(o.ended); n < 18 || n%3 != 0 {
+		return false
+	}
+	t := LatenessTrend(o.SLO, o.ended, nil)
+	if !t.Rising {
+		return false
+	}
+	o.Trend = &t
+	return true
 }

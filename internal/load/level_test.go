@@ -187,3 +187,37 @@ func TestCapacityOf(t *testing.T) {
 		t.Errorf("capacity %+v when the last level held", c)
 	}
 }
+
+// TestOverSaturation: a level whose lateness grows by 10 ms a request is
+// found over-saturated at the 18th request that is not warm-up (each
+// third then above the one before, by more than a tenth of the limit),
+// not before, warm-up left out; a level of constant lateness never is.
+func TestOverSaturation(t *testing.T) {
+	slo := artifact.SLO{Metric: "ttft_ms", LimitMs: 100}
+	ended := func(i int, ms float64, warmup bool) artifact.LoadRequest {
+		r := artifact.LoadRequest{Request: artifact.Request{Index: i, Warmup: warmup, TTFTMs: &ms, QueueMs: artifact.Ms(0)}}
+		return r
+	}
+	o := &OverSaturation{SLO: slo}
+	if o.Ended(ended(0, 5000, true)) {
+		t.Fatal("a warm-up request counted")
+	}
+	for i := 1; i <= 18; i++ {
+		found := o.Ended(ended(i, 20+10*float64(i), false))
+		if found != (i == 18) {
+			t.Fatalf("request %d: found %v", i, found)
+		}
+	}
+	if o.Trend == nil || !o.Trend.Rising || o.Trend.Metric != "queue_ms + ttft_ms" || o.Trend.Thirds[0].N != 6 {
+		t.Errorf("trend %+v", o.Trend)
+	}
+	if o.Ended(ended(19, 1, false)) {
+		t.Error("found twice")
+	}
+	flat := &OverSaturation{SLO: slo}
+	for i := 1; i <= 60; i++ {
+		if flat.Ended(ended(i, 50, false)) {
+			t.Fatalf("constant lateness over-saturated at %d", i)
+		}
+	}
+}

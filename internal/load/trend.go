@@ -42,7 +42,7 @@ const SteadyTolerance = 0.10
 
 // RiseShare is the share of the first SLO's limit that a level's lateness
 // must rise by to be over-saturated, and the least change that leaves the
-// steady state (scripts/load.lua's RISE_SHARE, docs/statistics.md).
+// steady state (docs/statistics.md).
 const RiseShare = 0.1
 
 // TrendOf splits xs (one figure of a level's requests in the order they

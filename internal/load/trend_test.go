@@ -3,10 +3,6 @@ package load
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
 )
 
@@ -93,21 +89,5 @@ func TestTrendSteadyTolerance(t *testing.T) {
 	}
 	if tr := TrendOf(mk(6.0, 7.0), 2); !tr.Steady {
 		t.Errorf("6.0 to 7.0 ms, 2 ms the least change: %+v, want steady", tr)
-	}
-}
-
-// TestRiseShareIsLoadLuas: the merge recomputes a level's steady trend
-// with RiseShare, load.lua computes it with its RISE_SHARE: one number.
-func TestRiseShareIsLoadLuas(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "scripts", "load.lua"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^local RISE_SHARE = ([0-9.]+)$`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("scripts/load.lua has no `local RISE_SHARE = N`")
-	}
-	if v, err := strconv.ParseFloat(string(m[1]), 64); err != nil || v != RiseShare {
-		t.Errorf("load.lua's RISE_SHARE is %s, load.RiseShare %g", m[1], RiseShare)
 	}
 }
