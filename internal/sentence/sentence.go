@@ -423,9 +423,11 @@ func clauseMark(t string, p int) int {
 	return 0
 }
 
-// chars counts the UTF-8 characters of t: every byte that does not
-// continue one.
-func chars(t string) int {
+// Chars counts the UTF-8 characters of t as FirstClause counts them:
+// every byte that does not continue a character, so a broken lead byte
+// counts as one and a stray continuation byte as none. It is
+// sentence.chars of the Lua module.
+func Chars(t string) int {
 	n := 0
 	for i := 0; i < len(t); i++ {
 		if t[i] < 128 || t[i] > 191 {
@@ -463,7 +465,7 @@ func clauseEnd(t string, minChars, limit int) (int, bool) {
 		if n > 0 {
 			// Count on from where the last mark's count stopped.
 			if counted < p {
-				count += chars(t[counted:p])
+				count += Chars(t[counted:p])
 			}
 			counted = p
 			if count >= minChars {
