@@ -1,11 +1,11 @@
-// Package sentence says where the first sentence of a streamed answer ends,
-// with exactly the rules of the Lua module stdlib/sentence.lua
-// (sentence.first, sentence.first_clause), so that Go code that streams
-// many answers at once (stream_many) can hand each sentence to a speech
-// server the moment it is complete, as the voice module does for one
-// stream in Lua.
+// Package sentence says where the first sentence of a streamed answer ends:
+// the one copy of the sentence rules. Go code that streams many answers at
+// once (stream_many, internal/voice) hands each sentence to a speech server
+// the moment it is complete; the Lua module stdlib/sentence.lua is a
+// binding over First and FirstClause (the host's sentence_end and
+// clause_end), so scripts get the same answers.
 //
-// The rules, in short (stdlib/sentence.lua says them in full): a sentence
+// The rules, in short (stdlib/README.md says them in full): a sentence
 // ends at a run of '.', '!', '?' or '…' (plus closing quotes or brackets
 // right after it) followed by white space or CJK text; a run holding a
 // full-width stop (。 ！ ？ ｡) ends it by itself once any character
@@ -105,8 +105,8 @@ func skipSeqs(t string, pos int, list []string) int {
 	}
 }
 
-// utf8Len is the length a lead byte announces, as the Lua module reads it
-// (any byte from 0xF0 up announces four).
+// utf8Len is the length a lead byte announces (any byte from 0xF0 up
+// announces four).
 func utf8Len(b byte) int {
 	switch {
 	case b >= 240:
@@ -117,9 +117,9 @@ func utf8Len(b byte) int {
 	return 2
 }
 
-// codepoint decodes the character at index i as the Lua module does: a
-// byte below 0xC0, or a lead byte whose continuation bytes are missing or
-// wrong, reads as itself (no check for overlong forms or surrogates).
+// codepoint decodes the character at index i leniently: a byte below
+// 0xC0, or a lead byte whose continuation bytes are missing or wrong,
+// reads as itself (no check for overlong forms or surrogates).
 func codepoint(t string, i int) (cp rune, ok bool) {
 	if i >= len(t) {
 		return 0, false
@@ -188,9 +188,10 @@ func markLen(t string, p int) int {
 }
 
 // wordBefore returns the word that ends right before index p, lowercased,
-// without opening quotes or brackets. It looks back at most 64 bytes, as
-// the Lua module does: a longer word is no abbreviation. It lowercases
-// with strings.ToLower because that is what the Lua VM's string.lower is.
+// without opening quotes or brackets. It looks back at most 64 bytes: a
+// longer word is no abbreviation, and text without spaces (CJK, digits)
+// would otherwise be read back to its start at every mark. It lowercases
+// with strings.ToLower, as the Lua VM's string.lower does ('İ' reads 'i').
 func wordBefore(t string, p int) string {
 	s := p
 	for s > 0 && s > p-64 && !isSpace(t[s-1]) {
