@@ -7,7 +7,7 @@ import (
 	"ttftlab/internal/sentence"
 )
 
-// The rules as stdlib/sentence.lua states them, one case each; -1 is "no
+// The rules as stdlib/README.md states them, one case each; -1 is "no
 // sentence yet" (Lua's nil).
 func TestFirst(t *testing.T) {
 	for _, c := range []struct {
