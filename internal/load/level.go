@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/interval"
 )
 
 // LevelExtras is what a level's record needs that its rows do not hold.
@@ -261,31 +262,11 @@ func verdict(s artifact.SLO, rows []artifact.Request) artifact.SLOVerdict {
 			out.Missing++
 		}
 	}
-	if v, ok := latePercentile(xs, out.Failed+out.Missing, s.Percentile); ok {
-		out.ValueMs = artifact.Ms(v)
-		out.Met = v <= s.LimitMs
+	if l := interval.Late(xs, out.Failed+out.Missing, s.Percentile); l.Known() {
+		out.ValueMs = artifact.Ms(l.Value)
+		out.Met = l.Value <= s.LimitMs
 	}
 	return out
-}
-
-// latePercentile is the p-th percentile of xs with late more values that
-// are infinitely late, none when it falls on or between late ones.
-func latePercentile(xs []float64, late int, p float64) (float64, bool) {
-	n := len(xs) + late
-	if n == 0 {
-		return 0, false
-	}
-	sort.Float64s(xs)
-	h := 1 + float64(n-1)*p/100
-	lo := int(math.Floor(h))
-	frac := h - float64(lo)
-	if lo > len(xs) || (frac > 0 && lo+1 > len(xs)) {
-		return 0, false
-	}
-	if frac == 0 {
-		return xs[lo-1], true
-	}
-	return xs[lo-1] + frac*(xs[lo]-xs[lo-1]), true
 }
 
 // Lateness is a request's lateness under slo: its figure counted from

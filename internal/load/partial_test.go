@@ -77,24 +77,3 @@ func TestFinishInterrupted(t *testing.T) {
 }
 
 // TestLatePercentile: a failed request is infinitely late: the
-// percentile has no value when it falls on or between late ones.
-func TestLatePercentile(t *testing.T) {
-	for _, tc := range []struct {
-		xs   []float64
-		late int
-		p    float64
-		want float64
-		ok   bool
-	}{
-		{[]float64{1, 2, 3, 4}, 0, 50, 2.5, true},
-		{[]float64{1, 2, 3}, 1, 50, 2.5, true},
-		{[]float64{1, 2}, 2, 50, 0, false},
-		{[]float64{1, 2, 3}, 1, 95, 0, false},
-		{nil, 0, 50, 0, false},
-	} {
-		got, ok := latePercentile(append([]float64(nil), tc.xs...), tc.late, tc.p)
-		if ok != tc.ok || got != tc.want {
-			t.Errorf("%v + %d late, p%g: %v %v", tc.xs, tc.late, tc.p, got, ok)
-		}
-	}
-}

@@ -56,7 +56,7 @@ func (sp Speaker) Pace(chunks []stream.Chunk) Pacing {
 	}
 	out := Pacing{Sentences: make([]Paced, len(ready))}
 	for i, r := range ready {
-		s := Paced{Text: r.Text, Chars: chars(r.Text), ReadyMs: r.TMs}
+		s := Paced{Text: r.Text, Chars: sentence.Chars(r.Text), ReadyMs: r.TMs}
 		audioMs := r.TMs + sp.TTSMs
 		s.StartMs = audioMs
 		if i > 0 {
@@ -125,16 +125,4 @@ func FirstClause(chunks []stream.Chunk, minChars int) (tMs float64, clause strin
 		e, _ = sentence.FirstClause(text[:ends[i]], false, minChars)
 	}
 	return chunks[i].TMs, text[:e], true
-}
-
-// chars counts UTF-8 characters as the stdlib's sentence.chars does:
-// every byte that does not continue one.
-func chars(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; b < 128 || b > 191 {
-			n++
-		}
-	}
-	return n
 }

@@ -112,7 +112,7 @@ func TestPaceAnyChunking(t *testing.T) {
 		}
 		var stall, speak float64
 		for i, s := range p.Sentences {
-			if s.Text != want[i].Text || s.Chars != chars(s.Text) {
+			if s.Text != want[i].Text || s.Chars != sentence.Chars(s.Text) {
 				t.Fatalf("trial %d: sentence %d is %q (%d chars), the whole answer's is %q", trial, i+1, s.Text, s.Chars, want[i].Text)
 			}
 			if r := readyAt(chunks, p.Sentences[:i+1]); s.ReadyMs != r {
