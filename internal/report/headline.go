@@ -102,31 +102,29 @@ func evidenceText(e string) string {
 func loadHeadline(l *rundir.Load) []headline {
 	var out []headline
 	c := headline{Label: "Capacity"}
-	stopped, ended := stoppedIn(l)
+	v := capacityOf(l)
 	switch {
 	case len(l.Settings.SLO) == 0:
 		c.Value, c.Note = "no SLO set", "pass --slo to find the highest level that meets it"
-	case l.Capacity == nil && stopped != "" && ended == 0:
-		c.Value, c.Note, c.Class = "unknown", "the run was stopped in "+stopped+", before any level ended", "mixed"
-	case l.Capacity == nil && stopped != "":
+	case v.Kind == capUnknown:
+		c.Value, c.Note, c.Class = "unknown", "the run was stopped in "+v.Stopped+", before any level ended", "mixed"
+	case v.Kind == capNone && v.Stopped != "":
 		c.Value, c.Note, c.Class = "none", "no level that ended met every SLO", "bad"
-	case l.Capacity == nil:
+	case v.Kind == capNone:
 		c.Value, c.Note, c.Class = "none", "no level met every SLO", "bad"
-	case capacityAtLeast(l):
+	case v.Kind == capAtLeast:
 		c.Value, c.Note = "at least "+l.LevelName(l.Capacity.Level), lowerBound(l)
+	case v.Kind == capBetween:
+		c.Value, c.Note, c.Class = "between "+l.LevelName(v.Lo)+" and "+l.LevelName(v.Hi), "undecided: an interval still held the limit when --search-budget was spent", "mixed"
 	default:
-		if lo, hi, ok := undecidedBetween(l); ok {
-			c.Value, c.Note, c.Class = "between "+lo+" and "+hi, "undecided: an interval still held the limit when --search-budget was spent", "mixed"
-			break
-		}
 		c.Value = l.LevelName(l.Capacity.Level)
 		c.Note = "the highest level that met every SLO"
 		if l.Capacity.Next != nil {
 			c.Note += "; " + l.LevelName(l.Capacity.Next.Level) + " did not"
 		}
 	}
-	if stopped != "" && ended > 0 {
-		c.Note += "; the run was stopped in " + stopped
+	if v.Stopped != "" && v.Ended > 0 {
+		c.Note += "; the run was stopped in " + v.Stopped
 	}
 	out = append(out, c)
 	for _, o := range l.Settings.SLO {
@@ -218,23 +216,56 @@ func stoppedIn(l *rundir.Load) (level string, ended int) {
 	return level, ended
 }
 
-// undecidedBetween is a search's capacity left undecided between two
-// levels (an interval still held the limit when --search-budget was
-// spent): the levels, as the console's "capacity between lo and hi,
-// undecided" says. ok is false for any other capacity.
-func undecidedBetween(l *rundir.Load) (lo, hi string, ok bool) {
-	c := l.Capacity
-	if c == nil || c.Decided == nil || *c.Decided || len(c.Between) != 2 {
-		return "", "", false
-	}
-	return l.LevelName(c.Between[0]), l.LevelName(c.Between[1]), true
+// capacityKind is what a run found of its capacity.
+type capacityKind int
+
+const (
+	// capUnknown: the run was stopped before any level ended.
+	capUnknown capacityKind = iota
+	// capNone: no level (that ended, in a stopped run) met every SLO.
+	capNone
+	// capFound: the highest level that met every SLO (that ended, in a
+	// stopped run); the capacity's next level, if any, did not.
+	capFound
+	// capBetween: a search left undecided between two levels (an
+	// interval still held the limit when --search-budget was spent).
+	capBetween
+	// capAtLeast: a lower bound, no level above it having missed (none
+	// tried, or a run not stopped whose every level held).
+	capAtLeast
+)
+
+// capacityVerdict is the one decision of what a run's capacity is, which
+// the tile, the page's opening sentence and the charts' rule put in
+// words: its kind, the level a stopped run was in ("" when not stopped)
+// with how many levels ended before it, and for capBetween the two
+// levels in question.
+type capacityVerdict struct {
+	Kind    capacityKind
+	Stopped string
+	Ended   int
+	Lo, Hi  float64
 }
 
-// capacityAtLeast: the capacity is a lower bound, no level above it
-// having missed (none tried, or a run not stopped whose every level held).
-func capacityAtLeast(l *rundir.Load) bool {
-	stopped, _ := stoppedIn(l)
-	return l.Capacity != nil && l.Capacity.Next == nil && stopped == ""
+func capacityOf(l *rundir.Load) capacityVerdict {
+	v := capacityVerdict{}
+	v.Stopped, v.Ended = stoppedIn(l)
+	c := l.Capacity
+	switch {
+	case c == nil && v.Stopped != "" && v.Ended == 0:
+		v.Kind = capUnknown
+	case c == nil:
+		v.Kind = capNone
+	case v.Stopped != "":
+		v.Kind = capFound
+	case c.Decided != nil && !*c.Decided && len(c.Between) == 2:
+		v.Kind, v.Lo, v.Hi = capBetween, c.Between[0], c.Between[1]
+	case c.Next != nil:
+		v.Kind = capFound
+	default:
+		v.Kind = capAtLeast
+	}
+	return v
 }
 
 // lowerBound says why a capacity with no level above it that missed is

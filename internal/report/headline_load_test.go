@@ -147,3 +147,43 @@ func TestLoadCapacityUndecidedBetweenTwoLevels(t *testing.T) {
 		t.Errorf("the chart does not say the capacity is undecided between 2 and 4")
 	}
 }
+
+// TestCapacityOf: the one decision the tile, the sentence and the charts'
+// rule put in words, over every kind of capacity, with the cases where
+// their three switches used to disagree: a stopped run's capacity is the
+// highest level that ended (even if a search left it undecided), and an
+// undecided capacity with no next level recorded is still undecided.
+func TestCapacityOf(t *testing.T) {
+	f := false
+	lv := func(level float64, interrupted bool) artifact.LoadLevel {
+		return artifact.LoadLevel{Level: level, Interrupted: interrupted}
+	}
+	next := &artifact.CapacityNext{Level: 4}
+	for _, c := range []struct {
+		name   string
+		levels []artifact.LoadLevel
+		cap    *artifact.Capacity
+		want   capacityVerdict
+	}{
+		{"stopped in the first level", []artifact.LoadLevel{lv(1, true)}, nil, capacityVerdict{Kind: capUnknown, Stopped: "concurrency 1"}},
+		{"stopped, none met", []artifact.LoadLevel{lv(1, false), lv(2, true)}, nil, capacityVerdict{Kind: capNone, Stopped: "concurrency 2", Ended: 1}},
+		{"none met", []artifact.LoadLevel{lv(1, false)}, nil, capacityVerdict{Kind: capNone, Ended: 1}},
+		{"stopped, one met", []artifact.LoadLevel{lv(1, false), lv(2, true)}, &artifact.Capacity{Level: 1},
+			capacityVerdict{Kind: capFound, Stopped: "concurrency 2", Ended: 1}},
+		{"stopped, undecided", []artifact.LoadLevel{lv(2, false), lv(4, true)}, &artifact.Capacity{Level: 2, Next: next, Decided: &f, Between: []float64{2, 4}},
+			capacityVerdict{Kind: capFound, Stopped: "concurrency 4", Ended: 1}},
+		{"undecided", []artifact.LoadLevel{lv(2, false), lv(4, false)}, &artifact.Capacity{Level: 2, Next: next, Decided: &f, Between: []float64{2, 4}},
+			capacityVerdict{Kind: capBetween, Ended: 2, Lo: 2, Hi: 4}},
+		{"undecided, no next", []artifact.LoadLevel{lv(2, false), lv(4, false)}, &artifact.Capacity{Level: 2, Decided: &f, Between: []float64{2, 4}},
+			capacityVerdict{Kind: capBetween, Ended: 2, Lo: 2, Hi: 4}},
+		{"undecided at --search-max", []artifact.LoadLevel{lv(2, false)}, &artifact.Capacity{Level: 2, Decided: &f, Between: []float64{2}},
+			capacityVerdict{Kind: capAtLeast, Ended: 1}},
+		{"next missed", []artifact.LoadLevel{lv(2, false), lv(4, false)}, &artifact.Capacity{Level: 2, Next: next}, capacityVerdict{Kind: capFound, Ended: 2}},
+		{"every level held", []artifact.LoadLevel{lv(2, false), lv(4, false)}, &artifact.Capacity{Level: 4}, capacityVerdict{Kind: capAtLeast, Ended: 2}},
+	} {
+		l := &rundir.Load{Settings: artifact.LoadSettings{Mode: "concurrency"}, Levels: c.levels, Capacity: c.cap}
+		if got := capacityOf(l); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}

@@ -106,11 +106,11 @@ func addCapacity(p *plot.Plot, l *rundir.Load) {
 		return
 	}
 	name := "capacity: " + num(l.Capacity.Level)
-	if capacityAtLeast(l) {
+	switch v := capacityOf(l); v.Kind {
+	case capAtLeast:
 		name = "capacity: at least " + num(l.Capacity.Level)
-	}
-	if _, _, ok := undecidedBetween(l); ok {
-		name = "capacity: between " + num(l.Capacity.Between[0]) + " and " + num(l.Capacity.Between[1]) + ", undecided"
+	case capBetween:
+		name = "capacity: between " + num(v.Lo) + " and " + num(v.Hi) + ", undecided"
 	}
 	for i, lv := range l.Levels {
 		if lv.Level == l.Capacity.Level {

@@ -89,27 +89,27 @@ func capacityText(l *rundir.Load) string {
 	if len(slos) > 0 {
 		goal = "SLO: " + strings.Join(slos, " and ")
 	}
-	stopped, ended := stoppedIn(l)
-	switch {
-	case l.Capacity == nil && stopped != "" && ended == 0:
-		return fmt.Sprintf("Capacity: unknown: the run was stopped in %s, before any level ended (%s); its figures are over the requests that ended before the stop.", stopped, goal)
-	case l.Capacity == nil && stopped != "":
-		return fmt.Sprintf("Capacity: no level that ended met every objective (%s); the run was stopped in %s.", goal, stopped)
-	case l.Capacity == nil:
+	v := capacityOf(l)
+	switch v.Kind {
+	case capUnknown:
+		return fmt.Sprintf("Capacity: unknown: the run was stopped in %s, before any level ended (%s); its figures are over the requests that ended before the stop.", v.Stopped, goal)
+	case capNone:
+		if v.Stopped != "" {
+			return fmt.Sprintf("Capacity: no level that ended met every objective (%s); the run was stopped in %s.", goal, v.Stopped)
+		}
 		return fmt.Sprintf("Capacity: no level met every objective (%s).", goal)
-	case stopped != "":
+	case capBetween:
+		return fmt.Sprintf("Capacity: between %s and %s, undecided (%s): an interval still held the limit when --search-budget was spent.",
+			l.LevelName(v.Lo), l.LevelName(v.Hi), goal)
+	case capAtLeast:
+		return fmt.Sprintf("Capacity: at least %s (%s): %s.", l.LevelName(l.Capacity.Level), goal, lowerBound(l))
+	}
+	if v.Stopped != "" {
 		return fmt.Sprintf("Capacity: %s, the highest level that ended and met every objective (%s); the run was stopped in %s.",
-			l.LevelName(l.Capacity.Level), goal, stopped)
+			l.LevelName(l.Capacity.Level), goal, v.Stopped)
 	}
-	if lo, hi, ok := undecidedBetween(l); ok {
-		return fmt.Sprintf("Capacity: between %s and %s, undecided (%s): an interval still held the limit when --search-budget was spent.", lo, hi, goal)
-	}
-	switch {
-	case l.Capacity.Next != nil:
-		return fmt.Sprintf("Capacity: %s, the highest level that met every objective (%s); %s did not.",
-			l.LevelName(l.Capacity.Level), goal, l.LevelName(l.Capacity.Next.Level))
-	}
-	return fmt.Sprintf("Capacity: at least %s (%s): %s.", l.LevelName(l.Capacity.Level), goal, lowerBound(l))
+	return fmt.Sprintf("Capacity: %s, the highest level that met every objective (%s); %s did not.",
+		l.LevelName(l.Capacity.Level), goal, l.LevelName(l.Capacity.Next.Level))
 }
 
 // levelsTable is one row per level: counts, rates, goodput, SLO.
