@@ -41,3 +41,23 @@ func (vm *VM) checkArtifacts(L *lua.LState) int {
 	L.Push(t)
 	return 1
 }
+
+// checkNotMeasured is check_not_measured() -> steps: the steps whose
+// numbers the lab's report copies that did not measure in OUT, in the
+// report's order, each {step =, why =} (check.Unmeasured: the rule check
+// holds report.json's nulls and not_measured to).
+func (vm *VM) checkNotMeasured(L *lua.LState) int {
+	steps, err := check.Unmeasured(vm.cfg.Out)
+	if err != nil {
+		L.RaiseError("check_not_measured: %s", err.Error())
+	}
+	t := L.CreateTable(len(steps), 0)
+	for _, s := range steps {
+		row := L.CreateTable(0, 2)
+		row.RawSetString("step", lua.LString(s.Step))
+		row.RawSetString("why", lua.LString(s.Why))
+		t.Append(row)
+	}
+	L.Push(t)
+	return 1
+}

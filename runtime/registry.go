@@ -280,6 +280,12 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 		Help: "status is PASS, FAIL or SKIP; line is the outcome as `ttftlab check OUT` prints it. The lab runs it after each step on the\n" +
 			"step's files: a step passes only when none of them fails.\n" +
 			"  for _, o in ipairs(check_artifacts({\"prefill.json\"})) do print(o.status, o.name, o.detail) end"},
+	{Name: "check_not_measured", Kind: Function, fn: (*VM).checkNotMeasured,
+		Signature: "check_not_measured() -> steps",
+		Summary:   "The steps whose numbers the lab's report copies that did not measure in OUT, each {step, why}, by ttftlab check's rule.",
+		Help: "A step did not measure when steps.json says it failed or was skipped (why: \"skipped: reason\"), or when its file is not\n" +
+			"in OUT. The lab's report step leaves their numbers null and names them in not_measured.\n" +
+			"  for _, m in ipairs(check_not_measured()) do print(m.step, m.why) end"},
 	{Name: "eprint", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return printTo(L, vm.cfg.Stderr) },
 		Signature: "eprint(...)",
 		Summary:   "Like print, to standard error."},

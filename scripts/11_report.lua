@@ -19,27 +19,15 @@ local function exists(name)
   return f ~= nil
 end
 
-local status = {}
-if exists("steps.json") then
-  for _, st in ipairs(read_json("steps.json").steps or {}) do status[st.name] = st end
-end
-
--- source reads the file of a step that measured, or names the step in
--- not_measured and returns nil.
+-- source reads the file of a step that measured, nil for one that did
+-- not: check_not_measured names those, with why, by check's own rule.
 local not_measured, missed = json_object(), {}
+for _, m in ipairs(check_not_measured()) do
+  not_measured[m.step], missed[#missed + 1] = m.why, m.step
+end
 local function source(step)
-  local file, st = step .. ".json", status[step]
-  local why
-  if st and (st.status == "failed" or st.status == "skipped") then
-    why = st.status .. ": " .. tostring(st.detail or ""):gsub("\n.*", "")
-  elseif not exists(file) then
-    why = file .. " is not in " .. OUT
-  end
-  if why then
-    not_measured[step], missed[#missed + 1] = why, step
-    return nil
-  end
-  return read_json(file)
+  if not_measured[step] then return nil end
+  return read_json(step .. ".json")
 end
 
 -- props.json is llama.cpp's; other kinds have none (server.json says so).

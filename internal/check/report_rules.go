@@ -149,16 +149,10 @@ func (l *lab) reportFields(file string) ([]reportField, error) {
 }
 
 // unmeasured says whether the step that writes file did not measure in
-// this run (skipped or failed; or not run, and its file is not there):
-// report.json must then leave its numbers null.
+// this run (whyNotMeasured): report.json must then leave its numbers null.
 func (l *lab) unmeasured(file string) bool {
-	if l.steps != nil {
-		if st, ok := l.steps.Of(file); ok && (st.Status == artifact.StepFailed || st.Status == artifact.StepSkipped) {
-			return true
-		}
-	}
-	_, excused := l.notWritten[file]
-	return excused && !l.exists(file)
+	why, _ := whyNotMeasured(l.steps, l.dir, file)
+	return why != ""
 }
 
 // checkReport: report.json copies every number of a step that measured
@@ -170,8 +164,13 @@ func checkReport(l *lab) error {
 			return skip("report.json is not this run's: step report %s", st.Status)
 		}
 	}
+	// The copies are judged on files that loaded: a step that measured
+	// must have one, and a file missing though its step passed (nothing
+	// excuses it) failed its own check above.
 	for _, file := range reportSources {
-		if !l.unmeasured(file) {
+		why, missing := whyNotMeasured(l.steps, l.dir, file)
+		_, excused := l.notWritten[file]
+		if why == "" || (missing && !excused) {
 			if err := l.unusable(file); err != nil {
 				return err
 			}
