@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -9,6 +10,9 @@ import (
 
 	"ttftlab/internal/artifact"
 )
+
+// requestsFile holds a load run's rows, one line each.
+const requestsFile = "requests.jsonl"
 
 // Load is a load run's folder: load.json, requests.jsonl, server.jsonl,
 // read into their record types (package artifact).
@@ -69,14 +73,15 @@ func ReadLoad(dir string) *Load {
 			l.Fields = append(l.Fields, f)
 		}
 	}
-	readLines(dir, "requests.jsonl", &p, func(line []byte) error {
-		var r artifact.LoadRequest
-		err := json.Unmarshal(line, &r)
-		if err == nil {
-			l.Requests = append(l.Requests, r)
+	// The rows are read as check reads them (artifact.ReadLoadRequests):
+	// those before the first line that does not decode, which is named.
+	if data, ok := readFile(dir, requestsFile, &p); ok {
+		rows, err := artifact.ReadLoadRequests(bytes.NewReader(data))
+		l.Requests = rows
+		if err != nil {
+			p.add("%s %v", requestsFile, err)
 		}
-		return err
-	})
+	}
 	readLines(dir, "server.jsonl", &p, func(line []byte) error {
 		var s artifact.LoadServerSample
 		err := json.Unmarshal(line, &s)

@@ -2,7 +2,10 @@
 // data for the report. It is tolerant: a file that is missing is left
 // out, a file that cannot be read is named in Problems, and fields it
 // does not know are kept as Fields, so a page can show what newer steps
-// write without a change here.
+// write without a change here. A load run's requests.jsonl is the
+// exception: its rows are read as check reads them
+// (artifact.ReadLoadRequests), those before the first line that does not
+// decode strictly, which Problems names.
 package rundir
 
 import (

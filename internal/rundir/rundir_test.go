@@ -50,8 +50,8 @@ func TestDetect(t *testing.T) {
 }
 
 // TestReadLoadTolerant: an older load.json (errors {kind = n}, no n or
-// over in its distributions) still reads, unknown fields are kept, bad
-// lines are named and skipped, missing files are no problem.
+// over in its distributions) still reads, unknown fields are kept, a bad
+// line of requests.jsonl is named, missing files are no problem.
 func TestReadLoadTolerant(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "load.json", `{"settings": {"mode": "rate", "slo": [{"metric": "ttft_ms", "percentile": 95, "limit_ms": 300}]},
@@ -166,5 +166,27 @@ func TestReportFilesAreNoExtra(t *testing.T) {
 	write(t, dir, "future.json", `{"x": 1}`)
 	if l := ReadLab(dir, ""); len(l.Extra) != 1 || l.Extra["future.json"] == nil {
 		t.Errorf("extra files: %v", l.Extra)
+	}
+}
+
+// TestReadLoadRowsAsCheckReadsThem: requests.jsonl is read by check's
+// reader (artifact.ReadLoadRequests): the rows before the first line that
+// does not decode strictly (a member no row has, a cut line), that line
+// named by its number; none after it.
+func TestReadLoadRowsAsCheckReadsThem(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "load.json", `{"settings": {"mode": "concurrency"}, "levels": [{"level": 1, "summary": {}}]}`)
+	write(t, dir, "requests.jsonl", "{\"level\": 1, \"index\": 0}\n\n{\"level\": 1, \"index\": 1, \"no_such\": 2}\n{\"level\": 1, \"index\": 2}\n{\"level\": 1, \"ind")
+	l := ReadLoad(dir)
+	if len(l.Requests) != 1 || l.Requests[0].Index != 0 {
+		t.Errorf("requests %+v, want the first row alone", l.Requests)
+	}
+	if len(l.Problems) != 1 || !strings.HasPrefix(l.Problems[0], "requests.jsonl line 3: ") || !strings.Contains(l.Problems[0], "no_such") {
+		t.Errorf("problems %q, want line 3 named with its unknown member", l.Problems)
+	}
+	write(t, dir, "requests.jsonl", "{\"level\": 1, \"index\": 0}\n{\"level\": 1, \"ind")
+	if l := ReadLoad(dir); len(l.Requests) != 1 || len(l.Problems) != 1 || !strings.Contains(l.Problems[0], "line 2: ") ||
+		!strings.Contains(l.Problems[0], "cut as it was written") {
+		t.Errorf("a cut last line: requests %d, problems %q", len(l.Requests), l.Problems)
 	}
 }
