@@ -54,11 +54,9 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 		if errors.As(err, &proxy) {
 			return servers.HealthReport{Path: "/health", Proxy: err, Summary: err.Error()}
 		}
-		var se *stream.Error
-		if errors.As(err, &se) && se.Kind == stream.KindTimeout && servers.Stalled(round, err) {
-			// The connection was taken (a connect that timed out is
-			// KindConnect): something is there and does not answer,
-			// a proxy when one took it.
+		if servers.Stalled(round, err) {
+			// The connection was taken: something is there and does
+			// not answer, a proxy when one took it.
 			if pe := stream.ProxyStall(ep.URL("/health"), servers.ProbeTimeout); pe != nil {
 				return servers.HealthReport{Path: "/health", Proxy: pe, Summary: pe.Error()}
 			}

@@ -8,10 +8,9 @@ import (
 	"net/http"
 )
 
-// HealthReport is what a health probe found: this package's probe of
-// every kind (Health), or llamaserver's probe of an endpoint, which reads
-// /health by the same rules and adds what only it sees (Busy,
-// ContentType, TLS).
+// HealthReport is what a health probe found (llamaserver's CheckHealth):
+// /health read by this package's rules (HealthyBody, LoadingBody), and
+// when it did not say ready, the other kinds' answers (Others).
 type HealthReport struct {
 	// OK is a ready server.
 	OK bool
@@ -65,37 +64,6 @@ func (r HealthReport) AnswerOf(path string) *Answer {
 type Answer struct {
 	Status int
 	Body   []byte
-}
-
-// Health asks whether a server is ready, as each kind can say it:
-// GET /health (llama.cpp, vLLM, SGLang: a 200 with an empty body or JSON
-// whose status, if any, is "ok"), else GET /api/version (Ollama, which has
-// no /health), else GET /v1/models (hosted APIs; llama-server with
-// --api-key answers 401 on everything but /health). A 503 from /health is
-// a model still loading. /health is asked in one Round, the other
-// kinds' paths in another (Others).
-func Health(ctx context.Context, g Getter) HealthReport {
-	round, cancel := Round(ctx)
-	defer cancel()
-	a := askAll(round, g, "/health")["/health"]
-	code, body, err := a.status, a.body, a.err
-	switch {
-	case Stalled(round, err):
-		return StalledReport("/health", code)
-	case err != nil:
-		return HealthReport{Path: "/health", Summary: "not answering"}
-	}
-	r := HealthReport{Answered: true, Path: "/health", Status: code}
-	switch {
-	case code == http.StatusOK && HealthyBody(body):
-		r.OK, r.Summary = true, "ok"
-		return r
-	case code == http.StatusServiceUnavailable && LoadingBody(body):
-		r.Loading, r.Summary = true, "loading model"
-		return r
-	}
-	r.Summary = summary("/health", code, body)
-	return Others(ctx, g, r)
 }
 
 // Others goes on where /health did not say ready (r is what it said): asks

@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// ProbeTimeout bounds a round of probes as a whole: Health's (/health,
-// then the other kinds' paths) and Detect's, however many paths each
-// asks. A server that takes a request and never answers holds a command
-// this long, not a request timeout per path. (A variable so that tests of
-// stalling servers need not wait.)
+// ProbeTimeout bounds a round of probes as a whole: a health probe's
+// (/health, then the other kinds' paths: Others) and Detect's, however
+// many paths each asks. A server that takes a request and never answers
+// holds a command this long, not a request timeout per path. (A variable
+// so that tests of stalling servers need not wait.)
 var ProbeTimeout = 3 * time.Second
 
 // NoteAfter is how long a round may wait without any answer before it
@@ -34,10 +34,14 @@ func Round(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, ProbeTimeout)
 }
 
-// Stalled reports whether a probe under round failed for the round's
-// deadline, not for the caller's context ending: the server took its time.
+// Stalled reports whether a probe under round failed because the server
+// held it: the request was taken and no whole answer came (the Getter's
+// error says so by an Unanswered() bool method, as stream's errors do),
+// and the deadline that passed is the round's, not the caller's context
+// ending. A server that could not be reached in time never stalled.
 func Stalled(round context.Context, err error) bool {
-	return err != nil && errors.Is(round.Err(), context.DeadlineExceeded)
+	var u interface{ Unanswered() bool }
+	return errors.As(err, &u) && u.Unanswered() && errors.Is(round.Err(), context.DeadlineExceeded)
 }
 
 // StalledReport is a server that took the request at path and gave no

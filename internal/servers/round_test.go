@@ -2,15 +2,15 @@ package servers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
 )
 
 // TestDetectAsksAtOnce: a server that answers only once every detection
@@ -48,35 +48,25 @@ func TestDetectAsksAtOnce(t *testing.T) {
 	}
 }
 
-// TestHealthStalled: a server that takes the request and never answers is
-// Stalled after one round, and the round's waiting note names the path it
-// waited for.
-func TestHealthStalled(t *testing.T) {
-	short(t)
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	var noted []string
-	var mu sync.Mutex
-	ctx := servers.WithWaiting(context.Background(), func(p []string) {
-		mu.Lock()
-		noted = append(noted, p...)
-		mu.Unlock()
-	})
-	h := servers.Health(ctx, at(srv.URL))
-	if !h.Stalled || !h.Answered || h.OK || !strings.Contains(h.Summary, "never answered GET /health within") {
-		t.Errorf("health %+v, want stalled at /health", h)
+// TestStalled: a probe stalled when the request was taken and no whole
+// answer came (stream's Unanswered: a timeout, not a connect that timed
+// out) and the deadline that passed is the round's.
+func TestStalled(t *testing.T) {
+	round, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	<-round.Done()
+	held := fmt.Errorf("asking: %w", &stream.Error{Kind: stream.KindTimeout, Err: context.DeadlineExceeded})
+	unreached := &stream.Error{Kind: stream.KindConnect, Err: context.DeadlineExceeded}
+	if !servers.Stalled(round, held) {
+		t.Error("a request taken and held past the round's deadline did not stall")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !slices.Equal(noted, []string{"/health"}) {
-		t.Errorf("waiting note named %q, want /health", noted)
+	if servers.Stalled(round, unreached) || servers.Stalled(round, context.DeadlineExceeded) || servers.Stalled(round, nil) {
+		t.Error("a probe that reached no server, or did not say it did, stalled")
+	}
+	open, cancelOpen := context.WithCancel(context.Background())
+	defer cancelOpen()
+	if servers.Stalled(open, held) {
+		t.Error("a probe stalled in a round whose deadline had not passed")
 	}
 }
 

@@ -62,6 +62,13 @@ func (e *Error) Error() string { return e.text }
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
+// Unanswered says the request was taken (its connection made, by the
+// server or a proxy in front of it) but no whole answer came in time
+// (KindTimeout): something there holds requests, unlike a server that
+// could not be reached (KindConnect). servers.Stalled reads it through
+// this method.
+func (e *Error) Unanswered() bool { return e.Kind == KindTimeout }
+
 // newError builds an Error whose message is "METHOD URL: what".
 func newError(kind Kind, method, url string, cause error, format string, args ...any) *Error {
 	return &Error{Kind: kind, URL: url, Err: cause,
