@@ -62,7 +62,7 @@ func (e *env) listModels(ctx context.Context, l *llamaserver.Lease) ([]string, e
 	if err != nil {
 		return nil, nil
 	}
-	if err := authError(url, status, body, ep); err != nil {
+	if err := authError(url, status, body, ep, l.Route); err != nil {
 		return nil, err
 	}
 	if status != http.StatusOK {
@@ -93,19 +93,20 @@ func refusedKey(ctx context.Context, l *llamaserver.Lease, path string) error {
 	if err != nil {
 		return nil
 	}
-	return authError(l.Endpoint.URL(path), status, body, l.Endpoint)
+	return authError(l.Endpoint.URL(path), status, body, l.Endpoint, l.Route)
 }
 
 // authError is a 401 or 403 as the user reads it: the server's own
-// message and the flag that fixes it.
-func authError(url string, status int, body []byte, ep *endpoint.Endpoint) error {
+// message and the flag that fixes it; rt is the proxy the request went
+// through (Lease.Route), which may be what refused it.
+func authError(url string, status int, body []byte, ep *endpoint.Endpoint, rt stream.Route) error {
 	if status != http.StatusUnauthorized && status != http.StatusForbidden {
 		return nil
 	}
 	msg := serverMessage(body)
 	// Through a proxy, the refusal may be the proxy's own.
 	who := "the server"
-	note := stream.ProxyNote(url, status)
+	note := rt.Note(url, status)
 	if note != "" {
 		note, who = "; "+note, "if it was the server, it"
 	}

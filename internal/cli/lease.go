@@ -118,7 +118,7 @@ func leaseHint(err error, h *hostFlags) error {
 		// What answered refused the key on /v1/models too (a hosted
 		// API, a keyed llama-server): the key is what to fix, not --server.
 		if m := notLLM.Health.AnswerOf("/v1/models"); m != nil {
-			if kerr := authError(h.ep.URL("/v1/models"), m.Status, m.Body, h.ep); kerr != nil {
+			if kerr := authError(h.ep.URL("/v1/models"), m.Status, m.Body, h.ep, notLLM.Route); kerr != nil {
 				return kerr
 			}
 		}

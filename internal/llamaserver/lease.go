@@ -11,6 +11,7 @@ import (
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
 )
 
 // Want says what a command needs at a URL: a server that answers, and how
@@ -51,6 +52,10 @@ type Lease struct {
 	// Health is what the probe found at URL; zero for a server Ensure
 	// started (the probe saw none there).
 	Health servers.HealthReport
+	// Route is the proxy the environment names for URL, read once
+	// (RouteOf): the lease's requests take it, and a refusal through it
+	// names it (Route.Note).
+	Route stream.Route
 
 	asked     servers.Getter
 	askedOnce sync.Once
@@ -61,7 +66,7 @@ type Lease struct {
 // answer since are given again (servers.Remembering), so the checks made
 // right after the server was found ready do not ask it twice.
 func (l *Lease) Getter() servers.Getter {
-	l.askedOnce.Do(func() { l.asked = servers.Remembering(getter(l.Endpoint), l.Health.Asked) })
+	l.askedOnce.Do(func() { l.asked = servers.Remembering(getter(l.Endpoint, l.Route), l.Health.Asked) })
 	return l.asked
 }
 
@@ -81,6 +86,8 @@ func (e *NoServerError) Error() string {
 type NotLLMError struct {
 	URL    string
 	Health servers.HealthReport
+	// Route is the proxy the probe went through (Lease.Route).
+	Route stream.Route
 }
 
 func (e *NotLLMError) Error() string {
@@ -138,9 +145,10 @@ func (e *NotLocalError) Error() string {
 // want.Required makes that a *NoServerError.
 func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	ep := want.Endpoint
-	health := CheckHealth(ctx, ep)
+	rt := RouteOf(ep)
+	health := checkHealth(ctx, ep, rt)
 	if health.OK {
-		l := &Lease{URL: ep.Base, Endpoint: ep, Answered: true, Health: health}
+		l := &Lease{URL: ep.Base, Endpoint: ep, Answered: true, Health: health, Route: rt}
 		if st := reg.ForURL(ep.Base); st != nil && st.Alive() {
 			l.Log = st.LogPath
 		}
@@ -157,14 +165,14 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 	case health.Stalled:
 		// It would hold every request of the command as it held the
 		// probe's, with or without a server to start.
-		return nil, &NotLLMError{URL: ep.Base, Health: health}
+		return nil, &NotLLMError{URL: ep.Base, Health: health, Route: rt}
 	case health.Answered && wantsServer:
 		// Starting one there would only find the port taken.
-		return nil, &NotLLMError{URL: ep.Base, Health: health}
+		return nil, &NotLLMError{URL: ep.Base, Health: health, Route: rt}
 	case want.Options.Model == "" && want.Fallback == nil && want.Required:
 		return nil, &NoServerError{URL: ep.Base, Health: health.Summary}
 	case want.Options.Model == "" && want.Fallback == nil:
-		return &Lease{URL: ep.Base, Endpoint: ep, Health: health}, nil
+		return &Lease{URL: ep.Base, Endpoint: ep, Health: health, Route: rt}, nil
 	case strings.HasPrefix(ep.Base, "https:"):
 		// The server ttftlab starts speaks plain HTTP.
 		return nil, &NoServerError{URL: ep.Base, Health: health.Summary + "; ttftlab starts llama-server only on http://"}
@@ -190,7 +198,7 @@ func Ensure(ctx context.Context, reg *Registry, want Want) (*Lease, error) {
 		return nil, err
 	}
 	// A server ttftlab starts has no key.
-	return &Lease{URL: t.URL, Endpoint: ep.WithoutKey().WithBase(t.URL), Tracked: t, Log: t.LogPath}, nil
+	return &Lease{URL: t.URL, Endpoint: ep.WithoutKey().WithBase(t.URL), Tracked: t, Log: t.LogPath, Route: stream.RouteFor(t.URL)}, nil
 }
 
 // Release stops the server the lease started, if any.

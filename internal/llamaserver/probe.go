@@ -26,10 +26,16 @@ func Health(ctx context.Context, ep *endpoint.Endpoint) (status string, ok bool)
 	return r.Summary, r.OK
 }
 
-// get is one GET of a path of the endpoint, with its headers and TLS.
-func get(ctx context.Context, ep *endpoint.Endpoint, path string) (int, []byte, http.Header, error) {
-	return stream.GetHeader(ctx, ep.URL(path), stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
+// get is one GET of a path of the endpoint, with its headers and TLS,
+// through the proxy chosen once for it (rt, RouteOf).
+func get(ctx context.Context, ep *endpoint.Endpoint, rt stream.Route, path string) (int, []byte, http.Header, error) {
+	return stream.GetHeader(ctx, ep.URL(path), stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS, Route: &rt})
 }
+
+// RouteOf is the proxy the environment names for the endpoint's server,
+// read once (stream.RouteFor): the probes and a lease's requests take it,
+// and what names the proxy when it refuses or holds a request.
+func RouteOf(ep *endpoint.Endpoint) stream.Route { return stream.RouteFor(ep.Base) }
 
 // CheckHealth asks the endpoint's /health once through stream.Get; when
 // that is not llama-server's ready answer, servers.Others asks as other
@@ -41,11 +47,16 @@ func get(ctx context.Context, ep *endpoint.Endpoint, path string) (int, []byte, 
 // Busy any other 503; Summary "ok", "loading model", "not answering" or
 // "HTTP 404 (text/html): <start of the body>".
 func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthReport {
+	return checkHealth(ctx, ep, RouteOf(ep))
+}
+
+// checkHealth is CheckHealth through the route rt.
+func checkHealth(ctx context.Context, ep *endpoint.Endpoint, rt stream.Route) servers.HealthReport {
 	round, cancel := servers.Round(ctx)
 	defer cancel()
 	var header http.Header
 	code, body, err := servers.Ask(round, func(ctx context.Context, path string) (int, []byte, error) {
-		code, body, h, err := get(ctx, ep, path)
+		code, body, h, err := get(ctx, ep, rt, path)
 		header = h
 		return code, body, err
 	}, "/health")
@@ -57,7 +68,7 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 		if servers.Stalled(round, err) {
 			// The connection was taken: something is there and does
 			// not answer, a proxy when one took it.
-			if pe := stream.ProxyStall(ep.URL("/health"), servers.ProbeTimeout); pe != nil {
+			if pe := rt.Stall(ep.URL("/health"), servers.ProbeTimeout); pe != nil {
 				return servers.HealthReport{Path: "/health", Proxy: pe, Summary: pe.Error()}
 			}
 			return servers.StalledReport("/health", code)
@@ -83,7 +94,7 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 	case code == http.StatusServiceUnavailable:
 		r.Busy, r.Summary = true, fmt.Sprintf("busy/overloaded (HTTP 503: %q)", bytes.TrimSpace(firstBytes(body, 120)))
 	default:
-		o := servers.Others(ctx, getter(ep), r)
+		o := servers.Others(ctx, getter(ep, rt), r)
 		r.Asked = o.Asked
 		if o.OK {
 			// Another kind of server (Ollama's /api/version, a hosted
@@ -100,11 +111,11 @@ func CheckHealth(ctx context.Context, ep *endpoint.Endpoint) servers.HealthRepor
 	return r
 }
 
-// getter GETs paths of the endpoint (its join, headers and TLS), for the
-// servers probes.
-func getter(ep *endpoint.Endpoint) servers.Getter {
+// getter GETs paths of the endpoint (its join, headers and TLS, the
+// route rt), for the servers probes.
+func getter(ep *endpoint.Endpoint, rt stream.Route) servers.Getter {
 	return func(ctx context.Context, path string) (int, []byte, error) {
-		code, body, _, err := get(ctx, ep, path)
+		code, body, _, err := get(ctx, ep, rt, path)
 		return code, body, err
 	}
 }
@@ -136,7 +147,9 @@ type Probe struct {
 // not read stay zero.
 func Ask(ctx context.Context, ep *endpoint.Endpoint) Probe {
 	var p Probe
-	p.Health, p.Healthy = Health(ctx, ep)
+	rt := RouteOf(ep)
+	h := checkHealth(ctx, ep, rt)
+	p.Health, p.Healthy = h.Summary, h.OK
 	if !p.Healthy {
 		return p
 	}
@@ -147,7 +160,7 @@ func Ask(ctx context.Context, ep *endpoint.Endpoint) Probe {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
 	}
-	code, body, _, err := get(ctx, ep, "/props")
+	code, body, _, err := get(ctx, ep, rt, "/props")
 	switch {
 	case err == nil && code != http.StatusOK:
 		p.PropsStatus, p.PropsBody = code, body
@@ -157,7 +170,7 @@ func Ask(ctx context.Context, ep *endpoint.Endpoint) Probe {
 	var slots []struct {
 		IsProcessing bool `json:"is_processing"`
 	}
-	if getJSON(ctx, ep, "/slots", &slots) == nil {
+	if getJSON(ctx, ep, rt, "/slots", &slots) == nil {
 		for _, s := range slots {
 			if s.IsProcessing {
 				p.Processing++
@@ -167,8 +180,8 @@ func Ask(ctx context.Context, ep *endpoint.Endpoint) Probe {
 	return p
 }
 
-func getJSON(ctx context.Context, ep *endpoint.Endpoint, path string, v any) error {
-	code, body, _, err := get(ctx, ep, path)
+func getJSON(ctx context.Context, ep *endpoint.Endpoint, rt stream.Route, path string, v any) error {
+	code, body, _, err := get(ctx, ep, rt, path)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/metrics"
 	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
 )
 
 // Sample is what the server said about itself at one moment of a load.
@@ -39,7 +40,7 @@ func Watch(ctx context.Context, ep *endpoint.Endpoint, kind servers.Kind, every 
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	names, hasMetrics := metrics.For(string(kind))
-	w := watch{ep: ep, kind: kind, names: names, metrics: hasMetrics, slots: servers.CapsOf(kind).Slots}
+	w := watch{ep: ep, route: RouteOf(ep), kind: kind, names: names, metrics: hasMetrics, slots: servers.CapsOf(kind).Slots}
 	for {
 		f(w.sample(ctx, time.Since(begin)))
 		select {
@@ -52,6 +53,7 @@ func Watch(ctx context.Context, ep *endpoint.Endpoint, kind servers.Kind, every 
 
 type watch struct {
 	ep        *endpoint.Endpoint
+	route     stream.Route
 	kind      servers.Kind
 	names     metrics.Names
 	metrics   bool // false once /metrics said it is not there
@@ -68,7 +70,7 @@ func (w *watch) sample(ctx context.Context, at time.Duration) Sample {
 	}
 	if !w.slots {
 		// no /slots on this kind
-	} else if code, body, _, err := get(ctx, w.ep, "/slots"); err == nil && code == http.StatusOK && json.Unmarshal(body, &slots) == nil {
+	} else if code, body, _, err := get(ctx, w.ep, w.route, "/slots"); err == nil && code == http.StatusOK && json.Unmarshal(body, &slots) == nil {
 		busy, total := 0, len(slots)
 		for _, sl := range slots {
 			if sl.IsProcessing {
@@ -84,7 +86,7 @@ func (w *watch) sample(ctx context.Context, at time.Duration) Sample {
 }
 
 func (w *watch) readMetrics(ctx context.Context, s *Sample) {
-	code, body, _, err := get(ctx, w.ep, "/metrics")
+	code, body, _, err := get(ctx, w.ep, w.route, "/metrics")
 	if err != nil {
 		return
 	}

@@ -34,6 +34,9 @@ type options struct {
 	header map[string]string
 	// proxy is Request.Proxy, for Get and Post too.
 	proxy func(*url.URL) (*url.URL, error)
+	// route is the proxy chosen once for the request (GetOptions.Route,
+	// or routeOf as the request starts).
+	route *Route
 }
 
 // Do sends req on a fresh connection and reads the streamed answer.
@@ -97,7 +100,8 @@ func run1(ctx context.Context, req Request, opt options, scrub *endpoint.Scrubbe
 			return r.res, err
 		}
 	}
-	err = viaProxy(r.execute(req.Body, opt), "POST", target, opt)
+	rt := routeOf(opt, target)
+	err = viaProxy(r.execute(req.Body, rt.taken(opt)), "POST", target, rt)
 	r.res.Info.StampSource = sourceOf(r.sources)
 	if r.meter != nil {
 		a := r.meter.Result()

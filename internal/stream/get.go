@@ -34,6 +34,9 @@ type GetOptions struct {
 	TLS    *tls.Config
 	// Proxy is as Request.Proxy (nil: the environment's).
 	Proxy func(*url.URL) (*url.URL, error)
+	// Route, when set, is the proxy chosen once for the server
+	// (RouteFor), taken instead of Proxy or the environment.
+	Route *Route
 }
 
 // Get fetches url with a plain GET on a fresh connection, for llama-server's
@@ -74,6 +77,7 @@ func withCall(opt options, o []GetOptions) options {
 		if o[0].Proxy != nil {
 			opt.proxy = o[0].Proxy
 		}
+		opt.route = o[0].Route
 	}
 	return opt
 }
@@ -97,6 +101,8 @@ func send1(ctx context.Context, method, url string, payload []byte, opt options)
 	}
 	ctx, cancel := context.WithTimeout(ctx, GetTimeout)
 	defer cancel()
+	rt := routeOf(opt, url)
+	opt = rt.taken(opt)
 	// Whether a connection was made tells a server that took the request
 	// and never answered from one that could not be reached in time.
 	var connected atomic.Bool
@@ -121,13 +127,13 @@ func send1(ctx context.Context, method, url string, payload []byte, opt options)
 		return 0, nil, nil, newError(KindConnect, method, url, ctx.Err(), "could not connect within %s", limit)
 	}
 	if err != nil {
-		return 0, nil, nil, viaProxy(requestError(ctx, method, url, limit, err), method, url, opt)
+		return 0, nil, nil, viaProxy(requestError(ctx, method, url, limit, err), method, url, rt)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusProxyAuthRequired {
 		// Never the server's answer: the proxy's, when one is in between.
 		e := &Error{Kind: KindHTTP, URL: url, Status: resp.StatusCode}
-		if err := viaProxy(e, method, url, opt); err != e {
+		if err := viaProxy(e, method, url, rt); err != e {
 			return 0, nil, resp.Header, err
 		}
 	}

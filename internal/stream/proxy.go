@@ -23,6 +23,64 @@ func proxyFor(choose func(*url.URL) (*url.URL, error), u *url.URL) (*url.URL, er
 	return choose(u)
 }
 
+// Route is the proxy the requests to a server go through, chosen once for
+// its URL (RouteFor, or a request's own choice as it starts) and passed
+// on: to the request's connection, and to what names the proxy when the
+// request fails or is refused (viaProxy, Note, Stall), none of which
+// reads the environment again.
+type Route struct {
+	proxy *url.URL // nil: none
+	// from is the variable that named the proxy (HTTPS_PROXY,
+	// http_proxy, ...); "" when a caller's Proxy chose it.
+	from string
+	// err is a proxy that could not be chosen: a variable whose URL does
+	// not parse (*ProxyError), or the caller's Proxy failing. A request
+	// on this route fails with it before anything is sent.
+	err error
+}
+
+// RouteFor is the proxy the environment names for requests to rawURL
+// (envProxy), read once; GetOptions.Route passes it to each request.
+func RouteFor(rawURL string) Route {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return Route{}
+	}
+	return envRoute(u)
+}
+
+func envRoute(u *url.URL) Route {
+	p, from, err := envProxy(u)
+	return Route{proxy: p, from: from, err: err}
+}
+
+// routeOf is the route of one request to rawURL, chosen once: the
+// caller's Route, else its Proxy's choice, else the environment's.
+func routeOf(opt options, rawURL string) Route {
+	if opt.route != nil {
+		return *opt.route
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return Route{}
+	}
+	if opt.proxy != nil {
+		p, err := opt.proxy(u)
+		return Route{proxy: p, err: err}
+	}
+	return envRoute(u)
+}
+
+// choose is the route as a transport's Proxy: the same answer for every
+// URL of the request.
+func (r Route) choose(*url.URL) (*url.URL, error) { return r.proxy, r.err }
+
+// taken is opt with its proxy fixed to the route chosen for the request.
+func (r Route) taken(opt options) options {
+	opt.proxy, opt.route = r.choose, &r
+	return opt
+}
+
 // envProxy is the proxy the environment names for u, by net/http's rules
 // (http.ProxyFromEnvironment: HTTPS_PROXY for https://, HTTP_PROXY for
 // http://, upper or lower case, NO_PROXY, never for loopback), and the
@@ -181,36 +239,30 @@ func (e *ProxyError) fix(host string) string {
 	return "start the proxy or fix " + where + ", " + bypass
 }
 
-// ProxyNote is what to add to a refusal (401, 403) of a request to
-// rawURL that went through a proxy the environment names: the proxy may
-// be what refused it. "" when no proxy is used for rawURL.
-func ProxyNote(rawURL string, status int) string {
+// Note is what to add to a refusal (401, 403) of a request to rawURL
+// that went through the route's proxy: the proxy may be what refused it.
+// "" when the route has no proxy.
+func (r Route) Note(rawURL string, status int) string {
 	u, err := url.Parse(rawURL)
-	if err != nil {
+	if err != nil || r.proxy == nil || r.err != nil {
 		return ""
 	}
-	p, from, err := envProxy(u)
-	if p == nil || err != nil {
-		return ""
-	}
-	return proxyNote(&ProxyError{Proxy: p.Host, From: from, Status: fmt.Sprint(status)}, u.Hostname())
+	return proxyNote(&ProxyError{Proxy: r.proxy.Host, From: r.from, Status: fmt.Sprint(status)}, u.Hostname())
 }
 
-// ProxyStall is the failure of a GET of rawURL that went through a
-// proxy the environment names and had no whole answer within d: the
-// proxy took it, so nothing is known of the server behind it. nil when
-// no proxy is used for rawURL.
-func ProxyStall(rawURL string, d time.Duration) error {
+// Stall is the failure of a GET of rawURL that went through the route's
+// proxy and had no whole answer within d: the proxy took it, so nothing
+// is known of the server behind it. nil when the route has no proxy.
+func (r Route) Stall(rawURL string, d time.Duration) error {
 	u, err := url.Parse(rawURL)
-	if err != nil {
+	if err != nil || r.proxy == nil || r.err != nil {
 		return nil
 	}
-	p, from, err := envProxy(u)
-	if p == nil || err != nil {
-		return nil
+	pe := &ProxyError{Proxy: r.proxy.Host, From: r.from, Err: fmt.Errorf("no whole answer within %v", d)}
+	name := "the proxy " + pe.Proxy
+	if r.from != "" {
+		name += " (from " + r.from + ")"
 	}
-	pe := &ProxyError{Proxy: p.Host, From: from, Err: fmt.Errorf("no whole answer within %v", d)}
-	name := "the proxy " + pe.Proxy + " (from " + from + ")"
 	return &Error{Kind: KindTimeout, URL: rawURL, Err: pe, text: fmt.Sprintf("GET %s: %s took the request but no whole answer came within %v: the proxy, or the server behind it, holds it; check the proxy, %s",
 		rawURL, name, d, "or bypass the proxy for this server with NO_PROXY="+u.Hostname())}
 }
@@ -227,8 +279,8 @@ func proxyNote(e *ProxyError, host string) string {
 // a proxy as the proxy's failure: the proxy, the variable that named it,
 // its answer and what to do. A 407 is always the proxy's; a 403 may be
 // the proxy's or the server's, so it is said as both. Other errors pass
-// unchanged.
-func viaProxy(err error, method, target string, opt options) error {
+// unchanged. rt is the route the request took.
+func viaProxy(err error, method, target string, rt Route) error {
 	var e *Error
 	if !errors.As(err, &e) {
 		return err
@@ -242,11 +294,10 @@ func viaProxy(err error, method, target string, opt options) error {
 	if errors.As(err, &pe) && pe.Value != "" {
 		return &Error{Kind: KindRequest, URL: target, Err: pe, text: method + " " + target + ": " + pe.Error() + "; " + pe.fix(host)}
 	}
-	proxy, from, cerr := route(opt.proxy, u)
-	if proxy == nil || cerr != nil {
+	if rt.proxy == nil || rt.err != nil {
 		return err
 	}
-	pe = &ProxyError{Proxy: proxy.Host, From: from, User: proxy.User != nil}
+	pe = &ProxyError{Proxy: rt.proxy.Host, From: rt.from, User: rt.proxy.User != nil}
 	var refused *wire.ProxyError
 	var op *net.OpError
 	switch {
@@ -264,16 +315,6 @@ func viaProxy(err error, method, target string, opt options) error {
 		return err
 	}
 	return &Error{Kind: e.Kind, URL: target, Status: e.Status, Err: pe, text: method + " " + target + ": " + pe.Error() + "; " + pe.fix(host)}
-}
-
-// route is proxyFor with the variable that named the proxy ("" when
-// choose chose it).
-func route(choose func(*url.URL) (*url.URL, error), u *url.URL) (*url.URL, string, error) {
-	if choose == nil {
-		return envProxy(u)
-	}
-	p, err := choose(u)
-	return p, "", err
 }
 
 // statusLine is "407 Proxy Authentication Required".

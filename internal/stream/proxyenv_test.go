@@ -134,8 +134,8 @@ func proxyFailureChild(t *testing.T, c string) {
 	case "403":
 		want = []string{"HTTP 403 Forbidden", "the request went through the proxy " + proxy + " (from http_proxy), which may be what refused it",
 			"NO_PROXY=" + proxyChildHost}
-		if note := ProxyNote(server+"/v1/models", 403); !strings.Contains(note, "(from http_proxy)") {
-			t.Errorf("ProxyNote = %q, want the proxy named", note)
+		if note := RouteFor(server).Note(server+"/v1/models", 403); !strings.Contains(note, "(from http_proxy)") {
+			t.Errorf("Note = %q, want the proxy named", note)
 		}
 	case "malformed":
 		want = []string{"HTTP_PROXY=http://user:xxxxx@127.0.0.1:badport is not a proxy URL", "fix HTTP_PROXY"}
