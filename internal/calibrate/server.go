@@ -149,8 +149,8 @@ func readRequest(conn net.Conn) error {
 // write, nothing in between. The clock is read by system call (Sys), as
 // for every calibration figure in docs/BENCHMARKS.md: read through the
 // vDSO instead, the median stamp error fell at 1,000 chunks/s and rose
-// at 20,000 (docs/BENCHMARKS.md, "The paced server's send stamps through
-// the vDSO"), so the figures would no longer compare with the ones before.
+// at 20,000 (docs/BENCHMARKS-log.md, "The paced server's send stamps
+// through the vDSO"), so the figures would no longer compare with the ones before.
 func (s *Server) stream(conn net.Conn, stamps []int64) (sent int, err error) {
 	sch := s.Schedule
 	b := sch.burstSize()

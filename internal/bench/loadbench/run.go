@@ -354,7 +354,8 @@ func procsName(n int) string {
 // startServer starts the paced server with GOMAXPROCS procs (0: Go's
 // default). One P keeps it to one core at most: with one per CPU, its
 // goroutine-per-stream timers woke two threads that took turns with the
-// client being measured on a 2-core machine (docs/BENCHMARKS.md).
+// client being measured on a 2-core machine (docs/BENCHMARKS-log.md, "A
+// table's string keys in a list").
 func startServer(rate float64, chunks, procs int) (pacedServer, error) {
 	exe, err := os.Executable()
 	if err != nil {
