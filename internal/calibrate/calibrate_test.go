@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -88,12 +89,28 @@ func TestServerSpeaksLlamaServer(t *testing.T) {
 	}
 }
 
+// python3 returns the interpreter of the reference Python client
+// (internal/bench/pyclient.py). Without one, ok is false; with
+// TTFTLAB_REQUIRE_PYTHON set (as in CI, which installs it) that is a
+// failure instead.
+func python3(t *testing.T) (py string, ok bool) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err == nil {
+		return py, true
+	}
+	if os.Getenv("TTFTLAB_REQUIRE_PYTHON") != "" {
+		t.Fatalf("python3 is not installed (TTFTLAB_REQUIRE_PYTHON is set); install it with apt-get install -y python3")
+	}
+	return "", false
+}
+
 // The reference Python client runs against the same server and is
 // compared the same way.
 func TestPythonClientCompared(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
+	py, ok := python3(t)
+	if !ok {
+		t.Skip("skipping: python3 is not installed (apt-get install -y python3; TTFTLAB_REQUIRE_PYTHON=1 fails instead)")
 	}
 	s := Steady(200, 0.1)
 	client := Client{Name: "python", Command: []string{py, filepath.Join("..", "bench", "pyclient.py")}}
@@ -117,7 +134,7 @@ func TestPythonClientCompared(t *testing.T) {
 func TestFailingClientDoesNotShiftRequests(t *testing.T) {
 	s := Steady(500, 0.05)
 	clients := []Client{{Name: "broken", Command: []string{"false"}}}
-	if py, err := exec.LookPath("python3"); err == nil {
+	if py, ok := python3(t); ok {
 		clients = append(clients, Client{Name: "python", Command: []string{py, filepath.Join("..", "bench", "pyclient.py")}})
 	}
 	rep := runOne(t, Options{Schedules: []Schedule{s}, Clients: clients})

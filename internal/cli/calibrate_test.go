@@ -61,12 +61,16 @@ func TestCalibrateInProcess(t *testing.T) {
 }
 
 // The default server runs as a child process (the test binary acts as
-// ttftlab through TestMain), here compared with the Python client.
+// ttftlab through TestMain), here compared with the Python client, which
+// is left out where python3 is missing unless TTFTLAB_REQUIRE_PYTHON is
+// set (as in CI): then that fails.
 func TestCalibrateChildServerWithPython(t *testing.T) {
 	t.Setenv("TTFTLAB_AS_MAIN", "1")
 	args := []string{"--rate", "500", "--chunks", "50", "--burst", "--burst-size", "10"}
 	if _, err := exec.LookPath("python3"); err == nil {
 		args = append(args, "--client", "python=python3 ../bench/pyclient.py")
+	} else if os.Getenv("TTFTLAB_REQUIRE_PYTHON") != "" {
+		t.Fatal("python3 is not installed (TTFTLAB_REQUIRE_PYTHON is set); install it with apt-get install -y python3")
 	}
 	rep, table := calibrateCLI(t, args...)
 	calibrateOutputHas(t, table, "burst 10 x 50/s")

@@ -13,8 +13,12 @@ import (
 
 // TestMain lets tests run ttftlab as a separate process: with
 // TTFTLAB_AS_MAIN=1 the test binary behaves as the ttftlab command, so
-// signal handling and exit codes are tested on a real process.
+// signal handling and exit codes are tested on a real process. Run under
+// the name llama-server (standInServer), it is a stand-in llama-server.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == standInName {
+		os.Exit(serveStandIn(os.Args[1:]))
+	}
 	if os.Getenv("TTFTLAB_AS_MAIN") == "1" {
 		os.Exit(Main(context.Background(), os.Args[1:], OS()))
 	}

@@ -157,36 +157,15 @@ print("stream returned")
 	}
 }
 
-// fakeServerSource is a stand-in llama-server that answers /health and
-// ignores SIGTERM, so stopping it takes the full grace period.
-const fakeServerSource = `#!/usr/bin/env python3
-import http.server, signal, sys
-signal.signal(signal.SIGTERM, signal.SIG_IGN)
-port = int(sys.argv[sys.argv.index("--port") + 1])
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b'{"status":"ok"}'
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *args):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-`
-
 // TestSecondCtrlCExitsAtOnce: after the first Ctrl-C the script stops and
 // ttftlab waits (up to 10 s) for the server it started, which ignores
-// SIGTERM; a second Ctrl-C must exit at once and still kill that server.
+// SIGTERM (standInServer); a second Ctrl-C must exit at once and still
+// kill that server.
 func TestSecondCtrlCExitsAtOnce(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is needed for the stand-in server")
-	}
 	port := serverTestEnv(t)
 	dir := t.TempDir()
-	fake := filepath.Join(dir, "llama-server")
+	fake := standInServer(t)
 	model := filepath.Join(dir, "model.gguf")
-	os.WriteFile(fake, []byte(fakeServerSource), 0o755)
 	os.WriteFile(model, []byte("GGUF not really a model"), 0o644)
 	script := writeScript(t, "print('looping')\nwhile true do end\n")
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)

@@ -56,6 +56,8 @@ func TestEveryClientReceivesEveryChunk(t *testing.T) {
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		clients = append(clients, client{"asyncio", []string{"python3", "../pyasync.py"}})
+	} else if os.Getenv("TTFTLAB_REQUIRE_PYTHON") != "" {
+		t.Fatal("python3 is not installed (TTFTLAB_REQUIRE_PYTHON is set); install it with apt-get install -y python3")
 	}
 	// the aiohttp client needs Debian's python3-aiohttp
 	if py := defaultPython(); exec.Command(py, "-c", "import aiohttp").Run() == nil {
