@@ -55,19 +55,17 @@ type shown struct {
 	overflow []string
 }
 
-// TestReportInBrowser renders the report of a real lab run in headless
-// Chromium, in light and in dark mode, from file:// with no network: no
-// console error, no resource loaded, every chart with a box, and a
-// screenshot that is not blank.
+// TestReportInBrowser renders the report of a real lab run (the shared
+// one, reportRuns) in headless Chromium, in light and in dark mode, from
+// file:// with no network: no console error, no resource loaded, every
+// chart with a box, and a screenshot that is not blank.
 func TestReportInBrowser(t *testing.T) {
 	browser := needBrowser(t)
-	srv := startLlama(t)
-	out := t.TempDir()
-	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath)
-	if code != 0 {
-		t.Fatalf("ttftlab lab exited %d:\n%s%s", code, stdout, stderr)
+	lab, _ := reportRuns(t)
+	page := filepath.Join(t.TempDir(), "report.html")
+	if code, stdout, stderr := runCLI("report", "--out", page, lab); code != 0 {
+		t.Fatalf("ttftlab report exited %d:\n%s%s", code, stdout, stderr)
 	}
-	page := filepath.Join(out, "report.html")
 	html, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +75,7 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatalf("the lab's report has %d charts, want at least 8", charts)
 	}
 	for _, scheme := range []string{"light", "dark"} {
-		s := showPage(t, browser, page, scheme)
+		s := showPage(t, browser, page, scheme, true)
 		for _, p := range s.problems {
 			t.Errorf("%s: browser reported: %s", scheme, p)
 		}
@@ -162,7 +160,7 @@ func TestReportPagesInBrowser(t *testing.T) {
 			}
 		}
 		for _, scheme := range []string{"light", "dark"} {
-			s := showPage(t, browser, page, scheme)
+			s := showPage(t, browser, page, scheme, false)
 			for _, p := range s.problems {
 				t.Errorf("%s %s: browser reported: %s", c.name, scheme, p)
 			}
@@ -182,19 +180,14 @@ func TestReportPagesInBrowser(t *testing.T) {
 	}
 }
 
-// showPage opens page in a fresh headless Chromium with the given
-// prefers-color-scheme and stops the browser before it returns.
-func showPage(t *testing.T, browser, page, scheme string) shown {
+// showPage opens page in a new tab of the tests' Chromium (browserTab)
+// with the given prefers-color-scheme and closes the tab before it
+// returns; with screenshot, shown.png is a screenshot of the whole page
+// (seconds of work for a long page, so only when asked).
+func showPage(t *testing.T, browser, page, scheme string, screenshot bool) shown {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
-	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer stopAlloc()
-	ctx, stopBrowser := chromedp.NewContext(alloc)
-	defer stopBrowser()
+	ctx, closeTab := browserTab(t, browser)
+	defer closeTab()
 
 	var s shown
 	var mu sync.Mutex
@@ -241,7 +234,7 @@ func showPage(t *testing.T, browser, page, scheme string) shown {
 			  .filter(e => e.scrollWidth > e.clientWidth + 1 && !e.closest("details:not([open])"))
 			  .map(e => (e.className || e.tagName) + " " + e.scrollWidth + ">" + e.clientWidth)`))
 	}
-	if err == nil {
+	if err == nil && screenshot {
 		s.png, err = chromedp.Run(timed, chromedp.FullScreenshot(100))
 	}
 	if err != nil {
@@ -405,19 +398,13 @@ func TestReportOnAPhone(t *testing.T) {
 	}
 }
 
-// evalOnPhone opens page in a fresh headless Chromium 390 px wide and
-// decodes what script evaluates to into out.
+// evalOnPhone opens page in a new tab of the tests' Chromium, its
+// viewport a phone's, 390 px wide, and decodes what script evaluates to
+// into out.
 func evalOnPhone(t *testing.T, browser, page, script string, out any) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 900))
-	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer stopAlloc()
-	ctx, stopBrowser := chromedp.NewContext(alloc)
-	defer stopBrowser()
+	ctx, closeTab := browserTab(t, browser)
+	defer closeTab()
 	timed, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	err := chromedp.Do(timed,

@@ -23,7 +23,10 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(context.Background(), os.Args[1:], OS()))
 	}
 	noSpeechDownloads()
-	llamatest.Main(m)
+	code := m.Run()
+	closeShared()
+	llamatest.Report()
+	os.Exit(code)
 }
 
 // noSpeechDownloads keeps the tests from downloading espeak-ng: without one

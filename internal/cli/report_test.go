@@ -5,20 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"ttftlab/internal/report/reporttest"
 )
-
-// reportRuns makes a lab run (the real llama-server and the test model)
-// and a load run (a fake server) for the report command to read.
-func reportRuns(t *testing.T) (lab, load string) {
-	t.Helper()
-	root := t.TempDir()
-	lab, load = filepath.Join(root, "lab"), filepath.Join(root, "load")
-	reporttest.Lab(t, lab)
-	reporttest.Load(t, load)
-	return lab, load
-}
 
 func TestReportCommand(t *testing.T) {
 	labFixture, loadFixture := reportRuns(t)
