@@ -60,6 +60,7 @@ type shown struct {
 // file:// with no network: no console error, no resource loaded, every
 // chart with a box, and a screenshot that is not blank.
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := needBrowser(t)
 	lab, _ := reportRuns(t)
 	page := filepath.Join(t.TempDir(), "report.html")
@@ -113,6 +114,7 @@ func TestReportInBrowser(t *testing.T) {
 // has its turn-by-turn section and its levels one after the other on the
 // server chart, though server.jsonl's t_ms restarts with each level.
 func TestReportPagesInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := needBrowser(t)
 	srv := startLlama(t)
 	real := t.TempDir()
@@ -334,6 +336,7 @@ func repeatedRuns(t *testing.T, from string) string {
 // smaller than 8 px. Fails before this change: the tables ran off the
 // page, cells broke words anywhere, chart labels were about 4 px high.
 func TestReportOnAPhone(t *testing.T) {
+	t.Parallel()
 	browser := needBrowser(t)
 	lab, load := reportRuns(t)
 	for _, c := range []struct {

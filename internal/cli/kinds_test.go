@@ -59,6 +59,7 @@ var kindCases = []kindCase{
 // server" (vLLM's empty /health, Ollama's and the hosted API's 404), and
 // llama.cpp's fields in every body were refused by strict servers.
 func TestLabOnEveryKind(t *testing.T) {
+	t.Parallel()
 	noCount := kindCase{servertest.Hosted, "openai-compatible", map[string]string{"cache": "no cached-token count",
 		"prefix": "no cached-token count", "bargein": "cannot flush"}, "client", true}
 	for _, c := range append(kindCases, noCount) {
@@ -173,6 +174,7 @@ func TestLabOnEveryKind(t *testing.T) {
 // carries the kind with the running-requests gauge where the kind has one.
 // Fails before this change: load read /props, which none of them serves.
 func TestLoadOnEveryKind(t *testing.T) {
+	t.Parallel()
 	for _, c := range kindCases {
 		t.Run(c.fake, func(t *testing.T) {
 			fake, args := strictFake(c)
@@ -278,6 +280,7 @@ func TestLabCancelEvidenceFromTheGauge(t *testing.T) {
 // TestReplAskOnEveryKind: the REPL detects the kind and ask() answers on
 // each fake, its requests fitted to the kind (no llama.cpp fields).
 func TestReplAskOnEveryKind(t *testing.T) {
+	t.Parallel()
 	for _, c := range kindCases {
 		t.Run(c.fake, func(t *testing.T) {
 			fake, args := strictFake(c)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestReportCommand(t *testing.T) {
+	t.Parallel()
 	labFixture, loadFixture := reportRuns(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -36,6 +37,7 @@ func TestReportCommand(t *testing.T) {
 }
 
 func TestReportCommandErrors(t *testing.T) {
+	t.Parallel()
 	labFixture, loadFixture := reportRuns(t)
 	empty := t.TempDir()
 	for _, c := range []struct {
@@ -84,6 +86,7 @@ func TestLabNoReport(t *testing.T) {
 // Fails before this change: report printed the path alone, and had no
 // --seed.
 func TestReportCommandVerdicts(t *testing.T) {
+	t.Parallel()
 	_, load := reportRuns(t)
 	out := filepath.Join(t.TempDir(), "ab.html")
 	code, stdout, stderr := runCLI("report", "--seed", "42", "--out", out, load, load)
