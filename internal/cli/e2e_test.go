@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,14 +9,6 @@ import (
 
 	"ttftlab/internal/tts"
 )
-
-// runCLI runs ttftlab's command line in-process and returns its exit code
-// and output.
-func runCLI(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = Main(context.Background(), args, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
-	return code, out.String(), errb.String()
-}
 
 // TestLabEndToEnd runs the whole lab against the real llama-server with the
 // bundled KB and then `ttftlab check` on what it wrote.
@@ -142,29 +131,6 @@ func TestLabChineseKB(t *testing.T) {
 			all, props.Settings.NCtx)
 	}
 	t.Logf("all of scripts/kb-zh: a %d-token prompt", all)
-}
-
-func requireCheckPasses(t *testing.T, out, serverLog string) {
-	t.Helper()
-	code, stdout, stderr := runCLI("check", out, "--server-log", serverLog)
-	t.Logf("check output:\n%s%s", stdout, stderr)
-	if code != 0 {
-		t.Fatalf("ttftlab check exited %d", code)
-	}
-	if !strings.Contains(stdout, " 0 failed") {
-		t.Fatalf("check output lacks '0 failed'")
-	}
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 // TestLabEmbeddedCopy runs the lab from a folder without scripts/: the copy

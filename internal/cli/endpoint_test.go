@@ -290,37 +290,6 @@ func TestModelName(t *testing.T) {
 	}
 }
 
-// requireNoKey fails when key appears in any file under dir (when dir is
-// not "") or in any of the texts.
-func requireNoKey(t *testing.T, key, dir string, texts ...string) {
-	t.Helper()
-	for i, s := range texts {
-		if strings.Contains(s, key) {
-			t.Errorf("the key appears in output %d", i)
-		}
-	}
-	if dir == "" {
-		return
-	}
-	n := 0
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		n++
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Errorf("reading %s: %v", p, err)
-		} else if strings.Contains(string(data), key) {
-			t.Errorf("the key appears in %s", p)
-		}
-		return nil
-	})
-	if n == 0 {
-		t.Errorf("no file in %s to search for the key", dir)
-	}
-}
-
 // echoingServer is a hosted API behind a gateway that echoes the
 // Authorization header it received: in a comment at the start of every
 // stream (cut in two writes mid-key), in a 500 body (every 4th chat

@@ -1,19 +1,32 @@
+// The helpers the command tests share: running ttftlab in-process, the
+// real llama-server, the server registry, reading artifacts, the stand-in
+// llama-server, and what the tests of one binary share (the report runs,
+// one Chromium). A helper used by one test file stays in that file.
+
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"ttftlab/internal/llamaserver"
+	"ttftlab/internal/llamaserver/llamatest"
 	"ttftlab/internal/report/reporttest"
 )
 
@@ -156,4 +169,172 @@ func serveStandIn(args []string) int {
 	}))
 	fmt.Fprintln(os.Stderr, "stand-in llama-server:", err)
 	return 1
+}
+
+// runCLI runs ttftlab's command line in-process and returns its exit code
+// and output.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), args, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return code, out.String(), errb.String()
+}
+
+// requireCheckPasses runs `ttftlab check` on the lab folder out with the
+// server's log and fails t unless every check passes.
+func requireCheckPasses(t *testing.T, out, serverLog string) {
+	t.Helper()
+	code, stdout, stderr := runCLI("check", out, "--server-log", serverLog)
+	t.Logf("check output:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("ttftlab check exited %d", code)
+	}
+	if !strings.Contains(stdout, " 0 failed") {
+		t.Fatalf("check output lacks '0 failed'")
+	}
+}
+
+// readJSON decodes the JSON file at path into v, or fails t.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// startLlama starts the real llama-server with the test model on a free
+// port, with extra arguments, and stops it when the test ends (see
+// llamatest).
+func startLlama(t *testing.T, extra ...string) *llamaserver.Server {
+	return llamatest.Start(t, extra...)
+}
+
+// needLlama returns the llama-server binary and test model, or skips.
+func needLlama(t *testing.T) (bin, model string) { return llamatest.Need(t) }
+
+// testModel is the test model's path (llamatest.Model).
+func testModel() string { return llamatest.Model() }
+
+// testRegistry is the server registry in the test's state folder.
+func testRegistry(t *testing.T) *llamaserver.Registry {
+	t.Helper()
+	reg, err := llamaserver.OpenRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// serverTestEnv gives a test its own state folder and a free port, and makes
+// sure no server it started outlives it.
+func serverTestEnv(t *testing.T) (port int) {
+	t.Helper()
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	port, err := llamaserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if st, _ := testRegistry(t).Load(port); st != nil && st.Alive() {
+			t.Errorf("server on port %d was left running; stopping PID %d", port, st.PID)
+			llamaserver.StopPID(st.PID, 5*time.Second)
+		}
+	})
+	return port
+}
+
+// itoa is strconv.Itoa, short for the many ports in arguments.
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// checkArtifactsParse fails t for any .json or .jsonl file under dir that
+// a strict JSON parser refuses, and for a missing file of want.
+func checkArtifactsParse(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	for _, name := range want {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s was not written: %v", name, err)
+		}
+	}
+	filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		data, rerr := os.ReadFile(path)
+		if rerr != nil {
+			t.Errorf("%s: %v", path, rerr)
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".json":
+			if !json.Valid(data) {
+				t.Errorf("%s is not JSON:\n%s", path, data)
+			}
+		case ".jsonl":
+			for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+				if line != "" && !json.Valid([]byte(line)) {
+					t.Errorf("%s line %d is not JSON: %s", path, i+1, line)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// requireNoKey fails when key appears in any file under dir (when dir is
+// not "") or in any of the texts.
+func requireNoKey(t *testing.T, key, dir string, texts ...string) {
+	t.Helper()
+	for i, s := range texts {
+		if strings.Contains(s, key) {
+			t.Errorf("the key appears in output %d", i)
+		}
+	}
+	if dir == "" {
+		return
+	}
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("reading %s: %v", p, err)
+		} else if strings.Contains(string(data), key) {
+			t.Errorf("the key appears in %s", p)
+		}
+		return nil
+	})
+	if n == 0 {
+		t.Errorf("no file in %s to search for the key", dir)
+	}
+}
+
+// readLines is the file at path as lines, surrounding blank space left
+// out, or fails t.
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// realEspeak is Debian's espeak-ng (.ci/run installs it); TTFTLAB_REQUIRE_TTS
+// fails instead of skipping without it.
+func realEspeak(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("espeak-ng")
+	if err != nil {
+		if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
+			t.Fatalf("TTFTLAB_REQUIRE_TTS is set and espeak-ng is not on PATH: %v", err)
+		}
+		t.Skip("espeak-ng not on PATH")
+	}
+	return p
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -233,15 +232,6 @@ func TestLoadOnEveryKind(t *testing.T) {
 			}
 		})
 	}
-}
-
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
 
 // TestLabCancelEvidenceFromTheGauge runs the lab's cancel and barge-in

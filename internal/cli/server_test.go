@@ -11,30 +11,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/stream"
 )
-
-// serverTestEnv gives a test its own state folder and a free port, and makes
-// sure no server it started outlives it.
-func serverTestEnv(t *testing.T) (port int) {
-	t.Helper()
-	t.Setenv("TTFTLAB_STATE", t.TempDir())
-	port, err := llamaserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if st, _ := testRegistry(t).Load(port); st != nil && st.Alive() {
-			t.Errorf("server on port %d was left running; stopping PID %d", port, st.PID)
-			llamaserver.StopPID(st.PID, 5*time.Second)
-		}
-	})
-	return port
-}
 
 func TestServerLifecycle(t *testing.T) {
 	_, model := needLlama(t)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -139,38 +138,4 @@ stream("hi")
 	if code != 1 || !strings.Contains(stderr, "timeout") || !strings.Contains(stderr, "--request-timeout") {
 		t.Errorf("exit %d, want 1 with a timeout error naming --request-timeout; stderr:\n%s", code, stderr)
 	}
-}
-
-// checkArtifactsParse fails t for any .json or .jsonl file under dir that
-// a strict JSON parser refuses, and for a missing file of want.
-func checkArtifactsParse(t *testing.T, dir string, want ...string) {
-	t.Helper()
-	for _, name := range want {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			t.Errorf("%s was not written: %v", name, err)
-		}
-	}
-	filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		data, rerr := os.ReadFile(path)
-		if rerr != nil {
-			t.Errorf("%s: %v", path, rerr)
-			return nil
-		}
-		switch filepath.Ext(path) {
-		case ".json":
-			if !json.Valid(data) {
-				t.Errorf("%s is not JSON:\n%s", path, data)
-			}
-		case ".jsonl":
-			for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-				if line != "" && !json.Valid([]byte(line)) {
-					t.Errorf("%s line %d is not JSON: %s", path, i+1, line)
-				}
-			}
-		}
-		return nil
-	})
 }

@@ -20,20 +20,6 @@ import (
 	"ttftlab/internal/tts"
 )
 
-// realEspeak is Debian's espeak-ng (.ci/run installs it); TTFTLAB_REQUIRE_TTS
-// fails instead of skipping without it.
-func realEspeak(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("espeak-ng")
-	if err != nil {
-		if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
-			t.Fatalf("TTFTLAB_REQUIRE_TTS is set and espeak-ng is not on PATH: %v", err)
-		}
-		t.Skip("espeak-ng not on PATH")
-	}
-	return p
-}
-
 // TestTTSInstallThenServe: with no espeak-ng anywhere, `tts serve` installs
 // it (through a stand-in installer that wraps the real one, so nothing is
 // downloaded), then answers a speech request with WAV audio that the

@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -159,8 +158,6 @@ func TestHelpReadsWell(t *testing.T) {
 		t.Errorf("a bad flag should read as one line naming the command, then the synopsis:\n%s", stderr)
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestLabUsageNamesEveryStep: `lab -h` names every step the lab has, one
 // per NN_name.lua file. Fails before this change: the list was a copy
