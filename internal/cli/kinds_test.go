@@ -58,7 +58,6 @@ var kindCases = []kindCase{
 // server" (vLLM's empty /health, Ollama's and the hosted API's 404), and
 // llama.cpp's fields in every body were refused by strict servers.
 func TestLabOnEveryKind(t *testing.T) {
-	t.Parallel()
 	noCount := kindCase{servertest.Hosted, "openai-compatible", map[string]string{"cache": "no cached-token count",
 		"prefix": "no cached-token count", "bargein": "cannot flush"}, "client", true}
 	for _, c := range append(kindCases, noCount) {
