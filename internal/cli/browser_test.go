@@ -60,9 +60,9 @@ type shown struct {
 // file:// with no network: no console error, no resource loaded, every
 // chart with a box, and a screenshot that is not blank.
 func TestReportInBrowser(t *testing.T) {
-	t.Parallel()
 	browser := needBrowser(t)
-	lab, _ := reportRuns(t)
+	lab, _ := reportRuns(t) // before t.Parallel: see reportRuns
+	t.Parallel()
 	page := filepath.Join(t.TempDir(), "report.html")
 	if code, stdout, stderr := runCLI("report", "--out", page, lab); code != 0 {
 		t.Fatalf("ttftlab report exited %d:\n%s%s", code, stdout, stderr)
@@ -114,8 +114,9 @@ func TestReportInBrowser(t *testing.T) {
 // has its turn-by-turn section and its levels one after the other on the
 // server chart, though server.jsonl's t_ms restarts with each level.
 func TestReportPagesInBrowser(t *testing.T) {
-	t.Parallel()
 	browser := needBrowser(t)
+	lab, load := reportRuns(t) // before t.Parallel: see reportRuns
+	t.Parallel()
 	srv := startLlama(t)
 	real := t.TempDir()
 	code, stdout, stderr := runCLI("load", "--server", srv.URL, "--concurrency", "1,2", "--requests", "3", "--turns", "2",
@@ -123,7 +124,6 @@ func TestReportPagesInBrowser(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("ttftlab load exited %d:\n%s%s", code, stdout, stderr)
 	}
-	lab, load := reportRuns(t)
 	labs, loads := repeatedRuns(t, lab), repeatedRuns(t, load)
 	for _, c := range []struct {
 		name string
@@ -336,9 +336,9 @@ func repeatedRuns(t *testing.T, from string) string {
 // smaller than 8 px. Fails before this change: the tables ran off the
 // page, cells broke words anywhere, chart labels were about 4 px high.
 func TestReportOnAPhone(t *testing.T) {
-	t.Parallel()
 	browser := needBrowser(t)
-	lab, load := reportRuns(t)
+	lab, load := reportRuns(t) // before t.Parallel: see reportRuns
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		dirs []string

@@ -91,7 +91,9 @@ func (r *madeRun) made(t *testing.T, name string, gen func(testing.TB, string)) 
 // reportRuns is a lab run (the real llama-server and the test model) and a
 // load run (a fake server) for the report command to read, made once per
 // test binary (reporttest): the tests only read them, writing their pages
-// elsewhere (--out).
+// elsewhere (--out). Call it before t.Parallel, so that the runs are made
+// while the tests still run one at a time: the lab's check compares
+// timings within the run that a test beside it could invert.
 func reportRuns(t *testing.T) (lab, load string) {
 	t.Helper()
 	return shared.lab.made(t, "lab", reporttest.Lab), shared.load.made(t, "load", reporttest.Load)

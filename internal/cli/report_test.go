@@ -8,8 +8,8 @@ import (
 )
 
 func TestReportCommand(t *testing.T) {
+	labFixture, loadFixture := reportRuns(t) // before t.Parallel: see reportRuns
 	t.Parallel()
-	labFixture, loadFixture := reportRuns(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		args []string
@@ -37,8 +37,8 @@ func TestReportCommand(t *testing.T) {
 }
 
 func TestReportCommandErrors(t *testing.T) {
+	labFixture, loadFixture := reportRuns(t) // before t.Parallel: see reportRuns
 	t.Parallel()
-	labFixture, loadFixture := reportRuns(t)
 	empty := t.TempDir()
 	for _, c := range []struct {
 		args []string
@@ -86,8 +86,8 @@ func TestLabNoReport(t *testing.T) {
 // Fails before this change: report printed the path alone, and had no
 // --seed.
 func TestReportCommandVerdicts(t *testing.T) {
+	_, load := reportRuns(t) // before t.Parallel: see reportRuns
 	t.Parallel()
-	_, load := reportRuns(t)
 	out := filepath.Join(t.TempDir(), "ab.html")
 	code, stdout, stderr := runCLI("report", "--seed", "42", "--out", out, load, load)
 	if code != 0 {
