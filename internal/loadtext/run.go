@@ -55,6 +55,15 @@ func UTC(unixMs float64) string {
 	return time.Unix(int64(sec), 0).UTC().Format("2006-01-02 15:04:05") + fmt.Sprintf(".%03d UTC", int64(math.Floor(frac)))
 }
 
+// Label is a level's label in the table: "4", or "4 #2" for a search's
+// second round of it.
+func Label(level float64, round int) string {
+	if round > 1 {
+		return g(level) + " #" + itoa(round)
+	}
+	return g(level)
+}
+
 // DueLine is, in a shard, when a level is due on the wall clock, before
 // it starts.
 func DueLine(level, dueUnixMs float64) string {

@@ -51,6 +51,9 @@ func TestRunLines(t *testing.T) {
 
 func TestLevelEvents(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
+		{loadtext.Label(4, 1), "4"},
+		{loadtext.Label(0.25, 3), "0.25 #3"},
+		{loadtext.Label(1234567, 2), "1.23457e+06 #2"},
 		{loadtext.DueLine(4, 1772366405999.9), "level 4 due at 2026-03-01 12:00:05.999 UTC"},
 		{loadtext.LateStartLine(812.5, 0, false), "  started 812 ms after it was due: the shard was ready only after --start-at; the merge shows the spread"},
 		{loadtext.LateStartLine(75, 2, true), "  started 75 ms after it was due: the levels before it started late, the first because the shard " +

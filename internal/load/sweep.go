@@ -1,0 +1,398 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/loadtext"
+)
+
+// Round is one round of one level that the sweep asks its Runner to run:
+// a level of a sweep, a level a search tries, or another round of a level
+// the search confirms.
+type Round struct {
+	// Level is the calls at once, or the calls per second (settings.mode).
+	Level float64
+	// K is the level's place (from 0) among the run's levels: a shard's
+	// due time counts from it.
+	K int
+	// Round counts the rounds of this level: 1 its first, more a search's
+	// confirmation (whose rows are recorded, whose record is not the
+	// level's: the level's row stays its first round's).
+	Round int
+	// Calls are this round's calls: settings.calls, or what a search's
+	// budget leaves.
+	Calls int
+	// DueUnixMs is, in a sharded run, when the level is due on the wall
+	// clock (ms since the Unix epoch): the runner starts it no earlier.
+	// Nil otherwise.
+	DueUnixMs *float64
+	// OverSaturation is, in an open loop, the SLO whose lateness the
+	// runner checks as each request ends (OverSaturation): when it keeps
+	// rising no new call starts and RoundResult.Extras.OverSaturated says
+	// why. Nil in a closed loop.
+	OverSaturation *artifact.SLO
+}
+
+// RoundResult is what a round gave: its rows (every request it recorded,
+// warm-up included, in the order they ended, tagged with the level) and
+// what the rows do not hold (its start, duration, client use, the trend
+// that ended it early, the speech engine's CPU). The sweep adds DueUnixMs
+// and Interrupted.
+type RoundResult struct {
+	Rows   []artifact.LoadRequest
+	Extras LevelExtras
+}
+
+// Runner runs the rounds of a load: it builds each due request (the
+// experiment's request builder), streams it, records its row
+// (requests.jsonl, requests.csv) and the server's view (server.jsonl),
+// and shows progress. An error ends the run: ctx's (a stop) or a file
+// that could not be written; the result then holds the rows recorded
+// before it, which the sweep makes the interrupted level of.
+type Runner interface {
+	Run(ctx context.Context, r Round) (RoundResult, error)
+}
+
+// lateStartMs is how late after its due time a shard's level may start
+// before the console says so.
+const lateStartMs = 50
+
+// Sweep runs the load that doc.Settings describe with r: each level of
+// the settings in turn (stopping after a level whose every request
+// failed), or with settings.search_max a capacity search (Search), each
+// level's record made by Level and the capacity by CapacityOf or the
+// search; doc.Model and doc.Server are the caller's. After each level
+// (and before the first) it hands the whole record to save, which writes
+// load.json; it prints the console (internal/loadtext) to out, dir being
+// the run's folder its last lines name. On an error of the runner it
+// records the level it was in as interrupted, saves, and returns the
+// record with that error.
+//
+// What it prints, in order: the run's heading and the table's header;
+// for each round a shard's due time, the round's late start, the level's
+// lines and its over-saturation (a sweep: a level where every request
+// failed ends it); then the legend, the capacity, a search's path, the
+// artifacts and a shard's note on merging. What save receives: the
+// record with no level and no capacity first (with a search,
+// settings.levels empty: the search fills it in the order it runs
+// levels); then after each round the levels so far (a search's with
+// their pooled verdicts; the capacity still null); last the whole
+// record, a search's levels sorted by level with the capacity and its
+// path. A round's level record is the level's when it is its first
+// round; a search's further rounds only add to its pooled verdict.
+//
+// A stop (ctx done, or the runner's error) ends it: the round's rows, if
+// it is a level's first round and has rows, become that level's record
+// marked interrupted (with a search, its level joins settings.levels and
+// the levels are sorted), the capacity is CapacityOf the levels, the
+// record is saved and the interrupted level printed
+// (loadtext.InterruptedLines); Sweep returns the runner's error, joined
+// with save's if that failed too. A save that fails ends it as well: the
+// round's level lines are printed (the console is then the only record of
+// them) with the legend, or the whole end when it was the last save, and
+// save's error returned; a failed first save prints nothing.
+func Sweep(ctx context.Context, doc artifact.Load, r Runner, save func(artifact.Load) error, out io.Writer, dir string) (artifact.Load, error) {
+	s := &sweep{ctx: ctx, doc: doc, r: r, save: save, out: out, table: &loadtext.Table{Mode: doc.Settings.Mode},
+		lateFromStart: map[int]bool{}}
+	if tts := doc.Settings.TTS; tts != nil {
+		s.table.Engine = tts.Engine
+	}
+	s.doc.Levels, s.doc.Capacity = []artifact.LoadLevel{}, nil
+	if s.search() {
+		s.doc.Settings.Levels = []float64{}
+	}
+	if err := save(s.doc); err != nil {
+		return s.doc, err
+	}
+	s.print(loadtext.RunLines(s.doc.Settings)...)
+	s.print(loadtext.Header(s.doc.Settings.Mode))
+	var err error
+	if s.search() {
+		err = s.runSearch()
+	} else {
+		err = s.runLevels()
+	}
+	if err != nil {
+		return s.doc, err
+	}
+	err = save(s.doc)
+	s.print(loadtext.EndLines(s.doc, dir, s.table)...)
+	return s.doc, err
+}
+
+// sweep is one Sweep's state.
+type sweep struct {
+	ctx   context.Context
+	doc   artifact.Load
+	r     Runner
+	save  func(artifact.Load) error
+	out   io.Writer
+	table *loadtext.Table
+	// lateFromStart[k]: a shard's level k started late because the
+	// shard was ready only after its start: the first level so, and each
+	// later one that started late while the one before it did too.
+	lateFromStart map[int]bool
+}
+
+func (s *sweep) search() bool { return s.doc.Settings.SearchMax > 0 }
+
+func (s *sweep) print(lines ...string) {
+	for _, l := range lines {
+		fmt.Fprintln(s.out, l)
+	}
+}
+
+// runLevels is a sweep of the settings' levels, in their order, until a
+// level where every request failed; then the capacity.
+func (s *sweep) runLevels() error {
+	for k, level := range s.doc.Settings.Levels {
+		rec, _, err := s.round(Round{Level: level, K: k, Round: 1, Calls: s.doc.Settings.Calls})
+		if err != nil {
+			return err
+		}
+		if err := s.saved(); err != nil {
+			return err
+		}
+		if sum := rec.Summary; sum.Requests > 0 && sum.Failed == sum.Requests {
+			s.print(loadtext.AllFailedLine())
+			break
+		}
+	}
+	s.doc.Capacity = CapacityOf(s.doc.Levels)
+	return nil
+}
+
+// saved saves the record after a round; when save fails the table ends
+// there (its legend) and the error ends the sweep.
+func (s *sweep) saved() error {
+	if err := s.save(s.doc); err != nil {
+		s.print(s.table.Legend()...)
+		return err
+	}
+	return nil
+}
+
+// round runs one round: a shard's due time, the run, its late start, the
+// level's record (kept as the level's in its first round) and its lines.
+// A stop ends the sweep (stopped) with the runner's error.
+func (s *sweep) round(rd Round) (artifact.LoadLevel, []artifact.LoadRequest, error) {
+	set := s.doc.Settings
+	if err := s.ctx.Err(); err != nil {
+		return artifact.LoadLevel{}, nil, s.stopped(rd, RoundResult{}, err)
+	}
+	if set.Shard != nil {
+		due := set.StartAtUnixMs + float64(rd.K)*(set.DurationMs+set.LevelGapMs)
+		rd.DueUnixMs = artifact.Ms(due)
+		s.print(loadtext.DueLine(rd.Level, due))
+	}
+	if set.Mode == "rate" && len(set.SLO) > 0 {
+		slo := set.SLO[0]
+		rd.OverSaturation = &slo
+	}
+	res, err := s.r.Run(s.ctx, rd)
+	if err != nil {
+		return artifact.LoadLevel{}, nil, s.stopped(rd, res, err)
+	}
+	if rd.DueUnixMs != nil && res.Extras.StartedUnixMs != nil {
+		if late := *res.Extras.StartedUnixMs - *rd.DueUnixMs; late > lateStartMs {
+			s.lateFromStart[rd.K] = rd.K == 0 || s.lateFromStart[rd.K-1]
+			s.print(loadtext.LateStartLine(late, rd.K, s.lateFromStart[rd.K]))
+		}
+	}
+	rec := s.record(rd, res, false)
+	if rd.Round == 1 {
+		s.doc.Levels = append(s.doc.Levels, rec)
+		if s.search() {
+			s.doc.Settings.Levels = append(s.doc.Settings.Levels, rd.Level)
+		}
+	}
+	s.print(s.table.Level(loadtext.Label(rd.Level, rd.Round), rec)...)
+	if over := rec.OverSaturated; over != nil {
+		ended := 0
+		for _, w := range over.Thirds {
+			ended += w.N
+		}
+		s.print(loadtext.OverSaturatedLine(*over, ended, rd.Calls))
+	}
+	return rec, res.Rows, nil
+}
+
+// record is a round's level record (Level) from its rows.
+func (s *sweep) record(rd Round, res RoundResult, interrupted bool) artifact.LoadLevel {
+	x := res.Extras
+	x.DueUnixMs, x.Interrupted = rd.DueUnixMs, interrupted
+	return Level(s.doc.Settings, rd.Level, res.Rows, x)
+}
+
+// stopped ends the sweep in round rd: its rows, in a level's first
+// round, become the level's record marked interrupted; the capacity is
+// the levels'; the record is saved and the level printed. It returns
+// cause, joined with save's error.
+func (s *sweep) stopped(rd Round, res RoundResult, cause error) error {
+	var rec *artifact.LoadLevel
+	if rd.Round == 1 && len(res.Rows) > 0 {
+		l := s.record(rd, res, true)
+		rec = &l
+		s.doc.Levels = append(s.doc.Levels, l)
+		if s.search() {
+			s.doc.Settings.Levels = append(s.doc.Settings.Levels, rd.Level)
+		}
+	}
+	if s.search() {
+		sortLevels(s.doc.Levels)
+	}
+	s.doc.Capacity = CapacityOf(s.doc.Levels)
+	err := s.save(s.doc)
+	if rec != nil {
+		// Also when load.json could not take it: the console is then
+		// the only record of its figures.
+		s.print(loadtext.InterruptedLines(*rec)...)
+	}
+	return errors.Join(cause, err)
+}
+
+// sortLevels sorts a search's level records by level, as its load.json
+// keeps them.
+func sortLevels(levels []artifact.LoadLevel) {
+	sort.SliceStable(levels, func(i, j int) bool { return levels[i].Level < levels[j].Level })
+}
+
+// runSearch is the capacity search (Search): each round's verdict
+// decides the next, each level's record keeps its pooled verdict over
+// its rounds, each round is a step of the path with that verdict; then
+// the capacity, the level above it and whether the intervals decided
+// them.
+func (s *sweep) runSearch() error {
+	set := s.doc.Settings
+	start := 1.0
+	if set.Mode == "rate" && set.SearchStart > 0 {
+		start = set.SearchStart
+	}
+	budget := set.SearchBudget
+	if budget == 0 {
+		budget = set.Calls
+	}
+	search := Search{Rate: set.Mode == "rate", Start: start, Most: float64(set.SearchMax), Calls: set.Calls, Budget: budget}
+	for _, slo := range set.SLO {
+		search.SLO = append(search.SLO, SLOLimit{Percentile: slo.Percentile, LimitMs: slo.LimitMs})
+	}
+	var path []Step
+	var steps []artifact.SearchStep
+	at := map[float64]int{}  // a level's record in doc.Levels
+	ran := map[float64]int{} // a level's rounds so far
+	d, err := search.Next(nil)
+	if err != nil {
+		return fmt.Errorf("the capacity search: %w", err)
+	}
+	for !d.Done {
+		level := d.Next
+		ran[level]++
+		k, ok := at[level]
+		if !ok {
+			k = len(s.doc.Levels)
+		}
+		rec, rows, err := s.round(Round{Level: level, K: k, Round: ran[level], Calls: d.Calls})
+		if err != nil {
+			return err
+		}
+		if ran[level] == 1 {
+			at[level] = k
+		}
+		path = append(path, Step{Level: level, Calls: d.Calls, Met: rec.SLOMet, Failed: rec.Summary.Failed,
+			OverSaturated: rec.OverSaturated != nil, Values: sloValues(rows, set.SLO)})
+		step := artifact.SearchStep{Level: level, Round: ran[level], Calls: d.Calls, OverSaturated: rec.OverSaturated != nil}
+		if d, err = search.Next(path); err != nil {
+			return fmt.Errorf("the capacity search: %w", err)
+		}
+		// The step and its level's record get the level's verdict over
+		// its rounds so far.
+		for _, v := range d.Levels {
+			if v.Level != level {
+				continue
+			}
+			p := pooledRecord(v, set.SLO)
+			s.doc.Levels[at[level]].Pooled = &p
+			step.Met = v.Met
+			if len(p.SLO) > 0 {
+				first := p.SLO[0]
+				ci := first.CIMs
+				step.ValueMs, step.CIMs, step.Requests, step.Side = first.ValueMs, &ci, first.N, first.Side
+			}
+		}
+		steps = append(steps, step)
+		if err := s.saved(); err != nil {
+			return err
+		}
+	}
+	// The capacity is the level found; above it the lowest level that did
+	// not hold.
+	c := &artifact.Capacity{Level: d.Capacity, Search: steps, Decided: &d.Decided}
+	if hi := d.Between[1]; hi > 0 {
+		if i, ok := at[hi]; ok {
+			c.Next = &artifact.CapacityNext{Level: hi, SLO: s.doc.Levels[i].SLO}
+		}
+	}
+	if !d.Decided {
+		c.Between = []float64{d.Between[0]}
+		if d.Between[1] > 0 {
+			c.Between = append(c.Between, d.Between[1])
+		}
+	}
+	sortLevels(s.doc.Levels)
+	s.doc.Capacity = c
+	return nil
+}
+
+// sloValues are a round's values of each SLO for the search: those of
+// its requests (warm-up left out), a request that failed or never
+// reached the figure +Inf; nil without SLOs.
+func sloValues(rows []artifact.LoadRequest, slos []artifact.SLO) [][]float64 {
+	if len(slos) == 0 {
+		return nil
+	}
+	out := make([][]float64, len(slos))
+	for i, slo := range slos {
+		xs := []float64{}
+		for _, r := range rows {
+			if r.Warmup {
+				continue
+			}
+			if v, ok, _ := value(r.Request, slo.Metric); ok {
+				xs = append(xs, v)
+			} else {
+				xs = append(xs, math.Inf(1))
+			}
+		}
+		out[i] = xs
+	}
+	return out
+}
+
+// pooledRecord is a level's verdict over every round a search ran of it,
+// as load.json keeps it: each SLO's value and interval to the
+// microsecond.
+func pooledRecord(v LevelVerdict, slos []artifact.SLO) artifact.LevelPooled {
+	p := artifact.LevelPooled{Rounds: v.Rounds, Calls: v.Calls, Failed: v.Failed, Met: v.Met, Decided: v.Decided,
+		SLO: []artifact.PooledSLO{}}
+	ms := func(x *float64) *float64 {
+		if x == nil {
+			return nil
+		}
+		return artifact.Ms(*x)
+	}
+	for i, slo := range slos {
+		e := SLOEstimate{Side: Straddles}
+		if i < len(v.SLO) {
+			e = v.SLO[i]
+		}
+		p.SLO = append(p.SLO, artifact.PooledSLO{Metric: slo.Metric, Percentile: slo.Percentile, LimitMs: slo.LimitMs,
+			ValueMs: ms(e.Value), CIMs: [2]*float64{ms(e.Lo), ms(e.Hi)}, N: e.N, Side: string(e.Side)})
+	}
+	return p
+}
