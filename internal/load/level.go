@@ -44,10 +44,11 @@ type LevelExtras struct {
 // every request but warm-up, a failed or missing figure infinitely late),
 // the goodput, slo_met (every SLO met, no request failed, neither
 // over-saturated nor interrupted), the steady trend of the first SLO's
-// lateness, and the cost of speech per second of audio. A normal run, a
-// stopped one and a merge all make their levels here.
+// lateness, and the cost of speech per second of audio. Its times are to
+// the microsecond, as every artifact writes times (x's too). A normal
+// run, a stopped one and a merge all make their levels here.
 func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest, x LevelExtras) artifact.LoadLevel {
-	l := artifact.LoadLevel{Level: level, Interrupted: x.Interrupted, SLO: []artifact.SLOVerdict{}, DueUnixMs: x.DueUnixMs}
+	l := artifact.LoadLevel{Level: level, Interrupted: x.Interrupted, SLO: []artifact.SLOVerdict{}, DueUnixMs: msOf(x.DueUnixMs)}
 	lv := level
 	if set.Mode == "rate" {
 		l.Rate = &lv
@@ -67,8 +68,12 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		span = *x.DurationMs
 	}
 	l.Summary = SummaryOf(rows, set.Turns, span)
-	l.Summary.StartedUnixMs = x.StartedUnixMs
-	l.Summary.Client = x.Client
+	l.Summary.StartedUnixMs = msOf(x.StartedUnixMs)
+	if c := x.Client; c != nil {
+		own := *c
+		own.CPUMs, own.ReaderCPUMs, own.ReaderWaitMs = toMs(c.CPUMs), toMs(c.ReaderCPUMs), msOf(c.ReaderWaitMs)
+		l.Summary.Client = &own
+	}
 	good, counted := 0, 0
 	for _, r := range rows {
 		if r.Warmup {
@@ -106,6 +111,23 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		}
 	}
 	return l
+}
+
+// msOf is a time to the microsecond, as every artifact writes times; nil
+// for nil or a time that is not finite.
+func msOf(x *float64) *float64 {
+	if x == nil {
+		return nil
+	}
+	return artifact.Ms(*x)
+}
+
+// toMs is a finite time to the microsecond.
+func toMs(x float64) float64 {
+	if p := artifact.Ms(x); p != nil {
+		return *p
+	}
+	return x
 }
 
 // SummaryOf is the summary of a level's (a stream_many's) rows: the
@@ -319,13 +341,13 @@ func LatenessTrend(slo artifact.SLO, rows []artifact.LoadRequest, starts []float
 }
 
 // Record is the trend as load.json writes it: thirds 1-based, a late or
-// unbounded median or bound null.
+// unbounded median or bound null, times to the microsecond.
 func (t Trend) Record(metric string) artifact.LevelTrend {
 	out := artifact.LevelTrend{Metric: metric, Steady: t.Steady, Known: t.Known, Rising: t.Rising, Thirds: []artifact.TrendWindow{}}
 	for _, w := range t.Thirds {
-		tw := artifact.TrendWindow{From: w.From + 1, N: w.N, P50Ms: artifact.Num(w.P50)}
+		tw := artifact.TrendWindow{From: w.From + 1, N: w.N, P50Ms: artifact.Ms(w.P50)}
 		if w.Bounded {
-			tw.CIMs = [2]*float64{artifact.Num(w.Lo), artifact.Num(w.Hi)}
+			tw.CIMs = [2]*float64{artifact.Ms(w.Lo), artifact.Ms(w.Hi)}
 		}
 		out.Thirds = append(out.Thirds, tw)
 	}
@@ -353,10 +375,22 @@ func byTurn(rows []artifact.LoadRequest, turns int) []artifact.TurnSummary {
 				}
 			}
 		}
-		t.TTFTMs, t.FirstSentenceMs, t.PromptN, t.CacheN = stats(ttft), stats(first), stats(promptN), stats(cacheN)
+		t.TTFTMs, t.FirstSentenceMs, t.PromptN, t.CacheN = msStats(stats(ttft)), msStats(stats(first)), stats(promptN), stats(cacheN)
 		out = append(out, t)
 	}
 	return out
+}
+
+// msStats is a record of times, each to the microsecond as every
+// artifact writes times; nil for nil.
+func msStats(s *artifact.Stats) *artifact.Stats {
+	if s == nil {
+		return nil
+	}
+	for _, x := range []*float64{&s.Min, &s.P50, &s.P90, &s.P99, &s.Max, &s.Mean} {
+		*x = toMs(*x)
+	}
+	return s
 }
 
 // stats is stats.summary's record of xs, nil when xs is empty.

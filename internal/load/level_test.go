@@ -2,8 +2,10 @@ package load
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"ttftlab/internal/artifact"
@@ -219,5 +221,56 @@ func TestOverSaturation(t *testing.T) {
 		if flat.Ended(ended(i, 50, false)) {
 			t.Fatalf("constant lateness over-saturated at %d", i)
 		}
+	}
+}
+
+// TestLevelTimesToTheMicrosecond: every time in a level's record (a
+// member named *_ms, and every number inside one: a by_turn figure, a
+// trend's third, its interval) is to the microsecond, as every artifact
+// writes times, also where the figures of the rows and the extras are
+// finer (a mean, an interpolated percentile, a CPU time in ns).
+func TestLevelTimesToTheMicrosecond(t *testing.T) {
+	t.Parallel()
+	set, rows := levelRows()
+	for i := range rows {
+		if f := rows[i].FirstSentenceMs; f != nil {
+			*f += 0.0004 * float64(i)
+		}
+	}
+	start, due, wait := levelStart+0.1234567, levelStart+0.0000004, 3.5555555
+	rec := Level(set, 2, rows, LevelExtras{StartedUnixMs: &start, DueUnixMs: &due,
+		Client: &artifact.ClientUse{Cores: 2, CPUMs: 120.1234567, ReaderCPUMs: 30.0000001, ReaderWaitMs: &wait}})
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	times := 0
+	var walk func(path string, v any, time bool)
+	walk = func(path string, v any, time bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				walk(path+"."+k, x, time || strings.HasSuffix(k, "_ms"))
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), x, time)
+			}
+		case float64:
+			if time {
+				times++
+				if math.Round(v*1000)/1000 != v {
+					t.Errorf("%s = %v: not to the microsecond", path, v)
+				}
+			}
+		}
+	}
+	walk("", m, false)
+	if times < 100 {
+		t.Errorf("only %d times checked", times)
 	}
 }
