@@ -274,11 +274,8 @@ func (s *sweep) runSearch() error {
 	if set.Mode == "rate" && set.SearchStart > 0 {
 		start = set.SearchStart
 	}
-	budget := set.SearchBudget
-	if budget == 0 {
-		budget = set.Calls
-	}
-	search := Search{Rate: set.Mode == "rate", Start: start, Most: float64(set.SearchMax), Calls: set.Calls, Budget: budget}
+	// Without a budget (0) no level gets more than its first round.
+	search := Search{Rate: set.Mode == "rate", Start: start, Most: float64(set.SearchMax), Calls: set.Calls, Budget: set.SearchBudget}
 	for _, slo := range set.SLO {
 		search.SLO = append(search.SLO, SLOLimit{Percentile: slo.Percentile, LimitMs: slo.LimitMs})
 	}
