@@ -1,8 +1,11 @@
 package load
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"strings"
@@ -10,6 +13,27 @@ import (
 
 	"ttftlab/internal/artifact"
 )
+
+// row is a request of a level, its figures given (0: none), failed
+// with kind unless kind is "".
+func row(level float64, call, turn int, ttft, first, total float64, kind string) artifact.LoadRequest {
+	r := artifact.LoadRequest{Level: level, Call: call, Turn: turn}
+	r.StartMs, r.QueueMs, r.TotalMs = artifact.Ms(10*float64(call)), artifact.Ms(0.5), artifact.Ms(total)
+	if ttft > 0 {
+		r.TTFTMs = artifact.Ms(ttft)
+	}
+	if first > 0 {
+		r.FirstSentenceMs = artifact.Ms(first)
+	}
+	if kind != "" {
+		msg := "canceled after 1 content chunks, 9 bytes in 12.0 ms: context canceled"
+		r.ErrorKind, r.Error = &kind, &msg
+	} else {
+		r.StallMs = artifact.Ms(0)
+		r.PromptN, r.CacheN = artifact.Num(20), artifact.Num(5)
+	}
+	return r
+}
 
 // levelStart is the wall clock at the start of levelRows' level: a
 // whole number of ms, so that a row's start and end on the wall clock
@@ -79,6 +103,11 @@ func recordOf(t *testing.T, l artifact.LoadLevel) map[string]any {
 	return m
 }
 
+// stopIn is a runner stopped in its first round with res.
+type stopIn struct{ res RoundResult }
+
+func (s stopIn) Run(context.Context, Round) (RoundResult, error) { return s.res, context.Canceled }
+
 // TestLevelRecordOfEveryPath: from one level's rows, the record of a run
 // that ended, of one stopped in it and of a merge of the same rows over 1
 // and 2 shards have the same members and the same values, but for those
@@ -98,9 +127,13 @@ func TestLevelRecordOfEveryPath(t *testing.T) {
 	start := levelStart
 	normal := Level(set, 2, rows, LevelExtras{StartedUnixMs: &start, DurationMs: &end, Client: &client, TTSCPUMs: &ttsCPU})
 
-	stopped := artifact.Load{Settings: set, Levels: []artifact.LoadLevel{}}
-	if !FinishInterrupted(&stopped, rows, LevelExtras{StartedUnixMs: &start, Client: &client, TTSCPUMs: &ttsCPU}) {
-		t.Fatal("the stopped level was not added")
+	// A run stopped in the level: the sweep makes its record from the
+	// rows the runner kept.
+	stop := stopIn{RoundResult{Rows: rows, Extras: LevelExtras{StartedUnixMs: &start, Client: &client, TTSCPUMs: &ttsCPU}}}
+	stopped, err := Sweep(context.Background(), artifact.Load{Settings: set}, stop, func(artifact.Load) error { return nil },
+		io.Discard, "out")
+	if !errors.Is(err, context.Canceled) || len(stopped.Levels) != 1 {
+		t.Fatalf("the stopped level was not added (%v)", err)
 	}
 	if !stopped.Levels[0].Interrupted {
 		t.Error("the stopped level is not marked interrupted")

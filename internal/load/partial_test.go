@@ -6,25 +6,6 @@ import (
 	"ttftlab/internal/artifact"
 )
 
-func row(level float64, call, turn int, ttft, first, total float64, kind string) artifact.LoadRequest {
-	r := artifact.LoadRequest{Level: level, Call: call, Turn: turn}
-	r.StartMs, r.QueueMs, r.TotalMs = artifact.Ms(10*float64(call)), artifact.Ms(0.5), artifact.Ms(total)
-	if ttft > 0 {
-		r.TTFTMs = artifact.Ms(ttft)
-	}
-	if first > 0 {
-		r.FirstSentenceMs = artifact.Ms(first)
-	}
-	if kind != "" {
-		msg := "canceled after 1 content chunks, 9 bytes in 12.0 ms: context canceled"
-		r.ErrorKind, r.Error = &kind, &msg
-	} else {
-		r.StallMs = artifact.Ms(0)
-		r.PromptN, r.CacheN = artifact.Num(20), artifact.Num(5)
-	}
-	return r
-}
-
 // TestFinishInterrupted: a run stopped in its second level gets that
 // level's record from its rows, marked interrupted, the canceled request
 // counted as failed; the capacity is the first level, which held, with the
