@@ -202,11 +202,20 @@ type fakeRunner struct {
 	// runner stops in, keeping keep of its rows, with err.
 	stopAt, keep int
 	err          error
+	// ttsCPUMs, when set, is the default speech engine's CPU over each
+	// round, whose answers were spoken: 1 s of audio each.
+	ttsCPUMs float64
 }
 
 func (f *fakeRunner) Run(ctx context.Context, rd load.Round) (load.RoundResult, error) {
 	f.rounds = append(f.rounds, rd)
 	res := f.made.result(f.set, rd)
+	if f.ttsCPUMs > 0 {
+		for i := range res.Rows {
+			res.Rows[i].AudioMs = artifact.Ms(1000)
+		}
+		res.Extras.TTSCPUMs = &f.ttsCPUMs
+	}
 	if len(f.rounds) == f.stopAt {
 		res.Rows = res.Rows[:f.keep]
 		res.Extras.OverSaturated = nil
@@ -724,5 +733,28 @@ func TestSweepSaveFails(t *testing.T) {
 				t.Errorf("level 2's row (%s) is not on the console:\n%s", verdict, console)
 			}
 		})
+	}
+}
+
+// TestSweepSpeechEngine: with answers spoken by the engine the settings
+// name (--tts default), each level says what speaking cost per second of
+// audio; with another speech server (no engine) it does not.
+func TestSweepSpeechEngine(t *testing.T) {
+	t.Parallel()
+	for _, engine := range []string{"espeak-ng", ""} {
+		sc := scenarioOf(t, "every level held")
+		sc.set.TTS = &artifact.AudioTTS{URL: "http://127.0.0.1:5002", Engine: engine}
+		doc, console, err := sweepOf(t, sc, &fakeRunner{ttsCPUMs: 300}, &saves{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 300 ms of CPU over 20 s of audio.
+		if l := doc.Levels[0]; l.TTSCPUMsPerAudioS == nil || *l.TTSCPUMsPerAudioS != 15 {
+			t.Errorf("engine %q: tts_cpu_ms_per_audio_s %v, want 15", engine, l.TTSCPUMsPerAudioS)
+		}
+		line := "  speech: espeak-ng used 15.0 ms of CPU per second of audio (on this machine, beside the client)\n"
+		if got := strings.Count(console, line); engine != "" && got != 2 || engine == "" && strings.Contains(console, "speech:") {
+			t.Errorf("engine %q: %d speech lines:\n%s", engine, got, console)
+		}
 	}
 }
