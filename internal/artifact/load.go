@@ -685,6 +685,15 @@ func FormatMs(x float64) string {
 	return string(b)
 }
 
+// ShowMs is a time as every console writes it: one decimal under 10 ms,
+// whole ms above ("7.9", "812").
+func ShowMs(x float64) string {
+	if math.Abs(x) < 10 {
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
 // WithTags encodes v (a record struct) as one JSON object with the
 // members of tags first, in the order given; a tag named like one of v's
 // fields is left out (the record's own field wins).

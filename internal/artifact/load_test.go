@@ -129,3 +129,12 @@ func TestCellsFollowColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestShowMs: one decimal under 10 ms, whole ms from 10 on, either sign.
+func TestShowMs(t *testing.T) {
+	for x, want := range map[float64]string{7.85: "7.8", 9.94: "9.9", 10: "10", 812.4: "812", -3.25: "-3.2", 0: "0.0"} {
+		if got := ShowMs(x); got != want {
+			t.Errorf("ShowMs(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

@@ -2,20 +2,10 @@ package figures
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"ttftlab/internal/artifact"
 )
-
-// Num is how the console writes a value of a figure: one decimal below
-// 10, whole numbers above, as load's console does.
-func Num(x float64) string {
-	if math.Abs(x) < 10 {
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.0f", x)
-}
 
 // Line is one figure on the console: its name padded to width, then p50
 // and p95 with their 95 % intervals, the mean with its interval and what
@@ -59,9 +49,9 @@ func pctCell(name string, v *float64, ci *[2]float64, failed int, unit string) s
 		return name + " too few samples"
 	case ci == nil:
 		// The interval's upper end falls on a failed sample.
-		return fmt.Sprintf("%s %s%s [up to a failure]", name, Num(*v), unit)
+		return fmt.Sprintf("%s %s%s [up to a failure]", name, artifact.ShowMs(*v), unit)
 	}
-	return fmt.Sprintf("%s %s%s [%s, %s]", name, Num(*v), unit, Num(ci[0]), Num(ci[1]))
+	return fmt.Sprintf("%s %s%s [%s, %s]", name, artifact.ShowMs(*v), unit, artifact.ShowMs(ci[0]), artifact.ShowMs(ci[1]))
 }
 
 func meanCell(f artifact.Figure, unit string) string {
@@ -79,9 +69,9 @@ func meanCell(f artifact.Figure, unit string) string {
 		over = fmt.Sprintf(" over %d sample%s", f.N, map[bool]string{true: "", false: "s"}[f.N == 1])
 	}
 	if f.MeanCI == nil {
-		return fmt.Sprintf("mean %s%s [too few samples]%s", Num(*f.Mean), unit, over)
+		return fmt.Sprintf("mean %s%s [too few samples]%s", artifact.ShowMs(*f.Mean), unit, over)
 	}
-	return fmt.Sprintf("mean %s%s [%s, %s]%s", Num(*f.Mean), unit, Num(f.MeanCI[0]), Num(f.MeanCI[1]), over)
+	return fmt.Sprintf("mean %s%s [%s, %s]%s", artifact.ShowMs(*f.Mean), unit, artifact.ShowMs(f.MeanCI[0]), artifact.ShowMs(f.MeanCI[1]), over)
 }
 
 // Table is the figures one per line (Line), their names in one column.

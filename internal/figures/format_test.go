@@ -1,6 +1,8 @@
 package figures
 
 import (
+	"ttftlab/internal/artifact"
+
 	"math"
 	"strings"
 	"testing"
@@ -18,8 +20,8 @@ func TestLine(t *testing.T) {
 		{{Name: "ttft_ms", Unit: "ms", Values: []float64{20, 21, 22, 23, 24}}},
 	})
 	got := Line(fs[0], 10)
-	want := "ttft_ms     p50 17 ms [11, 23]   p95 too few samples   mean 17 ms [" + Num(fs[0].MeanCI[0]) + ", " +
-		Num(fs[0].MeanCI[1]) + "] over 2 runs   n 10"
+	want := "ttft_ms     p50 17 ms [11, 23]   p95 too few samples   mean 17 ms [" + artifact.ShowMs(fs[0].MeanCI[0]) + ", " +
+		artifact.ShowMs(fs[0].MeanCI[1]) + "] over 2 runs   n 10"
 	if got != want {
 		t.Fatalf("line\n%q, want\n%q", got, want)
 	}

@@ -15,14 +15,6 @@ import (
 	"ttftlab/internal/artifact"
 )
 
-// MS is a time as the console writes it: one decimal under 10 ms.
-func MS(x float64) string {
-	if math.Abs(x) < 10 {
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.0f", x)
-}
-
 // g is a number as C's "%g" writes it (six significant digits): a level
 // "0.5", a limit "800".
 func g(x float64) string { return fmt.Sprintf("%.6g", x) }
@@ -68,7 +60,7 @@ func orInf(x *float64) string {
 	if x == nil {
 		return "inf"
 	}
-	return MS(*x)
+	return artifact.ShowMs(*x)
 }
 
 // ThirdsText is "p50 of each third 12 [10, 14] -> 80 [70, 95] -> 200

@@ -214,8 +214,8 @@ func TestCapacityLine(t *testing.T) {
 
 func TestText(t *testing.T) {
 	for x, want := range map[float64]string{0: "0.0", 0.04: "0.0", 9.94: "9.9", 9.96: "10.0", 10: "10", 10.5: "10", 11.5: "12", -3.25: "-3.2", -12.5: "-12"} {
-		if got := loadtext.MS(x); got != want {
-			t.Errorf("MS(%g) = %q, want %q", x, got, want)
+		if got := artifact.ShowMs(x); got != want {
+			t.Errorf("artifact.ShowMs(%g) = %q, want %q", x, got, want)
 		}
 	}
 	for _, c := range []struct {

@@ -121,7 +121,7 @@ func TestPortMatchesLua(t *testing.T) {
 	want = append(want, "=== misc")
 	in.MS = []float64{0, 0.04, 0.05, 0.25, 9.94, 9.96, 10, 10.5, 11.5, 812.49, -3.25, -12.5, 123456.5}
 	for _, x := range in.MS {
-		want = append(want, loadtext.MS(x))
+		want = append(want, artifact.ShowMs(x))
 	}
 	in.Bounds = []portBounds{{f(812), [2]*float64{f(790), f(838)}}, {f(812), [2]*float64{nil, f(838)}},
 		{f(812), [2]*float64{f(790), nil}}, {nil, [2]*float64{nil, nil}}, {nil, [2]*float64{f(4000), nil}}, {f(5), [2]*float64{nil, nil}}}

@@ -45,7 +45,7 @@ func MergeLines(doc artifact.Load, notes []string, out string) []string {
 		}
 		spread := "start spread unknown (a shard has no start on record)"
 		if l.StartSpreadMs != nil {
-			spread = "start spread " + MS(*l.StartSpreadMs) + " ms"
+			spread = "start spread " + artifact.ShowMs(*l.StartSpreadMs) + " ms"
 		}
 		lines = append(lines, "  "+strings.Join(parts, ", ")+"; "+spread)
 	}

@@ -219,7 +219,7 @@ func pooledText(l *artifact.LoadLevel) string {
 	for _, e := range pooled.SLO {
 		v := "none"
 		if e.ValueMs != nil {
-			v = MS(*e.ValueMs) + " ms"
+			v = artifact.ShowMs(*e.ValueMs) + " ms"
 		}
 		parts = append(parts, fmt.Sprintf("%s p%s %s %s (n=%d)", e.Metric, g(e.Percentile), v, Bounds(e.ValueMs, e.CIMs), e.N))
 	}

@@ -71,7 +71,7 @@ func ciLine(name string, d *artifact.Dist) string {
 	for i, p := range percentiles {
 		v, ci := quantile(*d, p)
 		if ci != nil && v != nil {
-			cells[i] = fmt.Sprintf("p%.0f %s [%s, %s]", p, MS(*v), MS(ci[0]), MS(ci[1]))
+			cells[i] = fmt.Sprintf("p%.0f %s [%s, %s]", p, artifact.ShowMs(*v), artifact.ShowMs(ci[0]), artifact.ShowMs(ci[1]))
 		} else {
 			cells[i] = fmt.Sprintf("p%.0f too few samples", p)
 		}
@@ -167,7 +167,7 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	for _, v := range l.SLO {
 		value := "none: the percentile falls on a failed or missing request"
 		if v.ValueMs != nil {
-			value = MS(*v.ValueMs) + " ms"
+			value = artifact.ShowMs(*v.ValueMs) + " ms"
 			if s.Unsupported(v) {
 				value += "*"
 				t.marked = true

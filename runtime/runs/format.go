@@ -17,9 +17,9 @@ func runsSummary(n int, fs []artifact.Figure) string {
 
 func withUnit(x float64, unit string) string {
 	if unit == "" {
-		return figures.Num(x)
+		return artifact.ShowMs(x)
 	}
-	return figures.Num(x) + " " + unit
+	return artifact.ShowMs(x) + " " + unit
 }
 
 func plural(n int) string {
