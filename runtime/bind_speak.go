@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/audio"
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stream"
@@ -266,34 +267,47 @@ func (t *TTS) String() string {
 // the artifacts may record it (the key never: only whether one is set).
 func (vm *VM) ttsInfo(L *lua.LState) int {
 	t := vm.cfg.TTS
-	if t == nil || t.Endpoint == nil {
+	rec := t.record()
+	if rec == nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString("no speech server: run with --tts URL or --tts default"))
 		return 2
 	}
 	info := L.CreateTable(0, 8)
-	info.RawSetString("url", lua.LString(t.Endpoint.Base))
-	info.RawSetString("source", lua.LString(t.Source))
-	model := t.Model
-	if model == "" {
-		model = "tts-1"
+	info.RawSetString("url", lua.LString(rec.URL))
+	info.RawSetString("source", lua.LString(rec.Source))
+	info.RawSetString("model", lua.LString(rec.Model))
+	if rec.Voice != "" {
+		info.RawSetString("voice", lua.LString(rec.Voice))
 	}
-	info.RawSetString("model", lua.LString(model))
-	if t.Voice != "" {
-		info.RawSetString("voice", lua.LString(t.Voice))
+	info.RawSetString("format", lua.LString(rec.Format))
+	if rec.APIKey != "" {
+		info.RawSetString("api_key", lua.LString(rec.APIKey))
 	}
-	format := t.Format
-	if format == "" {
-		format = "pcm"
-	}
-	info.RawSetString("format", lua.LString(format))
-	if t.Endpoint.Key != "" {
-		info.RawSetString("api_key", lua.LString("set from "+t.Endpoint.KeySource))
-	}
-	info.RawSetString("engine", lua.LString(t.Engine))
+	info.RawSetString("engine", lua.LString(rec.Engine))
 	if t.CPU != nil {
 		info.RawSetString("cpu_ms", lua.LNumber(float64(t.CPU())/float64(time.Millisecond)))
 	}
 	L.Push(info)
 	return 1
+}
+
+// record is the speech server as the artifacts record it (settings.tts):
+// the model and format it is asked for, its key only as where it was set;
+// nil without one.
+func (t *TTS) record() *artifact.AudioTTS {
+	if t == nil || t.Endpoint == nil {
+		return nil
+	}
+	rec := &artifact.AudioTTS{URL: t.Endpoint.Base, Source: t.Source, Model: t.Model, Format: t.Format, Engine: t.Engine, Voice: t.Voice}
+	if rec.Model == "" {
+		rec.Model = "tts-1"
+	}
+	if rec.Format == "" {
+		rec.Format = "pcm"
+	}
+	if t.Endpoint.Key != "" {
+		rec.APIKey = "set from " + t.Endpoint.KeySource
+	}
+	return rec
 }

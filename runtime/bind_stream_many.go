@@ -32,38 +32,8 @@ func (vm *VM) streamMany(L *lua.LState) int {
 			L.RaiseError("stream_many: %v while waiting for opts.start_at_ms (%s)", err, o.startAt.UTC().Format(time.RFC3339Nano))
 		}
 	}
-	m := &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0), begin: time.Now(), use0: clientUsage()}
-	if o.overSLO != nil {
-		m.over = &load.OverSaturation{SLO: *o.overSLO}
-	}
-	if !vm.runBegan.IsZero() {
-		m.runOffset = m.begin.Sub(vm.runBegan)
-	}
-	if o.thinkFn != nil {
-		o.plan.Think.Func = m.think
-	}
-	loop, err := load.New(o.plan)
-	if err != nil {
-		L.RaiseError("stream_many: %v", err)
-	}
-	m.loop = loop
-	if o.record != nil {
-		if err := o.record.open(vm); err != nil {
-			vm.writeError(L, "stream_many: ", err)
-		}
-		defer o.record.close()
-	}
-	stopWatch := m.watchServer()
-	defer stopWatch()
-	defer m.progress.end()
-	hooks := load.Hooks{Next: m.next, Finished: m.finished, Tick: m.tick}
-	err = loop.Run(vm.callCtx(L), hooks)
-	m.elapsed = time.Since(m.begin)
-	m.use1 = clientUsage()
-	vm.lastMany = &manyUse{begin: m.begin, use0: m.use0, use1: m.use1, elapsed: m.elapsed, rows: m.rows}
-	if m.over != nil {
-		vm.lastMany.over = m.over.Trend
-	}
+	m := vm.newMany(L, src, o)
+	err := m.run()
 	var failedWrite *WriteError
 	switch {
 	case m.raised != nil:
@@ -82,6 +52,52 @@ func (vm *VM) streamMany(L *lua.LState) int {
 	L.Push(m.results)
 	L.Push(m.summary())
 	return 2
+}
+
+// newMany prepares a run of the requests of src as o plans them: what
+// stream_many and the load's runner (LoadRunner) share.
+func (vm *VM) newMany(L *lua.LState, src requestSource, o manyOptions) *many {
+	return &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0)}
+}
+
+// run runs the requests on the script's goroutine until the plan ends, a
+// hook fails or L's context is done. Its error is the loop's
+// (load.ErrNoRequests when none started; a *WriteError for a record that
+// could not be written); a Lua error of a callback is in m.raised. A Lua
+// error of the request builder itself unwinds through it as through any
+// host function; m.rows keeps the rows recorded until then.
+func (m *many) run() error {
+	vm, L, o := m.vm, m.L, m.opts
+	m.begin, m.use0 = time.Now(), clientUsage()
+	if o.overSLO != nil {
+		m.over = &load.OverSaturation{SLO: *o.overSLO}
+	}
+	if !vm.runBegan.IsZero() {
+		m.runOffset = m.begin.Sub(vm.runBegan)
+	}
+	if o.thinkFn != nil {
+		m.opts.plan.Think.Func = m.think
+	}
+	loop, err := load.New(m.opts.plan)
+	if err != nil {
+		return err
+	}
+	m.loop = loop
+	if o.record != nil {
+		if err := o.record.open(vm); err != nil {
+			return written(err)
+		}
+		defer o.record.close()
+	}
+	stopWatch := m.watchServer()
+	defer stopWatch()
+	defer m.progress.end()
+	defer func() {
+		m.elapsed = time.Since(m.begin)
+		m.use1 = clientUsage()
+	}()
+	hooks := load.Hooks{Next: m.next, Finished: m.finished, Tick: m.tick}
+	return loop.Run(vm.callCtx(L), hooks)
 }
 
 // many is the state of one stream_many call. Everything but what the

@@ -226,11 +226,11 @@ info.t0_ms places the request on now_ms()'s clock.`},
 			"median from the first third to the last that counts as growth. info: rising (each third's median interval\n" +
 			"wholly above the one before, and risen by min_rise), steady (the first and last thirds' intervals overlap, or medians within 10 % or min_rise),\n" +
 			"known (each third has 6 requests or more), thirds = {{from, n, p50, lo, hi}, ...}."},
-	{Name: "load_level", Kind: Function, fn: (*VM).loadLevel,
-		Signature: "load_level(settings, level, [opts]) -> record",
-		Summary:   "The record of a load level (load.json's levels[i]) made from the rows of the last stream_many, which ran it.",
-		Help: "settings: load.json's settings; opts: due_unix_ms, tts_cpu_ms (the speech engine's CPU over the level).\n" +
-			"over_saturated is the trend of stream_many's opts.over_saturation when it ended the level."},
+	{Name: "run_info", Kind: Function, fn: (*VM).runInfo,
+		Signature: "run_info([props]) -> {model =, server =}",
+		Summary:   "What a run measured: the model the numbers belong to and the server's settings, as load.json and report.json record them.",
+		Help: "props: the server's /props as read before (nil or {} for a server without it). model: name, path, synthetic;\n" +
+			"server: n_ctx, slots, threads, cache_ram, args (those three for a server ttftlab started), build, endpoint, kind."},
 	{Name: "sentence_end", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return sentenceEnd(L) },
 		Signature: "sentence_end(text, final) -> end_index | nil",
 		Summary:   "Where text's first sentence ends (its last byte's index), nil while more text could change it; final: no more will come.",
@@ -339,14 +339,6 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 	{Name: "PREFLIGHT", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LBool(vm.cfg.Preflight) },
 		Signature: "PREFLIGHT",
 		Summary:   "true when the script should only check its inputs and stop (the lab, before a server starts); it may return {tts = true}: its run needs a speech server."},
-	{Name: "PARAMS", Kind: Global, value: func(vm *VM) lua.LValue {
-		if vm.cfg.Params == nil {
-			return vm.L.NewTable()
-		}
-		return vm.json.ToLua(vm.L, vm.cfg.Params)
-	},
-		Signature: "PARAMS",
-		Summary:   "The settings of the command that runs the script (ttftlab load: levels, SLOs, ...); an empty table for run."},
 	{Name: "TTFTLAB", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Command) },
 		Signature: "TTFTLAB",
 		Summary:   "How to run ttftlab from here, for messages: ./ttftlab, ttftlab or go run ."},

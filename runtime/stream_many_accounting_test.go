@@ -159,26 +159,3 @@ func TestWatchSamplesAreRecords(t *testing.T) {
 		t.Errorf("tags first, then the sample: %s", lines[4])
 	}
 }
-
-// TestLoadLevelFromTheLastStreamMany: load_level makes the level's record
-// from the last stream_many's rows (load.Level): its mode's key, the
-// summary as stream_many gave it, each SLO's verdict over the failed
-// requests (infinitely late), the steady trend and what opts add.
-func TestLoadLevelFromTheLastStreamMany(t *testing.T) {
-	vm, out := testVM(t, Config{Server: closedURL(t)})
-	err := vm.RunString(`
-		local _, s = stream_many(function(i)
-			if i > 3 then return nil end
-			return "q", {}
-		end, {rate = 50})
-		local set = {mode = "rate", turns = 1, levels = {2}, slo = {{metric = "ttft_ms", percentile = 50, limit_ms = 100}}}
-		local r = load_level(set, 2, {due_unix_ms = 5})
-		print(r.rate, r.summary.failed == s.failed, r.summary.calls, r.summary.by_turn[1].n, r.slo[1].failed,
-			r.slo[1].value_ms == json_null, r.slo_met, r.goodput, r.steady.metric, r.due_unix_ms, r.over_saturated == nil)`, "level.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.SplitN(out.String(), "\n", 2)[0]; got != "2\ttrue\t3\t0\t3\ttrue\tfalse\t0\tqueue_ms + ttft_ms\t5\ttrue" {
-		t.Errorf("printed %q", got)
-	}
-}

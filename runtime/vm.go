@@ -40,10 +40,6 @@ type Config struct {
 	Preflight bool
 	// Command is TTFTLAB, how the user runs ttftlab ("ttftlab" when empty).
 	Command string
-	// Params become PARAMS: a command's experiment settings (ttftlab
-	// load's levels, SLOs, ...), as JSON-like values (numbers, strings,
-	// booleans, []any, map[string]any).
-	Params map[string]any
 	// Sources say where the user set a value, for the hints in errors:
 	// e.g. Sources["SERVER"] = "--server". A value not listed is named by
 	// its global.
@@ -127,9 +123,6 @@ type VM struct {
 	// runBegan is when the current run (a script, a REPL line) began:
 	// stream_many's run_ms count from it, one time axis across its calls.
 	runBegan time.Time
-	// lastMany is the last stream_many call's start and cost once its
-	// loop ended (LastManyUse); nil before one ended.
-	lastMany *manyUse
 }
 
 // luaOptions raise gopher-lua's defaults: 256 call frames and a fixed

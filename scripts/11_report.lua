@@ -11,8 +11,6 @@ local function find_docs(rows, n)
   error("prefill.json has no row for " .. n .. " docs")
 end
 
-local runinfo = dofile("runinfo.lua")
-
 local function exists(name)
   local f = io.open(OUT .. "/" .. name, "r")
   if f then f:close() end
@@ -31,8 +29,11 @@ local function source(step)
 end
 
 -- props.json is llama.cpp's; other kinds have none (server.json says so).
+-- run_info: the model the numbers belong to and the server's settings,
+-- made as load.json's are.
 local props = exists("props.json") and read_json("props.json") or {}
-local model = runinfo.model_of(props)
+local info = run_info(props)
+local model = info.model
 local ttft, prefill, cache = source("ttft"), source("prefill"), source("cache")
 local sent, cancel, bargein, prefix = source("sentence"), source("cancel"), source("bargein"), source("prefix")
 local audio = source("audio")
@@ -62,7 +63,7 @@ local report = {
   prefix_last_prompt_n = field(prefix, function(p) return p.positions[#p.positions].prompt_n end),
   not_measured = #missed > 0 and not_measured or nil,
   model = model,
-  server = runinfo.server_of(props),
+  server = info.server,
 }
 write_json("report.json", report)
 

@@ -7,6 +7,7 @@
 --
 --   local calls = require("calls")
 --   calls.run(opts) -> turns, summary
+--   calls.builder(o) -> request, on_result   (the load's experiment)
 --
 -- opts (all optional but one of concurrency and rate):
 --   calls        how many calls (default 8)
@@ -126,15 +127,18 @@ local function text_of(chunks)
   return table.concat(parts)
 end
 
-function M.run(opts)
-  local c, o = check(opts)
+-- builder(o) -> request, on_result: what each turn of a call sends,
+-- for stream_many (the load's experiment returns these). o: system (the
+-- whole system prompt, documents included), lines, opts (each turn's
+-- stream() options, default {max_tokens = 48}) and turns (a call's last
+-- turn, when its caller hangs up). request(i, call, turn, previous, u)
+-- builds a turn's messages when stream_many's plan makes it due: the
+-- system prompt, the call's history (its earlier lines and the answers to
+-- them) and the caller's next line, with tags {call =, turn =};
+-- on_result(r) forgets a call whose caller hung up.
+function M.builder(o)
   local system = o.system or M.DEFAULT_SYSTEM
-  if c.docs > 0 then system = prompt.build(system, kb_docs(), c.docs) end
   local said = {} -- per call in progress: the history and the line of the turn running
-
-  -- request builds a turn's messages when stream_many's plan makes it
-  -- due: the system prompt, the call's history (its earlier lines and the
-  -- answers to them) and the caller's next line.
   local function request(_, call, turn, previous, u)
     local s = said[call]
     if s == nil then
@@ -154,9 +158,20 @@ function M.run(opts)
     ro.tags = { call = call, turn = turn }
     return messages, ro
   end
+  local function on_result(r)
+    if r.error or r.tags.turn == o.turns then said[r.tags.call] = nil end -- the caller hung up
+  end
+  return request, on_result
+end
+
+function M.run(opts)
+  local c, o = check(opts)
+  local system = o.system or M.DEFAULT_SYSTEM
+  if c.docs > 0 then system = prompt.build(system, kb_docs(), c.docs) end
+  local request, hung_up = M.builder({ system = system, lines = o.lines, opts = o.opts, turns = c.turns })
 
   local function on_result(r)
-    if r.error or r.tags.turn == c.turns then said[r.tags.call] = nil end -- the caller hung up
+    hung_up(r)
     if o.on_turn then return o.on_turn(r) end
   end
 

@@ -118,14 +118,14 @@ type SLO struct {
 	Text string `json:"text,omitempty"`
 }
 
-// RunModel is the model the numbers belong to (runinfo.lua's model_of).
+// RunModel is the model the numbers belong to (runtime.ModelOf).
 type RunModel struct {
 	Name      *string `json:"name"`
 	Path      *string `json:"path"`
 	Synthetic bool    `json:"synthetic"`
 }
 
-// RunServer is the server's settings (runinfo.lua's server_of); threads,
+// RunServer is the server's settings (runtime.ServerOf); threads,
 // cache_ram and args are known only for a server ttftlab started.
 type RunServer struct {
 	NCtx     *float64 `json:"n_ctx"`

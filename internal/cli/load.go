@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/load"
 	"ttftlab/internal/rundir"
 	"ttftlab/runtime"
@@ -48,23 +50,19 @@ type loadCmd struct {
 	runs int
 	// shard are --shard and its companions (load_shard.go).
 	shard shardFlags
-	// failedWrite is the file the last run could not write, which ended
-	// it (a full disk, too many open files); finish completes load.json
-	// as after a stop.
-	failedWrite *runtime.WriteError
-	// stopped is what the run's last level (its last stream_many) began
-	// at and cost the machine: what a level a stop cut short keeps of it.
-	stopped load.LevelExtras
+	// writeFailed: the last run ended on a file it could not write (a
+	// full disk, too many open files), which stopped it as Ctrl-C does.
+	writeFailed bool
 }
 
 func newLoad(e *env) runner { return &loadCmd{env: e} }
 
-// workingTreeLoad is run instead of the built-in load script when it
-// exists.
+// workingTreeLoad is the experiment used instead of the built-in one
+// when it exists: a user's edited request builder, without recompiling.
 const workingTreeLoad = "scripts/load.lua"
 
-const loadAbout = `Runs scripts/load.lua (from the working tree when it exists, else the copy built
-into ttftlab): at each level of --concurrency (calls at once) or --rate (calls per
+const loadAbout = `Runs the load, whose requests scripts/load.lua builds (from the working tree when it
+exists, else the copy built into ttftlab): at each level of --concurrency (calls at once) or --rate (calls per
 second), --requests calls (or as many as --duration allows), each of --turns turns with
 --think between them; per level the p50/p95/p99 of ttft and first sentence, tokens/s,
 errors and the share of requests meeting the SLOs (goodput); at the end the capacity,
@@ -159,7 +157,7 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	if err := c.flags.check(fs); err != nil {
 		return err
 	}
-	params, levels, err := c.params()
+	set, levels, err := c.settings()
 	if err != nil {
 		return fs.usageErr(err)
 	}
@@ -176,55 +174,149 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 		// --server, and its artifacts go to OUT/shard-I.
 		need = serverRequired
 		c.flags.out = filepath.Join(c.flags.out, fmt.Sprintf("shard-%d", shard.Index))
-		params["seed"] = float64(shard.seed(c.seed))
-		for k, v := range shard.params() {
-			params[k] = v
-		}
+		set.Seed = shard.seed(c.seed)
+		shard.apply(&set)
 	} else {
 		c.sizeServer(fs, levels)
 	}
-	s := script{flags: c.flags, need: need, preflight: true, params: params}
+	s := script{flags: c.flags, need: need, preflight: true}
 	if shard != nil {
 		defer shard.release()
 		s.before = func(ctx context.Context) error {
-			return shard.ready(ctx, params, func(line string) { fmt.Fprintln(c.env.Out, line) })
+			return shard.ready(ctx, &set, func(line string) { fmt.Fprintln(c.env.Out, line) })
 		}
 	}
 	s.finish = func(ctx context.Context, out, serverLog string) error {
-		if ctx.Err() != nil {
-			return c.finishInterrupted(ctx, out, "interrupted")
-		}
-		if c.failedWrite != nil {
-			c.failedWrite = nil
-			return c.finishInterrupted(ctx, out, "a file could not be written, so the run stopped")
-		}
-		if c.noReport {
+		// A run a stop or a failed write ended has no report: load.json
+		// keeps what it measured, and `ttftlab report` draws it.
+		if c.noReport || ctx.Err() != nil || c.writeFailed {
+			c.writeFailed = false
 			return nil
 		}
 		return c.env.writeReport(ctx, out, serverLog)
 	}
-	exec := func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "load.lua") }
-	if _, err := os.Stat(workingTreeLoad); err == nil {
-		exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLoad) }
-	}
-	s.exec = func(vm *runtime.VM) error {
-		err := exec(vm)
-		c.stopped = load.LevelExtras{}
-		if started, client, ok := vm.LastManyUse(); ok {
-			c.stopped.StartedUnixMs, c.stopped.Client = artifact.Ms(started), client
-		}
-		// A file that could not be written ends the level it was in as a
-		// stop does; the error is the file and why, not the script's line.
-		if errors.As(err, &c.failedWrite) {
-			return c.failedWrite
-		}
-		return err
-	}
+	s.exec = func(vm *runtime.VM) error { return c.run(ctx, vm, set) }
 	s.runs = &runsPlan{n: c.runs, kind: rundir.KindLoad, table: c.runs >= 2, after: c.verdict}
 	if !c.noReport {
 		s.runs.report = c.env.writeReport
 	}
 	return c.env.runScript(ctx, s)
+}
+
+// loadArtifacts are the files a load writes in OUT: a fresh run removes
+// an earlier run's, whose rows must not mix with its own.
+var loadArtifacts = []string{"requests.jsonl", "requests.csv", "server.jsonl", "load.json"}
+
+// run is one run of the load on vm: the experiment (scripts/load.lua),
+// the head of load.json (the settings completed with the server, the
+// model), the sweep (load.Sweep) with the runtime's runner, load.json
+// written after each level. A preflight run (before a server starts)
+// only asks the experiment for a builder, which refuses its inputs (a
+// --docs the KB does not have). A stop (Ctrl-C, a file that could not be
+// written) leaves load.json with the level it stopped in marked
+// interrupted, and says so on stderr.
+func (c *loadCmd) run(ctx context.Context, vm *runtime.VM, set artifact.LoadSettings) error {
+	exp, err := c.experiment(vm)
+	if err != nil {
+		return err
+	}
+	if vm.Preflight() {
+		first := 1.0
+		if len(set.Levels) > 0 {
+			first = set.Levels[0]
+		}
+		return vm.LoadRunner(exp, set).Check(ctx, first)
+	}
+	out := vm.Out()
+	for _, f := range loadArtifacts {
+		if err := os.Remove(filepath.Join(out, f)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("removing the earlier run's %s: %w", filepath.Join(out, f), err)
+		}
+	}
+	doc, err := vm.LoadHead(ctx, set, c.flags.tts.url != "")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(out, "load.json")
+	saved := true // the last save wrote load.json
+	save := func(d artifact.Load) error {
+		// The folder is made by the first write (checkOut).
+		err := os.MkdirAll(out, 0o755)
+		if err != nil {
+			err = fmt.Errorf("cannot create output folder %s: %w", out, err)
+		} else {
+			err = writeLoadJSON(path, &d)
+		}
+		saved = err == nil
+		return err
+	}
+	doc, err = load.Sweep(ctx, doc, vm.LoadRunner(exp, doc.Settings), save, c.env.Out, out)
+	var failedWrite *runtime.WriteError
+	c.writeFailed = errors.As(err, &failedWrite)
+	switch {
+	case err == nil || !saved:
+		return err
+	case ctx.Err() != nil:
+		c.kept(path, out, doc, "interrupted")
+	case c.writeFailed:
+		c.kept(path, out, doc, "a file could not be written, so the run stopped")
+	}
+	return err
+}
+
+// experiment loads the request builder: the working tree's
+// scripts/load.lua when there is one, else the copy built into ttftlab.
+func (c *loadCmd) experiment(vm *runtime.VM) (*runtime.Experiment, error) {
+	if _, err := os.Stat(workingTreeLoad); err == nil {
+		return vm.ExperimentFile(workingTreeLoad)
+	}
+	return vm.ExperimentFS(scripts.FS, "load.lua")
+}
+
+// kept says on stderr what load.json keeps of a stopped run (why says
+// what stopped it), so `ttftlab report` can draw the folder.
+func (c *loadCmd) kept(path, out string, doc artifact.Load, why string) {
+	what := "no level had ended"
+	if n := len(doc.Levels); n > 0 {
+		what = fmt.Sprintf("%d level(s)", n)
+		if last := doc.Levels[n-1]; last.Interrupted {
+			what += fmt.Sprintf(", the last (%g) interrupted", last.Level)
+		}
+	}
+	fmt.Fprintf(c.env.Err, "ttftlab load: %s; %s keeps %s (ttftlab report %s draws it)\n", why, path, what, out)
+}
+
+// writeFileAtomic writes a file atomically; a test puts a full disk
+// in its place.
+var writeFileAtomic = atomicfile.Write
+
+// writeLoadJSON writes a load.json atomically, indented by two spaces.
+func writeLoadJSON(path string, doc *artifact.Load) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return writeFileAtomic(path, b.Bytes(), 0o644)
+}
+
+// loadRows reads requests.jsonl strictly (artifact.ReadLoadRequests),
+// none when it does not exist.
+func loadRows(path string) ([]artifact.LoadRequest, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := artifact.ReadLoadRequests(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return rows, nil
 }
 
 // verdict is a finished run's error: a level where every request failed,
@@ -321,19 +413,22 @@ func allFailed(out string) error {
 	return nil
 }
 
-// params checks the level and SLO flags and turns them into PARAMS.
-func (c *loadCmd) params() (map[string]any, []float64, error) {
+// settings checks the level and SLO flags and turns them into the
+// run's settings (load.json's), and the levels a server it starts is
+// sized for. What only the run knows (the server, its kind, the API, the
+// speech server; a shard's start) is added later.
+func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	mode, list := "concurrency", c.concurrency
 	searchStart := 1.0
 	switch {
 	case c.rate != "" && c.concurrency != "":
-		return nil, nil, fmt.Errorf("give --concurrency (calls at once) or --rate (calls per second), not both")
+		return artifact.LoadSettings{}, nil, fmt.Errorf("give --concurrency (calls at once) or --rate (calls per second), not both")
 	case c.search && c.concurrency != "":
-		return nil, nil, fmt.Errorf("--search chooses the levels itself (1 up to --search-max): drop --concurrency")
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--search chooses the levels itself (1 up to --search-max): drop --concurrency")
 	case c.search && c.rate != "":
 		start, err := strconv.ParseFloat(strings.TrimSpace(c.rate), 64)
 		if err != nil || start <= 0 || start > float64(c.searchMax) {
-			return nil, nil, fmt.Errorf("--rate with --search is the rate the search starts from, one number above 0 and at most --search-max %d, got %q", c.searchMax, c.rate)
+			return artifact.LoadSettings{}, nil, fmt.Errorf("--rate with --search is the rate the search starts from, one number above 0 and at most --search-max %d, got %q", c.searchMax, c.rate)
 		}
 		searchStart = start
 		mode, list = "rate", strconv.Itoa(c.searchMax) // the levels the server is sized for
@@ -346,63 +441,62 @@ func (c *loadCmd) params() (map[string]any, []float64, error) {
 	}
 	levels, err := parseLevels(list, mode == "concurrency")
 	if err != nil {
-		return nil, nil, fmt.Errorf("--%s: %w", mode, err)
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--%s: %w", mode, err)
 	}
 	if _, err := load.ParseArrival(c.arrival); err != nil {
-		return nil, nil, fmt.Errorf("--arrival: %w", err)
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--arrival: %w", err)
 	}
 	// A level whose every request is warm-up measures nothing, and its
 	// verdict would be "missed" over no request.
 	switch perLevel := c.requests * c.turns; {
 	case c.warmup >= perLevel:
-		return nil, nil, fmt.Errorf("--warmup %d leaves no request to measure: a level makes %d (--requests %d × --turns %d); give fewer, or more --requests",
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--warmup %d leaves no request to measure: a level makes %d (--requests %d × --turns %d); give fewer, or more --requests",
 			c.warmup, perLevel, c.requests, c.turns)
 	case c.warmupFor > 0 && c.duration > 0 && c.warmupFor >= c.duration:
-		return nil, nil, fmt.Errorf("--warmup %s leaves no request to measure: a level starts calls for --duration %s", c.warmupFor, c.duration)
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--warmup %s leaves no request to measure: a level starts calls for --duration %s", c.warmupFor, c.duration)
 	}
 	slos := c.slos
 	if len(slos) == 0 {
 		slos = []string{"first_sentence_ms<=800@p95"}
 	}
-	var sloList []any
+	var sloList []artifact.SLO
 	for _, s := range slos {
 		slo, _ := parseSLO(s)
-		if m := slo["metric"]; (m == "first_audio_ms" || m == "underrun_ms") && c.flags.tts.url == "" {
-			return nil, nil, fmt.Errorf("--slo %q needs answers spoken: add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)", s)
+		if m := slo.Metric; (m == "first_audio_ms" || m == "underrun_ms") && c.flags.tts.url == "" {
+			return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q needs answers spoken: add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)", s)
 		}
 		sloList = append(sloList, slo)
 	}
-	lv := make([]any, len(levels))
-	for i, l := range levels {
-		lv[i] = l
+	set := artifact.LoadSettings{Mode: mode, Levels: levels, Arrival: c.arrival, Seed: c.seed, Calls: c.requests,
+		Requests: c.requests * c.turns, DurationMs: msFlag(c.duration), Turns: c.turns, ThinkMs: msFlag(c.think),
+		Docs: c.docs, MaxTokens: c.maxTokens, Warmup: c.warmup, WarmupMs: msFlag(c.warmupFor), SLO: sloList}
+	if c.docs > 0 {
+		set.KB = c.flags.kb
 	}
-	searchMax, budget := 0, 0
+	budget := 0
 	if c.search {
 		budget = c.searchBudget
 		if budget == 0 {
 			budget = 4 * c.requests
 		}
 		if budget < c.requests {
-			return nil, nil, fmt.Errorf("--search-budget %d is below --requests %d: a level's first round alone is that", budget, c.requests)
+			return artifact.LoadSettings{}, nil, fmt.Errorf("--search-budget %d is below --requests %d: a level's first round alone is that", budget, c.requests)
 		}
 		// A level's last round is what the budget leaves, and each round
 		// leaves out its own warm-up: one left only warm-up measures
 		// nothing and spends the budget.
 		if rest := budget % c.requests; rest > 0 && rest*c.turns <= c.warmup {
-			return nil, nil, fmt.Errorf("--search-budget %d leaves a last round of %d calls (%d requests), which --warmup %d would leave out whole: give a budget that is a multiple of --requests %d, or a smaller --warmup",
+			return artifact.LoadSettings{}, nil, fmt.Errorf("--search-budget %d leaves a last round of %d calls (%d requests), which --warmup %d would leave out whole: give a budget that is a multiple of --requests %d, or a smaller --warmup",
 				budget, rest, rest*c.turns, c.warmup, c.requests)
 		}
-		// The script chooses the levels; levels is what the server is
+		// The search chooses the levels; levels is what the server is
 		// sized for.
-		lv, searchMax = []any{}, c.searchMax
+		set.Levels, set.SearchMax, set.SearchBudget = []float64{}, c.searchMax, budget
+		if mode == "rate" {
+			set.SearchStart = searchStart
+		}
 	}
-	return map[string]any{
-		"mode": mode, "levels": lv, "arrival": c.arrival, "seed": float64(c.seed),
-		"requests": float64(c.requests), "duration_ms": msFlag(c.duration), "turns": float64(c.turns),
-		"think_ms": msFlag(c.think), "docs": float64(c.docs), "max_tokens": float64(c.maxTokens),
-		"warmup": float64(c.warmup), "warmup_ms": msFlag(c.warmupFor), "slo": sloList, "search_max": float64(searchMax),
-		"search_budget": float64(budget), "search_start": searchStart, "tts": c.flags.tts.url != "",
-	}, levels, nil
+	return set, levels, nil
 }
 
 func msFlag(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -474,7 +568,7 @@ var sloPattern = regexp.MustCompile(`^(` + strings.Join(sloMetrics, "|") + `)\s*
 var sloMetricHead = regexp.MustCompile(`^[A-Za-z_]\w*`)
 
 // parseSLO reads one --slo.
-func parseSLO(s string) (map[string]any, error) {
+func parseSLO(s string) (artifact.SLO, error) {
 	m := sloPattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		hint := ""
@@ -485,12 +579,12 @@ func parseSLO(s string) (map[string]any, error) {
 			}
 			hint += "; "
 		}
-		return nil, fmt.Errorf("%q: %swant METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms)", s, hint)
+		return artifact.SLO{}, fmt.Errorf("%q: %swant METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms)", s, hint)
 	}
 	limit, err1 := strconv.ParseFloat(m[2], 64)
 	p, err2 := strconv.ParseFloat(m[3], 64)
 	if err1 != nil || err2 != nil || limit <= 0 || p <= 0 || p >= 100 {
-		return nil, fmt.Errorf("%q: want a limit above 0 ms and a percentile between 0 and 100", s)
+		return artifact.SLO{}, fmt.Errorf("%q: want a limit above 0 ms and a percentile between 0 and 100", s)
 	}
-	return map[string]any{"metric": m[1], "limit_ms": limit, "percentile": p, "text": strings.TrimSpace(s)}, nil
+	return artifact.SLO{Metric: m[1], LimitMs: limit, Percentile: p, Text: strings.TrimSpace(s)}, nil
 }

@@ -354,14 +354,18 @@ func TestCheckLoadRowsAgreeWithLevels(t *testing.T) {
 	}
 }
 
-// TestLoadWriteFailsLoadJSONToo: a disk full for every file, load.json's
-// completion included, still prints the stopped level's row: the console
-// is then the only record of its figures (it printed two write errors and
-// no row, and load.json kept "levels": []).
+// TestLoadWriteFailsLoadJSONToo: a disk that fills in the middle of a
+// level for every file, load.json's completion included, still prints the
+// stopped level's row: the console is then the only record of its figures
+// (it printed two write errors and no row, and load.json kept "levels":
+// []).
 func TestLoadWriteFailsLoadJSONToo(t *testing.T) {
 	out := t.TempDir()
 	url := diskFillsMidLevel(t, out)
-	full := func(path string, _ []byte, _ os.FileMode) error {
+	full := func(path string, data []byte, mode os.FileMode) error {
+		if dest, _ := os.Readlink(filepath.Join(out, "requests.csv")); dest != "/dev/full" {
+			return atomicfile.Write(path, data, mode) // not full yet
+		}
 		return fmt.Errorf("writing %s: %w", path, syscall.ENOSPC)
 	}
 	writeFileAtomic = full

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/load"
 )
 
@@ -154,28 +155,25 @@ func (p *shardPlan) seed(flagSeed int) int {
 	return int(h.Sum64() & (1<<53 - 1)) // exact as a Lua number
 }
 
-// params are the shard's entries of PARAMS; start_at_unix_ms is set
-// once the start is known (ready).
-func (p *shardPlan) params() map[string]any {
-	return map[string]any{
-		"run_id": p.runID, "shard": map[string]any{"index": float64(p.Index), "count": float64(p.Count), "host": p.host},
-		"level_gap_ms": msFlag(p.gap),
-	}
+// apply sets the shard's settings: the run, the part, the gap between
+// levels; start_at_unix_ms is set once the start is known (ready).
+func (p *shardPlan) apply(set *artifact.LoadSettings) {
+	set.RunID, set.Shard, set.LevelGapMs = p.runID, &artifact.LoadShard{Index: p.Index, Count: p.Count, Host: p.host}, msFlag(p.gap)
 }
 
 // barrierPoll is how often a shard looks for the others' ready files.
 var barrierPoll = 100 * time.Millisecond
 
-// ready fixes the start and sets it in params: --start-at's (a warning
+// ready fixes the start and sets it in set: --start-at's (a warning
 // when it has passed), or with --barrier, once this shard's ready file is
 // written and every other shard's is there, the whole second at least one
 // second after the last ready file's time, the same for every shard since
 // each reads the same files.
-func (p *shardPlan) ready(ctx context.Context, params map[string]any, say func(string)) error {
+func (p *shardPlan) ready(ctx context.Context, set *artifact.LoadSettings, say func(string)) error {
 	if err := p.wait(ctx, say); err != nil {
 		return err
 	}
-	params["start_at_unix_ms"] = float64(p.startAt.UnixMicro()) / 1000
+	set.StartAtUnixMs = float64(p.startAt.UnixMicro()) / 1000
 	return nil
 }
 

@@ -15,7 +15,7 @@ func sizedLoad(t *testing.T, args ...string) *loadCmd {
 	if err := fs.parse(args); err != nil {
 		t.Fatal(err)
 	}
-	_, levels, err := c.params()
+	_, levels, err := c.settings()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,9 +27,7 @@ type script struct {
 	// what its run needs: {tts = true} (the lab's speech steps) implies
 	// --tts default when no --tts was given.
 	preflight bool
-	// params are PARAMS (load's settings).
-	params map[string]any
-	exec   func(vm *runtime.VM) error
+	exec      func(vm *runtime.VM) error
 	// finish, when set, runs after the script and before a server it
 	// started stops (lab's report, which reads the server's log). Its
 	// error is the command's when the script's is nil.
@@ -111,7 +109,7 @@ func (e *env) execScriptNeeds(ctx context.Context, s script, cfg runtime.Config)
 		cfg.Endpoint = s.flags.ep
 	}
 	cfg.Sources, cfg.Command, cfg.Stdout, cfg.Stderr = s.flags.sources(), invokedAs(), e.Out, e.Err
-	cfg.Params, cfg.RequestTimeout, cfg.API = s.params, s.flags.requestTimeout, s.flags.api
+	cfg.RequestTimeout, cfg.API = s.flags.requestTimeout, s.flags.api
 	vm, err := runtime.New(ctx, cfg)
 	if err != nil {
 		return runtime.Needs{}, err

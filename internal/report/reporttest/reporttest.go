@@ -13,13 +13,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/llamaserver/llamatest"
+	"ttftlab/internal/load"
 	"ttftlab/internal/servers"
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/internal/tts"
@@ -44,29 +48,49 @@ const (
 // LoadLevels are the levels of the load run.
 var LoadLevels = []float64{1, 2, 4, 8}
 
-// Load runs scripts/load.lua, as `ttftlab load --concurrency 1,2,4,8`
-// does, against a fake llama-server, writing load.json, requests.jsonl,
+// Load runs the load with scripts/load.lua's requests, as `ttftlab load
+// --concurrency 1,2,4,8` does (load.Sweep with the runtime's runner),
+// against a fake llama-server, writing load.json, requests.jsonl,
 // requests.csv and server.jsonl into out.
 func Load(t testing.TB, out string) {
 	t.Helper()
 	url := loadServer(t)
-	levels := make([]any, len(LoadLevels))
-	for i, l := range LoadLevels {
-		levels[i] = l
+	set := artifact.LoadSettings{Mode: "concurrency", Levels: LoadLevels, Arrival: "constant", Seed: 7, Calls: LoadCalls,
+		Requests: LoadCalls, Turns: 1, Docs: 4, MaxTokens: 64,
+		SLO: []artifact.SLO{
+			{Metric: "first_sentence_ms", Percentile: 95, LimitMs: SLOLimitMs, Text: fmt.Sprintf("first_sentence_ms<=%d@p95", SLOLimitMs)},
+			{Metric: "ttft_ms", Percentile: 95, LimitMs: SLOLimitMs, Text: fmt.Sprintf("ttft_ms<=%d@p95", SLOLimitMs)},
+		}}
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	vm, err := runtime.New(ctx, runtime.Config{Server: url, Out: out, Command: "ttftlab test", Stdout: &stdout, Stderr: &stderr,
+		Kind: servers.Detection{Kind: servers.LlamaCpp, Evidence: "GET /props answered with default_generation_settings"}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	params := map[string]any{
-		"mode": "concurrency", "levels": levels, "arrival": "constant", "seed": 7.0,
-		"requests": float64(LoadCalls), "duration_ms": 0.0, "turns": 1.0, "think_ms": 0.0, "docs": 4.0,
-		"max_tokens": 64.0, "warmup": 0.0,
-		"slo": []any{
-			map[string]any{"metric": "first_sentence_ms", "percentile": 95.0, "limit_ms": float64(SLOLimitMs),
-				"text": fmt.Sprintf("first_sentence_ms<=%d@p95", SLOLimitMs)},
-			map[string]any{"metric": "ttft_ms", "percentile": 95.0, "limit_ms": float64(SLOLimitMs),
-				"text": fmt.Sprintf("ttft_ms<=%d@p95", SLOLimitMs)},
-		},
+	defer vm.Close()
+	exp, err := vm.ExperimentFS(scripts.FS, "load.lua")
+	if err != nil {
+		t.Fatal(err)
 	}
-	run(t, runtime.Config{Server: url, Out: out, Params: params, Command: "ttftlab test", Kind: servers.Detection{
-		Kind: servers.LlamaCpp, Evidence: "GET /props answered with default_generation_settings"}}, "load.lua")
+	doc, err := vm.LoadHead(ctx, set, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	save := func(d artifact.Load) error {
+		data, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return err
+		}
+		return atomicfile.Write(filepath.Join(out, "load.json"), append(data, '\n'), 0o644)
+	}
+	if _, err := load.Sweep(ctx, doc, vm.LoadRunner(exp, doc.Settings), save, &stdout, out); err != nil {
+		t.Fatalf("load: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
 }
 
 // Lab runs the whole lab (scripts/lab.lua) against the real llama-server
