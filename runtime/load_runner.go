@@ -20,7 +20,7 @@ import (
 // function that, at the start of each round, gives the round's request
 // builder. The engine (load.Sweep and LoadRunner) owns everything else.
 //
-//	return function(run)   -- run: level, round, calls, turns, docs, max_tokens, seed, mode
+//	return function(run)   -- run: level, round (0: Check's), calls, turns, docs, max_tokens, seed, mode
 //	  return request, on_result
 //	end
 //
@@ -89,12 +89,12 @@ func (vm *VM) LoadRunner(exp *Experiment, set artifact.LoadSettings) *LoadRunner
 	return &LoadRunner{vm: vm, exp: exp, set: set}
 }
 
-// Check asks the experiment for a round's builder once, without running
-// it: what refuses its inputs (a --docs the KB does not have) before a
-// server starts.
+// Check asks the experiment for a round's builder once (run.round 0),
+// without running it: what refuses its inputs (a --docs the KB does not
+// have) before a server starts.
 func (r *LoadRunner) Check(ctx context.Context, level float64) error {
 	return r.protect(ctx, func(L *lua.LState) {
-		r.builder(L, load.Round{Level: level, Round: 1, Calls: r.set.Calls})
+		r.builder(L, load.Round{Level: level, Round: 0, Calls: r.set.Calls})
 	})
 }
 
@@ -195,7 +195,7 @@ func (r *LoadRunner) protect(ctx context.Context, f func(L *lua.LState)) error {
 func (r *LoadRunner) builder(L *lua.LState, round load.Round) (*lua.LFunction, *lua.LFunction) {
 	run := L.CreateTable(0, 8)
 	run.RawSetString("level", lua.LNumber(round.Level))
-	run.RawSetString("round", lua.LNumber(max(round.Round, 1)))
+	run.RawSetString("round", lua.LNumber(round.Round))
 	run.RawSetString("calls", lua.LNumber(round.Calls))
 	run.RawSetString("turns", lua.LNumber(r.set.Turns))
 	run.RawSetString("docs", lua.LNumber(r.set.Docs))

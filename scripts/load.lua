@@ -6,9 +6,10 @@
 -- uses that copy instead of its own, without recompiling.
 --
 -- It returns experiment(run), called at the start of each round of each
--- level with run = {level =, round =, calls =, turns =, docs =,
--- max_tokens =, seed =, mode =} (the flags), which returns the round's
--- request builder and, optionally, on_result:
+-- level (and once before a server starts, round 0, to check it) with
+-- run = {level =, round =, calls =, turns =, docs =, max_tokens =,
+-- seed =, mode =} (the flags), which returns the round's request builder
+-- and, optionally, on_result:
 --   request(i, call, turn, previous, draw) -> messages, opts
 --     the i-th request, turn `turn` of call `call`, due now; previous is
 --     the result of the call's turn before (nil for its first), draw the

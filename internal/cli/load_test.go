@@ -325,3 +325,53 @@ func TestLoadCallsAndRequests(t *testing.T) {
 		t.Errorf("levels began at %v ms (by server.jsonl); level 1's last request ended at run_ms %.3f", begin, lastOfFirst)
 	}
 }
+
+// TestLoadWorkingTreeExperiment: a scripts/load.lua in the working tree
+// is the experiment, used without recompiling: checked once before a
+// server starts (round 0), then its builder's requests are the run's,
+// asked for each round with the round's level; an error in it is refused
+// with its line before any level runs.
+func TestLoadWorkingTreeExperiment(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.MkdirAll("scripts", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	edited := `return function(run)
+  append_jsonl("rounds.jsonl", {level = run.level, round = run.round, calls = run.calls})
+  return function(i, call, turn)
+    return "edited line " .. call, {max_tokens = 8, tags = {call = call, turn = turn}}
+  end
+end`
+	if err := os.WriteFile(workingTreeLoad, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "3", "--docs", "0",
+		"--out", out, "--no-report", "--slo", "ttft_ms<=60000@p95")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	rounds, err := os.ReadFile(filepath.Join(out, "rounds.jsonl"))
+	if err != nil || string(rounds) != `{"calls":3,"level":1,"round":0}`+"\n"+`{"calls":3,"level":1,"round":1}`+"\n"+`{"calls":3,"level":2,"round":1}`+"\n" {
+		t.Errorf("the edited experiment's rounds: %q (%v)", rounds, err)
+	}
+	if rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")); len(rows) != 6 {
+		t.Errorf("%d rows, want 3 calls at each of 2 levels", len(rows))
+	}
+
+	if err := os.WriteFile(workingTreeLoad, []byte("return function(run)\n  error(\"no such prompt\")\nend\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken")
+	code, stdout, stderr = runCLI("load", "--server", url, "--concurrency", "1", "--requests", "3", "--docs", "0",
+		"--out", broken, "--no-report")
+	if code != 1 || !strings.Contains(stderr, "scripts/load.lua:2: no such prompt") || strings.Contains(stdout, "at once") {
+		t.Errorf("a broken experiment: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(broken, "load.json")); !os.IsNotExist(err) {
+		t.Errorf("a broken experiment left a load.json: %v", err)
+	}
+}
