@@ -206,3 +206,31 @@ func TestCallsThinkTimes(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 }
+
+// TestCallsBuilder: the builder alone (the load's experiment) builds a
+// call's turns: the system prompt, the history of the call with the
+// answers, the caller's next line from the draw, the opts with the call's
+// tags; once the caller hangs up the call's history is gone.
+func TestCallsBuilder(t *testing.T) {
+	var out strings.Builder
+	vm, err := runtime.New(t.Context(), runtime.Config{Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	err = vm.RunString(`
+		local calls = require("calls")
+		local request, on_result = calls.builder({system = "S", lines = {"one", "two"}, opts = {max_tokens = 5}, turns = 2})
+		local m1, o1 = request(1, 7, 1, nil, 0.6)
+		assert(#m1 == 2 and m1[1].content == "S" and m1[2].content == "two", m1[2].content)
+		assert(o1.max_tokens == 5 and o1.tags.call == 7 and o1.tags.turn == 1)
+		local m2 = request(2, 7, 2, {chunks = {{text = "Yes"}, {text = "."}}}, 0.6)
+		assert(#m2 == 4 and m2[2].content == "two" and m2[3].role == "assistant" and m2[3].content == "Yes." and m2[4].content == "one")
+		on_result({tags = {call = 7, turn = 2}})
+		local m3 = request(3, 7, 1, nil, 0.1)
+		assert(#m3 == 2 and m3[2].content == "one", #m3 .. " messages after the caller hung up")
+		print("ok")`, "b.lua")
+	if err != nil || !strings.Contains(out.String(), "ok") {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+}
