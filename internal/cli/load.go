@@ -51,7 +51,8 @@ type loadCmd struct {
 	// shard are --shard and its companions (load_shard.go).
 	shard shardFlags
 	// writeFailed: the last run ended on a file it could not write (a
-	// full disk, too many open files), which stopped it as Ctrl-C does.
+	// full disk, too many open files), which stopped it as Ctrl-C does:
+	// it gets no report.
 	writeFailed bool
 }
 
@@ -251,14 +252,17 @@ func (c *loadCmd) run(ctx context.Context, vm *runtime.VM, set artifact.LoadSett
 		return err
 	}
 	doc, err = load.Sweep(ctx, doc, vm.LoadRunner(exp, doc.Settings), save, c.env.Out, out)
+	// A file that could not be written (a record, or load.json itself)
+	// stopped the run as Ctrl-C does.
 	var failedWrite *runtime.WriteError
-	c.writeFailed = errors.As(err, &failedWrite)
+	wrote := errors.As(err, &failedWrite)
+	c.writeFailed = wrote || !saved
 	switch {
 	case err == nil || !saved:
 		return err
 	case ctx.Err() != nil:
 		c.kept(path, out, doc, "interrupted")
-	case c.writeFailed:
+	case wrote:
 		c.kept(path, out, doc, "a file could not be written, so the run stopped")
 	}
 	return err
