@@ -158,7 +158,8 @@ func (vm *VM) runInfo(L *lua.LState) int {
 	props := map[string]any{}
 	if t, ok := L.Get(1).(*lua.LTable); ok {
 		data, err := vm.json.Encode(t, false)
-		if err == nil {
+		// An empty table ({}: a server without /props) encodes as [].
+		if err == nil && string(data) != "[]" {
 			err = json.Unmarshal(data, &props)
 		}
 		if err != nil {

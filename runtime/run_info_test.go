@@ -56,3 +56,24 @@ func TestServerOf(t *testing.T) {
 		t.Errorf("a server without /props that ttftlab did not start: %+v", s)
 	}
 }
+
+// TestRunInfoBinding: run_info takes the lab's props.json as a table, an
+// empty one (a server without /props, whose {} encodes as an array) or
+// none, and gives the model and server records.
+func TestRunInfoBinding(t *testing.T) {
+	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1", Kind: servers.Detection{Kind: "vllm"}})
+	for expr, want := range map[string]string{
+		`run_info({model_path = "/m/stories260K.gguf", total_slots = 2}).model.name`:   "stories260K",
+		`run_info({model_path = "/m/stories260K.gguf", total_slots = 2}).server.slots`: "2",
+		`run_info({}).server.kind`:     "vllm",
+		`run_info().server.kind`:       "vllm",
+		`run_info({}).model.synthetic`: "false",
+	} {
+		if got := eval(t, vm, expr).String(); got != want {
+			t.Errorf("%s = %s, want %s", expr, got, want)
+		}
+	}
+	if err := vm.L.DoString(`run_info("props")`); err == nil || !strings.Contains(err.Error(), "want /props as a table") {
+		t.Errorf("run_info of a string: %v", err)
+	}
+}
