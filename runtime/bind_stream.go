@@ -11,6 +11,8 @@ import (
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luaerror"
+	"ttftlab/runtime/luatable"
+	"ttftlab/runtime/streammany"
 )
 
 // streamCall is one stream() invocation, its arguments checked.
@@ -56,7 +58,7 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 	// stream as for many.
 	var spoken func(res *stream.Result, err error) *voice.Answer
 	if speech != nil {
-		spoken = speakWhileStreaming(vm.callCtx(L), speech, &call.req)
+		spoken = streammany.SpeakWhileStreaming(vm.callCtx(L), speech, &call.req)
 	}
 	var raw *os.File
 	if call.rawOut != "" {
@@ -100,9 +102,9 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 	}
 	n := vm.pushStreamResult(L, res, err)
 	if info, ok := L.Get(-1).(*lua.LTable); ok && answer != nil {
-		var spoken fields
-		fillSpoken(L, &spoken, answer)
-		spoken.into(info)
+		var spoken luatable.Fields
+		streammany.FillSpoken(L, &spoken, answer)
+		spoken.Into(info)
 	}
 	return n
 }

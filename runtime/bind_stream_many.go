@@ -1,260 +1,75 @@
 package runtime
 
 import (
-	"errors"
-	"fmt"
-	"os"
+	"context"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/artifact"
-	"ttftlab/internal/load"
-	"ttftlab/internal/stream"
-	"ttftlab/internal/voice"
-	"ttftlab/runtime/luaerror"
+	"ttftlab/internal/servers"
+	"ttftlab/runtime/streammany"
 )
 
-// streamMany is stream_many(requests, opts) -> results, summary: many
-// streamed requests at once, a closed loop (opts.concurrency) or an open
-// one (opts.rate), as calls of opts.turns turns with opts.think_ms
-// between them. The load package's plan decides which call's which turn
-// is due when; the script only builds each request when it is due. Every
-// request is timed as stream() times it; the Lua work (building the next
-// request, on_chunk, on_result, a think_ms function) runs on the script's
-// goroutine and never delays a stamp. A failed request is a result with
-// its error; the run goes on. See docs/lua-api.md.
-func (vm *VM) streamMany(L *lua.LState) int {
-	src := vm.requestSource(L, L.Get(1))
-	o := vm.manyOptions(L, L.Get(2))
-	if !o.startAt.IsZero() {
-		if err := load.WaitUntil(vm.callCtx(L), o.startAt); err != nil {
-			L.RaiseError("stream_many: %v while waiting for opts.start_at_ms (%s)", err, o.startAt.UTC().Format(time.RFC3339Nano))
+// streamMany is stream_many(requests, opts): runtime/streammany's, over
+// this VM.
+func (vm *VM) streamMany(L *lua.LState) int { return vm.manyHost().Binding(L) }
+
+// LoadRunner makes the runner of the load set describes (load.Runner),
+// whose requests exp builds: runtime/streammany's, over this VM. The
+// run's clock (each row's run_ms) starts now.
+func (vm *VM) LoadRunner(exp *Experiment, set artifact.LoadSettings) *streammany.Runner {
+	vm.runBegan = time.Now()
+	return streammany.NewRunner(vm.manyHost(), exp.fn, exp.name, set)
+}
+
+// manyHost is what stream_many and the load's runner take from the VM.
+func (vm *VM) manyHost() *streammany.Host {
+	h := &streammany.Host{
+		Stderr:   vm.cfg.Stderr,
+		JSON:     vm.json,
+		Ctx:      vm.callCtx,
+		RunBegan: func() time.Time { return vm.runBegan },
+		Request: func(L *lua.LState, messages, opts lua.LValue) streammany.Request {
+			c := vm.buildCall(L, messages, opts)
+			return streammany.Request{Stream: c.req, OnChunk: c.onChunk, RawOut: c.rawOut, ServerFrom: c.serverFrom}
+		},
+		Values:          vm.streamValues,
+		Hint:            vm.hint,
+		OnChunk:         chunkCallback,
+		OpenRawOut:      vm.openRawOut,
+		PromptTokens:    promptTokens,
+		GeneratedTokens: generatedTokens,
+		Speech:          vm.ttsOption,
+		OutPath:         vm.outPath,
+		Endpoint:        vm.endpoint,
+		Kind:            func(L *lua.LState) servers.Kind { return vm.kind(L).Kind },
+		WriteError:      vm.writeError,
+		Written:         func(err error) error { return &WriteError{Err: err} },
+		Protect:         vm.protect,
+	}
+	if t := vm.cfg.TTS; t != nil && t.CPU != nil {
+		h.TTSCPU = t.CPU
+	}
+	return h
+}
+
+// protect runs f on the VM's state under ctx as a protected call, so
+// that what the bindings raise comes back as an error (a failed write as
+// its *WriteError, the rest as a *ScriptError).
+func (vm *VM) protect(ctx context.Context, f func(L *lua.LState)) error {
+	vm.hostErr, vm.writeErr = "", nil
+	L := vm.L
+	L.SetContext(ctx)
+	defer L.SetContext(vm.ctx)
+	base := L.GetTop()
+	defer L.SetTop(base)
+	L.Push(L.NewFunction(func(L *lua.LState) int { f(L); return 0 }))
+	if err := L.PCall(0, 0, nil); err != nil {
+		if vm.writeErr != nil && vm.hostErr != "" {
+			return vm.writeErr
 		}
+		return vm.dropHostTrace(scriptError(err, ctx.Err()))
 	}
-	m := vm.newMany(L, src, o)
-	err := m.run()
-	var failedWrite *WriteError
-	switch {
-	case m.raised != nil:
-		L.Error(m.raised, 0) // an error inside a callback, with its own position
-	case err == load.ErrNoRequests:
-	case errors.As(err, &failedWrite):
-		// The level ends with the rows recorded so far; the caller
-		// finishes what the run left (load marks the level interrupted).
-		vm.writeError(L, "stream_many: ", failedWrite.Err)
-	case err != nil:
-		L.RaiseError("stream_many: %v", err)
-	}
-	if ctx := vm.callCtx(L); ctx.Err() != nil {
-		L.RaiseError("stream_many: %v after %d requests", ctx.Err(), m.started)
-	}
-	L.Push(m.results)
-	L.Push(m.summary())
-	return 2
-}
-
-// newMany prepares a run of the requests of src as o plans them: what
-// stream_many and the load's runner (LoadRunner) share.
-func (vm *VM) newMany(L *lua.LState, src requestSource, o manyOptions) *many {
-	return &many{vm: vm, L: L, opts: o, src: src, results: L.CreateTable(0, 0)}
-}
-
-// run runs the requests on the script's goroutine until the plan ends, a
-// hook fails or L's context is done. Its error is the loop's
-// (load.ErrNoRequests when none started; a *WriteError for a record that
-// could not be written); a Lua error of a callback is in m.raised. A Lua
-// error of the request builder itself unwinds through it as through any
-// host function; m.rows keeps the rows recorded until then.
-func (m *many) run() error {
-	vm, L, o := m.vm, m.L, m.opts
-	m.begin, m.use0 = time.Now(), clientUsage()
-	if o.overSLO != nil {
-		m.over = &load.OverSaturation{SLO: *o.overSLO}
-	}
-	if !vm.runBegan.IsZero() {
-		m.runOffset = m.begin.Sub(vm.runBegan)
-	}
-	if o.thinkFn != nil {
-		m.opts.plan.Think.Func = m.think
-	}
-	loop, err := load.New(m.opts.plan)
-	if err != nil {
-		return err
-	}
-	m.loop = loop
-	if o.record != nil {
-		if err := o.record.open(vm); err != nil {
-			return written(err)
-		}
-		defer o.record.close()
-	}
-	stopWatch := m.watchServer()
-	defer stopWatch()
-	defer m.progress.end()
-	defer func() {
-		m.elapsed = time.Since(m.begin)
-		m.use1 = clientUsage()
-	}()
-	hooks := load.Hooks{Next: m.next, Finished: m.finished, Tick: m.tick}
-	return loop.Run(vm.callCtx(L), hooks)
-}
-
-// many is the state of one stream_many call. Everything but what the
-// request goroutines hand over runs on the script's goroutine.
-type many struct {
-	vm      *VM
-	L       *lua.LState
-	opts    manyOptions
-	src     requestSource
-	loop    *load.Loop
-	results *lua.LTable
-	begin   time.Time
-	// runOffset is begin since the run began (VM.runBegan): what turns a
-	// time since begin into run_ms.
-	runOffset time.Duration
-	elapsed   time.Duration
-	started   int
-	// calls are the requests started, by index, until they finish.
-	calls map[int]*manyCall
-	// rows are the finished requests' rows in the order they ended, with
-	// their call and turn.
-	rows []artifact.LoadRequest
-	// over is the over-saturation check (opts.over_saturation), nil
-	// without one.
-	over     *load.OverSaturation
-	raised   lua.LValue
-	progress progressLine
-	// use0 and use1 are the machine's cost at the start and the end.
-	use0, use1 usage
-}
-
-// manyCall is one started request's own parts.
-type manyCall struct {
-	call streamCall
-	raw  *os.File
-	tags *lua.LTable // the request's opts.tags, or nil
-	// spoken is the answer as spoken, when it was sent to a speech
-	// server; set on the request's goroutine before its result is handed
-	// back.
-	spoken *voice.Answer
-}
-
-// next builds the request of a due turn for the loop.
-func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
-	if m.raised != nil {
-		return load.Job{}, load.Done, nil
-	}
-	messages, opts, status := m.src.get(m.L, t, m.results)
-	if status != load.Ready {
-		return load.Job{}, status, nil
-	}
-	tags := requestTags(opts)
-	opts = withoutTags(m.L, opts)
-	speech := m.opts.tts
-	if t, ok := opts.(*lua.LTable); ok && t.RawGetString("tts") != lua.LNil {
-		speech = m.vm.ttsOption(m.L, "stream_many: a request's opts.tts", t.RawGetString("tts"))
-	}
-	c := m.vm.buildCall(m.L, messages, opts)
-	mc := &manyCall{call: c, tags: tags}
-	if c.onChunk != nil {
-		c.req.OnChunk = m.chunkOnLoop(c.onChunk)
-	}
-	if c.rawOut != "" {
-		mc.raw = m.vm.openRawOut(m.L, c.rawOut)
-		c.req.RawOut = mc.raw
-	}
-	mc.call = c
-	var after func(*stream.Result, error) error
-	if speech != nil {
-		after = m.speakAnswer(speech, mc)
-	}
-	if m.calls == nil {
-		m.calls = map[int]*manyCall{}
-	}
-	m.calls[t.Index] = mc
-	m.started++
-	return load.Job{Request: mc.call.req, After: after}, load.Ready, nil
-}
-
-// think calls opts.think_ms(call, turn) for the plan: the caller's pause
-// before that turn.
-func (m *many) think(call, turn int) (time.Duration, error) {
-	L := m.L
-	L.Push(m.opts.thinkFn)
-	L.Push(lua.LNumber(call))
-	L.Push(lua.LNumber(turn))
-	if err := L.PCall(2, 1, nil); err != nil {
-		if m.raised == nil {
-			m.raised = luaerror.Value(err)
-		}
-		return 0, errRaised
-	}
-	got := L.Get(-1)
-	L.Pop(1)
-	d, ok := thinkMs(got)
-	if !ok {
-		return 0, fmt.Errorf("opts.think_ms(%d, %d) returned %s, want ms >= 0", call, turn, got.String())
-	}
-	return d, nil
-}
-
-// errRaised stops the loop after a Lua error, which many.raised holds.
-var errRaised = errors.New("a Lua callback raised an error")
-
-// chunkOnLoop runs a request's Lua on_chunk on the script's goroutine. The
-// request's reader goes on reading and stamping meanwhile; only this
-// request's handling of its chunks waits.
-func (m *many) chunkOnLoop(fn *lua.LFunction) func(stream.Chunk) (bool, error) {
-	return func(c stream.Chunk) (bool, error) {
-		keep, err := true, error(nil)
-		ran := m.loop.OnLoop(func() {
-			var failed lua.LValue
-			keep, err = chunkCallback(m.L, fn, &failed)(c)
-			if failed != nil && m.raised == nil {
-				m.raised = failed
-			}
-		})
-		if !ran {
-			return false, nil
-		}
-		return keep, err
-	}
-}
-
-// finished turns one result into results[index], records it and calls
-// on_result.
-func (m *many) finished(r load.Result) (bool, error) {
-	mc := m.calls[r.Index]
-	delete(m.calls, r.Index)
-	if mc != nil && mc.raw != nil {
-		mc.raw.Close()
-	}
-	res := r.Result
-	if res == nil {
-		res = &stream.Result{}
-	}
-	fin := m.describe(r, res, mc)
-	rec := fin.record()
-	m.rows = append(m.rows, artifact.LoadRequest{Call: r.Call, Turn: r.Turn, Request: rec})
-	m.results.RawSetInt(r.Index, fin.table)
-	if m.opts.record != nil {
-		if err := m.opts.record.add(m.vm, fin, rec); err != nil {
-			return false, err
-		}
-	}
-	// An over-saturated level starts no new call.
-	over := m.over != nil && m.over.Ended(m.rows[len(m.rows)-1])
-	if m.opts.onResult == nil || m.raised != nil || m.vm.callCtx(m.L).Err() != nil {
-		return m.raised == nil && !over, nil
-	}
-	m.L.Push(m.opts.onResult)
-	m.L.Push(fin.table)
-	if err := m.L.PCall(1, 1, nil); err != nil {
-		m.raised = luaerror.Value(err)
-		return false, nil
-	}
-	more := m.L.Get(-1) != lua.LFalse
-	m.L.Pop(1)
-	return more && !over, nil
+	return nil
 }

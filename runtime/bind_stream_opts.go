@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/stream"
+	"ttftlab/runtime/luatable"
 	"ttftlab/runtime/suggest"
 )
 
@@ -40,29 +41,29 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 	label := "opts." + name
 	switch name {
 	case "max_tokens", "temperature", "seed":
-		c.body.RawSetString(name, lua.LNumber(optNum(L, label, v)))
+		c.body.RawSetString(name, lua.LNumber(luatable.Num(L, label, v)))
 	case "cache_prompt":
-		c.body.RawSetString(name, lua.LBool(optBool(L, label, v)))
+		c.body.RawSetString(name, lua.LBool(luatable.Bool(L, label, v)))
 	case "raw_out":
-		c.rawOut = vm.outPath(optStr(L, label, v))
+		c.rawOut = vm.outPath(luatable.Str(L, label, v))
 	case "cut_after_ms":
-		c.req.CutAfter = optMs(L, label, v)
+		c.req.CutAfter = luatable.Ms(L, label, v)
 	case "timeout_ms":
-		c.req.Timeout = optMs(L, label, v)
+		c.req.Timeout = luatable.Ms(L, label, v)
 	case "idle_timeout_ms":
 		// negative switches the idle check off, as in stream.Request
-		c.req.IdleTimeout = time.Duration(optNum(L, label, v) * float64(time.Millisecond))
+		c.req.IdleTimeout = time.Duration(luatable.Num(L, label, v) * float64(time.Millisecond))
 	case "keep_chunks":
-		c.req.DiscardChunks = !optBool(L, label, v)
+		c.req.DiscardChunks = !luatable.Bool(L, label, v)
 	case "keep_reads":
-		c.req.KeepReads = optBool(L, label, v)
+		c.req.KeepReads = luatable.Bool(L, label, v)
 	case "path":
-		c.req.Path = optStr(L, label, v)
+		c.req.Path = luatable.Str(L, label, v)
 	case "server":
 		if t, ok := v.(*lua.LTable); ok {
 			c.ep = vm.endpointFromTable(L, t)
 		} else {
-			c.ep = vm.endpointFromURL(optStr(L, label, v))
+			c.ep = vm.endpointFromURL(luatable.Str(L, label, v))
 		}
 		c.serverFrom = label
 	case "headers":
@@ -169,10 +170,10 @@ func (vm *VM) applyOptions(L *lua.LState, opts *lua.LTable, c *streamCall) {
 func (vm *VM) applySeedForm(L *lua.LState, maxTokens lua.LNumber, c *streamCall) {
 	c.body.RawSetString("max_tokens", maxTokens)
 	if v := L.Get(3); v != lua.LNil {
-		c.body.RawSetString("cache_prompt", lua.LBool(optBool(L, "cache_prompt (argument 3)", v)))
+		c.body.RawSetString("cache_prompt", lua.LBool(luatable.Bool(L, "cache_prompt (argument 3)", v)))
 	}
 	if v := L.Get(4); v != lua.LNil {
-		c.rawOut = vm.outPath(optStr(L, "raw_out (argument 4)", v))
+		c.rawOut = vm.outPath(luatable.Str(L, "raw_out (argument 4)", v))
 	}
 }
 
@@ -202,41 +203,6 @@ func (vm *VM) messages(L *lua.LState, v lua.LValue) lua.LValue {
 	}
 	L.ArgError(1, "messages must be a string or an array of {role=, content=} tables, got "+v.Type().String())
 	return nil
-}
-
-func optNum(L *lua.LState, name string, v lua.LValue) float64 {
-	n, ok := v.(lua.LNumber)
-	if !ok {
-		L.RaiseError("stream: %s must be a number, got %s", name, v.Type())
-	}
-	return float64(n)
-}
-
-func optBool(L *lua.LState, name string, v lua.LValue) bool {
-	b, ok := v.(lua.LBool)
-	if !ok {
-		L.RaiseError("stream: %s must be true or false, got %s", name, v.Type())
-	}
-	return bool(b)
-}
-
-func optStr(L *lua.LState, name string, v lua.LValue) string {
-	s, ok := v.(lua.LString)
-	if !ok {
-		L.RaiseError("stream: %s must be a string, got %s", name, v.Type())
-	}
-	if s == "" {
-		L.RaiseError("stream: %s must not be empty", name)
-	}
-	return string(s)
-}
-
-func optMs(L *lua.LState, name string, v lua.LValue) time.Duration {
-	ms := optNum(L, name, v)
-	if ms < 0 {
-		L.RaiseError("stream: %s must not be negative (0 means none)", name)
-	}
-	return time.Duration(ms * float64(time.Millisecond))
 }
 
 func optFunc(L *lua.LState, v lua.LValue) *lua.LFunction {

@@ -4,6 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/stream"
+	"ttftlab/runtime/luatable"
 )
 
 // pushStreamResult pushes chunks, total_ms, timings, info. err (only set
@@ -29,37 +30,37 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 	if res.Timings != nil {
 		timings = vm.json.ToLua(L, res.Timings)
 	}
-	var info fields
+	var info luatable.Fields
 	vm.streamInfo(L, &info, res.Info)
 	tokenInfo(&info, res)
 	if res.Reads != nil {
-		info.set("read_stamps", readStamps(L, res.Reads))
+		info.Set("read_stamps", readStamps(L, res.Reads))
 	}
 	if err != nil {
-		info.set("error", lua.LString(err.Error()))
+		info.Set("error", lua.LString(err.Error()))
 	}
-	return []lua.LValue{chunks, lua.LNumber(res.TotalMs), timings, info.table(L)}
+	return []lua.LValue{chunks, lua.LNumber(res.TotalMs), timings, info.Table(L)}
 }
 
 // streamInfo gathers info's fields from stream.Info; absent values are nil, not zero, so a
 // script cannot mistake "no first token" for "first token at 0 ms".
-func (vm *VM) streamInfo(L *lua.LState, info *fields, in stream.Info) {
+func (vm *VM) streamInfo(L *lua.LState, info *luatable.Fields, in stream.Info) {
 	if in.HasTTFT {
-		info.set("ttft_ms", lua.LNumber(in.TTFTMs))
+		info.Set("ttft_ms", lua.LNumber(in.TTFTMs))
 	}
 	if !in.T0.IsZero() {
 		// t0 on now_ms()'s clock, so scripts can relate stream times to
 		// their own measurements (e.g. when a slot went idle after a cut).
-		info.set("t0_ms", lua.LNumber(msSinceStart(in.T0)))
+		info.Set("t0_ms", lua.LNumber(msSinceStart(in.T0)))
 	}
-	info.set("headers_ms", lua.LNumber(in.HeadersMs))
+	info.Set("headers_ms", lua.LNumber(in.HeadersMs))
 	for _, f := range []struct {
 		name string
 		v    *float64
 	}{{"first_event_ms", in.FirstEventMs}, {"first_progress_ms", in.FirstProgressMs}, {"first_reasoning_ms", in.FirstReasoningMs},
 		{"first_tool_call_ms", in.FirstToolCallMs}, {"first_output_ms", in.FirstOutputMs}} {
 		if f.v != nil {
-			info.set(f.name, lua.LNumber(*f.v))
+			info.Set(f.name, lua.LNumber(*f.v))
 		}
 	}
 	if len(in.Reasoning) > 0 {
@@ -70,31 +71,31 @@ func (vm *VM) streamInfo(L *lua.LState, info *fields, in stream.Info) {
 			t.RawSetString("text", lua.LString(r.Text))
 			list.Append(t)
 		}
-		info.set("reasoning", list)
+		info.Set("reasoning", list)
 	}
-	info.set("done", lua.LBool(in.Done))
-	info.set("cut", lua.LBool(in.Cut))
+	info.Set("done", lua.LBool(in.Done))
+	info.Set("cut", lua.LBool(in.Cut))
 	if in.Cut {
-		info.set("closed_at_ms", lua.LNumber(in.ClosedAtMs))
+		info.Set("closed_at_ms", lua.LNumber(in.ClosedAtMs))
 	}
 	if in.FinishReason != "" {
-		info.set("finish_reason", lua.LString(in.FinishReason))
+		info.Set("finish_reason", lua.LString(in.FinishReason))
 	}
-	info.set("status", lua.LNumber(in.Status))
-	info.set("lines", lua.LNumber(in.Lines))
+	info.Set("status", lua.LNumber(in.Status))
+	info.Set("lines", lua.LNumber(in.Lines))
 	if in.IgnoredEvents > 0 {
-		info.set("ignored_events", lua.LNumber(in.IgnoredEvents))
-		info.set("first_ignored", lua.LString(in.FirstIgnored))
+		info.Set("ignored_events", lua.LNumber(in.IgnoredEvents))
+		info.Set("first_ignored", lua.LString(in.FirstIgnored))
 	}
 	if in.Usage != nil {
-		info.set("usage", vm.json.ToLua(L, in.Usage))
+		info.Set("usage", vm.json.ToLua(L, in.Usage))
 	}
 	if in.StampSource != stream.SourceNone {
-		info.set("stamp_source", lua.LString(in.StampSource.String()))
+		info.Set("stamp_source", lua.LString(in.StampSource.String()))
 	}
-	info.set("reads", lua.LNumber(in.Reads))
-	info.set("kernel_stamps", lua.LNumber(in.KernelStamps))
-	info.set("read_pauses", lua.LNumber(in.ReadPauses))
+	info.Set("reads", lua.LNumber(in.Reads))
+	info.Set("kernel_stamps", lua.LNumber(in.KernelStamps))
+	info.Set("read_pauses", lua.LNumber(in.ReadPauses))
 }
 
 // readStamps is info.read_stamps: {t_ms=, read_ms=, source=, bytes=} per
@@ -116,16 +117,16 @@ func readStamps(L *lua.LState, reads []stream.Read) *lua.LTable {
 // info.cached_tokens, read from timings or else usage (promptTokens), with
 // info.tokens_from naming which; all three are nil when the server sent
 // neither.
-func tokenInfo(info *fields, res *stream.Result) {
-	info.set("api", lua.LString(res.Info.API.String()))
+func tokenInfo(info *luatable.Fields, res *stream.Result) {
+	info.Set("api", lua.LString(res.Info.API.String()))
 	prompt, cached, from := promptTokens(res.Timings, res.Info.Usage)
 	if prompt != nil {
-		info.set("prompt_tokens", lua.LNumber(*prompt))
+		info.Set("prompt_tokens", lua.LNumber(*prompt))
 	}
 	if cached != nil {
-		info.set("cached_tokens", lua.LNumber(*cached))
+		info.Set("cached_tokens", lua.LNumber(*cached))
 	}
 	if from != "" {
-		info.set("tokens_from", lua.LString(from))
+		info.Set("tokens_from", lua.LString(from))
 	}
 }

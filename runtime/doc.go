@@ -4,7 +4,10 @@
 // library embedded in the binary. What does not need the VM lives in
 // packages below it, which never import it: luajson (Lua <-> JSON),
 // luaerror (Lua 5.1's errors, the guard of bindings), suggest (the name a
-// typo meant) and runs (the runs and ab bindings).
+// typo meant), luatable (the stream bindings' option values and result
+// tables), runs (the runs and ab bindings) and streammany (stream_many and
+// the load's runner over it). A binding package takes what it needs of
+// the VM through a Host value the VM builds (runsHost, manyHost).
 //
 // The README's "Lua bindings" section is the reference for script authors.
 package runtime

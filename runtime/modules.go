@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -106,4 +107,32 @@ func (vm *VM) pathLoader(L *lua.LState) int {
 	}
 	L.Push(lua.LString(strings.Join(tried, "\n\t")))
 	return 1
+}
+
+// callModule calls require(module)[fn](args...) on L and returns its
+// results.
+func callModule(L *lua.LState, module, fn string, args ...lua.LValue) ([]lua.LValue, error) {
+	top := L.GetTop()
+	defer L.SetTop(top)
+	L.Push(L.GetGlobal("require"))
+	L.Push(lua.LString(module))
+	if err := L.PCall(1, 1, nil); err != nil {
+		return nil, err
+	}
+	mod, ok := L.Get(-1).(*lua.LTable)
+	if !ok {
+		return nil, errors.New(module + " is not a module table")
+	}
+	L.Push(L.GetField(mod, fn))
+	for _, a := range args {
+		L.Push(a)
+	}
+	if err := L.PCall(len(args), lua.MultRet, nil); err != nil {
+		return nil, err
+	}
+	var out []lua.LValue
+	for i := top + 2; i <= L.GetTop(); i++ {
+		out = append(out, L.Get(i))
+	}
+	return out, nil
 }

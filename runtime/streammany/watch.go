@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/llamaserver"
 	"ttftlab/runtime/luajson"
+	"ttftlab/runtime/luatable"
 )
 
 // watcher samples the server's own view during a run (slots busy,
@@ -23,7 +24,7 @@ type watcher struct {
 	tags  map[string]any
 }
 
-func (vm *VM) watchOption(L *lua.LState, v lua.LValue) *watcher {
+func (h *Host) watchOption(L *lua.LState, v lua.LValue) *watcher {
 	t, ok := v.(*lua.LTable)
 	if !ok {
 		L.RaiseError("stream_many: opts.watch must be a table {file =, every_ms =, tags =}, got %s", v.Type())
@@ -33,9 +34,9 @@ func (vm *VM) watchOption(L *lua.LState, v lua.LValue) *watcher {
 	if !ok || s == "" {
 		L.RaiseError("stream_many: opts.watch.file must name the JSONL file to write")
 	}
-	w.file = vm.outPath(string(s))
+	w.file = h.OutPath(string(s))
 	if e := t.RawGetString("every_ms"); e != lua.LNil {
-		w.every = optMs(L, "opts.watch.every_ms", e)
+		w.every = luatable.Ms(L, "opts.watch.every_ms", e)
 	}
 	if tags, ok := t.RawGetString("tags").(*lua.LTable); ok {
 		tags.ForEach(func(k, v lua.LValue) {
@@ -62,7 +63,7 @@ func (m *many) watchServer() func() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	ep, begin, offset, kind := m.vm.endpoint(), m.begin, m.runOffset, m.vm.kind(m.L).Kind
+	ep, begin, offset, kind := m.h.Endpoint(), m.begin, m.runOffset, m.h.Kind(m.L)
 	go func() {
 		defer close(done)
 		llamaserver.Watch(ctx, ep, kind, w.every, func(s llamaserver.Sample) {

@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"ttftlab/internal/sentence"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
+	"ttftlab/runtime/luatable"
 )
 
 // finishedRequest is one result: its Lua table and the numbers the
@@ -52,14 +53,14 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	L := m.L
 	var err error = r.Err
 	if err != nil && mc != nil {
-		err = m.vm.hint(err, mc.call.serverFrom)
+		err = m.h.Hint(err, mc.call.ServerFrom)
 	}
-	vals := m.vm.streamValues(L, res, err)
+	vals := m.h.Values(L, res, err)
 	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
 		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), cut: res.Info.Cut, ok: !r.Failed()}
-	f.promptN, f.cacheN, f.predictedN = rowTokens(res)
+	f.promptN, f.cacheN, f.predictedN = m.rowTokens(res)
 	f.firstAudioMs, f.underrunMs = math.NaN(), math.NaN()
 	f.t0UnixMs = math.NaN()
 	if t0 := res.Info.T0; !t0.IsZero() {
@@ -108,19 +109,19 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 // cached_tokens, completion_tokens or output_tokens), as stream()'s
 // info.prompt_tokens and info.cached_tokens read them. Without a cached
 // count only the whole prompt is known, not how much was evaluated.
-func rowTokens(res *stream.Result) (promptN, cacheN, predictedN float64) {
+func (m *many) rowTokens(res *stream.Result) (promptN, cacheN, predictedN float64) {
 	promptN, cacheN, predictedN = timing(res, "prompt_n"), timing(res, "cache_n"), timing(res, "predicted_n")
 	if promptN == promptN { // timings: llama.cpp
 		return promptN, cacheN, predictedN
 	}
-	prompt, cached, from := promptTokens(res.Timings, res.Info.Usage)
+	prompt, cached, from := m.h.PromptTokens(res.Timings, res.Info.Usage)
 	if from != "usage" {
 		return promptN, cacheN, predictedN
 	}
 	if cached != nil {
 		promptN, cacheN = *prompt-*cached, *cached
 	}
-	if g := generatedTokens(res.Info.Usage); g != nil {
+	if g := m.h.GeneratedTokens(res.Info.Usage); g != nil {
 		predictedN = *g
 	}
 	return promptN, cacheN, predictedN
@@ -176,56 +177,28 @@ func completeBeforeEnd(chunks []stream.Chunk) bool {
 
 // fill makes the result table.
 func (m *many) fill(f *finishedRequest, vals []lua.LValue) {
-	var t fields
-	t.set("index", lua.LNumber(f.index))
-	t.num("start_ms", f.startMs)
-	t.num("run_ms", f.runMs)
-	t.num("scheduled_ms", f.scheduledMs)
-	t.num("queue_ms", f.queueMs)
-	t.set("chunks", vals[0])
-	t.set("total_ms", vals[1])
-	t.set("timings", vals[2])
-	t.set("info", vals[3])
-	t.num("first_sentence_ms", f.firstSentenceMs)
-	t.num("stall_ms", f.stallMs)
-	t.set("warmup", lua.LBool(f.warmup))
+	var t luatable.Fields
+	t.Set("index", lua.LNumber(f.index))
+	t.Num("start_ms", f.startMs)
+	t.Num("run_ms", f.runMs)
+	t.Num("scheduled_ms", f.scheduledMs)
+	t.Num("queue_ms", f.queueMs)
+	t.Set("chunks", vals[0])
+	t.Set("total_ms", vals[1])
+	t.Set("timings", vals[2])
+	t.Set("info", vals[3])
+	t.Num("first_sentence_ms", f.firstSentenceMs)
+	t.Num("stall_ms", f.stallMs)
+	t.Set("warmup", lua.LBool(f.warmup))
 	if f.kind != "" {
-		t.set("error", lua.LString(f.message))
-		t.set("error_kind", lua.LString(f.kind))
+		t.Set("error", lua.LString(f.message))
+		t.Set("error_kind", lua.LString(f.kind))
 	}
 	if f.tags != nil {
-		t.set("tags", f.tags)
+		t.Set("tags", f.tags)
 	}
 	if f.spoken != nil {
-		fillSpoken(m.L, &t, f.spoken)
+		FillSpoken(m.L, &t, f.spoken)
 	}
-	f.table = t.table(m.L)
-}
-
-// callModule calls require(module)[fn](args...) on L and returns its
-// results.
-func callModule(L *lua.LState, module, fn string, args ...lua.LValue) ([]lua.LValue, error) {
-	top := L.GetTop()
-	defer L.SetTop(top)
-	L.Push(L.GetGlobal("require"))
-	L.Push(lua.LString(module))
-	if err := L.PCall(1, 1, nil); err != nil {
-		return nil, err
-	}
-	mod, ok := L.Get(-1).(*lua.LTable)
-	if !ok {
-		return nil, errors.New(module + " is not a module table")
-	}
-	L.Push(L.GetField(mod, fn))
-	for _, a := range args {
-		L.Push(a)
-	}
-	if err := L.PCall(len(args), lua.MultRet, nil); err != nil {
-		return nil, err
-	}
-	var out []lua.LValue
-	for i := top + 2; i <= L.GetTop(); i++ {
-		out = append(out, L.Get(i))
-	}
-	return out, nil
+	f.table = t.Table(m.L)
 }

@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ type progressLine struct {
 func (m *many) tick(elapsed time.Duration, inFlight int) {
 	p := &m.progress
 	if p.w == nil {
-		f, ok := m.vm.cfg.Stderr.(*os.File)
+		f, ok := m.h.Stderr.(*os.File)
 		if !ok || !isTerminal(f) {
 			return
 		}

@@ -1,4 +1,4 @@
-package runtime
+package streammany_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ttftlab/internal/stream/streamtest"
+	"ttftlab/runtime"
 )
 
 // TestStreamManyClientUse: the summary says what the run cost its own
@@ -25,7 +26,7 @@ func TestStreamManyClientUse(t *testing.T) {
 	}
 	url := (&streamtest.FakeLlama{Pieces: pieces, Delay: time.Millisecond}).Start(t)
 	run := func() string {
-		vm, out := testVM(t, Config{Server: url})
+		vm, out := testVM(t, runtime.Config{Server: url})
 		err := vm.RunString(`
 			local reqs = {}
 			for i = 1, 16 do reqs[i] = {"hi " .. i, {max_tokens = 60}} end

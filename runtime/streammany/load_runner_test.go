@@ -1,4 +1,4 @@
-package runtime
+package streammany_test
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/load"
 	"ttftlab/internal/stream/streamtest"
+	"ttftlab/runtime"
 )
 
 // experimentVM is a VM whose experiment is code (as load.lua).
-func experimentVM(t *testing.T, cfg Config, code string) (*VM, *Experiment) {
+func experimentVM(t *testing.T, cfg runtime.Config, code string) (*runtime.VM, *runtime.Experiment) {
 	t.Helper()
 	vm, _ := testVM(t, cfg)
 	exp, err := vm.ExperimentFS(fstest.MapFS{"load.lua": {Data: []byte(code)}}, "load.lua")
@@ -45,7 +46,7 @@ end`
 // sees every request.
 func TestLoadRunnerRunsARound(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Yes.", " Bye."}, Delay: time.Millisecond}).Start(t)
-	vm, exp := experimentVM(t, Config{Server: url}, builder)
+	vm, exp := experimentVM(t, runtime.Config{Server: url}, builder)
 	set := artifact.LoadSettings{Mode: "concurrency", Turns: 2, MaxTokens: 9, Seed: 7, Arrival: "constant", Docs: 0, Calls: 3}
 	res, err := vm.LoadRunner(exp, set).Run(context.Background(), load.Round{Level: 2, Round: 1, Calls: 3})
 	if err != nil {
@@ -80,7 +81,7 @@ func TestLoadRunnerRunsARound(t *testing.T) {
 // as such; an error in the builder is the script's, with its line, and
 // ends the round with the rows so far; a stop ends it with ctx's error.
 func TestLoadRunnerErrors(t *testing.T) {
-	vm, _ := testVM(t, Config{})
+	vm, _ := testVM(t, runtime.Config{})
 	if _, err := vm.ExperimentFS(fstest.MapFS{"load.lua": {Data: []byte(`return 1`)}}, "load.lua"); err == nil ||
 		!strings.Contains(err.Error(), "load.lua must return the experiment") {
 		t.Errorf("an experiment that is no function: %v", err)
@@ -88,14 +89,14 @@ func TestLoadRunnerErrors(t *testing.T) {
 
 	url := (&streamtest.FakeLlama{Pieces: []string{"Yes."}, Delay: time.Millisecond}).Start(t)
 	set := artifact.LoadSettings{Mode: "concurrency", Turns: 1, MaxTokens: 9, Arrival: "constant", Calls: 4}
-	vm, exp := experimentVM(t, Config{Server: url}, `return function(run)
+	vm, exp := experimentVM(t, runtime.Config{Server: url}, `return function(run)
   return function(i)
     if i == 3 then error("no line for request 3") end
     return "q", {}
   end
 end`)
 	res, err := vm.LoadRunner(exp, set).Run(context.Background(), load.Round{Level: 1, Round: 1, Calls: 4})
-	var se *ScriptError
+	var se *runtime.ScriptError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "load.lua:3: no line for request 3") {
 		t.Errorf("the builder's error: %v", err)
 	}
@@ -103,7 +104,7 @@ end`)
 		t.Errorf("a round the builder ended: %d rows, extras %+v; want the 2 that ended, its start, no span", len(res.Rows), res.Extras)
 	}
 
-	vm, exp = experimentVM(t, Config{Server: url}, builder)
+	vm, exp = experimentVM(t, runtime.Config{Server: url}, builder)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := vm.LoadRunner(exp, set).Run(ctx, load.Round{Level: 1, Round: 1, Calls: 4}); !errors.Is(err, context.Canceled) {

@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	"math"
@@ -11,6 +11,7 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/load"
 	"ttftlab/internal/voice"
+	"ttftlab/runtime/luatable"
 	"ttftlab/runtime/suggest"
 )
 
@@ -37,7 +38,7 @@ type manyOptions struct {
 	overSLO *artifact.SLO
 }
 
-func (vm *VM) manyOptions(L *lua.LState, v lua.LValue) manyOptions {
+func (h *Host) options(L *lua.LState, v lua.LValue) manyOptions {
 	var o manyOptions
 	if v == lua.LNil {
 		return o
@@ -51,7 +52,7 @@ func (vm *VM) manyOptions(L *lua.LState, v lua.LValue) manyOptions {
 		if !ok {
 			L.RaiseError("stream_many: opts must only have named fields, found the key %s", k)
 		}
-		vm.applyManyOption(L, string(name), v, &o)
+		h.applyOption(L, string(name), v, &o)
 	})
 	if o.progress {
 		o.plan.TickEvery = 250 * time.Millisecond
@@ -59,7 +60,7 @@ func (vm *VM) manyOptions(L *lua.LState, v lua.LValue) manyOptions {
 	return o
 }
 
-func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyOptions) {
+func (h *Host) applyOption(L *lua.LState, name string, v lua.LValue, o *manyOptions) {
 	label := "stream_many: opts." + name
 	switch name {
 	case "concurrency":
@@ -67,7 +68,7 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 			o.plan.Concurrency = load.NoLimit
 		}
 	case "rate":
-		o.plan.Rate = optNum(L, "opts.rate", v)
+		o.plan.Rate = luatable.Num(L, "opts.rate", v)
 		if o.plan.Rate < 0 || math.IsInf(o.plan.Rate, 0) || math.IsNaN(o.plan.Rate) {
 			L.RaiseError("%s must be a number of starts per second, 0 or more", label)
 		}
@@ -84,13 +85,13 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 	case "turns":
 		o.plan.Turns = wholeNumber(L, label, v, 1)
 	case "think_ms":
-		o.plan.Think = vm.thinkOption(L, label, v, o)
+		o.plan.Think = thinkOption(L, label, v, o)
 	case "duration_ms":
-		o.plan.Duration = optMs(L, "opts.duration_ms", v)
+		o.plan.Duration = luatable.Ms(L, "opts.duration_ms", v)
 	case "shard":
 		o.plan.Shard = shardOption(L, label, v)
 	case "start_at_ms":
-		ms := optNum(L, label, v)
+		ms := luatable.Num(L, label, v)
 		if ms <= 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
 			L.RaiseError("%s must be a time in ms since the Unix epoch (the wall clock), got %s", label, v.String())
 		}
@@ -98,7 +99,7 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 	case "warmup":
 		o.warmup = wholeNumber(L, label, v, 0)
 	case "warmup_ms":
-		o.warmupMs = float64(optMs(L, "opts.warmup_ms", v)) / float64(time.Millisecond)
+		o.warmupMs = float64(luatable.Ms(L, "opts.warmup_ms", v)) / float64(time.Millisecond)
 	case "on_result":
 		f, ok := v.(*lua.LFunction)
 		if !ok {
@@ -108,13 +109,13 @@ func (vm *VM) applyManyOption(L *lua.LState, name string, v lua.LValue, o *manyO
 	case "over_saturation":
 		o.overSLO = overSaturationOption(L, label, v)
 	case "progress":
-		o.progress = optBool(L, "opts.progress", v)
+		o.progress = luatable.Bool(L, "opts.progress", v)
 	case "record":
-		o.record = vm.recordOption(L, v)
+		o.record = h.recordOption(L, v)
 	case "watch":
-		o.watch = vm.watchOption(L, v)
+		o.watch = h.watchOption(L, v)
 	case "tts":
-		o.tts = vm.ttsOption(L, label, v)
+		o.tts = h.Speech(L, label, v)
 	default:
 		L.RaiseError("stream_many: unknown option %q%s (known: %s)", name, suggest.DidYouMean(name, manyOptionNames), strings.Join(manyOptionNames, ", "))
 	}
@@ -164,7 +165,7 @@ func wholeNumber(L *lua.LState, label string, v lua.LValue, min int) int {
 
 // thinkOption reads opts.think_ms: ms, a range {min, max} drawn from the
 // seed, or function(call, turn) -> ms (kept in o.thinkFn).
-func (vm *VM) thinkOption(L *lua.LState, label string, v lua.LValue, o *manyOptions) load.Think {
+func thinkOption(L *lua.LState, label string, v lua.LValue, o *manyOptions) load.Think {
 	ms := thinkMs
 	switch v := v.(type) {
 	case lua.LNumber:
@@ -201,7 +202,7 @@ type requestSource struct {
 	fn   *lua.LFunction
 }
 
-func (vm *VM) requestSource(L *lua.LState, v lua.LValue) requestSource {
+func requestSourceOf(L *lua.LState, v lua.LValue) requestSource {
 	switch v := v.(type) {
 	case *lua.LTable:
 		return requestSource{list: v}

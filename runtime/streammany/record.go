@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
+	"ttftlab/runtime/luajson"
 )
 
 // recorder writes one row per finished request as it finishes, so a run
@@ -29,17 +30,17 @@ type recorder struct {
 	header  []string
 }
 
-func (vm *VM) recordOption(L *lua.LState, v lua.LValue) *recorder {
+func (h *Host) recordOption(L *lua.LState, v lua.LValue) *recorder {
 	t, ok := v.(*lua.LTable)
 	if !ok {
 		L.RaiseError("stream_many: opts.record must be a table {jsonl =, csv =, tags =, columns =}, got %s", v.Type())
 	}
 	r := &recorder{}
 	if s, ok := t.RawGetString("jsonl").(lua.LString); ok {
-		r.jsonl = vm.outPath(string(s))
+		r.jsonl = h.OutPath(string(s))
 	}
 	if s, ok := t.RawGetString("csv").(lua.LString); ok {
-		r.csv = vm.outPath(string(s))
+		r.csv = h.OutPath(string(s))
 	}
 	if r.jsonl == "" && r.csv == "" {
 		L.RaiseError("stream_many: opts.record needs a jsonl or a csv file name")
@@ -55,7 +56,7 @@ func (vm *VM) recordOption(L *lua.LState, v lua.LValue) *recorder {
 
 // open prepares the files: their folders, and the CSV's header when the
 // file is new. Its error is a file it could not write.
-func (r *recorder) open(vm *VM) error {
+func (r *recorder) open() error {
 	var tagNames []string
 	if r.tags != nil {
 		r.tags.ForEach(func(k, _ lua.LValue) { tagNames = append(tagNames, lua.LVAsString(k)) })
@@ -79,21 +80,13 @@ func (r *recorder) open(vm *VM) error {
 	return atomicfile.Append(r.csv, []byte(csvLine(r.header)))
 }
 
-// written is a failed write's error as a *WriteError, nil as nil.
-func written(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &WriteError{Err: err}
-}
-
 func (r *recorder) close() {}
 
 // add writes the rows of one request, rec (f.record()), after the tags
 // (the record's, then the request's own), in the JSONL file and, by the
-// same values, in the CSV. A file it cannot write is a *WriteError.
-func (r *recorder) add(vm *VM, f finishedRequest, rec artifact.Request) error {
-	tags := vm.L.CreateTable(0, 4)
+// same values, in the CSV. A file it cannot write is a *writeFailed.
+func (r *recorder) add(L *lua.LState, codec *luajson.Codec, f finishedRequest, rec artifact.Request) error {
+	tags := L.CreateTable(0, 4)
 	for _, t := range []*lua.LTable{r.tags, f.tags} {
 		if t != nil {
 			t.ForEach(func(k, v lua.LValue) { tags.RawSet(k, v) })
@@ -105,7 +98,7 @@ func (r *recorder) add(vm *VM, f finishedRequest, rec artifact.Request) error {
 		sort.Strings(names)
 		members := make([][2]any, 0, len(names))
 		for _, name := range names {
-			v, err := vm.json.Encode(tags.RawGetString(name), false)
+			v, err := codec.Encode(tags.RawGetString(name), false)
 			if err != nil {
 				return fmt.Errorf("recording request %d: tag %s: %w", f.index, name, err)
 			}

@@ -1,4 +1,4 @@
-package runtime
+package streammany_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/stream/streamtest"
+	"ttftlab/runtime"
 )
 
 // TestStreamManyRunMs: two stream_many calls of one script (two levels of
@@ -19,7 +20,7 @@ import (
 // first call's duration and the pause later.
 func TestStreamManyRunMs(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Yes.", " We open."}, Delay: 5 * time.Millisecond}).Start(t)
-	vm, out := testVM(t, Config{Server: url})
+	vm, out := testVM(t, runtime.Config{Server: url})
 	err := vm.RunString(`
 		local durations = {}
 		for level = 1, 2 do
@@ -40,7 +41,7 @@ func TestStreamManyRunMs(t *testing.T) {
 		t.Fatalf("printed %q", out)
 	}
 	least := first + 100
-	reqs := readLines[artifact.LoadRequest](t, filepath.Join(vm.cfg.Out, "r.jsonl"))
+	reqs := readLines[artifact.LoadRequest](t, filepath.Join(vm.Out(), "r.jsonl"))
 	if len(reqs) != 6 {
 		t.Fatalf("%d rows, want 6", len(reqs))
 	}
@@ -53,7 +54,7 @@ func TestStreamManyRunMs(t *testing.T) {
 				r.Index, *r.RunMs, *r.StartMs, least)
 		}
 	}
-	samples := readLines[artifact.LoadServerSample](t, filepath.Join(vm.cfg.Out, "s.jsonl"))
+	samples := readLines[artifact.LoadServerSample](t, filepath.Join(vm.Out(), "s.jsonl"))
 	seen := map[float64]bool{}
 	for _, s := range samples {
 		seen[s.Level] = true

@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	goruntime "runtime"

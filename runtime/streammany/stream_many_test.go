@@ -1,4 +1,4 @@
-package runtime
+package streammany_test
 
 import (
 	"os"
@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"ttftlab/internal/stream/streamtest"
+	"ttftlab/runtime"
 )
 
 func TestStreamManyClosedLoop(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"One", " two.", " Three", " four."}, Delay: 2 * time.Millisecond}).Start(t)
-	vm, out := testVM(t, Config{Server: url})
+	vm, out := testVM(t, runtime.Config{Server: url})
 	err := vm.RunString(`
 		local reqs = {}
 		for i = 1, 6 do reqs[i] = {"hi " .. i, {max_tokens = 8, tags = {n = i}}} end
@@ -34,12 +35,12 @@ func TestStreamManyClosedLoop(t *testing.T) {
 	if got := out.String(); got != "5\t5\t1\t5\t15\ttrue\ttrue\n" {
 		t.Errorf("printed %q", got)
 	}
-	csv, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "r.csv"))
+	csv, _ := os.ReadFile(filepath.Join(vm.Out(), "r.csv"))
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\r\n")
 	if len(lines) != 7 || !strings.HasPrefix(lines[0], "level,n,index,warmup,start_ms,") || !strings.HasPrefix(lines[1], "2,") {
 		t.Errorf("r.csv:\n%s", csv)
 	}
-	jsonl, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "r.jsonl"))
+	jsonl, _ := os.ReadFile(filepath.Join(vm.Out(), "r.jsonl"))
 	if n := strings.Count(string(jsonl), "\n"); n != 6 || !strings.Contains(string(jsonl), `"level":2`) {
 		t.Errorf("r.jsonl:\n%s", jsonl)
 	}
@@ -49,7 +50,7 @@ func TestStreamManyClosedLoop(t *testing.T) {
 // its error and kind; the run goes on.
 func TestStreamManyFailuresAreResults(t *testing.T) {
 	good := (&streamtest.FakeLlama{Pieces: []string{"Hi."}}).Start(t)
-	vm, out := testVM(t, Config{Server: good, Sources: map[string]string{"SERVER": "--server"}})
+	vm, out := testVM(t, runtime.Config{Server: good, Sources: map[string]string{"SERVER": "--server"}})
 	err := vm.RunString(`
 		local results, summary = stream_many(function(i)
 			if i > 4 then return nil end
@@ -70,7 +71,7 @@ func TestStreamManyFailuresAreResults(t *testing.T) {
 // goroutine; on_chunk can cut its request, on_result can stop new starts.
 func TestStreamManyOnChunkAndOnResult(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"a", " b", " c", " d", " e"}, Delay: time.Millisecond}).Start(t)
-	vm, out := testVM(t, Config{Server: url})
+	vm, out := testVM(t, runtime.Config{Server: url})
 	err := vm.RunString(`
 		local seen = 0
 		local results = stream_many(function(i)
@@ -86,7 +87,7 @@ func TestStreamManyOnChunkAndOnResult(t *testing.T) {
 }
 
 func TestStreamManyChecksItsOptions(t *testing.T) {
-	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
+	vm, _ := testVM(t, runtime.Config{Server: "http://127.0.0.1:1"})
 	for code, want := range map[string]string{
 		`stream_many({}, {concurency = 2})`:                 `did you mean "concurrency"?`,
 		`stream_many({}, {arrival = "bursty"})`:             `unknown arrival "bursty"`,
@@ -114,7 +115,7 @@ func TestStreamManyChecksItsOptions(t *testing.T) {
 // row's t0_unix_ms show.
 func TestStreamManyShardAndStartAt(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"One."}, Delay: time.Millisecond}).Start(t)
-	vm, out := testVM(t, Config{Server: url})
+	vm, out := testVM(t, runtime.Config{Server: url})
 	err := vm.RunString(`
 		local function req(_, call) return {{role = "user", content = "hi"}}, {max_tokens = 4, tags = {call = call}} end
 		local start = os.time() * 1000 + 1000 -- the next second or the one after: in the future
@@ -131,7 +132,7 @@ func TestStreamManyShardAndStartAt(t *testing.T) {
 	if got := out.String(); got != "2@10 5@40\ttrue\n" {
 		t.Errorf("printed %q, want calls 2 and 5 (shard 1 of 3 of 7) due at 10 and 40 ms, begun no sooner than start_at_ms", got)
 	}
-	rows, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "r.jsonl"))
+	rows, _ := os.ReadFile(filepath.Join(vm.Out(), "r.jsonl"))
 	if n := strings.Count(string(rows), `"t0_unix_ms":1`); n != 2 {
 		t.Errorf("%d rows with a wall-clock t0, want 2:\n%s", n, rows)
 	}
@@ -144,7 +145,7 @@ func TestStreamManyShardAndStartAt(t *testing.T) {
 // open one (due at its arrival).
 func TestStreamManySlowBuilderShowsInQueue(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Yes.", " We", " open."}, Delay: time.Millisecond}).Start(t)
-	vm, out := testVM(t, Config{Server: url})
+	vm, out := testVM(t, runtime.Config{Server: url})
 	err := vm.RunString(`
 		local function slow(i)
 			if i > 5 then return nil end
@@ -173,7 +174,7 @@ func TestStreamManySlowBuilderShowsInQueue(t *testing.T) {
 // position.
 func TestStreamManyCalls(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Yes."}, Delay: time.Millisecond}).Start(t)
-	vm, out := testVM(t, Config{Server: url})
+	vm, out := testVM(t, runtime.Config{Server: url})
 	err := vm.RunString(`
 		local asked = {}
 		local results = stream_many(function(i, call, turn, previous)

@@ -1,8 +1,7 @@
-package runtime
+package streammany_test
 
 import (
 	"bufio"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,8 +12,8 @@ import (
 	"time"
 
 	"ttftlab/internal/artifact"
-	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/stream/streamtest"
+	"ttftlab/runtime"
 )
 
 // TestStreamManyAccountsForFailures: of six requests, the third answers
@@ -40,7 +39,7 @@ func TestStreamManyAccountsForFailures(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	vm, out := testVM(t, Config{Server: srv.URL})
+	vm, out := testVM(t, runtime.Config{Server: srv.URL})
 	err := vm.RunString(`
 		local results, s = stream_many(function(i)
 			if i > 6 then return nil end
@@ -69,7 +68,7 @@ func TestStreamManyAccountsForFailures(t *testing.T) {
 	if !strings.Contains(out.String(), "out of memory") {
 		t.Errorf("the 500's message is not the example: %q", out.String())
 	}
-	f, err := os.Open(filepath.Join(vm.cfg.Out, "r.jsonl"))
+	f, err := os.Open(filepath.Join(vm.Out(), "r.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +101,7 @@ func TestStreamManyAccountsForFailures(t *testing.T) {
 // with null percentiles (json_null in Lua), and write_json writes them;
 // the summary is a level's (artifact.LevelSummary: its calls and turns).
 func TestStreamManyEmptyDistributions(t *testing.T) {
-	vm, out := testVM(t, Config{Server: closedURL(t)})
+	vm, out := testVM(t, runtime.Config{Server: closedURL(t)})
 	err := vm.RunString(`
 		local _, s = stream_many(function(i)
 			if i > 2 then return nil end
@@ -116,7 +115,7 @@ func TestStreamManyEmptyDistributions(t *testing.T) {
 	if got := strings.SplitN(out.String(), "\n", 2)[0]; got != "0\ttrue\t0\t2\tconnect\t2" {
 		t.Errorf("printed %q", got)
 	}
-	data, err := os.ReadFile(filepath.Join(vm.cfg.Out, "s.json"))
+	data, err := os.ReadFile(filepath.Join(vm.Out(), "s.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,36 +125,5 @@ func TestStreamManyEmptyDistributions(t *testing.T) {
 	}
 	if s.TTFTMs.N != 0 || s.TTFTMs.P50 != nil || s.Failed != 2 || s.Calls != 2 || len(s.ByTurn) != 1 || s.ByTurn[0].N != 0 {
 		t.Errorf("summary %+v", s)
-	}
-}
-
-// TestWatchSamplesAreRecords: server.jsonl lines are the watch's tags
-// then artifact.ServerSample, strict JSON whatever a metric reads (NaN,
-// infinities, the old math.huge are null), and none is lost.
-func TestWatchSamplesAreRecords(t *testing.T) {
-	w := &watcher{file: filepath.Join(t.TempDir(), "s.jsonl"), tags: map[string]any{"level": 2.0}}
-	busy, total := 1, 2
-	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, 3.5} {
-		w.write(llamaserver.Sample{SlotsProcessing: &busy, SlotsTotal: &total, RequestsDeferred: &x, PredictedPerS: &x}, 1500*time.Microsecond, 2500*time.Microsecond, 1796158800000.5)
-	}
-	data, err := os.ReadFile(w.file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 5 {
-		t.Fatalf("%d lines for 5 samples:\n%s", len(lines), data)
-	}
-	for i, line := range lines {
-		var s artifact.LoadServerSample
-		if err := artifact.DecodeStrict([]byte(line), &s); err != nil {
-			t.Fatalf("line %s: %v", line, err)
-		}
-		if s.Level != 2 || s.TMs != 1.5 || s.RunMs == nil || *s.RunMs != 2.5 || *s.SlotsTotal != 2 || (i < 4) != (s.PredictedPerS == nil) || s.RequestsProcessing != nil || s.UnixMs == nil || *s.UnixMs != 1796158800000.5 {
-			t.Errorf("line %s", line)
-		}
-	}
-	if !strings.HasPrefix(lines[4], `{"level":2,"t_ms":1.5,`) {
-		t.Errorf("tags first, then the sample: %s", lines[4])
 	}
 }

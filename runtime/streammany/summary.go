@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ func (m *many) summary() *lua.LTable {
 	if err != nil {
 		m.L.RaiseError("stream_many: summary: %v", err)
 	}
-	v, err := m.vm.json.Decode(m.L, data)
+	v, err := m.h.JSON.Decode(m.L, data)
 	if err != nil {
 		m.L.RaiseError("stream_many: summary: %v", err)
 	}

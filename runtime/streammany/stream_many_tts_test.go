@@ -1,4 +1,4 @@
-package runtime
+package streammany_test
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"ttftlab/internal/tts"
 
 	lua "github.com/yuin/gopher-lua"
+	"ttftlab/runtime"
 )
 
 // TestStreamManySpeaks: stream_many with opts.tts sends each sentence of
@@ -25,9 +26,9 @@ import (
 func TestStreamManySpeaks(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Your table", " is ready.", " Come in", " now."}, Delay: 2 * time.Millisecond}).Start(t)
 	speech := espeakServer(t)
-	vm, out := testVM(t, Config{Server: url, TTS: &TTS{Endpoint: &endpoint.Endpoint{Base: speech}, Model: tts.Model}})
+	vm, out := testVM(t, runtime.Config{Server: url, TTS: &runtime.TTS{Endpoint: &endpoint.Endpoint{Base: speech}, Model: tts.Model}})
 	clause := (&streamtest.FakeLlama{Pieces: []string{"Well, ", "your table", " is ready."}, Delay: 5 * time.Millisecond}).Start(t)
-	vm.L.SetGlobal("CLAUSE_URL", lua.LString(clause))
+	vm.State().SetGlobal("CLAUSE_URL", lua.LString(clause))
 	err := vm.RunString(`
 		local reqs = {}
 		for i = 1, 4 do reqs[i] = {"hi " .. i, {max_tokens = 8}} end
@@ -56,7 +57,7 @@ func TestStreamManySpeaks(t *testing.T) {
 	if out.String() != "ok\n" {
 		t.Fatalf("%q", out.String())
 	}
-	data, err := os.ReadFile(filepath.Join(vm.cfg.Out, "r.jsonl"))
+	data, err := os.ReadFile(filepath.Join(vm.Out(), "r.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +90,8 @@ func TestStreamManySpeaks(t *testing.T) {
 func TestStreamManyQueueLeavesSpeechOut(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Your table", " is ready.", " Come in", " now."}}).Start(t)
 	speech := (&streamtest.FakeSpeech{Pieces: 4, Delay: 20 * time.Millisecond}).Start(t)
-	vm, out := testVM(t, Config{Server: url})
-	vm.L.SetGlobal("SPEECH", lua.LString(speech))
+	vm, out := testVM(t, runtime.Config{Server: url})
+	vm.State().SetGlobal("SPEECH", lua.LString(speech))
 	err := vm.RunString(`
 		local results = stream_many(function(i, call, turn)
 			return {{role = "user", content = "hi " .. call .. "." .. turn}}, {max_tokens = 8}

@@ -1,4 +1,4 @@
-package runtime
+package streammany
 
 import (
 	"bytes"
@@ -7,11 +7,12 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/llamaserver"
-	"ttftlab/internal/stream/streamtest"
 )
 
 // The lines stream_many writes itself stay JSON that a strict parser
@@ -19,8 +20,7 @@ import (
 
 // TestWatchLinesStayJSON: the watcher builds its lines in Go. A metric
 // that reads NaN or Inf becomes null instead of costing the line (a
-// line encoding/json refuses was dropped silently), and a tag that is
-// not finite is refused when the run starts, naming it.
+// line encoding/json refuses was dropped silently).
 func TestWatchLinesStayJSON(t *testing.T) {
 	dir := t.TempDir()
 	w := &watcher{file: filepath.Join(dir, "watch.jsonl"), tags: map[string]any{"level": 2.0, "name": "x"}}
@@ -68,37 +68,35 @@ func TestWatchLinesStayJSON(t *testing.T) {
 			}
 		}
 	}
-
-	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1"})
-	err = vm.RunString(`stream_many({}, {watch = {file = "w.jsonl", tags = {level = math.huge}}})`, "w.lua")
-	if err == nil {
-		t.Fatal("a tag of math.huge was accepted")
-	}
-	mustContain(t, err.Error(), "w.lua:1:", "opts.watch.tags.level", "use a finite number or a string")
 }
 
-// TestRecordLinesStayJSON: stream_many's record goes through
-// write_json's encoder: a tag that cannot be written is an error naming
-// it, and the JSONL file never holds a line a strict parser refuses.
-func TestRecordLinesStayJSON(t *testing.T) {
-	url := (&streamtest.FakeLlama{Pieces: []string{"Hi."}}).Start(t)
-	for _, tags := range []string{"{level = math.huge}", "{level = 0/0}", "{level = 1/0}"} {
-		vm, _ := testVM(t, Config{Server: url})
-		err := vm.RunString(`stream_many({{"a", {max_tokens = 4}}, {"b", {max_tokens = 4}}},
-			{record = {jsonl = "r.jsonl", tags = `+tags+`}})`, "r.lua")
-		if err == nil {
-			t.Fatalf("%s: recorded without an error", tags)
+// TestWatchSamplesAreRecords: server.jsonl lines are the watch's tags
+// then artifact.ServerSample, strict JSON whatever a metric reads (NaN,
+// infinities, the old math.huge are null), and none is lost.
+func TestWatchSamplesAreRecords(t *testing.T) {
+	w := &watcher{file: filepath.Join(t.TempDir(), "s.jsonl"), tags: map[string]any{"level": 2.0}}
+	busy, total := 1, 2
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, 3.5} {
+		w.write(llamaserver.Sample{SlotsProcessing: &busy, SlotsTotal: &total, RequestsDeferred: &x, PredictedPerS: &x}, 1500*time.Microsecond, 2500*time.Microsecond, 1796158800000.5)
+	}
+	data, err := os.ReadFile(w.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines for 5 samples:\n%s", len(lines), data)
+	}
+	for i, line := range lines {
+		var s artifact.LoadServerSample
+		if err := artifact.DecodeStrict([]byte(line), &s); err != nil {
+			t.Fatalf("line %s: %v", line, err)
 		}
-		mustContain(t, err.Error(), "level: ")
-		data, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "r.jsonl"))
-		for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			var v any // a number beyond float64 fails here too, unlike json.Valid
-			if err := json.Unmarshal(line, &v); err != nil {
-				t.Fatalf("%s: r.jsonl holds %q: %v", tags, line, err)
-			}
+		if s.Level != 2 || s.TMs != 1.5 || s.RunMs == nil || *s.RunMs != 2.5 || *s.SlotsTotal != 2 || (i < 4) != (s.PredictedPerS == nil) || s.RequestsProcessing != nil || s.UnixMs == nil || *s.UnixMs != 1796158800000.5 {
+			t.Errorf("line %s", line)
 		}
+	}
+	if !strings.HasPrefix(lines[4], `{"level":2,"t_ms":1.5,`) {
+		t.Errorf("tags first, then the sample: %s", lines[4])
 	}
 }

@@ -1,0 +1,107 @@
+// Package streammany is stream_many(requests, opts), many streamed
+// requests at once as internal/load's plan makes them due, and the load's
+// Runner over the same machinery: each request built by the script when
+// it is due and streamed as stream() streams it, each result made a row
+// (requests.jsonl, requests.csv), the server watched (server.jsonl), the
+// progress line, the answers spoken, the summary. What it needs of the
+// Lua host comes in a Host; it imports nothing of the host.
+package streammany
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/endpoint"
+	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
+	"ttftlab/internal/voice"
+	"ttftlab/runtime/luajson"
+)
+
+// Host is what stream_many and the Runner take from the Lua host. Every
+// function is called on the Lua state's goroutine.
+type Host struct {
+	// Stderr takes the progress line when it is a terminal.
+	Stderr io.Writer
+	// JSON is the state's Lua <-> JSON codec: the summary and the tags
+	// of a row.
+	JSON *luajson.Codec
+	// Ctx is the context of a call on L: done when the run is stopped.
+	Ctx func(L *lua.LState) context.Context
+	// RunBegan is when the current run began (zero: unknown): a row's
+	// run_ms counts from it.
+	RunBegan func() time.Time
+	// Request builds one request from a script's messages and opts as
+	// stream() builds it (opts.tts and opts.tags already taken out).
+	Request func(L *lua.LState, messages, opts lua.LValue) Request
+	// Values are stream()'s four results (chunks, total_ms, timings,
+	// info) of a request's result and error.
+	Values func(L *lua.LState, res *stream.Result, err error) []lua.LValue
+	// Hint is a failure with what to try, for a request whose server the
+	// user chose by serverFrom.
+	Hint func(err error, serverFrom string) error
+	// OnChunk calls a script's on_chunk as stream() does; an error it
+	// raised is kept in *failed.
+	OnChunk func(L *lua.LState, fn *lua.LFunction, failed *lua.LValue) func(stream.Chunk) (bool, error)
+	// OpenRawOut opens a request's raw_out for appending.
+	OpenRawOut func(L *lua.LState, path string) *os.File
+	// PromptTokens and GeneratedTokens read the tokens of a request as
+	// stream()'s info reads them: prompt and cached from llama.cpp's
+	// timings or the usage object (from says which), generated from the
+	// usage object.
+	PromptTokens    func(timings, usage map[string]any) (prompt, cached *float64, from string)
+	GeneratedTokens func(usage map[string]any) *float64
+	// Speech reads a tts option (true: the command's speech server; a
+	// table of speak() options; false or nil: none), label naming it in
+	// errors.
+	Speech func(L *lua.LState, label string, v lua.LValue) *voice.Speech
+	// TTSCPU is the CPU the command's speech server has used so far; nil
+	// when it cannot say.
+	TTSCPU func() time.Duration
+	// OutPath is a file name of a script resolved against OUT.
+	OutPath func(name string) string
+	// Endpoint is the server's (SERVER); Kind its kind, detected once.
+	Endpoint func() *endpoint.Endpoint
+	Kind     func(L *lua.LState) servers.Kind
+	// WriteError raises a file that could not be written as the host's
+	// failed write (no traceback; the run's error wraps it); Written is
+	// that failed write as an error, for a Runner's caller.
+	WriteError func(L *lua.LState, prefix string, err error)
+	Written    func(err error) error
+	// Protect runs f on the Lua state under ctx as a protected call: what
+	// the bindings raise comes back as the host's error (a failed write
+	// as Written's).
+	Protect func(ctx context.Context, f func(L *lua.LState)) error
+}
+
+// Request is one request of the script, built as stream() builds it.
+type Request struct {
+	// Stream is the request to stream.
+	Stream stream.Request
+	// OnChunk is opts.on_chunk; RawOut the file of opts.raw_out ("":
+	// none).
+	OnChunk *lua.LFunction
+	RawOut  string
+	// ServerFrom names how the user chose the server (opts.server or
+	// SERVER's source), for Hint.
+	ServerFrom string
+}
+
+// writeFailed is a record that could not be written; the binding raises
+// it as the host's failed write, the Runner returns it as Written's.
+type writeFailed struct{ err error }
+
+func (e *writeFailed) Error() string { return e.err.Error() }
+func (e *writeFailed) Unwrap() error { return e.err }
+
+// written is a failed write's error as a *writeFailed, nil as nil.
+func written(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &writeFailed{err: err}
+}
