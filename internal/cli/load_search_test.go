@@ -187,7 +187,9 @@ func TestLoadSearchFlags(t *testing.T) {
 }
 
 // TestLoadMaxErrorRate: one request of ten fails; --max-error-rate 0.05
-// exits 3 naming the level, 0.2 exits 0.
+// exits 3 naming the level, 0.2 exits 0; --fail-below 2 of a run whose
+// largest level is 1 exits 3 naming the gate (TestLoadGates holds the
+// gates' arithmetic).
 func TestLoadMaxErrorRate(t *testing.T) {
 	serverTestEnv(t)
 	url := loadFaultServer(t, func(n int64) (int, string, string) {
@@ -197,13 +199,16 @@ func TestLoadMaxErrorRate(t *testing.T) {
 		return 0, "", ""
 	})
 	for _, c := range []struct {
-		rate string
+		gate []string
 		code int
-	}{{"0.05", 3}, {"0.2", 0}} {
-		code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1", "--requests", "10", "--docs", "0",
-			"--out", t.TempDir(), "--no-report", "--slo", "ttft_ms<=60000@p50", "--max-error-rate", c.rate)
-		if code != c.code || (c.code == 3 && !strings.Contains(stderr, "above --max-error-rate")) {
-			t.Errorf("--max-error-rate %s: exit %d, want %d\n%s%s", c.rate, code, c.code, stdout, stderr)
+		want string
+	}{{[]string{"--max-error-rate", "0.05"}, 3, "above --max-error-rate"}, {[]string{"--max-error-rate", "0.2"}, 0, ""},
+		{[]string{"--fail-below", "2"}, 3, "below --fail-below 2"}} {
+		args := append([]string{"load", "--server", url, "--concurrency", "1", "--requests", "10", "--docs", "0",
+			"--out", t.TempDir(), "--no-report", "--slo", "ttft_ms<=60000@p50"}, c.gate...)
+		code, stdout, stderr := runCLI(args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d\n%s%s", c.gate, code, c.code, stdout, stderr)
 		}
 	}
 }

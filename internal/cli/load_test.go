@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -373,5 +374,50 @@ end`
 	}
 	if _, err := os.Stat(filepath.Join(broken, "load.json")); !os.IsNotExist(err) {
 		t.Errorf("a broken experiment left a load.json: %v", err)
+	}
+}
+
+// TestLoadGates: the CI gates on load.json as a run leaves it: a
+// capacity below --fail-below (none counts as 0; an undecided capacity
+// is its lower level) and a level whose share of failed requests is
+// above --max-error-rate fail, naming the gate; at the limit they pass.
+func TestLoadGates(t *testing.T) {
+	t.Parallel()
+	decided, undecided := true, false
+	level := func(l float64, requests, failed int) artifact.LoadLevel {
+		lv := artifact.LoadLevel{Level: l, SLO: []artifact.SLOVerdict{}}
+		lv.Summary.Requests, lv.Summary.Failed = requests, failed
+		return lv
+	}
+	docs := map[string]artifact.Load{
+		"decided at 5":    {Levels: []artifact.LoadLevel{level(5, 10, 0), level(6, 10, 0)}, Capacity: &artifact.Capacity{Level: 5, Decided: &decided}},
+		"between 5 and 6": {Levels: []artifact.LoadLevel{level(5, 36, 0), level(6, 36, 0)}, Capacity: &artifact.Capacity{Level: 5, Decided: &undecided, Between: []float64{5, 6}}},
+		"none":            {Levels: []artifact.LoadLevel{level(1, 10, 1)}},
+	}
+	for _, c := range []struct {
+		doc          string
+		failBelow    float64
+		maxErrorRate float64
+		want         string // "" passes
+	}{
+		{"decided at 5", 5, 1, ""},
+		{"decided at 5", 6, 1, "the capacity 5 is below --fail-below 6"},
+		{"between 5 and 6", 5, 1, ""},
+		{"between 5 and 6", 6, 1, "the capacity 5 is below --fail-below 6"},
+		{"none", 1, 1, "the capacity 0 is below --fail-below 1"},
+		{"none", 0, 0.1, ""},
+		{"none", 0, 0.05, "at level 1, 1 of 10 requests failed (10.0%), above --max-error-rate 0.05"},
+	} {
+		out := t.TempDir()
+		doc := docs[c.doc]
+		writeShard(t, out, doc, nil, nil)
+		err := (&loadCmd{failBelow: c.failBelow, maxErrorRate: c.maxErrorRate}).gates(out)
+		var gate *gateError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s, --fail-below %g, --max-error-rate %g: %v, want it to pass", c.doc, c.failBelow, c.maxErrorRate, err)
+		case c.want != "" && (!errors.As(err, &gate) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s, --fail-below %g, --max-error-rate %g: %v, want the gate to fail: %s", c.doc, c.failBelow, c.maxErrorRate, err, c.want)
+		}
 	}
 }

@@ -307,3 +307,34 @@ func TestLevelTimesToTheMicrosecond(t *testing.T) {
 		t.Errorf("only %d times checked", times)
 	}
 }
+
+// TestSteadyLeavesOutWarmup: 45 requests of which the first 15 are slow
+// (a cold server: 150 ms to the first token against 5 ms): counted, the
+// level's first third is all cold and the level is not steady; marked
+// warm-up, they are left out of the steady trend, the summary and the
+// verdicts, and the level is steady.
+func TestSteadyLeavesOutWarmup(t *testing.T) {
+	t.Parallel()
+	set := artifact.LoadSettings{Mode: "concurrency", Levels: []float64{2}, Turns: 1, Calls: 45, Requests: 45,
+		SLO: []artifact.SLO{{Metric: "ttft_ms", Percentile: 50, LimitMs: 500, Text: "ttft_ms<=500@p50"}}}
+	for _, warm := range []int{0, 15} {
+		var rows []artifact.LoadRequest
+		for i := 1; i <= 45; i++ {
+			ttft := 5 + 0.25*float64(i%4)
+			if i <= 15 {
+				ttft = 150 + 0.25*float64(i%4)
+			}
+			r := row(2, i, 1, ttft, ttft+10, ttft+20, "")
+			r.Index, r.Warmup = i, i <= warm
+			rows = append(rows, r)
+		}
+		set.Warmup = warm
+		lv := Level(set, 2, rows, LevelExtras{})
+		if st := lv.Steady; st == nil || !st.Known || st.Steady != (warm > 0) {
+			t.Errorf("warm-up %d: steady %+v, want known and steady %v", warm, st, warm > 0)
+		}
+		if lv.Summary.Warmup != warm || lv.Summary.Requests != 45-warm || lv.SLO[0].N != 45-warm {
+			t.Errorf("warm-up %d: summary warmup %d of %d requests, SLO over %d", warm, lv.Summary.Warmup, lv.Summary.Requests, lv.SLO[0].N)
+		}
+	}
+}
