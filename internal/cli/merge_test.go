@@ -5,15 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"ttftlab/internal/artifact"
-	"ttftlab/internal/interval"
 	"ttftlab/internal/load"
 )
 
@@ -98,18 +95,21 @@ func writeShard(t *testing.T, dir string, doc artifact.Load, jsonl, csv []byte) 
 	}
 }
 
-// TestMergeShardsOfARealLoad: a real load against the real llama-server,
-// split into three shard folders, merges into one load folder that holds
-// every row of every shard, the same levels, each level's percentiles
-// equal to those of the concatenated rows (computed here) and to the
-// unsharded run's own record, each shard's requests and the start spread;
-// `ttftlab check` passes it and the report draws it.
-func TestMergeShardsOfARealLoad(t *testing.T) {
-	_, model := needLlama(t)
-	port := serverTestEnv(t)
+// TestMergeShardsOfALoad: a load (on a fake server), split into three
+// shard folders, merges into one load folder that holds every row of
+// every shard in shard order and requests.csv, the same levels, each
+// shard's requests and the start spread, which the console prints with
+// each merged level's ttft intervals; `ttftlab check` passes it, the
+// report draws it, and a second merge into the same folder is refused.
+// The merged records' arithmetic (percentiles over the union, verdicts,
+// spread) is internal/load's TestMergeRecomputesFromTheUnion; a merge of
+// shards run against the real llama-server, TestLoadShardsSideBySide.
+func TestMergeShardsOfALoad(t *testing.T) {
+	serverTestEnv(t)
+	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	src, shards := t.TempDir(), t.TempDir()
-	code, stdout, stderr := runCLI("load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
-		"--concurrency", "1,2", "--requests", "7", "--turns", "2", "--out", src, "--no-report", "--slo", "ttft_ms<=60000@p95")
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "7", "--turns", "2", "--think", "10ms",
+		"--docs", "0", "--out", src, "--no-report", "--slo", "ttft_ms<=60000@p95")
 	if code != 0 {
 		t.Fatalf("load: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -159,53 +159,9 @@ func TestMergeShardsOfARealLoad(t *testing.T) {
 		t.Fatalf("merged settings %+v, %d levels of %d", doc.Settings, len(doc.Levels), len(orig.Levels))
 	}
 	for i, l := range doc.Levels {
-		o := orig.Levels[i]
-		if l.Level != o.Level || l.Interrupted {
-			t.Errorf("level %d: %g (interrupted %v), unsharded %g", i, l.Level, l.Interrupted, o.Level)
-		}
-		var ttft, first, total []float64
-		for _, r := range origRows {
-			if r.Level != l.Level || r.Warmup {
-				continue
-			}
-			for _, c := range []struct {
-				p  *float64
-				to *[]float64
-			}{{r.TTFTMs, &ttft}, {r.FirstSentenceMs, &first}} {
-				if c.p != nil {
-					*c.to = append(*c.to, *c.p)
-				}
-			}
-			if r.ErrorKind == nil {
-				total = append(total, *r.TotalMs)
-			}
-		}
-		for _, c := range []struct {
-			name      string
-			xs        []float64
-			got, same artifact.Dist
-		}{{"ttft", ttft, l.Summary.TTFTMs, o.Summary.TTFTMs}, {"first sentence", first, l.Summary.FirstSentenceMs, o.Summary.FirstSentenceMs},
-			{"total", total, l.Summary.TotalMs, o.Summary.TotalMs}} {
-			sort.Float64s(c.xs)
-			if c.got.N != len(c.xs) || c.got.N != c.same.N || c.got.N == 0 {
-				t.Errorf("level %g %s: n %d, rows %d, unsharded %d", l.Level, c.name, c.got.N, len(c.xs), c.same.N)
-				continue
-			}
-			for _, p := range []struct {
-				p         float64
-				got, same *float64
-			}{{50, c.got.P50, c.same.P50}, {95, c.got.P95, c.same.P95}, {99, c.got.P99, c.same.P99}} {
-				// The rows keep times to the microsecond and every record
-				// keeps its percentiles so: the unsharded record, from
-				// unrounded times, agrees to within one.
-				want := *artifact.Ms(interval.PercentileOf(c.xs, p.p))
-				if *p.got != want || math.Abs(*p.same-want) > 0.001+1e-9 {
-					t.Errorf("level %g %s p%g: merged %v, rows %v, unsharded %v", l.Level, c.name, p.p, *p.got, want, *p.same)
-				}
-			}
-		}
-		if l.SLO[0].N != o.SLO[0].N || l.SLO[0].Met != o.SLO[0].Met || l.SLOMet != o.SLOMet {
-			t.Errorf("level %g SLO %+v slo_met %v, unsharded %+v %v", l.Level, l.SLO[0], l.SLOMet, o.SLO[0], o.SLOMet)
+		if o := orig.Levels[i]; l.Level != o.Level || l.Interrupted || l.Summary.Requests != o.Summary.Requests {
+			t.Errorf("level %d: %g (interrupted %v, %d requests), unsharded %g (%d)", i, l.Level, l.Interrupted, l.Summary.Requests,
+				o.Level, o.Summary.Requests)
 		}
 		sum := 0
 		for k, sh := range l.Shards {
@@ -217,9 +173,9 @@ func TestMergeShardsOfARealLoad(t *testing.T) {
 		if len(l.Shards) != 3 || sum != l.Summary.Requests || l.StartSpreadMs == nil || *l.StartSpreadMs != 2 {
 			t.Errorf("level %g: shards %+v (requests %d of %d), spread %v", l.Level, l.Shards, sum, l.Summary.Requests, l.StartSpreadMs)
 		}
-		if !strings.Contains(stdout, "start spread 2.0 ms") {
-			t.Errorf("the console does not print the start spread")
-		}
+	}
+	if !strings.Contains(stdout, "start spread 2.0 ms") {
+		t.Errorf("the console does not print the start spread")
 	}
 	if (doc.Capacity == nil) != (orig.Capacity == nil) || doc.Capacity != nil && doc.Capacity.Level != orig.Capacity.Level {
 		t.Errorf("capacity %+v, unsharded %+v", doc.Capacity, orig.Capacity)

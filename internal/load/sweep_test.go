@@ -545,6 +545,44 @@ func TestSweepOverSaturated(t *testing.T) {
 	}
 }
 
+// TestSweepSearchOverSaturated: in a search of rates, a rate whose
+// lateness keeps rising ends early over-saturated: its step says so and
+// misses though its SLO's value held, as its level's record does, and
+// the capacity stays below it.
+func TestSweepSearchOverSaturated(t *testing.T) {
+	t.Parallel()
+	sc := scenarioOf(t, "search of rates")
+	sc.made = made{first: func(level float64, round, i int) float64 {
+		if level >= 8 {
+			return 100 + 20*float64(i) + 10*hash(level, round, i)
+		}
+		return 40*level + 40*hash(level, round, i)
+	}}
+	doc, _, err := sweepOf(t, sc, &fakeRunner{}, &saves{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := map[float64]bool{}
+	for _, l := range doc.Levels {
+		over[l.Level] = l.OverSaturated != nil
+	}
+	c, seen := doc.Capacity, 0
+	for _, st := range c.Search {
+		if st.OverSaturated != over[st.Level] {
+			t.Errorf("step %+v: over-saturated %v, its level's record says %v", st, st.OverSaturated, over[st.Level])
+		}
+		if st.OverSaturated {
+			seen++
+			if st.Met || st.Level <= c.Level {
+				t.Errorf("step %+v held, or is not above the capacity %g", st, c.Level)
+			}
+		}
+	}
+	if seen == 0 || c.Level < 4 {
+		t.Errorf("capacity %+v: want 4 or more, and a rate above it over-saturated", c)
+	}
+}
+
 // TestSweepShardDueTimes: a shard's level k is due at --start-at plus k
 // times (--duration + --level-gap), said before it runs; a level that
 // started over 50 ms late says why: the first because the shard was
