@@ -99,7 +99,7 @@ func strictLoad(t *testing.T, out string) artifact.Load {
 // the p95 SLO is not met (value null, one failed) while a p50 SLO still
 // has its value, and the run exits 0.
 func TestLoadOneRequestFails(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(n int64) (int, string, string) {
 		if n == 4 {
 			return 500, "server_error", "slot 0 crashed"
@@ -171,7 +171,7 @@ func TestLoadOneRequestFails(t *testing.T) {
 // names the kind, the count and the server's message; the sweep stops at
 // the first level.
 func TestLoadEveryRequestFails(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) {
 		return 401, "authentication_error", "Invalid API Key"
 	})
@@ -208,7 +208,7 @@ func TestLoadEveryRequestFails(t *testing.T) {
 // think time) writes load.json with rate levels, calls and by_turn, all
 // decoding strictly into the record types; nothing failed, exit 0.
 func TestLoadRateRunIsStrict(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("load", "--server", url, "--rate", "20,40", "--requests", "3", "--turns", "2",
@@ -250,7 +250,6 @@ func diskFillsMidLevel(t *testing.T, out string) string {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
-	serverTestEnv(t)
 	csv := filepath.Join(out, "requests.csv")
 	return loadFaultServer(t, func(n int64) (int, string, string) {
 		if n == 4 {
@@ -270,6 +269,7 @@ func diskFillsMidLevel(t *testing.T, out string) string {
 // traceback); exit 1; and check passes the folder, whose rows and levels
 // agree.
 func TestLoadWriteFails(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	url := diskFillsMidLevel(t, out)
 	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "10", "--docs", "0",
@@ -305,7 +305,7 @@ func TestLoadWriteFails(t *testing.T) {
 // in the middle of a line, naming the line; merge refuses a shard cut so
 // with the line's number too.
 func TestCheckLoadRowsAgreeWithLevels(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	out := t.TempDir()
 	if code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "4", "--docs", "0",

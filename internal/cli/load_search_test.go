@@ -12,7 +12,7 @@ import (
 // lower than --requests, and none that leaves a last round of warm-up
 // alone.
 func TestLoadSearchFlags(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	for _, extra := range [][]string{{"--concurrency", "1,2"}, {"--rate", "1,2"}, {"--rate", "100"},
 		{"--requests", "20", "--search-budget", "10"}} {
 		args := append([]string{"load", "--server", "http://127.0.0.1:1", "--search", "--out", t.TempDir()}, extra...)
@@ -33,7 +33,7 @@ func TestLoadSearchFlags(t *testing.T) {
 // largest level is 1 exits 3 naming the gate (TestLoadGates holds the
 // gates' arithmetic).
 func TestLoadMaxErrorRate(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(n int64) (int, string, string) {
 		if n == 4 {
 			return 500, "server_error", "slot 0 crashed"

@@ -18,9 +18,10 @@ import (
 )
 
 // runShards runs `ttftlab load` once per shard of n, as separate
-// processes side by side against srvURL with the flags given after the
-// shard's, and returns each one's output.
-func runShards(t *testing.T, n int, args ...string) []string {
+// processes side by side with the environment's variables and env
+// ("NAME=value") and the flags given after the shard's, and returns each
+// one's output.
+func runShards(t *testing.T, n int, env []string, args ...string) []string {
 	t.Helper()
 	type ended struct {
 		i   int
@@ -30,7 +31,7 @@ func runShards(t *testing.T, n int, args ...string) []string {
 	done := make(chan ended, n)
 	for i := 0; i < n; i++ {
 		cmd := exec.Command(os.Args[0], append([]string{"load", "--shard", fmt.Sprintf("%d/%d", i, n)}, args...)...)
-		cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
+		cmd.Env = append(append(os.Environ(), "TTFTLAB_AS_MAIN=1"), env...)
 		var b bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &b, &b
 		if err := cmd.Start(); err != nil {
@@ -75,11 +76,12 @@ func readRows(t *testing.T, dir string) []artifact.LoadRequest {
 // equal to those over the concatenated rows, and `ttftlab report` draws
 // it; one shard alone is refused, the other named.
 func TestLoadShardsSideBySide(t *testing.T) {
+	t.Parallel()
 	srv := startLlama(t, "-np", "4", "-c", "8192", "--metrics")
 	out := t.TempDir()
 	barrier := t.TempDir()
 	const calls = 10
-	outs := runShards(t, 2, "--server", srv.URL, "--run-id", "side-by-side", "--barrier", barrier, "--rate", "5,10",
+	outs := runShards(t, 2, nil, "--server", srv.URL, "--run-id", "side-by-side", "--barrier", barrier, "--rate", "5,10",
 		"--requests", fmt.Sprint(calls), "--duration", "4s", "--level-gap", "2s", "--docs", "0", "--max-tokens", "24",
 		"--no-report", "--out", out, "--slo", "ttft_ms<=60000@p95")
 	var docs [2]artifact.Load
@@ -304,12 +306,11 @@ func TestLoadShardRefusals(t *testing.T) {
 // sooner than the start given, run the calls of their own parity between
 // them exactly once each, and merge into one level of every call.
 func TestLoadShardsStartAt(t *testing.T) {
+	t.Parallel()
 	srv := startLlama(t, "-np", "4", "-c", "8192")
 	out := t.TempDir()
 	start := time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
-	t.Setenv("TTFTLAB_RUN_ID", "from-env")
-	t.Setenv("TTFTLAB_START_AT", start.Format(time.RFC3339))
-	runShards(t, 2, "--server", srv.URL, "--concurrency", "3", "--requests", "6", "--duration", "3s",
+	runShards(t, 2, []string{"TTFTLAB_RUN_ID=from-env", "TTFTLAB_START_AT=" + start.Format(time.RFC3339)}, "--server", srv.URL, "--concurrency", "3", "--requests", "6", "--duration", "3s",
 		"--docs", "0", "--max-tokens", "16", "--no-report", "--out", out, "--slo", "ttft_ms<=60000@p95")
 	calls := map[int]int{}
 	for i := range 2 {
@@ -359,7 +360,7 @@ func fmtPtr(p *float64) string {
 // waits on, saying which file does not count and why; Ctrl-C ends the
 // wait (exit 130) and takes shard 1's own ready file away.
 func TestShardWaitsOnStaleReadyFile(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	barrier, out := t.TempDir(), t.TempDir()
 	run := filepath.Join(barrier, "stale-run")
@@ -400,7 +401,7 @@ func TestShardWaitsOnStaleReadyFile(t *testing.T) {
 // ready only after --start-at, not because of --level-gap (there is no
 // level before the first). Fails before this change.
 func TestLoadShardStartAtPassedBlamesStartAt(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	at := time.Now().Add(-30 * time.Second).UTC().Format(time.RFC3339)
 	code, stdout, stderr := runCLI("load", "--server", url, "--shard", "0/1", "--run-id", "r", "--start-at", at, "--duration", "1s",
@@ -417,7 +418,7 @@ func TestLoadShardStartAtPassedBlamesStartAt(t *testing.T) {
 // cannot be made fails naming it, without first saying "ready; waiting"
 // (the shard never was). Fails before this change.
 func TestLoadShardBarrierUnwritableSaysNoReady(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -437,7 +438,7 @@ func TestLoadShardBarrierUnwritableSaysNoReady(t *testing.T) {
 // they too blame --start-at, not --level-gap. Fails before this change
 // (the second level said the level before ran past --level-gap).
 func TestLoadShardStartAtPassedLaterLevels(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	at := time.Now().Add(-30 * time.Second).UTC().Format(time.RFC3339)
 	code, stdout, stderr := runCLI("load", "--server", url, "--shard", "0/1", "--run-id", "r", "--start-at", at, "--duration", "1s",

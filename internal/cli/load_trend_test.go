@@ -16,7 +16,7 @@ import (
 // TestOverSaturation, TestSweepOverSaturated and the sweep's goldens;
 // a level that keeps up is steady by TestTrendSteadyTolerance.
 func TestLoadOverSaturated(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	s := &slotServer{k: 1, first: 2 * time.Millisecond, hold: 100 * time.Millisecond}
 	url := s.start(t)
 
@@ -47,7 +47,7 @@ func TestLoadOverSaturated(t *testing.T) {
 // the summary, the verdicts and the steady trend) is internal/load's
 // TestSteadyLeavesOutWarmup.
 func TestLoadWarmup(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	s := &slotServer{k: 4, first: 5 * time.Millisecond, hold: 40 * time.Millisecond}
 	url := s.start(t)
 	out := t.TempDir()

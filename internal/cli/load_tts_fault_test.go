@@ -23,7 +23,7 @@ import (
 // and the level does not meet its SLOs. Without the fix every row read
 // ok and goodput was 1.
 func TestLoadSpeechServerDies(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	speech := &streamtest.FakeSpeech{CloseAfter: 6}
 	ttsURL := speech.Start(t)
@@ -80,7 +80,7 @@ func TestLoadSpeechServerDies(t *testing.T) {
 // level fails; each failure is tts_http with its status and the speech
 // server's message.
 func TestLoadSpeechServerErrs(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	ttsURL := (&streamtest.FakeSpeech{FailFrom: 7}).Start(t)
 	out := t.TempDir()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,8 +24,10 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(context.Background(), os.Args[1:], OS()))
 	}
 	noSpeechDownloads()
+	state := ownState()
 	code := m.Run()
 	closeShared()
+	os.RemoveAll(state)
 	llamatest.Report()
 	os.Exit(code)
 }
@@ -45,4 +48,19 @@ func noSpeechDownloads() {
 	if os.WriteFile(script, []byte("echo 'install-espeak-ng: error: the tests do not download espeak-ng (apt-get install espeak-ng)' >&2\nexit 1\n"), 0o755) == nil {
 		os.Setenv(tts.InstallerEnv, script)
 	}
+}
+
+// ownState points $TTFTLAB_STATE at a folder of the tests' own, so that
+// no test reads or writes the servers of the machine's user, and returns
+// it. A test that starts a server gives it a folder of its own
+// (serverTestEnv); the tests that only reach a fake server by --server
+// share this one, each on a port of its own, and so can run side by side.
+func ownState() string {
+	dir, err := os.MkdirTemp("", "ttftlab-test-state")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "the tests' state folder:", err)
+		os.Exit(1)
+	}
+	os.Setenv("TTFTLAB_STATE", dir)
+	return dir
 }

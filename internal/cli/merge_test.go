@@ -105,7 +105,7 @@ func writeShard(t *testing.T, dir string, doc artifact.Load, jsonl, csv []byte) 
 // spread) is internal/load's TestMergeRecomputesFromTheUnion; a merge of
 // shards run against the real llama-server, TestLoadShardsSideBySide.
 func TestMergeShardsOfALoad(t *testing.T) {
-	serverTestEnv(t)
+	t.Parallel()
 	url := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
 	src, shards := t.TempDir(), t.TempDir()
 	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1,2", "--requests", "7", "--turns", "2", "--think", "10ms",
@@ -219,6 +219,7 @@ func tinyShard(id string, i, n int) artifact.Load {
 // ids and folders, the missing shard, the field and both values; a
 // folder of no shard is refused before anything is written.
 func TestMergeRefusesShardsThatDoNotBelong(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, doc artifact.Load) string {
 		p := filepath.Join(dir, name)
@@ -279,7 +280,7 @@ func TestMergeRefusesShardsThatDoNotBelong(t *testing.T) {
 // level failed merge into a folder that says so, and merge exits 1 as
 // load exits for the same rows, naming the level; the folder is written.
 func TestMergeExitsAsLoadWouldForTheRows(t *testing.T) {
-	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	t.Parallel()
 	dir := t.TempDir()
 	for i := range 2 {
 		doc := tinyShard("F", i, 2)
