@@ -1,17 +1,22 @@
-// The helpers the command tests share: running ttftlab in-process, the
-// real llama-server, the server registry, reading artifacts, the stand-in
+// The helpers the command tests share: running ttftlab in-process and as
+// a child process, the real llama-server, the server registry, the fake
+// servers a load runs against, reading artifacts strictly, the stand-in
 // llama-server, and what the tests of one binary share (the report runs,
-// one Chromium). A helper used by one test file stays in that file.
+// one Chromium). The load, merge and signal test files hold tests only.
 
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -19,15 +24,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/llamaserver/llamatest"
+	"ttftlab/internal/load"
 	"ttftlab/internal/report/reporttest"
+	"ttftlab/internal/stream/streamtest"
 )
 
 // shared holds what the tests of this binary share because they only read
@@ -339,4 +348,513 @@ func realEspeak(t *testing.T) string {
 		t.Skip("espeak-ng not on PATH")
 	}
 	return p
+}
+
+// startTTFTLab runs ttftlab as a child process and returns once its standard
+// output has printed ready.
+func startTTFTLab(t *testing.T, ready string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd, _, stderr := startTTFTLabOut(t, ready, args...)
+	return cmd, stderr
+}
+
+// startTTFTLabOut is startTTFTLab that also returns the child's standard
+// output as it prints it; childOut.all waits for the whole of it.
+func startTTFTLabOut(t *testing.T, ready string, args ...string) (*exec.Cmd, *childOut, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close() // the child holds its own copy
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	out := &childOut{done: make(chan struct{})}
+	seen := make(chan struct{})
+	go func() {
+		defer close(out.done)
+		defer r.Close()
+		lines := bufio.NewScanner(r)
+		lines.Buffer(make([]byte, 64<<10), 16<<20)
+		defer io.Copy(io.Discard, r) // never leave the child blocked on a full pipe
+		said := false
+		for lines.Scan() {
+			out.buf.Write(append(lines.Bytes(), '\n'))
+			if !said && strings.Contains(lines.Text(), ready) {
+				said = true
+				close(seen)
+			}
+		}
+	}()
+	select {
+	case <-seen:
+		return cmd, out, &stderr
+	case <-out.done:
+	}
+	t.Fatalf("ttftlab never printed %q; stderr:\n%s", ready, stderr.String())
+	return nil, nil, nil
+}
+
+// childOut is a child's standard output, line by line as it comes.
+type childOut struct {
+	buf  syncBuffer
+	done chan struct{}
+}
+
+// all is the whole output, once the child and everything holding its
+// output have ended (or what came within limit).
+func (o *childOut) all(t *testing.T, limit time.Duration) string {
+	t.Helper()
+	select {
+	case <-o.done:
+	case <-time.After(limit):
+		t.Errorf("the output did not end within %v", limit)
+	}
+	return o.buf.String()
+}
+
+// waitExit waits for the process to end and returns its exit code, failing
+// the test when it takes longer than limit.
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(limit):
+		t.Fatalf("ttftlab still runs %s after the signal", limit)
+		return -1
+	}
+}
+
+func writeScript(t *testing.T, code string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.lua")
+	if err := os.WriteFile(path, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// streamingScript streams from the server over and over, printing every
+// chunk and writing an artifact of each kind after every answer: work to
+// stop at any moment.
+const streamingScript = `
+local n = 0
+while true do
+  n = n + 1
+  local chunks, total_ms, _, info = stream("Once upon a time", { max_tokens = 48, cache_prompt = false,
+    on_chunk = function(c) print(c.text) end })
+  append_jsonl("runs.jsonl", { n = n, ttft_ms = info.ttft_ms, total_ms = total_ms, chunks = #chunks })
+  write_json("last.json", { n = n, total_ms = total_ms })
+  print("streamed " .. n)
+end
+`
+
+// llamaOnPort lists the llama-server processes serving port, whoever
+// started them: the process table, not ttftlab's record, which a killed
+// ttftlab cannot clear.
+func llamaOnPort(port int) []int {
+	var pids []int
+	want := "\x00--port\x00" + itoa(port) + "\x00"
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(cmdline), "llama-server") && strings.Contains(string(cmdline), want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// requireServerGone fails t when a llama-server still serves port or ttftlab
+// still records one there, and kills what it finds.
+func requireServerGone(t *testing.T, port int) {
+	t.Helper()
+	if pids := llamaOnPort(port); len(pids) > 0 {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("the llama-server ttftlab started outlived it: PID %v on port %d", pids, port)
+	}
+	if st, _ := testRegistry(t).Load(port); st != nil {
+		t.Errorf("ttftlab still records a server on port %d: %+v", port, st)
+	}
+}
+
+// consoleMs is a time as load's console writes it: one decimal under
+// 10 ms.
+func consoleMs(x float64) string {
+	if x < 10 && x > -10 {
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
+// ciLine is the console's interval line for a distribution as load.json
+// holds it: "  ttft      p50 8.2 [7.8, 8.5]  p95 too few samples  ...".
+func ciLine(d artifact.Dist) string {
+	ms := consoleMs
+	var cells []string
+	for _, c := range []struct {
+		p  int
+		v  *float64
+		ci *[2]float64
+	}{{50, d.P50, d.P50CI}, {95, d.P95, d.P95CI}, {99, d.P99, d.P99CI}} {
+		if c.v == nil || c.ci == nil {
+			cells = append(cells, fmt.Sprintf("p%d too few samples", c.p))
+			continue
+		}
+		cells = append(cells, fmt.Sprintf("p%d %s [%s, %s]", c.p, ms(*c.v), ms(c.ci[0]), ms(c.ci[1])))
+	}
+	return fmt.Sprintf("  %-9s %s  (n=%d, 95%% intervals)", "ttft", strings.Join(cells, "  "), d.N)
+}
+
+// loadFaultServer is llama-server as `ttftlab load` sees it (/health,
+// /props, /slots), whose chat completions stream like FakeLlama's unless
+// fail says otherwise for the n-th request (from 1): then it answers
+// with that status and llama-server's error object.
+func loadFaultServer(t *testing.T, fail func(n int64) (status int, typ, message string)) string {
+	t.Helper()
+	answer := &streamtest.FakeLlama{Pieces: []string{"Yes,", " we open", " on Saturday.", " Bye."}}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/health":
+			io.WriteString(w, `{"status":"ok"}`)
+		case "/props":
+			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":2,"model_path":"/models/fault.gguf","build_info":"b1-fault"}`)
+		case "/slots":
+			io.WriteString(w, `[{"id":0,"is_processing":false},{"id":1,"is_processing":false}]`)
+		case "/v1/chat/completions":
+			if status, typ, msg := fail(n.Add(1)); status != 0 {
+				body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": status, "message": msg, "type": typ}})
+				w.WriteHeader(status)
+				w.Write(body)
+				return
+			}
+			answer.ServeHTTP(w, r)
+		default:
+			w.WriteHeader(http.StatusNotImplemented)
+			io.WriteString(w, `{"error":{"code":501,"message":"not supported","type":"not_supported_error"}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// strictLines decodes every line of a JSONL file strictly into T (no
+// member T lacks, no Inf or NaN: encoding/json accepts neither).
+func strictLines[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var v T
+		if err := artifact.DecodeStrict(sc.Bytes(), &v); err != nil {
+			t.Fatalf("%s: %v in %s", path, err, sc.Text())
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// strictLoad decodes load.json strictly into its record type.
+func strictLoad(t *testing.T, out string) artifact.Load {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc artifact.Load
+	if err := artifact.DecodeStrict(data, &doc); err != nil {
+		t.Fatalf("load.json does not decode strictly into artifact.Load: %v\n%s", err, data)
+	}
+	if !json.Valid(data) || bytes.Contains(data, []byte("Inf")) || bytes.Contains(data, []byte("NaN")) {
+		t.Fatalf("load.json is not strict JSON:\n%s", data)
+	}
+	return doc
+}
+
+// diskFillsMidLevel starts a fake server for a load into out whose
+// requests.csv turns into /dev/full as the fourth request comes, as a disk
+// fills in the middle of a level, and returns its URL.
+func diskFillsMidLevel(t *testing.T, out string) string {
+	t.Helper()
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	csv := filepath.Join(out, "requests.csv")
+	return loadFaultServer(t, func(n int64) (int, string, string) {
+		if n == 4 {
+			os.Remove(csv)
+			if err := os.Symlink("/dev/full", csv); err != nil {
+				t.Error(err)
+			}
+		}
+		return 0, "", ""
+	})
+}
+
+// slotServer is llama-server as `ttftlab load` sees it with k slots: a
+// request waits, sending nothing, until a slot is free, then holds it for
+// hold (its first token after first), so it serves k/hold calls a second
+// and an open loop faster than that queues without end.
+type slotServer struct {
+	k           int
+	first, hold time.Duration
+	slots       chan struct{}
+}
+
+func (s *slotServer) start(t *testing.T) string {
+	t.Helper()
+	s.slots = make(chan struct{}, s.k)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/health":
+			io.WriteString(w, `{"status":"ok"}`)
+		case "/props":
+			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":8,"model_path":"/models/slot.gguf","build_info":"b1-slot"}`)
+		case "/slots":
+			io.WriteString(w, `[]`)
+		case "/v1/chat/completions":
+			io.ReadAll(r.Body)
+			select {
+			case s.slots <- struct{}{}:
+			case <-r.Context().Done():
+				return
+			}
+			began := time.Now()
+			defer func() { <-s.slots }()
+			w.Header().Set("Content-Type", "text/event-stream")
+			chunk := func(text string) string {
+				q, _ := json.Marshal(text)
+				return `data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n"
+			}
+			time.Sleep(s.first)
+			io.WriteString(w, chunk("Yes, we open on Saturday."))
+			w.(http.Flusher).Flush()
+			time.Sleep(s.hold - time.Since(began))
+			io.WriteString(w, chunk(" Bye.")+`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}]}`+"\n\n"+"data: [DONE]\n\n")
+			w.(http.Flusher).Flush()
+		default:
+			w.WriteHeader(http.StatusNotImplemented)
+			io.WriteString(w, `{"error":{"code":501,"message":"not supported","type":"not_supported_error"}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// runShards runs `ttftlab load` once per shard of n, as separate
+// processes side by side with the environment's variables and env
+// ("NAME=value") and the flags given after the shard's, and returns each
+// one's output.
+func runShards(t *testing.T, n int, env []string, args ...string) []string {
+	t.Helper()
+	type ended struct {
+		i   int
+		out string
+		err error
+	}
+	done := make(chan ended, n)
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(os.Args[0], append([]string{"load", "--shard", fmt.Sprintf("%d/%d", i, n)}, args...)...)
+		cmd.Env = append(append(os.Environ(), "TTFTLAB_AS_MAIN=1"), env...)
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		go func() { err := cmd.Wait(); done <- ended{i, b.String(), err} }()
+	}
+	outs := make([]string, n)
+	for range n {
+		e := <-done
+		outs[e.i] = e.out
+		if e.err != nil {
+			t.Errorf("shard %d of %d: %v\n%s", e.i, n, e.err, e.out)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return outs
+}
+
+// readRows reads a load folder's requests.jsonl strictly.
+func readRows(t *testing.T, dir string) []artifact.LoadRequest {
+	t.Helper()
+	rows, err := loadRows(filepath.Join(dir, "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// fmtPtr prints an optional number as its value, or null.
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'g', -1, 64)
+}
+
+// sizedLoad parses load's flags as Run does and sizes the server it would
+// start.
+func sizedLoad(t *testing.T, args ...string) *loadCmd {
+	t.Helper()
+	c := &loadCmd{env: &env{cmd: "load"}}
+	fs := c.env.flags("[flags]", loadAbout)
+	c.register(fs)
+	if err := fs.parse(args); err != nil {
+		t.Fatal(err)
+	}
+	_, levels, err := c.settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.sizeServer(fs, levels)
+	return c
+}
+
+func jsonlRows(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v in %q", path, err, sc.Text())
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return *p
+}
+
+// splitLoad splits the folder of an unsharded `ttftlab load` into n shard
+// folders dst/shard-0 ... dst/shard-(n-1), as `ttftlab load --shard I/N
+// --run-id id` writes them: call c's rows to shard (c-1) mod n, tagged
+// with the shard, its host and the run id; each level's record over the
+// shard's own rows, due when the level started and started i ms later on
+// shard i; requests.csv with the tags' columns; server.jsonl in shard 0
+// only.
+func splitLoad(t *testing.T, src, dst string, n int, id string) {
+	t.Helper()
+	doc := strictLoad(t, src)
+	rows := strictLines[artifact.LoadRequest](t, filepath.Join(src, "requests.jsonl"))
+	for i := range n {
+		dir := filepath.Join(dst, fmt.Sprintf("shard-%d", i))
+		host := fmt.Sprintf("pod-%d", i)
+		set := doc.Settings
+		set.RunID, set.Shard, set.LevelGapMs = id, &artifact.LoadShard{Index: i, Count: n, Host: host}, 1000
+		var mine []artifact.LoadRequest
+		var jsonl bytes.Buffer
+		var csvb bytes.Buffer
+		cw := csv.NewWriter(&csvb)
+		cw.Write(append([]string{"host", "level", "run_id", "shard", "call", "turn"}, artifact.RequestColumns...))
+		for _, r := range rows {
+			if (r.Call-1)%n != i {
+				continue
+			}
+			k := i
+			r.Shard, r.Host, r.RunID = &k, host, id
+			mine = append(mine, r)
+			b, err := artifact.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jsonl.Write(append(b, '\n'))
+			cw.Write(append([]string{host, fmt.Sprint(r.Level), id, fmt.Sprint(i), fmt.Sprint(r.Call), fmt.Sprint(r.Turn)}, r.Cells()...))
+		}
+		cw.Flush()
+		out := artifact.Load{Settings: set, Model: doc.Model, Server: doc.Server, Levels: []artifact.LoadLevel{}}
+		for _, l := range doc.Levels {
+			var own []artifact.LoadRequest
+			for _, r := range mine {
+				if r.Level == l.Level {
+					own = append(own, r)
+				}
+			}
+			if l.Summary.StartedUnixMs == nil {
+				t.Fatalf("level %g of the unsharded run has no started_unix_ms", l.Level)
+			}
+			due := *l.Summary.StartedUnixMs
+			rec := load.Level(set, l.Level, own, load.LevelExtras{DueUnixMs: &due, StartedUnixMs: artifact.Ms(due + float64(i)),
+				Client: l.Summary.Client})
+			if out.Settings.StartAtUnixMs == 0 {
+				out.Settings.StartAtUnixMs = due
+			}
+			out.Levels = append(out.Levels, rec)
+		}
+		writeShard(t, dir, out, jsonl.Bytes(), csvb.Bytes())
+		if i == 0 {
+			if data, err := os.ReadFile(filepath.Join(src, "server.jsonl")); err == nil {
+				os.WriteFile(filepath.Join(dir, "server.jsonl"), data, 0o644)
+			}
+		}
+	}
+}
+
+// writeShard writes a shard folder: its load.json, rows and CSV.
+func writeShard(t *testing.T, dir string, doc artifact.Load, jsonl, csv []byte) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"load.json": data, "requests.jsonl": jsonl, "requests.csv": csv} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tinyShard is the load.json of shard i of n of run id, with no rows.
+func tinyShard(id string, i, n int) artifact.Load {
+	return artifact.Load{Settings: artifact.LoadSettings{Server: "http://llm:8080", Mode: "rate", Levels: []float64{1}, RunID: id,
+		Shard: &artifact.LoadShard{Index: i, Count: n, Host: fmt.Sprintf("pod-%d", i)}, Requests: 4, Turns: 1, MaxTokens: 64,
+		Seed: 42, SLO: []artifact.SLO{}}, Levels: []artifact.LoadLevel{}}
 }

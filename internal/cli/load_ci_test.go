@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"ttftlab/internal/artifact"
 )
 
 // TestLoadPrintsPercentileIntervals: each level prints its ttft and first
@@ -55,32 +53,4 @@ func TestLoadPrintsPercentileIntervals(t *testing.T) {
 		fmt.Sprintf("\n  SLO ttft_ms p50 %s ms (limit 60000 ms, n=12): met\n", consoleMs(*v.ValueMs))) {
 		t.Errorf("the console lacks the SLO's value %v", v.ValueMs)
 	}
-}
-
-// consoleMs is a time as load's console writes it: one decimal under
-// 10 ms.
-func consoleMs(x float64) string {
-	if x < 10 && x > -10 {
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.0f", x)
-}
-
-// ciLine is the console's interval line for a distribution as load.json
-// holds it: "  ttft      p50 8.2 [7.8, 8.5]  p95 too few samples  ...".
-func ciLine(d artifact.Dist) string {
-	ms := consoleMs
-	var cells []string
-	for _, c := range []struct {
-		p  int
-		v  *float64
-		ci *[2]float64
-	}{{50, d.P50, d.P50CI}, {95, d.P95, d.P95CI}, {99, d.P99, d.P99CI}} {
-		if c.v == nil || c.ci == nil {
-			cells = append(cells, fmt.Sprintf("p%d too few samples", c.p))
-			continue
-		}
-		cells = append(cells, fmt.Sprintf("p%d %s [%s, %s]", c.p, ms(*c.v), ms(c.ci[0]), ms(c.ci[1])))
-	}
-	return fmt.Sprintf("  %-9s %s  (n=%d, 95%% intervals)", "ttft", strings.Join(cells, "  "), d.N)
 }

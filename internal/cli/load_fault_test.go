@@ -1,97 +1,16 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
-	"ttftlab/internal/stream/streamtest"
 )
-
-// loadFaultServer is llama-server as `ttftlab load` sees it (/health,
-// /props, /slots), whose chat completions stream like FakeLlama's unless
-// fail says otherwise for the n-th request (from 1): then it answers
-// with that status and llama-server's error object.
-func loadFaultServer(t *testing.T, fail func(n int64) (status int, typ, message string)) string {
-	t.Helper()
-	answer := &streamtest.FakeLlama{Pieces: []string{"Yes,", " we open", " on Saturday.", " Bye."}}
-	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/health":
-			io.WriteString(w, `{"status":"ok"}`)
-		case "/props":
-			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":2,"model_path":"/models/fault.gguf","build_info":"b1-fault"}`)
-		case "/slots":
-			io.WriteString(w, `[{"id":0,"is_processing":false},{"id":1,"is_processing":false}]`)
-		case "/v1/chat/completions":
-			if status, typ, msg := fail(n.Add(1)); status != 0 {
-				body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": status, "message": msg, "type": typ}})
-				w.WriteHeader(status)
-				w.Write(body)
-				return
-			}
-			answer.ServeHTTP(w, r)
-		default:
-			w.WriteHeader(http.StatusNotImplemented)
-			io.WriteString(w, `{"error":{"code":501,"message":"not supported","type":"not_supported_error"}}`)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// strictLines decodes every line of a JSONL file strictly into T (no
-// member T lacks, no Inf or NaN: encoding/json accepts neither).
-func strictLines[T any](t *testing.T, path string) []T {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var v T
-		if err := artifact.DecodeStrict(sc.Bytes(), &v); err != nil {
-			t.Fatalf("%s: %v in %s", path, err, sc.Text())
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// strictLoad decodes load.json strictly into its record type.
-func strictLoad(t *testing.T, out string) artifact.Load {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(out, "load.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc artifact.Load
-	if err := artifact.DecodeStrict(data, &doc); err != nil {
-		t.Fatalf("load.json does not decode strictly into artifact.Load: %v\n%s", err, data)
-	}
-	if !json.Valid(data) || bytes.Contains(data, []byte("Inf")) || bytes.Contains(data, []byte("NaN")) {
-		t.Fatalf("load.json is not strict JSON:\n%s", data)
-	}
-	return doc
-}
 
 // TestLoadOneRequestFails: one request of ten answers 500. The level's
 // percentiles are over the nine others (n says so), the failure is
@@ -240,26 +159,6 @@ func TestLoadRateRunIsStrict(t *testing.T) {
 	if rows := strictLines[artifact.LoadRequest](t, filepath.Join(out, "requests.jsonl")); len(rows) != 12 || rows[0].Turn == 0 || rows[0].Call == 0 {
 		t.Errorf("%d rows; first %+v", len(rows), rows[0])
 	}
-}
-
-// diskFillsMidLevel starts a fake server for a load into out whose
-// requests.csv turns into /dev/full as the fourth request comes, as a disk
-// fills in the middle of a level, and returns its URL.
-func diskFillsMidLevel(t *testing.T, out string) string {
-	t.Helper()
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
-	csv := filepath.Join(out, "requests.csv")
-	return loadFaultServer(t, func(n int64) (int, string, string) {
-		if n == 4 {
-			os.Remove(csv)
-			if err := os.Symlink("/dev/full", csv); err != nil {
-				t.Error(err)
-			}
-		}
-		return 0, "", ""
-	})
 }
 
 // TestLoadWriteFails: requests.csv turns into /dev/full in the middle of

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,53 +14,6 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/interval"
 )
-
-// runShards runs `ttftlab load` once per shard of n, as separate
-// processes side by side with the environment's variables and env
-// ("NAME=value") and the flags given after the shard's, and returns each
-// one's output.
-func runShards(t *testing.T, n int, env []string, args ...string) []string {
-	t.Helper()
-	type ended struct {
-		i   int
-		out string
-		err error
-	}
-	done := make(chan ended, n)
-	for i := 0; i < n; i++ {
-		cmd := exec.Command(os.Args[0], append([]string{"load", "--shard", fmt.Sprintf("%d/%d", i, n)}, args...)...)
-		cmd.Env = append(append(os.Environ(), "TTFTLAB_AS_MAIN=1"), env...)
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill() })
-		go func() { err := cmd.Wait(); done <- ended{i, b.String(), err} }()
-	}
-	outs := make([]string, n)
-	for range n {
-		e := <-done
-		outs[e.i] = e.out
-		if e.err != nil {
-			t.Errorf("shard %d of %d: %v\n%s", e.i, n, e.err, e.out)
-		}
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
-	return outs
-}
-
-// readRows reads a load folder's requests.jsonl strictly.
-func readRows(t *testing.T, dir string) []artifact.LoadRequest {
-	t.Helper()
-	rows, err := loadRows(filepath.Join(dir, "requests.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
 
 // TestLoadShardsSideBySide: two shards of one open-loop run, started as
 // two processes at once against the real llama-server and lined up by a
@@ -242,14 +193,6 @@ func TestLoadShardsSideBySide(t *testing.T) {
 	}
 }
 
-func seq(from, to int) []int {
-	var out []int
-	for i := from; i <= to; i++ {
-		out = append(out, i)
-	}
-	return out
-}
-
 // TestLoadShardRefusals: what a shard cannot do is refused before
 // anything runs, naming the flag.
 func TestLoadShardRefusals(t *testing.T) {
@@ -344,14 +287,6 @@ func TestLoadShardsStartAt(t *testing.T) {
 	if doc := strictLoad(t, merged); len(doc.Levels) != 1 || doc.Levels[0].Summary.Requests != 6 || doc.Levels[0].Summary.Calls != 6 {
 		t.Errorf("merged: %+v", doc.Levels)
 	}
-}
-
-// fmtPtr prints an optional number as its value, or null.
-func fmtPtr(p *float64) string {
-	if p == nil {
-		return "null"
-	}
-	return strconv.FormatFloat(*p, 'g', -1, 64)
 }
 
 // TestShardWaitsOnStaleReadyFile: a ready-0 file that no live shard holds

@@ -5,24 +5,6 @@ import (
 	"testing"
 )
 
-// sizedLoad parses load's flags as Run does and sizes the server it would
-// start.
-func sizedLoad(t *testing.T, args ...string) *loadCmd {
-	t.Helper()
-	c := &loadCmd{env: &env{cmd: "load"}}
-	fs := c.env.flags("[flags]", loadAbout)
-	c.register(fs)
-	if err := fs.parse(args); err != nil {
-		t.Fatal(err)
-	}
-	_, levels, err := c.settings()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.sizeServer(fs, levels)
-	return c
-}
-
 // TestLoadSizesItsServer: a server load starts gets --ctx per slot; with
 // --concurrency as many slots as the largest level; with --rate as many as
 // calls are in flight (docs/load.md's example: 2 calls/s of 3 turns of 64

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -204,25 +202,6 @@ func TestLoadCtrlC(t *testing.T) {
 	if err := llamaserver.PortFree("127.0.0.1", port); err != nil {
 		t.Errorf("the server still listens: %v", err)
 	}
-}
-
-func jsonlRows(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []map[string]any
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("%s: %v in %q", path, err, sc.Text())
-		}
-		rows = append(rows, m)
-	}
-	return rows
 }
 
 // TestLoadPromptLongerThanContext: the real llama-server with a context

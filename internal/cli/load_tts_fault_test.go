@@ -105,10 +105,3 @@ func TestLoadSpeechServerErrs(t *testing.T) {
 		t.Errorf("the console does not name the speech failures")
 	}
 }
-
-func deref(p *string) string {
-	if p == nil {
-		return "<nil>"
-	}
-	return *p
-}

@@ -11,89 +11,7 @@ import (
 	"testing"
 
 	"ttftlab/internal/artifact"
-	"ttftlab/internal/load"
 )
-
-// splitLoad splits the folder of an unsharded `ttftlab load` into n shard
-// folders dst/shard-0 ... dst/shard-(n-1), as `ttftlab load --shard I/N
-// --run-id id` writes them: call c's rows to shard (c-1) mod n, tagged
-// with the shard, its host and the run id; each level's record over the
-// shard's own rows, due when the level started and started i ms later on
-// shard i; requests.csv with the tags' columns; server.jsonl in shard 0
-// only.
-func splitLoad(t *testing.T, src, dst string, n int, id string) {
-	t.Helper()
-	doc := strictLoad(t, src)
-	rows := strictLines[artifact.LoadRequest](t, filepath.Join(src, "requests.jsonl"))
-	for i := range n {
-		dir := filepath.Join(dst, fmt.Sprintf("shard-%d", i))
-		host := fmt.Sprintf("pod-%d", i)
-		set := doc.Settings
-		set.RunID, set.Shard, set.LevelGapMs = id, &artifact.LoadShard{Index: i, Count: n, Host: host}, 1000
-		var mine []artifact.LoadRequest
-		var jsonl bytes.Buffer
-		var csvb bytes.Buffer
-		cw := csv.NewWriter(&csvb)
-		cw.Write(append([]string{"host", "level", "run_id", "shard", "call", "turn"}, artifact.RequestColumns...))
-		for _, r := range rows {
-			if (r.Call-1)%n != i {
-				continue
-			}
-			k := i
-			r.Shard, r.Host, r.RunID = &k, host, id
-			mine = append(mine, r)
-			b, err := artifact.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			jsonl.Write(append(b, '\n'))
-			cw.Write(append([]string{host, fmt.Sprint(r.Level), id, fmt.Sprint(i), fmt.Sprint(r.Call), fmt.Sprint(r.Turn)}, r.Cells()...))
-		}
-		cw.Flush()
-		out := artifact.Load{Settings: set, Model: doc.Model, Server: doc.Server, Levels: []artifact.LoadLevel{}}
-		for _, l := range doc.Levels {
-			var own []artifact.LoadRequest
-			for _, r := range mine {
-				if r.Level == l.Level {
-					own = append(own, r)
-				}
-			}
-			if l.Summary.StartedUnixMs == nil {
-				t.Fatalf("level %g of the unsharded run has no started_unix_ms", l.Level)
-			}
-			due := *l.Summary.StartedUnixMs
-			rec := load.Level(set, l.Level, own, load.LevelExtras{DueUnixMs: &due, StartedUnixMs: artifact.Ms(due + float64(i)),
-				Client: l.Summary.Client})
-			if out.Settings.StartAtUnixMs == 0 {
-				out.Settings.StartAtUnixMs = due
-			}
-			out.Levels = append(out.Levels, rec)
-		}
-		writeShard(t, dir, out, jsonl.Bytes(), csvb.Bytes())
-		if i == 0 {
-			if data, err := os.ReadFile(filepath.Join(src, "server.jsonl")); err == nil {
-				os.WriteFile(filepath.Join(dir, "server.jsonl"), data, 0o644)
-			}
-		}
-	}
-}
-
-// writeShard writes a shard folder: its load.json, rows and CSV.
-func writeShard(t *testing.T, dir string, doc artifact.Load, jsonl, csv []byte) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"load.json": data, "requests.jsonl": jsonl, "requests.csv": csv} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestMergeShardsOfALoad: a load (on a fake server), split into three
 // shard folders, merges into one load folder that holds every row of
@@ -205,13 +123,6 @@ func TestMergeShardsOfALoad(t *testing.T) {
 	if code, _, stderr := runCLI("merge", shards, "--out", out); code != 2 || !strings.Contains(stderr, "already holds a load.json") {
 		t.Errorf("a second merge into the same --out: exit %d, %s", code, stderr)
 	}
-}
-
-// tinyShard is the load.json of shard i of n of run id, with no rows.
-func tinyShard(id string, i, n int) artifact.Load {
-	return artifact.Load{Settings: artifact.LoadSettings{Server: "http://llm:8080", Mode: "rate", Levels: []float64{1}, RunID: id,
-		Shard: &artifact.LoadShard{Index: i, Count: n, Host: fmt.Sprintf("pod-%d", i)}, Requests: 4, Turns: 1, MaxTokens: 64,
-		Seed: 42, SLO: []artifact.SLO{}}, Levels: []artifact.LoadLevel{}}
 }
 
 // TestMergeRefusesShardsThatDoNotBelong: shards of different run ids, a

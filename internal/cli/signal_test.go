@@ -6,11 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,99 +20,6 @@ import (
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/runtime"
 )
-
-// startTTFTLab runs ttftlab as a child process and returns once its standard
-// output has printed ready.
-func startTTFTLab(t *testing.T, ready string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	cmd, _, stderr := startTTFTLabOut(t, ready, args...)
-	return cmd, stderr
-}
-
-// startTTFTLabOut is startTTFTLab that also returns the child's standard
-// output as it prints it; childOut.all waits for the whole of it.
-func startTTFTLabOut(t *testing.T, ready string, args ...string) (*exec.Cmd, *childOut, *bytes.Buffer) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "TTFTLAB_AS_MAIN=1")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = w, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close() // the child holds its own copy
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	out := &childOut{done: make(chan struct{})}
-	seen := make(chan struct{})
-	go func() {
-		defer close(out.done)
-		defer r.Close()
-		lines := bufio.NewScanner(r)
-		lines.Buffer(make([]byte, 64<<10), 16<<20)
-		defer io.Copy(io.Discard, r) // never leave the child blocked on a full pipe
-		said := false
-		for lines.Scan() {
-			out.buf.Write(append(lines.Bytes(), '\n'))
-			if !said && strings.Contains(lines.Text(), ready) {
-				said = true
-				close(seen)
-			}
-		}
-	}()
-	select {
-	case <-seen:
-		return cmd, out, &stderr
-	case <-out.done:
-	}
-	t.Fatalf("ttftlab never printed %q; stderr:\n%s", ready, stderr.String())
-	return nil, nil, nil
-}
-
-// childOut is a child's standard output, line by line as it comes.
-type childOut struct {
-	buf  syncBuffer
-	done chan struct{}
-}
-
-// all is the whole output, once the child and everything holding its
-// output have ended (or what came within limit).
-func (o *childOut) all(t *testing.T, limit time.Duration) string {
-	t.Helper()
-	select {
-	case <-o.done:
-	case <-time.After(limit):
-		t.Errorf("the output did not end within %v", limit)
-	}
-	return o.buf.String()
-}
-
-// waitExit waits for the process to end and returns its exit code, failing
-// the test when it takes longer than limit.
-func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-		return cmd.ProcessState.ExitCode()
-	case <-time.After(limit):
-		t.Fatalf("ttftlab still runs %s after the signal", limit)
-		return -1
-	}
-}
-
-func writeScript(t *testing.T, code string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "script.lua")
-	if err := os.WriteFile(path, []byte(code), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func TestCtrlCStopsBusyLoop(t *testing.T) {
 	script := writeScript(t, "print('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n")
@@ -236,56 +141,6 @@ func TestServerLogFollow(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := waitExit(t, cmd, 5*time.Second); code != 0 {
 		t.Errorf("server log -f exited %d after Ctrl-C, want 0", code)
-	}
-}
-
-// streamingScript streams from the server over and over, printing every
-// chunk and writing an artifact of each kind after every answer: work to
-// stop at any moment.
-const streamingScript = `
-local n = 0
-while true do
-  n = n + 1
-  local chunks, total_ms, _, info = stream("Once upon a time", { max_tokens = 48, cache_prompt = false,
-    on_chunk = function(c) print(c.text) end })
-  append_jsonl("runs.jsonl", { n = n, ttft_ms = info.ttft_ms, total_ms = total_ms, chunks = #chunks })
-  write_json("last.json", { n = n, total_ms = total_ms })
-  print("streamed " .. n)
-end
-`
-
-// llamaOnPort lists the llama-server processes serving port, whoever
-// started them: the process table, not ttftlab's record, which a killed
-// ttftlab cannot clear.
-func llamaOnPort(port int) []int {
-	var pids []int
-	want := "\x00--port\x00" + itoa(port) + "\x00"
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(cmdline), "llama-server") && strings.Contains(string(cmdline), want) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// requireServerGone fails t when a llama-server still serves port or ttftlab
-// still records one there, and kills what it finds.
-func requireServerGone(t *testing.T, port int) {
-	t.Helper()
-	if pids := llamaOnPort(port); len(pids) > 0 {
-		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		t.Errorf("the llama-server ttftlab started outlived it: PID %v on port %d", pids, port)
-	}
-	if st, _ := testRegistry(t).Load(port); st != nil {
-		t.Errorf("ttftlab still records a server on port %d: %+v", port, st)
 	}
 }
 
