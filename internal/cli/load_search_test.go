@@ -114,29 +114,3 @@ func TestLoadSearchRealServer(t *testing.T) {
 		t.Errorf("%d levels, %d levels searched", len(doc.Levels), distinct)
 	}
 }
-
-// TestLoadSearchUndecidedAtTheTop: on the real llama-server, every level
-// holds up to --search-max 2 but 4 requests cannot bound a p50 and the
-// budget allows no more: the capacity is undecided at 2 with nothing
-// above it tried, which the console says of that one level (it printed
-// "capacity between 2 and ?"), and load.json's between is [2].
-func TestLoadSearchUndecidedAtTheTop(t *testing.T) {
-	_, model := needLlama(t)
-	port := serverTestEnv(t)
-	out := t.TempDir()
-	code, stdout, stderr := runCLI("load", "--server", "http://127.0.0.1:"+itoa(port), "--model", model,
-		"--search", "--search-max", "2", "--requests", "4", "--search-budget", "4", "--max-tokens", "8", "--docs", "0",
-		"--out", out, "--no-report", "--slo", "ttft_ms<=60000@p50")
-	t.Logf("%s%s", stdout, stderr)
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	c := strictLoad(t, out).Capacity
-	if c == nil || c.Decided == nil || *c.Decided || len(c.Between) != 1 || c.Between[0] != 2 || c.Level != 2 {
-		t.Fatalf("capacity %+v: want undecided at 2, between [2]", c)
-	}
-	want := "capacity undecided at 2 calls at once, the largest level (--search-max): at 2: ttft_ms p50 "
-	if !strings.Contains(stdout, want) || strings.Contains(stdout, "and ?") {
-		t.Errorf("the console lacks %q", want)
-	}
-}

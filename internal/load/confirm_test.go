@@ -95,6 +95,18 @@ func TestSearchUndecided(t *testing.T) {
 	}
 }
 
+// TestSearchUndecidedAtTheTop: every level up to --search-max 2 holds
+// by its values, but 4 requests cannot bound a p50 and the budget allows
+// no more rounds: the answer is undecided at 2 with nothing above it
+// tried (between 2 and none).
+func TestSearchUndecidedAtTheTop(t *testing.T) {
+	s := Search{Start: 1, Most: 2, SLO: []SLOLimit{{Percentile: 50, LimitMs: 60000}}, Calls: 4, Budget: 4}
+	path, d := runSearch(t, s, func(l, u float64) float64 { return 40 * (0.5 + u) })
+	if !d.Done || d.Decided || d.Capacity != 2 || d.Between != [2]float64{2, 0} {
+		t.Fatalf("capacity %g decided %v between %v (path %v), want undecided at 2, nothing above", d.Capacity, d.Decided, d.Between, levelsOf(path))
+	}
+}
+
 // TestSearchConfirmationFlips: a level that held on its first round but
 // not on the pooled rounds moves the boundary down, and the search goes
 // on below it: here 4, which held, is the capacity.

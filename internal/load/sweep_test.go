@@ -583,6 +583,28 @@ func TestSweepSearchOverSaturated(t *testing.T) {
 	}
 }
 
+// TestSweepSearchUndecidedAtTheTop: a search whose every level up to
+// --search-max holds but whose 4 requests a level cannot bound a p50
+// records the capacity undecided at the largest level, between holding
+// it alone, and says so on the console.
+func TestSweepSearchUndecidedAtTheTop(t *testing.T) {
+	t.Parallel()
+	set := searchSettings("concurrency", 2, 4, 60000)
+	set.Calls, set.Requests = 4, 4
+	doc, console, err := sweepOf(t, scenario{"undecided at the top", set, made{first: linear(100, 50)}}, &fakeRunner{}, &saves{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Capacity
+	if c == nil || c.Level != 2 || c.Decided == nil || *c.Decided || !reflect.DeepEqual(c.Between, []float64{2}) || c.Next != nil {
+		t.Fatalf("capacity %+v: want undecided at 2, between [2]", c)
+	}
+	if !strings.Contains(console, "capacity undecided at 2 calls at once, the largest level (--search-max): at 2: first_sentence_ms p50 ") ||
+		strings.Contains(console, "and ?") {
+		t.Errorf("the console does not say the capacity is undecided at the largest level:\n%s", console)
+	}
+}
+
 // TestSweepShardDueTimes: a shard's level k is due at --start-at plus k
 // times (--duration + --level-gap), said before it runs; a level that
 // started over 50 ms late says why: the first because the shard was
