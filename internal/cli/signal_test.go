@@ -22,6 +22,7 @@ import (
 )
 
 func TestCtrlCStopsBusyLoop(t *testing.T) {
+	t.Parallel()
 	script := writeScript(t, "print('looping')\nlocal n = 0\nwhile true do n = n + 1 end\n")
 	cmd, stderr := startTTFTLab(t, "looping", "run", script, "--out", t.TempDir())
 	cmd.Process.Signal(syscall.SIGINT)
@@ -43,6 +44,7 @@ func TestCtrlCStopsBusyLoop(t *testing.T) {
 // TestCtrlCClosesOpenStream interrupts a script inside stream(): the server
 // must see its connection closed.
 func TestCtrlCClosesOpenStream(t *testing.T) {
+	t.Parallel()
 	// A long answer, one piece every 20 ms: still streaming when Ctrl-C comes.
 	f := &streamtest.FakeLlama{Pieces: strings.Split(strings.Repeat("a ", 500), " "), Delay: 20 * time.Millisecond}
 	url := f.Start(t)
@@ -273,6 +275,7 @@ func TestBrokenOutputWriteStops(t *testing.T) {
 // script's line. Fails before this change: report exited 0, and load said
 // "interrupted at scripts/load.lua:234".
 func TestReportInterruptedWhileDrawingExits130(t *testing.T) {
+	t.Parallel()
 	load := filepath.Join(t.TempDir(), "load")
 	reporttest.Load(t, load)
 	var out, errOut bytes.Buffer
@@ -299,6 +302,7 @@ func TestReportInterruptedWhileDrawingExits130(t *testing.T) {
 // this change: the lab printed "stopping the script", drew no page, and
 // exited 0.
 func TestLabInterruptedAfterItsScriptExits130(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	e := &env{Stdio: Stdio{Out: &out, Err: &errOut}, cmd: "lab", signals: &signals{stop: syscall.SIGINT}}
 	ctx, cancel := context.WithCancel(context.Background())
