@@ -27,7 +27,9 @@ func TestMain(m *testing.M) {
 	state := ownState()
 	code := m.Run()
 	closeShared()
-	os.RemoveAll(state)
+	if state != "" {
+		os.RemoveAll(state)
+	}
 	llamatest.Report()
 	os.Exit(code)
 }
@@ -55,7 +57,12 @@ func noSpeechDownloads() {
 // it. A test that starts a server gives it a folder of its own
 // (serverTestEnv); the tests that only reach a fake server by --server
 // share this one, each on a port of its own, and so can run side by side.
+// A test binary run as a child by a test (childCommand) keeps the folder
+// its parent gave it: "" then.
 func ownState() string {
+	if os.Getenv("TTFTLAB_REPL_CHILD") == "1" {
+		return ""
+	}
 	dir, err := os.MkdirTemp("", "ttftlab-test-state")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "the tests' state folder:", err)
