@@ -40,6 +40,7 @@ func runSearch(t *testing.T, s Search, latency func(level, u float64) float64) (
 // rounds decide both, the capacity is 5, decided, and the capacity's and
 // the next level's rounds together stay within the budget.
 func TestSearchConfirmsTheBoundary(t *testing.T) {
+	t.Parallel()
 	s := Search{Start: 1, Most: 64, SLO: []SLOLimit{{Percentile: 50, LimitMs: 100}}, Calls: 20, Budget: 200}
 	path, d := runSearch(t, s, func(l, u float64) float64 {
 		med := 85.0
@@ -75,6 +76,7 @@ func TestSearchConfirmsTheBoundary(t *testing.T) {
 // budget decides it: the answer is undecided between 5 and 6, and level 6
 // ran exactly its budget.
 func TestSearchUndecided(t *testing.T) {
+	t.Parallel()
 	s := Search{Start: 1, Most: 64, SLO: []SLOLimit{{Percentile: 50, LimitMs: 100}}, Calls: 20, Budget: 80}
 	_, d := runSearch(t, s, func(l, u float64) float64 {
 		switch {
@@ -100,6 +102,7 @@ func TestSearchUndecided(t *testing.T) {
 // no more rounds: the answer is undecided at 2 with nothing above it
 // tried (between 2 and none).
 func TestSearchUndecidedAtTheTop(t *testing.T) {
+	t.Parallel()
 	s := Search{Start: 1, Most: 2, SLO: []SLOLimit{{Percentile: 50, LimitMs: 60000}}, Calls: 4, Budget: 4}
 	path, d := runSearch(t, s, func(l, u float64) float64 { return 40 * (0.5 + u) })
 	if !d.Done || d.Decided || d.Capacity != 2 || d.Between != [2]float64{2, 0} {
@@ -111,6 +114,7 @@ func TestSearchUndecidedAtTheTop(t *testing.T) {
 // not on the pooled rounds moves the boundary down, and the search goes
 // on below it: here 4, which held, is the capacity.
 func TestSearchConfirmationFlips(t *testing.T) {
+	t.Parallel()
 	s := Search{Start: 1, Most: 8, SLO: []SLOLimit{{Percentile: 50, LimitMs: 100}}, Calls: 10, Budget: 40}
 	fast := func(n int) []float64 { return repeat(50, n) }
 	path := []Step{
@@ -135,6 +139,7 @@ func TestSearchConfirmationFlips(t *testing.T) {
 // TestSearchFailuresDecide: a failed request settles a level as not held,
 // and +Inf values above the limit settle it without a budget.
 func TestSearchFailuresDecide(t *testing.T) {
+	t.Parallel()
 	s := Search{Start: 1, Most: 2, SLO: []SLOLimit{{Percentile: 50, LimitMs: 100}}, Calls: 4, Budget: 100}
 	d, err := s.Next([]Step{{Level: 1, Calls: 4, Values: [][]float64{{10, 10, 10, 10}}},
 		{Level: 2, Calls: 4, Failed: 1, Values: [][]float64{{10, 10, 10, math.Inf(1)}}}})
@@ -157,6 +162,7 @@ func TestSearchFailuresDecide(t *testing.T) {
 // search from 0.5 doubles to 4, then bisects until the largest rate that
 // held and the lowest that did not are within 5 %, with 3.3 between them.
 func TestSearchRate(t *testing.T) {
+	t.Parallel()
 	for _, k := range []float64{0.2, 0.51, 3.3, 7.9} {
 		s := Search{Rate: true, Start: 0.5, Most: 64, SLO: []SLOLimit{{Percentile: 50, LimitMs: 100}}, Calls: 10, Budget: 10}
 		path, d := runSearch(t, s, func(l, u float64) float64 {

@@ -115,6 +115,7 @@ func (s stopIn) Run(context.Context, Round) (RoundResult, error) { return s.res,
 // (no figure left out by one path), and the merge sums its shards'
 // client figures.
 func TestLevelRecordOfEveryPath(t *testing.T) {
+	t.Parallel()
 	set, rows := levelRows()
 	end := 0.0
 	for _, r := range rows {
@@ -191,6 +192,7 @@ func TestLevelRecordOfEveryPath(t *testing.T) {
 // merged span; the reader's wait only when every shard knows it; none
 // when a shard has none.
 func TestSumClients(t *testing.T) {
+	t.Parallel()
 	w := 2.0
 	a := &artifact.ClientUse{Cores: 2, CPUMs: 100, ReaderCPUMs: 10, ReaderWaitMs: &w, ReaderRuns: &w}
 	b := &artifact.ClientUse{Cores: 4, CPUMs: 500, ReaderCPUMs: 20}
@@ -210,6 +212,7 @@ func TestSumClients(t *testing.T) {
 // TestCapacityOf: the highest level that held, an interrupted one never,
 // with the level after it; none when no level held.
 func TestCapacityOf(t *testing.T) {
+	t.Parallel()
 	levels := []artifact.LoadLevel{{Level: 1, SLOMet: true}, {Level: 2, SLOMet: true}, {Level: 4}, {Level: 8, SLOMet: true, Interrupted: true}}
 	c := CapacityOf(levels)
 	if c == nil || c.Level != 2 || c.Next == nil || c.Next.Level != 4 {
@@ -228,6 +231,7 @@ func TestCapacityOf(t *testing.T) {
 // third then above the one before, by more than a tenth of the limit),
 // not before, warm-up left out; a level of constant lateness never is.
 func TestOverSaturation(t *testing.T) {
+	t.Parallel()
 	slo := artifact.SLO{Metric: "ttft_ms", LimitMs: 100}
 	ended := func(i int, ms float64, warmup bool) artifact.LoadRequest {
 		r := artifact.LoadRequest{Request: artifact.Request{Index: i, Warmup: warmup, TTFTMs: &ms, QueueMs: artifact.Ms(0)}}

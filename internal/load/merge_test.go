@@ -76,6 +76,7 @@ func testRows() (artifact.LoadSettings, []artifact.LoadRequest) {
 // (a failed request infinitely late), each shard's requests and start,
 // and the start spread.
 func TestMergeRecomputesFromTheUnion(t *testing.T) {
+	t.Parallel()
 	set, rows := testRows()
 	shards := shardsOf(set, rows, 3, "R1")
 	// Given out of order: the merge puts them in shard order.
@@ -171,6 +172,7 @@ func TestMergeRecomputesFromTheUnion(t *testing.T) {
 // shard, one shard twice, settings that differ, and a folder that is no
 // shard are refused, naming what is wrong.
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	set, rows := testRows()
 	fresh := func() []ShardFolder { return shardsOf(set, rows, 3, "R1") }
 	other := shardsOf(set, rows, 3, "R2")
@@ -223,6 +225,7 @@ func TestMergeRefuses(t *testing.T) {
 // ended interrupted, is interrupted in the merge and named, and counts
 // for no capacity; a level no shard reached is not invented.
 func TestMergeMarksUnfinishedLevels(t *testing.T) {
+	t.Parallel()
 	set, rows := testRows()
 	set.Levels = []float64{1, 2, 4}
 	shards := shardsOf(set, rows, 2, "R1")
@@ -256,6 +259,7 @@ func TestMergeMarksUnfinishedLevels(t *testing.T) {
 // ended by CRLF as the recorder ends them (RFC 4180); different headers
 // refused naming both shards.
 func TestMergeCSV(t *testing.T) {
+	t.Parallel()
 	got, err := MergeCSV([]string{"a", "b", "c"}, [][]byte{[]byte("h,x\r\n1,2\r\n"), nil, []byte("h,x\r\n3,\"4\n5\"")})
 	if err != nil || string(got) != "h,x\r\n1,2\r\n3,\"4\n5\"\r\n" {
 		t.Errorf("%q %v", got, err)
@@ -272,6 +276,7 @@ func TestMergeCSV(t *testing.T) {
 // order; a level one shard ended as over-saturated keeps that shard's
 // trend and does not hold.
 func TestMergeSpokenAndTrends(t *testing.T) {
+	t.Parallel()
 	set, rows := testRows()
 	set.TTS = &artifact.AudioTTS{}
 	var audio []float64
@@ -321,6 +326,7 @@ func TestMergeSpokenAndTrends(t *testing.T) {
 // level but one of a later level ran none of its calls; the level is not
 // interrupted, its span and spread are over the shards that ran it.
 func TestMergeShardWithoutCallsAtALevel(t *testing.T) {
+	t.Parallel()
 	set, rows := testRows()
 	var kept []artifact.LoadRequest
 	for _, r := range rows {

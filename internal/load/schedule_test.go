@@ -7,6 +7,7 @@ import (
 )
 
 func TestConstantArrivals(t *testing.T) {
+	t.Parallel()
 	p := Plan{Rate: 3, Arrival: Constant}
 	for i, at := range p.Arrivals(1000) {
 		if want := time.Duration(float64(i) / 3 * float64(time.Second)); at != want {
@@ -22,6 +23,7 @@ func TestConstantArrivals(t *testing.T) {
 // others, and the gaps are exponential of mean 1/rate: their mean and the
 // share longer than the mean (e^-1) within six standard errors of n draws.
 func TestPoissonArrivals(t *testing.T) {
+	t.Parallel()
 	const n, rate = 20000, 50.0
 	p := Plan{Rate: rate, Arrival: Poisson, Seed: 7}
 	a, b := p.Arrivals(n), p.Arrivals(n)
@@ -60,6 +62,7 @@ func TestPoissonArrivals(t *testing.T) {
 // and the turn alone (so the order in which turns end cannot change it),
 // or a function.
 func TestThinkTime(t *testing.T) {
+	t.Parallel()
 	fixed := Plan{Think: Think{Min: 1500 * time.Millisecond}}
 	if d, err := fixed.ThinkTime(3, 2); d != 1500*time.Millisecond || err != nil {
 		t.Errorf("a fixed think time gave %v, %v", d, err)
@@ -113,6 +116,7 @@ func TestThinkTime(t *testing.T) {
 // same draws, calls of one plan differ from each other, and another seed
 // gives others.
 func TestCallDraw(t *testing.T) {
+	t.Parallel()
 	p := Plan{Seed: 7}
 	seen := map[float64]bool{}
 	for call := 1; call <= 100; call++ {

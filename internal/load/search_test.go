@@ -45,6 +45,7 @@ func verdictSearch(t *testing.T, k, most int) ([]int, Decision) {
 // runs a level twice, and runs no more levels than a doubling and a
 // bisection need.
 func TestSearchFindsEveryK(t *testing.T) {
+	t.Parallel()
 	for _, most := range []int{1, 4, 7, 64} {
 		for k := 0; k <= most+3; k++ {
 			levels, d := verdictSearch(t, k, most)
@@ -74,6 +75,7 @@ func bitsOf(n int) int {
 // TestSearchPath: the path for k=5 under 64 is the doubling 1, 2, 4, 8
 // and the bisection 6, 5; under 7 the doubling's last step is 7 itself.
 func TestSearchPath(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		k, most int
 		want    []int
@@ -89,6 +91,7 @@ func TestSearchPath(t *testing.T) {
 // the boundary below the lowest level that did not hold; a level that did
 // not hold above none that held is bisected down to 1.
 func TestSearchNoisyVerdict(t *testing.T) {
+	t.Parallel()
 	s := Search{Start: 1, Most: 64, Calls: 1, Budget: 1}
 	var path []Step
 	for _, st := range []struct {
@@ -113,6 +116,7 @@ func TestSearchNoisyVerdict(t *testing.T) {
 
 // TestSearchRejects: a search or a path it cannot run says why.
 func TestSearchRejects(t *testing.T) {
+	t.Parallel()
 	ok := Search{Start: 1, Most: 8, Calls: 1, Budget: 1, SLO: []SLOLimit{{50, 100}}}
 	for _, c := range []struct {
 		s    Search

@@ -15,6 +15,7 @@ import (
 // only calls whose number is its index plus one modulo the count: in an
 // open loop (constant and Poisson arrivals) and a capped closed loop.
 func TestShardsUnionIsTheWholeSchedule(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, &sseServer{pieces: 2, gap: time.Millisecond})
 	starts := func(plan Plan) []start {
 		var out []start
@@ -83,6 +84,7 @@ func shape(starts []start, dueFixed bool) []string {
 // TestShardPlaces: the shards' places add up to the whole, and none gets
 // more than one above another.
 func TestShardPlaces(t *testing.T) {
+	t.Parallel()
 	for n := 0; n <= 9; n++ {
 		for count := 1; count <= 4; count++ {
 			sum, lo, hi := 0, n, 0

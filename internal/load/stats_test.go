@@ -14,6 +14,7 @@ import (
 // p99 of 20 cannot be bounded and are null ("too few samples"). Fails
 // before this change: the record has no p50_ci.
 func TestRecordPercentileIntervals(t *testing.T) {
+	t.Parallel()
 	xs := []float64{math.NaN(), math.Inf(1)}
 	for i := 20; i >= 1; i-- {
 		xs = append(xs, float64(10*i))
@@ -63,6 +64,7 @@ func TestRecordPercentileIntervals(t *testing.T) {
 // console beside a load.json whose 7.85 prints "7.8"). Fails before this
 // change: the record held the unrounded values.
 func TestRecordKeepsTheMicrosecond(t *testing.T) {
+	t.Parallel()
 	var xs []float64
 	for i := 0; i < 12; i++ {
 		xs = append(xs, 0.5*float64(i)+0.0000004)

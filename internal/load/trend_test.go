@@ -11,6 +11,7 @@ import (
 // leave the steady state in 100 seeded trials but a few; a rise smaller
 // than the minimum does not count.
 func TestTrendRising(t *testing.T) {
+	t.Parallel()
 	var grow []float64
 	for i := range 60 {
 		grow = append(grow, 20+10*float64(i))
@@ -45,6 +46,7 @@ func TestTrendRising(t *testing.T) {
 // TestTrendLateAndFew: late requests (+Inf) at the end rise; fewer than
 // 18 requests say nothing of the steady state; NaN is left out.
 func TestTrendLateAndFew(t *testing.T) {
+	t.Parallel()
 	xs := []float64{}
 	for i := range 10 {
 		xs = append(xs, 10+float64(i)/10)
@@ -68,6 +70,7 @@ func TestTrendLateAndFew(t *testing.T) {
 // medians differ by under 10 %, or by less than the minimum rise, are
 // steady; by more, not.
 func TestTrendSteadyTolerance(t *testing.T) {
+	t.Parallel()
 	mk := func(a, c float64) []float64 {
 		var xs []float64
 		for range 10 {
