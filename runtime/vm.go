@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/servers"
 	"ttftlab/internal/stream"
+	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/luajson"
 )
 
@@ -135,39 +135,6 @@ var luaOptions = lua.Options{
 	RegistryGrowStep: 1024,
 }
 
-// New creates the output folder and a Lua state with the host API (see
-// API) installed. Cancelling ctx stops a running script, also a busy loop.
-func New(ctx context.Context, cfg Config) (*VM, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if cfg.Stdout == nil {
-		cfg.Stdout = os.Stdout
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = os.Stderr
-	}
-	if cfg.Endpoint == nil {
-		base := strings.TrimRight(cfg.Server, "/")
-		if clean, err := endpoint.ParseBase(cfg.Server); err == nil {
-			base = clean
-		}
-		cfg.Endpoint = &endpoint.Endpoint{Base: base}
-	}
-	cfg.Server = cfg.Endpoint.Base
-	if cfg.Command == "" {
-		cfg.Command = "ttftlab"
-	}
-	vm := &VM{L: lua.NewState(luaOptions), cfg: cfg, ctx: ctx}
-	vm.L.SetContext(ctx)
-	vm.json = luajson.New(vm.L)
-	if cfg.ServerLog != "" {
-		vm.logStart, _ = markLog(cfg.ServerLog) // an unreadable log fails at its first use
-	}
-	vm.installAPI()
-	return vm, nil
-}
-
 // State gives direct access to the Lua state, e.g. for an interactive
 // prompt. Use it from the goroutine that runs the VM only.
 func (vm *VM) State() *lua.LState { return vm.L }
@@ -187,4 +154,18 @@ func (vm *VM) source(global string) string {
 		return s
 	}
 	return global
+}
+
+// setFunc installs a guarded binding as a global, or in a library table
+// when name is "lib.name" (os.exit).
+func (vm *VM) setFunc(name string, f lua.LGFunction) {
+	fn := vm.L.NewFunction(luaerror.Guard(name, f))
+	lib, field, ok := strings.Cut(name, ".")
+	if !ok {
+		vm.L.SetGlobal(name, fn)
+		return
+	}
+	if tbl, ok := vm.L.GetGlobal(lib).(*lua.LTable); ok {
+		vm.L.SetField(tbl, field, fn)
+	}
 }
