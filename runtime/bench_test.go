@@ -9,10 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	lua "github.com/yuin/gopher-lua"
-
-	"ttftlab/internal/stream"
 )
 
 // benchVM is a VM for benchmarks, writing into a temporary OUT.
@@ -25,25 +21,6 @@ func benchVM(b *testing.B, server string) *VM {
 	}
 	b.Cleanup(vm.Close)
 	return vm
-}
-
-// BenchmarkOnChunkCallback is the cost stream() adds per content chunk for
-// a Lua on_chunk: building the chunk table and calling the function.
-func BenchmarkOnChunkCallback(b *testing.B) {
-	vm := benchVM(b, "http://127.0.0.1:1")
-	if err := vm.L.DoString(`n = 0; function on_chunk(c) n = n + #c.text end`); err != nil {
-		b.Fatal(err)
-	}
-	var failed lua.LValue
-	call := chunkCallback(vm.L, vm.L.GetGlobal("on_chunk").(*lua.LFunction), &failed)
-	c := stream.Chunk{TMs: 12.5, Text: " token"}
-	b.ReportAllocs()
-	for b.Loop() {
-		c.Index++
-		if keep, err := call(c); !keep || err != nil {
-			b.Fatalf("keep %v, err %v", keep, err)
-		}
-	}
 }
 
 // llamaBody is a whole llama-server answer of n content chunks.

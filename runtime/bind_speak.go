@@ -14,6 +14,7 @@ import (
 	"ttftlab/internal/stream"
 	"ttftlab/internal/tts"
 	"ttftlab/runtime/luaerror"
+	"ttftlab/runtime/request"
 	"ttftlab/runtime/suggest"
 )
 
@@ -216,12 +217,12 @@ func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue, text strin
 				c.timeout = time.Duration(num("timeout_ms", v) * float64(time.Millisecond))
 			case "server":
 				if tt, ok := v.(*lua.LTable); ok {
-					c.ep = vm.endpointFromTable(L, tt)
+					c.ep = vm.req.EndpointFromTable(L, tt)
 				} else {
-					c.ep = vm.endpointFromURL(str("server", v))
+					c.ep = vm.req.EndpointFromURL(str("server", v))
 				}
 			case "headers":
-				c.headers = optHeaders(L, v)
+				c.headers = request.OptHeaders(L, v)
 			case "on_audio":
 				f, ok := v.(*lua.LFunction)
 				if fname != "speak" {
@@ -232,7 +233,7 @@ func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue, text strin
 				}
 				c.onAudio = f
 			case "errors":
-				c.returnErrors = optErrors(L, v)
+				c.returnErrors = request.OptErrors(L, v)
 			default:
 				bad("unknown option %q%s (known: %s)", name, suggest.DidYouMean(string(name), speakOptionNames), strings.Join(speakOptionNames, ", "))
 			}

@@ -26,27 +26,18 @@ func (vm *VM) LoadRunner(exp *Experiment, set artifact.LoadSettings) *streammany
 // manyHost is what stream_many and the load's runner take from the VM.
 func (vm *VM) manyHost() *streammany.Host {
 	h := &streammany.Host{
-		Stderr:   vm.cfg.Stderr,
-		JSON:     vm.json,
-		Ctx:      vm.callCtx,
-		RunBegan: func() time.Time { return vm.runBegan },
-		Request: func(L *lua.LState, messages, opts lua.LValue) streammany.Request {
-			c := vm.buildCall(L, messages, opts)
-			return streammany.Request{Stream: c.req, OnChunk: c.onChunk, RawOut: c.rawOut, ServerFrom: c.serverFrom}
-		},
-		Values:          vm.streamValues,
-		Hint:            vm.hint,
-		OnChunk:         chunkCallback,
-		OpenRawOut:      vm.openRawOut,
-		PromptTokens:    promptTokens,
-		GeneratedTokens: generatedTokens,
-		Speech:          vm.ttsOption,
-		OutPath:         vm.outPath,
-		Endpoint:        vm.endpoint,
-		Kind:            func(L *lua.LState) servers.Kind { return vm.kind(L).Kind },
-		WriteError:      vm.writeError,
-		Written:         func(err error) error { return &WriteError{Err: err} },
-		Protect:         vm.protect,
+		Stderr:     vm.cfg.Stderr,
+		JSON:       vm.json,
+		Ctx:        vm.callCtx,
+		RunBegan:   func() time.Time { return vm.runBegan },
+		Requests:   vm.req,
+		Speech:     vm.ttsOption,
+		OutPath:    vm.outPath,
+		Endpoint:   vm.endpoint,
+		Kind:       func(L *lua.LState) servers.Kind { return vm.req.Kind(L).Kind },
+		WriteError: vm.writeError,
+		Written:    func(err error) error { return &WriteError{Err: err} },
+		Protect:    vm.protect,
 	}
 	if t := vm.cfg.TTS; t != nil && t.CPU != nil {
 		h.TTSCPU = t.CPU

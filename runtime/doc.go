@@ -5,9 +5,11 @@
 // packages below it, which never import it: luajson (Lua <-> JSON),
 // luaerror (Lua 5.1's errors, the guard of bindings), suggest (the name a
 // typo meant), luatable (the stream bindings' option values and result
-// tables), runs (the runs and ab bindings) and streammany (stream_many and
-// the load's runner over it). A binding package takes what it needs of
-// the VM through a Host value the VM builds (runsHost, manyHost).
+// tables), runs (the runs and ab bindings), request (stream(), get, post
+// and the other requests to the server) and streammany (stream_many and
+// the load's runner over it, its requests built and read by request). A
+// binding package takes what it needs of the VM through a Host value the
+// VM builds (runsHost, request.Host in New, manyHost).
 //
 // The README's "Lua bindings" section is the reference for script authors.
 package runtime

@@ -10,6 +10,7 @@ import (
 	"ttftlab/internal/endpoint"
 	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/luajson"
+	"ttftlab/runtime/request"
 	"ttftlab/runtime/runs"
 	"ttftlab/stdlib"
 )
@@ -102,6 +103,10 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	if cfg.ServerLog != "" {
 		vm.logStart, _ = markLog(cfg.ServerLog) // an unreadable log fails at its first use
 	}
+	vm.req = request.New(request.Host{Server: cfg.Server, Endpoint: cfg.Endpoint, ServerFrom: vm.source("SERVER"),
+		RequestTimeout: cfg.RequestTimeout, Wire: cfg.Wire, NoKernelStamps: cfg.NoKernelStamps, API: cfg.API,
+		Kind: cfg.Kind, NotLLM: cfg.NotLLM, JSON: vm.json, Ctx: vm.callCtx, Fail: vm.hostError, OutPath: vm.outPath,
+		Speech: vm.streamSpeech, SinceStart: msSinceStart})
 	vm.installAPI()
 	return vm, nil
 }
@@ -112,7 +117,7 @@ func (vm *VM) runsHost() runs.Host {
 }
 
 var registry = []Entry{
-	{Name: "stream", Kind: Function, fn: (*VM).streamBinding,
+	{Name: "stream", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.Stream(L) },
 		Signature: "stream(messages, opts) -> chunks, total_ms, timings, info",
 		Summary:   "One streamed chat completion on a fresh connection, every content chunk timed.",
 		Help:      streamHelp},
@@ -133,31 +138,31 @@ timings, info, first_sentence_ms, stall_ms, error, error_kind, warmup, tags.
 summary: requests, ok, errors, cut, warmup, duration_ms, requests_per_s,
 tokens_per_s, and {n, p50, p90, p95, p99, mean, max} of ttft_ms,
 first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
-	{Name: "get", Kind: Function, fn: (*VM).get,
+	{Name: "get", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.Get(L) },
 		Signature: "get(path) -> status, body_text",
 		Summary:   "GET a server path (or a full URL); any status is returned, not raised.",
 		Help:      `  local status, body = get("/metrics")`},
-	{Name: "post", Kind: Function, fn: (*VM).post,
+	{Name: "post", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.Post(L) },
 		Signature: "post(path, body) -> decoded, body_text, status",
 		Summary:   "POST a table (as JSON) or a string to a server path; any status is returned, not raised.",
 		Help: "decoded is nil when the answer is not JSON.\n" +
 			`  local r = post("/tokenize", {content = "Hello"})` + "\n  print(#r.tokens)"},
-	{Name: "health", Kind: Function, fn: (*VM).health,
+	{Name: "health", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.Health(L) },
 		Signature: "health() -> decoded, body_text, status",
 		Summary:   "GET /health, decoded; a 503 (model loading) is returned, not raised."},
-	{Name: "props", Kind: Function, fn: (*VM).props,
+	{Name: "props", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.Props(L) },
 		Signature: "props() -> decoded, body_text, status",
 		Summary:   "GET /props, decoded: default_generation_settings.n_ctx, total_slots, ..."},
-	{Name: "slots", Kind: Function, fn: (*VM).slots,
+	{Name: "slots", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.Slots(L) },
 		Signature: "slots() -> decoded, body_text, status",
 		Summary:   "GET /slots, decoded: one entry per slot with id, is_processing, ..."},
-	{Name: "server_info", Kind: Function, fn: (*VM).serverInfo,
+	{Name: "server_info", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.ServerInfo(L) },
 		Signature: "server_info() -> info",
 		Summary:   "What ttftlab knows about SERVER: url, endpoint (key shown only as its source), healthy, model, n_ctx, slots, processing, tracked, pid, log_path."},
-	{Name: "server_caps", Kind: Function, fn: (*VM).serverCaps,
+	{Name: "server_caps", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.ServerCaps(L) },
 		Signature: "server_caps() -> caps",
 		Summary:   "The kind of server at SERVER (llama.cpp, vllm, sglang, ollama, openai-compatible) and what it offers: health, flush, timings, cached_tokens, slots, running_metric, ..."},
-	{Name: "running_requests", Kind: Function, fn: (*VM).runningRequests,
+	{Name: "running_requests", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.RunningRequests(L) },
 		Signature: "running_requests() -> n | nil, why",
 		Summary:   "The requests SERVER is processing now, from its /metrics gauge under the kind's name; nil and why when it serves none."},
 	{Name: "speak", Kind: Function, fn: (*VM).speak,

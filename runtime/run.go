@@ -114,7 +114,8 @@ func (vm *VM) runFn(parent context.Context, fn *lua.LFunction, name string, src 
 	// swallow a cancelled context) without cancelling the caller's.
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	vm.cancelRun, vm.exit, vm.interrupted, vm.hostErr = cancel, nil, nil, ""
+	vm.cancelRun, vm.exit, vm.hostErr = cancel, nil, ""
+	vm.req.StartRun()
 	vm.runBegan = time.Now()
 	vm.L.SetContext(ctx)
 	defer vm.L.SetContext(vm.ctx)

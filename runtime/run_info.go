@@ -127,13 +127,13 @@ func (vm *VM) trackedArgs() []string {
 func (vm *VM) RunInfo(ctx context.Context) (artifact.RunModel, artifact.RunServer, servers.Kind, error) {
 	vm.L.SetContext(ctx)
 	defer vm.L.SetContext(vm.ctx)
-	kind := servers.CapsOf(vm.kind(vm.L).Kind).Kind
+	kind := servers.CapsOf(vm.req.Kind(vm.L).Kind).Kind
 	props := map[string]any{}
 	if kind == servers.LlamaCpp {
-		url := vm.serverURL("/props")
-		status, body, err := stream.Get(ctx, url, vm.callOptions(url))
+		url := vm.req.URL("/props")
+		status, body, err := stream.Get(ctx, url, vm.req.CallOptions(url))
 		if err == nil && status != http.StatusOK {
-			err = &statusErr{vm.statusError(url, status, body, "")}
+			err = &statusErr{vm.req.StatusError(url, status, body, "")}
 		}
 		if err == nil {
 			err = json.Unmarshal(body, &props)
@@ -171,7 +171,7 @@ func (vm *VM) runInfo(L *lua.LState) int {
 	rec := struct {
 		Model  artifact.RunModel  `json:"model"`
 		Server artifact.RunServer `json:"server"`
-	}{ModelOf(props, vm.endpoint()), ServerOf(props, vm.trackedArgs(), vm.endpoint(), servers.CapsOf(vm.kind(L).Kind).Kind)}
+	}{ModelOf(props, vm.endpoint()), ServerOf(props, vm.trackedArgs(), vm.endpoint(), servers.CapsOf(vm.req.Kind(L).Kind).Kind)}
 	data, err := json.Marshal(rec)
 	if err != nil {
 		L.RaiseError("run_info: %v", err)

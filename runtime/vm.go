@@ -13,6 +13,7 @@ import (
 	"ttftlab/internal/stream"
 	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/luajson"
+	"ttftlab/runtime/request"
 )
 
 // Config is what a script run needs from the command line.
@@ -99,11 +100,6 @@ type VM struct {
 	writeErr *WriteError
 	// needs is what the script, run with PREFLIGHT, returned.
 	needs Needs
-	// interrupted is the stream() call a cancelled context stopped during
-	// the current run, if any.
-	interrupted *InterruptedStream
-	// detected is the kind of server at SERVER once known.
-	detected *servers.Detection
 	// src is where relative dofile/loadfile names are looked up: the
 	// folder of the file currently running, on disk or inside an fs.FS.
 	src source
@@ -115,8 +111,9 @@ type VM struct {
 	// json is the state's Lua <-> JSON conversion, with the marks
 	// (json_array, json_object, json_null) that steer it.
 	json *luajson.Codec
-	// apis remembers how completions prompts are rendered per server.
-	apis apiState
+	// req is the bindings that send requests to the server (stream(),
+	// get, post, ...), with what they remember between calls.
+	req *request.Binder
 	// logStart is where the server log stood when the VM was made: what
 	// log_contains searches by default.
 	logStart logMark
@@ -169,3 +166,27 @@ func (vm *VM) setFunc(name string, f lua.LGFunction) {
 		vm.L.SetField(tbl, field, fn)
 	}
 }
+
+// endpoint is the server every request goes to unless opts.server says
+// otherwise: Config.Endpoint, else one made of Config.Server.
+func (vm *VM) endpoint() *endpoint.Endpoint { return vm.cfg.Endpoint }
+
+// callCtx is the context a blocking binding must honour.
+func (vm *VM) callCtx(L *lua.LState) context.Context {
+	if ctx := L.Context(); ctx != nil {
+		return ctx
+	}
+	return vm.ctx
+}
+
+// InterruptedStream is what a stream() call had received when a cancelled
+// context (Ctrl-C) stopped it and with it the whole run.
+type InterruptedStream = request.InterruptedStream
+
+// Interrupted returns the stream() call that a cancelled context stopped
+// during the last run, or nil. A host that cancels runs on Ctrl-C uses it
+// to show what had arrived.
+func (vm *VM) Interrupted() *InterruptedStream { return vm.req.Interrupted() }
+
+// StreamOptionNames are the names stream()'s opts may hold.
+func StreamOptionNames() []string { return request.StreamOptionNames() }

@@ -10,16 +10,15 @@ package streammany
 import (
 	"context"
 	"io"
-	"os"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/servers"
-	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luajson"
+	"ttftlab/runtime/request"
 )
 
 // Host is what stream_many and the Runner take from the Lua host. Every
@@ -35,26 +34,9 @@ type Host struct {
 	// RunBegan is when the current run began (zero: unknown): a row's
 	// run_ms counts from it.
 	RunBegan func() time.Time
-	// Request builds one request from a script's messages and opts as
-	// stream() builds it (opts.tts and opts.tags already taken out).
-	Request func(L *lua.LState, messages, opts lua.LValue) Request
-	// Values are stream()'s four results (chunks, total_ms, timings,
-	// info) of a request's result and error.
-	Values func(L *lua.LState, res *stream.Result, err error) []lua.LValue
-	// Hint is a failure with what to try, for a request whose server the
-	// user chose by serverFrom.
-	Hint func(err error, serverFrom string) error
-	// OnChunk calls a script's on_chunk as stream() does; an error it
-	// raised is kept in *failed.
-	OnChunk func(L *lua.LState, fn *lua.LFunction, failed *lua.LValue) func(stream.Chunk) (bool, error)
-	// OpenRawOut opens a request's raw_out for appending.
-	OpenRawOut func(L *lua.LState, path string) *os.File
-	// PromptTokens and GeneratedTokens read the tokens of a request as
-	// stream()'s info reads them: prompt and cached from llama.cpp's
-	// timings or the usage object (from says which), generated from the
-	// usage object.
-	PromptTokens    func(timings, usage map[string]any) (prompt, cached *float64, from string)
-	GeneratedTokens func(usage map[string]any) *float64
+	// Requests builds each request as stream() builds it, and makes its
+	// result stream()'s four values, a failure hinted.
+	Requests *request.Binder
 	// Speech reads a tts option (true: the command's speech server; a
 	// table of speak() options; false or nil: none), label naming it in
 	// errors.
@@ -76,19 +58,6 @@ type Host struct {
 	// the bindings raise comes back as the host's error (a failed write
 	// as Written's).
 	Protect func(ctx context.Context, f func(L *lua.LState)) error
-}
-
-// Request is one request of the script, built as stream() builds it.
-type Request struct {
-	// Stream is the request to stream.
-	Stream stream.Request
-	// OnChunk is opts.on_chunk; RawOut the file of opts.raw_out ("":
-	// none).
-	OnChunk *lua.LFunction
-	RawOut  string
-	// ServerFrom names how the user chose the server (opts.server or
-	// SERVER's source), for Hint.
-	ServerFrom string
 }
 
 // writeFailed is a record that could not be written; the binding raises

@@ -13,6 +13,7 @@ import (
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luaerror"
+	"ttftlab/runtime/request"
 )
 
 // Binding is stream_many(requests, opts) -> results, summary: many
@@ -131,7 +132,7 @@ type many struct {
 
 // manyCall is one started request's own parts.
 type manyCall struct {
-	call Request
+	call request.Call
 	raw  *os.File
 	tags *lua.LTable // the request's opts.tags, or nil
 	// spoken is the answer as spoken, when it was sent to a speech
@@ -155,13 +156,13 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 	if t, ok := opts.(*lua.LTable); ok && t.RawGetString("tts") != lua.LNil {
 		speech = m.h.Speech(m.L, "stream_many: a request's opts.tts", t.RawGetString("tts"))
 	}
-	c := m.h.Request(m.L, messages, opts)
+	c := m.h.Requests.Build(m.L, messages, opts)
 	mc := &manyCall{call: c, tags: tags}
 	if c.OnChunk != nil {
 		c.Stream.OnChunk = m.chunkOnLoop(c.OnChunk)
 	}
 	if c.RawOut != "" {
-		mc.raw = m.h.OpenRawOut(m.L, c.RawOut)
+		mc.raw = request.OpenRawOut(m.L, c.RawOut)
 		c.Stream.RawOut = mc.raw
 	}
 	mc.call = c
@@ -210,7 +211,7 @@ func (m *many) chunkOnLoop(fn *lua.LFunction) func(stream.Chunk) (bool, error) {
 		keep, err := true, error(nil)
 		ran := m.loop.OnLoop(func() {
 			var failed lua.LValue
-			keep, err = m.h.OnChunk(m.L, fn, &failed)(c)
+			keep, err = request.ChunkCallback(m.L, fn, &failed)(c)
 			if failed != nil && m.raised == nil {
 				m.raised = failed
 			}

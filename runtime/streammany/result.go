@@ -13,6 +13,7 @@ import (
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luatable"
+	"ttftlab/runtime/request"
 )
 
 // finishedRequest is one result: its Lua table and the numbers the
@@ -53,9 +54,9 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	L := m.L
 	var err error = r.Err
 	if err != nil && mc != nil {
-		err = m.h.Hint(err, mc.call.ServerFrom)
+		err = m.h.Requests.Hint(err, mc.call.ServerFrom)
 	}
-	vals := m.h.Values(L, res, err)
+	vals := m.h.Requests.Values(L, res, err)
 	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
 		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
@@ -114,14 +115,14 @@ func (m *many) rowTokens(res *stream.Result) (promptN, cacheN, predictedN float6
 	if promptN == promptN { // timings: llama.cpp
 		return promptN, cacheN, predictedN
 	}
-	prompt, cached, from := m.h.PromptTokens(res.Timings, res.Info.Usage)
+	prompt, cached, from := request.PromptTokens(res.Timings, res.Info.Usage)
 	if from != "usage" {
 		return promptN, cacheN, predictedN
 	}
 	if cached != nil {
 		promptN, cacheN = *prompt-*cached, *cached
 	}
-	if g := m.h.GeneratedTokens(res.Info.Usage); g != nil {
+	if g := request.GeneratedTokens(res.Info.Usage); g != nil {
 		predictedN = *g
 	}
 	return promptN, cacheN, predictedN
@@ -198,7 +199,7 @@ func (m *many) fill(f *finishedRequest, vals []lua.LValue) {
 		t.Set("tags", f.tags)
 	}
 	if f.spoken != nil {
-		FillSpoken(m.L, &t, f.spoken)
+		request.FillSpoken(m.L, &t, f.spoken)
 	}
 	f.table = t.Table(m.L)
 }

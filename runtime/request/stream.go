@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/luatable"
-	"ttftlab/runtime/streammany"
 )
 
 // streamCall is one stream() invocation, its arguments checked.
@@ -26,15 +25,15 @@ type streamCall struct {
 	serverFrom string
 	// returnErrors: opts.errors == "return".
 	returnErrors bool
-	// api is opts.api, else the command's --api (Config.API).
+	// api is opts.api, else the command's --api (Host.API).
 	api stream.API
-	// ep is where the request goes (opts.server, else the VM's
+	// ep is where the request goes (opts.server, else the Host's
 	// endpoint); headers are opts.headers, sent over the endpoint's.
 	ep      *endpoint.Endpoint
 	headers map[string]string
 }
 
-// streamBinding is
+// Stream is
 //
 //	stream(messages, opts) -> chunks, total_ms, timings, info
 //	stream(messages, max_tokens, cache_prompt, raw_out) -> same
@@ -44,28 +43,28 @@ type streamCall struct {
 // failure raises a Lua error naming the URL, unless opts.errors is
 // "return": then the partial results come back with info.error set.
 // Bytes that arrived are in raw_out either way.
-func (vm *VM) streamBinding(L *lua.LState) int {
-	speech := vm.streamSpeech(L)
-	call := vm.streamArgs(L)
+func (rq *Binder) Stream(L *lua.LState) int {
+	speech := rq.h.Speech(L)
+	call := rq.streamArgs(L)
 	// failed keeps an error raised inside on_chunk so it can be re-raised
 	// unchanged, with the position inside the callback.
 	var failed lua.LValue
 	if call.onChunk != nil {
-		call.req.OnChunk = chunkCallback(L, call.onChunk, &failed)
+		call.req.OnChunk = ChunkCallback(L, call.onChunk, &failed)
 	}
 	// With opts.tts each sentence goes to the speech server as it
 	// completes: stream_many's pipeline (internal/voice), the same for one
 	// stream as for many.
 	var spoken func(res *stream.Result, err error) *voice.Answer
 	if speech != nil {
-		spoken = streammany.SpeakWhileStreaming(vm.callCtx(L), speech, &call.req)
+		spoken = SpeakWhileStreaming(rq.h.Ctx(L), speech, &call.req)
 	}
 	var raw *os.File
 	if call.rawOut != "" {
-		raw = vm.openRawOut(L, call.rawOut)
+		raw = OpenRawOut(L, call.rawOut)
 		call.req.RawOut = raw
 	}
-	ctx := vm.callCtx(L)
+	ctx := rq.h.Ctx(L)
 	res, err := stream.Do(ctx, call.req)
 	var answer *voice.Answer
 	if spoken != nil {
@@ -86,33 +85,33 @@ func (vm *VM) streamBinding(L *lua.LState) int {
 			err = fmt.Errorf("canceled while on_chunk ran: %w", ctx.Err())
 			res.Info.Cut, res.Info.ClosedAtMs = true, res.TotalMs
 		}
-		vm.interrupted = &InterruptedStream{Values: vm.streamValues(L, res, err), OnChunk: call.onChunk != nil}
+		rq.interrupted = &InterruptedStream{Values: rq.Values(L, res, err), OnChunk: call.onChunk != nil}
 	}
 	if failed != nil {
 		L.Error(failed, 0)
 	}
 	if err != nil {
-		err = vm.hint(err, call.serverFrom)
+		err = rq.Hint(err, call.serverFrom)
 	}
 	if err != nil && !call.returnErrors {
-		vm.hostError(L, "stream: %v", err)
+		rq.h.Fail(L, "stream: %v", err)
 	}
 	if res == nil {
 		res = &stream.Result{}
 	}
-	n := vm.pushStreamResult(L, res, err)
+	n := rq.pushStreamResult(L, res, err)
 	if info, ok := L.Get(-1).(*lua.LTable); ok && answer != nil {
 		var spoken luatable.Fields
-		streammany.FillSpoken(L, &spoken, answer)
+		FillSpoken(L, &spoken, answer)
 		spoken.Into(info)
 	}
 	return n
 }
 
-// chunkCallback calls the script's on_chunk on the caller's goroutine (an
+// ChunkCallback calls the script's on_chunk on the caller's goroutine (an
 // LState must never be touched from another). Exactly false stops the
 // stream; an error stops it too and is kept for re-raising.
-func chunkCallback(L *lua.LState, fn *lua.LFunction, failed *lua.LValue) func(stream.Chunk) (bool, error) {
+func ChunkCallback(L *lua.LState, fn *lua.LFunction, failed *lua.LValue) func(stream.Chunk) (bool, error) {
 	return func(c stream.Chunk) (bool, error) {
 		t := L.CreateTable(0, 3)
 		t.RawSetString("t_ms", lua.LNumber(c.TMs))
@@ -130,9 +129,9 @@ func chunkCallback(L *lua.LState, fn *lua.LFunction, failed *lua.LValue) func(st
 	}
 }
 
-// openRawOut opens raw_out for appending: every run adds its bytes, nothing
+// OpenRawOut opens raw_out for appending: every run adds its bytes, nothing
 // earlier is lost.
-func (vm *VM) openRawOut(L *lua.LState, p string) *os.File {
+func OpenRawOut(L *lua.LState, p string) *os.File {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		L.RaiseError("stream: cannot create the folder for raw_out %s: %v", p, err)
 	}
@@ -157,7 +156,7 @@ type InterruptedStream struct {
 // Interrupted returns the stream() call that a cancelled context stopped
 // during the last run, or nil. A host that cancels runs on Ctrl-C uses it
 // to show what had arrived.
-func (vm *VM) Interrupted() *InterruptedStream { return vm.interrupted }
+func (rq *Binder) Interrupted() *InterruptedStream { return rq.interrupted }
 
 // hinted is an error with what to try appended to its message; it unwraps
 // to the original.
@@ -168,3 +167,24 @@ type hinted struct {
 
 func (h hinted) Error() string { return h.err.Error() + h.hint }
 func (h hinted) Unwrap() error { return h.err }
+
+// Call is one request built from a script's messages and opts as stream()
+// builds it, for stream_many to stream.
+type Call struct {
+	// Stream is the request to stream.
+	Stream stream.Request
+	// OnChunk is opts.on_chunk; RawOut the file of opts.raw_out ("":
+	// none).
+	OnChunk *lua.LFunction
+	RawOut  string
+	// ServerFrom names how the user chose the server (opts.server or
+	// SERVER's source), for Hint.
+	ServerFrom string
+}
+
+// Build builds the request of messages and an opts table (or nil) as
+// stream() builds it.
+func (rq *Binder) Build(L *lua.LState, messages, opts lua.LValue) Call {
+	c := rq.buildCall(L, messages, opts)
+	return Call{Stream: c.req, OnChunk: c.onChunk, RawOut: c.rawOut, ServerFrom: c.serverFrom}
+}

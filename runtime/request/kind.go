@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	"context"
@@ -11,32 +11,32 @@ import (
 	"ttftlab/internal/stream"
 )
 
-// kind is the kind of server at SERVER: Config.Kind when the command line
-// detected it, else detected now, once per VM.
-func (vm *VM) kind(L *lua.LState) servers.Detection {
-	if vm.detected == nil {
-		d := vm.cfg.Kind
+// Kind is the kind of server at SERVER: Host.Kind when the command line
+// detected it, else detected now, once per Binder.
+func (rq *Binder) Kind(L *lua.LState) servers.Detection {
+	if rq.detected == nil {
+		d := rq.h.Kind
 		if d.Kind == "" {
-			d = servers.Detect(vm.callCtx(L), vm.getter())
+			d = servers.Detect(rq.h.Ctx(L), rq.getter())
 		}
-		vm.detected = &d
+		rq.detected = &d
 	}
-	return *vm.detected
+	return *rq.detected
 }
 
 // getter GETs paths of SERVER with the endpoint's headers and TLS, for
 // the servers probes.
-func (vm *VM) getter() servers.Getter {
+func (rq *Binder) getter() servers.Getter {
 	return func(ctx context.Context, path string) (int, []byte, error) {
-		url := vm.serverURL(path)
-		return stream.Get(ctx, url, vm.callOptions(url))
+		url := rq.URL(path)
+		return stream.Get(ctx, url, rq.CallOptions(url))
 	}
 }
 
-// serverCaps is server_caps() -> caps: the kind of server at SERVER and
+// ServerCaps is server_caps() -> caps: the kind of server at SERVER and
 // what it offers (docs/servers.md).
-func (vm *VM) serverCaps(L *lua.LState) int {
-	d := vm.kind(L)
+func (rq *Binder) ServerCaps(L *lua.LState) int {
+	d := rq.Kind(L)
 	c := servers.CapsOf(d.Kind)
 	t := L.CreateTable(0, 16)
 	t.RawSetString("kind", lua.LString(c.Kind))
@@ -64,29 +64,29 @@ func (vm *VM) serverCaps(L *lua.LState) int {
 	return 1
 }
 
-// runningRequests is running_requests() -> n | nil, why: the kind's
+// RunningRequests is running_requests() -> n | nil, why: the kind's
 // running-requests gauge from SERVER's /metrics.
-func (vm *VM) runningRequests(L *lua.LState) int {
-	d := vm.kind(L)
+func (rq *Binder) RunningRequests(L *lua.LState) int {
+	d := rq.Kind(L)
 	c := servers.CapsOf(d.Kind)
 	if c.Running == "" {
 		L.Push(lua.LNil)
 		L.Push(lua.LString("a " + string(c.Kind) + " server has no running-requests gauge"))
 		return 2
 	}
-	v, ok, err := servers.Running(vm.callCtx(L), vm.getter(), d.Kind)
+	v, ok, err := servers.Running(rq.h.Ctx(L), rq.getter(), d.Kind)
 	switch {
 	case err != nil:
 		// A failed request names itself (GET SERVER/metrics); an answer
 		// that could not be read is named here.
 		var answer *servers.AnswerError
 		if errors.As(err, &answer) {
-			vm.hostError(L, "running_requests: GET %s%s: %v", vm.cfg.Server, answer.Path, answer.Err)
+			rq.h.Fail(L, "running_requests: GET %s%s: %v", rq.h.Server, answer.Path, answer.Err)
 		}
-		vm.hostError(L, "running_requests: %v", err)
+		rq.h.Fail(L, "running_requests: %v", err)
 	case !ok:
 		L.Push(lua.LNil)
-		L.Push(lua.LString(vm.cfg.Server + "/metrics does not serve " + c.Running +
+		L.Push(lua.LString(rq.h.Server + "/metrics does not serve " + c.Running +
 			" (llama-server needs --metrics, SGLang --enable-metrics)"))
 		return 2
 	}
@@ -99,13 +99,13 @@ func (vm *VM) runningRequests(L *lua.LState) int {
 // to llama.cpp only, the token limit goes under the field the kind takes,
 // and kinds that count tokens in usage are asked for it
 // (stream_options.include_usage) unless the script set stream_options.
-// Only a kind the command line detected (Config.Kind) changes the body, and
+// Only a kind the command line detected (Host.Kind) changes the body, and
 // only for requests to SERVER.
-func (vm *VM) fitToKind(c *streamCall) {
-	if vm.cfg.Kind.Kind == "" || c.req.URL != vm.cfg.Server {
+func (rq *Binder) fitToKind(c *streamCall) {
+	if rq.h.Kind.Kind == "" || c.req.URL != rq.h.Server {
 		return
 	}
-	caps := servers.CapsOf(vm.cfg.Kind.Kind)
+	caps := servers.CapsOf(rq.h.Kind.Kind)
 	for _, name := range servers.Dropped(caps.Kind) {
 		c.body.RawSetString(name, lua.LNil)
 	}

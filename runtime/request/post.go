@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	"strings"
@@ -8,19 +8,19 @@ import (
 	"ttftlab/internal/stream"
 )
 
-// post is post(path, body) -> decoded, body_text, status: body (a table,
+// Post is post(path, body) -> decoded, body_text, status: body (a table,
 // encoded with write_json's rules, or a string sent as is) is POSTed as
 // JSON to SERVER .. path. Any status is returned, not raised, since the
 // server's error answers are JSON worth reading; decoded is nil when the
 // answer is not JSON. A network failure raises, naming the URL.
-func (vm *VM) post(L *lua.LState) int {
+func (rq *Binder) Post(L *lua.LState) int {
 	p := L.CheckString(1)
 	var payload []byte
 	switch v := L.Get(2).(type) {
 	case lua.LString:
 		payload = []byte(v)
 	case *lua.LTable:
-		b, err := vm.json.Encode(v, false)
+		b, err := rq.h.JSON.Encode(v, false)
 		if err != nil {
 			L.RaiseError("post: the body cannot be sent as JSON: %v", err)
 		}
@@ -28,17 +28,17 @@ func (vm *VM) post(L *lua.LState) int {
 	default:
 		L.ArgError(2, "a table (sent as JSON) or a string expected, got "+v.Type().String())
 	}
-	url := vm.serverURL(p)
-	status, body, err := stream.Post(vm.callCtx(L), url, payload, vm.callOptions(url))
+	url := rq.URL(p)
+	status, body, err := stream.Post(rq.h.Ctx(L), url, payload, rq.CallOptions(url))
 	if err != nil {
 		msg := err.Error()
 		if !strings.Contains(msg, url) {
 			msg = "POST " + url + ": " + msg
 		}
-		vm.hostError(L, "post: %s%s", msg, vm.getHint(err))
+		rq.h.Fail(L, "post: %s%s", msg, rq.getHint(err))
 	}
 	decoded := lua.LValue(lua.LNil)
-	if v, err := vm.json.Decode(L, body); err == nil {
+	if v, err := rq.h.JSON.Decode(L, body); err == nil {
 		decoded = v
 	}
 	L.Push(decoded)

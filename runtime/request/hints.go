@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	"errors"
@@ -52,30 +52,30 @@ func streamHint(err error, serverFrom string) string {
 }
 
 // getHint is what to try after a failed GET to SERVER.
-func (vm *VM) getHint(err error) string {
+func (rq *Binder) getHint(err error) string {
 	var se *stream.Error
 	if errors.As(err, &se) && se.Kind == stream.KindTimeout {
 		return ""
 	}
-	return streamHint(err, vm.source("SERVER"))
+	return streamHint(err, rq.h.ServerFrom)
 }
 
-// hint is err, a failed request to the server the user named as
+// Hint is err, a failed request to the server the user named as
 // serverFrom, with what to try (streamHint); when the request went to
 // SERVER and got an answer, and the command found that what answers
-// there is not an LLM server (Config.NotLLM), it says that instead of
+// there is not an LLM server (Host.NotLLM), it says that instead of
 // showing the other program's page.
-func (vm *VM) hint(err error, serverFrom string) error {
+func (rq *Binder) Hint(err error, serverFrom string) error {
 	var se *stream.Error
-	if errors.As(err, &se) && serverFrom == vm.source("SERVER") {
+	if errors.As(err, &se) && serverFrom == rq.h.ServerFrom {
 		switch se.Kind {
 		case stream.KindHTTP, stream.KindNotStream, stream.KindBadData:
-			if msg, ok := vm.notLLMAnswer(se.URL, se.Status); ok {
+			if msg, ok := rq.notLLMAnswer(se.URL, se.Status); ok {
 				return notLLMAnswer{err: err, msg: msg}
 			}
 		}
 	}
-	if h := vm.endpoint().TLSHint(err); h != "" {
+	if h := rq.h.Endpoint.TLSHint(err); h != "" {
 		return hinted{err, "; " + h}
 	}
 	return hinted{err, streamHint(err, serverFrom)}
@@ -84,12 +84,12 @@ func (vm *VM) hint(err error, serverFrom string) error {
 // notLLMAnswer is what to say of an answer with status from url when
 // url is on SERVER and the command found no LLM server there; ok is
 // false otherwise.
-func (vm *VM) notLLMAnswer(url string, status int) (msg string, ok bool) {
-	base := vm.endpoint().Base
-	if vm.cfg.NotLLM == nil || (url != base && !strings.HasPrefix(url, base+"/")) {
+func (rq *Binder) notLLMAnswer(url string, status int) (msg string, ok bool) {
+	base := rq.h.Endpoint.Base
+	if rq.h.NotLLM == nil || (url != base && !strings.HasPrefix(url, base+"/")) {
 		return "", false
 	}
-	return fmt.Sprintf("%s answered HTTP %d: %v; point %s at the LLM server", url, status, vm.cfg.NotLLM, vm.source("SERVER")), true
+	return fmt.Sprintf("%s answered HTTP %d: %v; point %s at the LLM server", url, status, rq.h.NotLLM, rq.h.ServerFrom), true
 }
 
 // notLLMAnswer is a failed request's error told as notLLMAnswer says;

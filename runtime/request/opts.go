@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ var optionNames = []string{
 }
 
 // applyOption sets one opts field; body is merged separately, last.
-func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCall) {
+func (rq *Binder) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCall) {
 	label := "opts." + name
 	switch name {
 	case "max_tokens", "temperature", "seed":
@@ -45,7 +45,7 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 	case "cache_prompt":
 		c.body.RawSetString(name, lua.LBool(luatable.Bool(L, label, v)))
 	case "raw_out":
-		c.rawOut = vm.outPath(luatable.Str(L, label, v))
+		c.rawOut = rq.h.OutPath(luatable.Str(L, label, v))
 	case "cut_after_ms":
 		c.req.CutAfter = luatable.Ms(L, label, v)
 	case "timeout_ms":
@@ -61,17 +61,17 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 		c.req.Path = luatable.Str(L, label, v)
 	case "server":
 		if t, ok := v.(*lua.LTable); ok {
-			c.ep = vm.endpointFromTable(L, t)
+			c.ep = rq.EndpointFromTable(L, t)
 		} else {
-			c.ep = vm.endpointFromURL(luatable.Str(L, label, v))
+			c.ep = rq.EndpointFromURL(luatable.Str(L, label, v))
 		}
 		c.serverFrom = label
 	case "headers":
-		c.headers = optHeaders(L, v)
+		c.headers = OptHeaders(L, v)
 	case "on_chunk":
 		c.onChunk = optFunc(L, v)
 	case "errors":
-		c.returnErrors = optErrors(L, v)
+		c.returnErrors = OptErrors(L, v)
 	case "api":
 		c.api = parseAPIOption(L, v)
 	case "body", "tts", "clause", "min_clause_chars": // the speech pipeline's (streamSpeech)
@@ -81,43 +81,43 @@ func (vm *VM) applyOption(L *lua.LState, name string, v lua.LValue, c *streamCal
 }
 
 // streamArgs checks stream()'s arguments and builds the request.
-func (vm *VM) streamArgs(L *lua.LState) streamCall {
+func (rq *Binder) streamArgs(L *lua.LState) streamCall {
 	if n, ok := L.Get(2).(lua.LNumber); ok {
-		c := vm.newCall(L, L.Get(1))
-		vm.applySeedForm(L, n, &c)
-		return vm.encodeCall(L, c)
+		c := rq.newCall(L, L.Get(1))
+		rq.applySeedForm(L, n, &c)
+		return rq.encodeCall(L, c)
 	}
 	if v := L.Get(2); v != lua.LNil {
 		if _, ok := v.(*lua.LTable); !ok {
 			L.ArgError(2, "options table or max_tokens number expected, got "+v.Type().String())
 		}
 	}
-	return vm.buildCall(L, L.Get(1), L.Get(2))
+	return rq.buildCall(L, L.Get(1), L.Get(2))
 }
 
 // buildCall builds the request of messages and an opts table (or nil).
 // The body is one Lua table, encoded to JSON once with write_json's rules.
-func (vm *VM) buildCall(L *lua.LState, messages, opts lua.LValue) streamCall {
-	c := vm.newCall(L, messages)
+func (rq *Binder) buildCall(L *lua.LState, messages, opts lua.LValue) streamCall {
+	c := rq.newCall(L, messages)
 	switch v := opts.(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
-		vm.applyOptions(L, v, &c)
+		rq.applyOptions(L, v, &c)
 	default:
 		L.RaiseError("stream: opts must be a table, got %s", opts.Type())
 	}
-	return vm.encodeCall(L, c)
+	return rq.encodeCall(L, c)
 }
 
-func (vm *VM) newCall(L *lua.LState, messages lua.LValue) streamCall {
-	c := streamCall{req: stream.Request{URL: vm.cfg.Server, Timeout: vm.cfg.RequestTimeout,
-		Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps}, body: defaultBody(L), serverFrom: vm.source("SERVER"),
-		api: vm.cfg.API, ep: vm.endpoint()}
-	c.body.RawSetString("messages", vm.messages(L, messages))
+func (rq *Binder) newCall(L *lua.LState, messages lua.LValue) streamCall {
+	c := streamCall{req: stream.Request{URL: rq.h.Server, Timeout: rq.h.RequestTimeout,
+		Wire: rq.h.Wire, NoKernelStamps: rq.h.NoKernelStamps}, body: defaultBody(L), serverFrom: rq.h.ServerFrom,
+		api: rq.h.API, ep: rq.h.Endpoint}
+	c.body.RawSetString("messages", rq.messages(L, messages))
 	return c
 }
 
-func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
+func (rq *Binder) encodeCall(L *lua.LState, c streamCall) streamCall {
 	c.req.URL, c.req.TLS = c.ep.Base, c.ep.TLS
 	c.req.Header = c.ep.Headers()
 	if len(c.headers) > 0 {
@@ -132,9 +132,9 @@ func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
 	if c.ep.Model != "" && c.body.RawGetString("model") == lua.LNil {
 		c.body.RawSetString("model", lua.LString(c.ep.Model))
 	}
-	vm.shapeBody(L, &c)
-	vm.fitToKind(&c)
-	body, err := vm.json.Encode(c.body, false)
+	rq.shapeBody(L, &c)
+	rq.fitToKind(&c)
+	body, err := rq.h.JSON.Encode(c.body, false)
 	if err != nil {
 		L.RaiseError("stream: the request body cannot be sent as JSON: %v", err)
 	}
@@ -142,13 +142,13 @@ func (vm *VM) encodeCall(L *lua.LState, c streamCall) streamCall {
 	return c
 }
 
-func (vm *VM) applyOptions(L *lua.LState, opts *lua.LTable, c *streamCall) {
+func (rq *Binder) applyOptions(L *lua.LState, opts *lua.LTable, c *streamCall) {
 	opts.ForEach(func(k, v lua.LValue) {
 		name, ok := k.(lua.LString)
 		if !ok {
 			L.RaiseError("stream: opts must only have named fields, found the key %s", k)
 		}
-		vm.applyOption(L, string(name), v, c)
+		rq.applyOption(L, string(name), v, c)
 	})
 	// body goes last so it can override anything, including defaults.
 	switch body := opts.RawGetString("body").(type) {
@@ -167,19 +167,19 @@ func (vm *VM) applyOptions(L *lua.LState, opts *lua.LTable, c *streamCall) {
 }
 
 // applySeedForm handles stream(messages, max_tokens, cache_prompt, raw_out).
-func (vm *VM) applySeedForm(L *lua.LState, maxTokens lua.LNumber, c *streamCall) {
+func (rq *Binder) applySeedForm(L *lua.LState, maxTokens lua.LNumber, c *streamCall) {
 	c.body.RawSetString("max_tokens", maxTokens)
 	if v := L.Get(3); v != lua.LNil {
 		c.body.RawSetString("cache_prompt", lua.LBool(luatable.Bool(L, "cache_prompt (argument 3)", v)))
 	}
 	if v := L.Get(4); v != lua.LNil {
-		c.rawOut = vm.outPath(luatable.Str(L, "raw_out (argument 4)", v))
+		c.rawOut = rq.h.OutPath(luatable.Str(L, "raw_out (argument 4)", v))
 	}
 }
 
 // messages accepts a string (one user message) or an array of
 // {role=, content=} tables, which is sent as given.
-func (vm *VM) messages(L *lua.LState, v lua.LValue) lua.LValue {
+func (rq *Binder) messages(L *lua.LState, v lua.LValue) lua.LValue {
 	switch v := v.(type) {
 	case lua.LString:
 		m := L.CreateTable(0, 2)
@@ -213,7 +213,7 @@ func optFunc(L *lua.LState, v lua.LValue) *lua.LFunction {
 	return f
 }
 
-func optHeaders(L *lua.LState, v lua.LValue) map[string]string {
+func OptHeaders(L *lua.LState, v lua.LValue) map[string]string {
 	t, ok := v.(*lua.LTable)
 	if !ok {
 		L.RaiseError("stream: opts.headers must be a table of name = value strings, got %s", v.Type())
@@ -230,7 +230,7 @@ func optHeaders(L *lua.LState, v lua.LValue) map[string]string {
 	return h
 }
 
-func optErrors(L *lua.LState, v lua.LValue) bool {
+func OptErrors(L *lua.LState, v lua.LValue) bool {
 	switch lua.LVAsString(v) {
 	case "raise":
 		return false

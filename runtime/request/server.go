@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	lua "github.com/yuin/gopher-lua"
@@ -6,17 +6,17 @@ import (
 	"ttftlab/internal/llamaserver"
 )
 
-// serverInfo is server_info() -> table: what `ttftlab server status` knows
+// ServerInfo is server_info() -> table: what `ttftlab server status` knows
 // about SERVER. Fields: url, endpoint (url, api_key as "set from SOURCE",
 // headers redacted, model, ca_cert, insecure: never the key), healthy,
 // health, model, n_ctx, slots, processing, and, when ttftlab started that
 // server, tracked = true with pid, log_path and args (the command line).
-func (vm *VM) serverInfo(L *lua.LState) int {
-	url := vm.cfg.Server
-	p := llamaserver.Ask(vm.callCtx(L), vm.endpoint())
+func (rq *Binder) ServerInfo(L *lua.LState) int {
+	url := rq.h.Server
+	p := llamaserver.Ask(rq.h.Ctx(L), rq.h.Endpoint)
 	t := L.NewTable()
 	t.RawSetString("url", lua.LString(url))
-	t.RawSetString("endpoint", endpointTable(L, vm.endpoint()))
+	t.RawSetString("endpoint", endpointTable(L, rq.h.Endpoint))
 	t.RawSetString("healthy", lua.LBool(p.Healthy))
 	t.RawSetString("health", lua.LString(p.Health))
 	if p.Healthy {

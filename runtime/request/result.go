@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	lua "github.com/yuin/gopher-lua"
@@ -9,16 +9,16 @@ import (
 
 // pushStreamResult pushes chunks, total_ms, timings, info. err (only set
 // with errors = "return") becomes info.error.
-func (vm *VM) pushStreamResult(L *lua.LState, res *stream.Result, err error) int {
-	for _, v := range vm.streamValues(L, res, err) {
+func (rq *Binder) pushStreamResult(L *lua.LState, res *stream.Result, err error) int {
+	for _, v := range rq.Values(L, res, err) {
 		L.Push(v)
 	}
 	return 4
 }
 
-// streamValues are stream()'s four results: chunks, total_ms, timings
+// Values are stream()'s four results: chunks, total_ms, timings
 // (nil when none came), info.
-func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.LValue {
+func (rq *Binder) Values(L *lua.LState, res *stream.Result, err error) []lua.LValue {
 	chunks := L.CreateTable(len(res.Chunks), 0)
 	for _, c := range res.Chunks {
 		t := L.CreateTable(0, 2)
@@ -28,10 +28,10 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 	}
 	var timings lua.LValue = lua.LNil
 	if res.Timings != nil {
-		timings = vm.json.ToLua(L, res.Timings)
+		timings = rq.h.JSON.ToLua(L, res.Timings)
 	}
 	var info luatable.Fields
-	vm.streamInfo(L, &info, res.Info)
+	rq.streamInfo(L, &info, res.Info)
 	tokenInfo(&info, res)
 	if res.Reads != nil {
 		info.Set("read_stamps", readStamps(L, res.Reads))
@@ -44,14 +44,14 @@ func (vm *VM) streamValues(L *lua.LState, res *stream.Result, err error) []lua.L
 
 // streamInfo gathers info's fields from stream.Info; absent values are nil, not zero, so a
 // script cannot mistake "no first token" for "first token at 0 ms".
-func (vm *VM) streamInfo(L *lua.LState, info *luatable.Fields, in stream.Info) {
+func (rq *Binder) streamInfo(L *lua.LState, info *luatable.Fields, in stream.Info) {
 	if in.HasTTFT {
 		info.Set("ttft_ms", lua.LNumber(in.TTFTMs))
 	}
 	if !in.T0.IsZero() {
 		// t0 on now_ms()'s clock, so scripts can relate stream times to
 		// their own measurements (e.g. when a slot went idle after a cut).
-		info.Set("t0_ms", lua.LNumber(msSinceStart(in.T0)))
+		info.Set("t0_ms", lua.LNumber(rq.h.SinceStart(in.T0)))
 	}
 	info.Set("headers_ms", lua.LNumber(in.HeadersMs))
 	for _, f := range []struct {
@@ -88,7 +88,7 @@ func (vm *VM) streamInfo(L *lua.LState, info *luatable.Fields, in stream.Info) {
 		info.Set("first_ignored", lua.LString(in.FirstIgnored))
 	}
 	if in.Usage != nil {
-		info.Set("usage", vm.json.ToLua(L, in.Usage))
+		info.Set("usage", rq.h.JSON.ToLua(L, in.Usage))
 	}
 	if in.StampSource != stream.SourceNone {
 		info.Set("stamp_source", lua.LString(in.StampSource.String()))
@@ -114,12 +114,12 @@ func readStamps(L *lua.LState, reads []stream.Read) *lua.LTable {
 }
 
 // tokenInfo adds info.api and the prompt's tokens: info.prompt_tokens and
-// info.cached_tokens, read from timings or else usage (promptTokens), with
+// info.cached_tokens, read from timings or else usage (PromptTokens), with
 // info.tokens_from naming which; all three are nil when the server sent
 // neither.
 func tokenInfo(info *luatable.Fields, res *stream.Result) {
 	info.Set("api", lua.LString(res.Info.API.String()))
-	prompt, cached, from := promptTokens(res.Timings, res.Info.Usage)
+	prompt, cached, from := PromptTokens(res.Timings, res.Info.Usage)
 	if prompt != nil {
 		info.Set("prompt_tokens", lua.LNumber(*prompt))
 	}

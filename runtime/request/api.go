@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"ttftlab/internal/stream"
 )
 
-// apiState is what the VM remembers between stream() calls about
+// apiState is what a Binder remembers between stream() calls about
 // rendering messages for /v1/completions: the servers without
 // /apply-template, and the prompts already rendered (a load run repeats
 // them), so a request's start is not held up by a template call each time.
@@ -53,13 +53,13 @@ func parseAPIOption(L *lua.LState, v lua.LValue) stream.API {
 //
 // A prompt, input or max_output_tokens the script set in opts.body is
 // kept as it is.
-func (vm *VM) shapeBody(L *lua.LState, c *streamCall) {
+func (rq *Binder) shapeBody(L *lua.LState, c *streamCall) {
 	c.req.API = c.api
 	b := c.body
 	switch c.api {
 	case stream.APICompletions:
 		if b.RawGetString("prompt") == lua.LNil {
-			b.RawSetString("prompt", lua.LString(vm.completionPrompt(L, c.ep, b.RawGetString("messages"))))
+			b.RawSetString("prompt", lua.LString(rq.completionPrompt(L, c.ep, b.RawGetString("messages"))))
 		}
 		b.RawSetString("messages", lua.LNil)
 	case stream.APIResponses:
@@ -103,13 +103,13 @@ func inputItems(L *lua.LState, messages lua.LValue) lua.LValue {
 // /apply-template when it has one (404, 405 or 501 say it has not, and
 // are remembered), else plainPrompt. When the server cannot be reached
 // the plain layout is used and the stream itself reports the failure.
-func (vm *VM) completionPrompt(L *lua.LState, ep *endpoint.Endpoint, messages lua.LValue) string {
+func (rq *Binder) completionPrompt(L *lua.LState, ep *endpoint.Endpoint, messages lua.LValue) string {
 	server := ep.Base
-	list, err := vm.json.Encode(messages, false)
+	list, err := rq.h.JSON.Encode(messages, false)
 	if err != nil {
 		L.RaiseError("stream: the messages cannot be sent as JSON: %v", err)
 	}
-	st := &vm.apis
+	st := &rq.apis
 	key := server + "\x00" + string(list)
 	if p, ok := st.rendered[key]; ok {
 		return p
@@ -117,7 +117,7 @@ func (vm *VM) completionPrompt(L *lua.LState, ep *endpoint.Endpoint, messages lu
 	if !st.noTemplate[server] {
 		payload := append(append([]byte(`{"messages":`), list...), '}')
 		url := ep.URL("/apply-template")
-		status, answer, err := stream.Post(vm.callCtx(L), url, payload, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
+		status, answer, err := stream.Post(rq.h.Ctx(L), url, payload, stream.GetOptions{Header: ep.Headers(), TLS: ep.TLS})
 		switch {
 		case err != nil:
 			return plainPrompt(L, messages)
@@ -177,13 +177,13 @@ func clip(b []byte, n int) string {
 	return fmt.Sprintf("%q", b)
 }
 
-// promptTokens reads the prompt's size and the part of it the server took
+// PromptTokens reads the prompt's size and the part of it the server took
 // from its cache: llama.cpp's timings (prompt_n evaluated + cache_n
 // reused), else the usage object (chat and completions: prompt_tokens and
 // prompt_tokens_details.cached_tokens; responses: input_tokens and
 // input_tokens_details.cached_tokens). from says which ("" when neither
 // came: both unknown).
-func promptTokens(timings, usage map[string]any) (prompt, cached *float64, from string) {
+func PromptTokens(timings, usage map[string]any) (prompt, cached *float64, from string) {
 	num := func(m map[string]any, k string) *float64 {
 		if f, ok := m[k].(float64); ok {
 			return &f
@@ -206,10 +206,10 @@ func promptTokens(timings, usage map[string]any) (prompt, cached *float64, from 
 	return nil, nil, ""
 }
 
-// generatedTokens reads the tokens the answer took from the usage object
+// GeneratedTokens reads the tokens the answer took from the usage object
 // (chat and completions: completion_tokens; responses: output_tokens), nil
 // when it has neither.
-func generatedTokens(usage map[string]any) *float64 {
+func GeneratedTokens(usage map[string]any) *float64 {
 	for _, k := range []string{"completion_tokens", "output_tokens"} {
 		if v, ok := usage[k].(float64); ok {
 			return &v

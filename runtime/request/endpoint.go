@@ -1,4 +1,4 @@
-package runtime
+package request
 
 import (
 	"sort"
@@ -10,19 +10,15 @@ import (
 	"ttftlab/internal/stream"
 )
 
-// endpoint is the server every request goes to unless opts.server says
-// otherwise: Config.Endpoint, else one made of Config.Server.
-func (vm *VM) endpoint() *endpoint.Endpoint { return vm.cfg.Endpoint }
-
 // sameOrigin reports whether u is on the endpoint's scheme, host and
 // port: only there do the endpoint's key and headers go.
 func sameOrigin(ep *endpoint.Endpoint, u string) bool { return endpoint.SameOrigin(ep.Base, u) }
 
-// callOptions are the headers and TLS of a get or post to target: the
+// CallOptions are the headers and TLS of a get or post to target: the
 // endpoint's headers only when target is on the endpoint's origin, so a
 // full URL elsewhere never receives the key.
-func (vm *VM) callOptions(target string) stream.GetOptions {
-	ep := vm.endpoint()
+func (rq *Binder) CallOptions(target string) stream.GetOptions {
+	ep := rq.h.Endpoint
 	o := stream.GetOptions{TLS: ep.TLS}
 	if sameOrigin(ep, target) {
 		o.Header = ep.Headers()
@@ -30,29 +26,29 @@ func (vm *VM) callOptions(target string) stream.GetOptions {
 	return o
 }
 
-// endpointFromURL is opts.server given as a URL: the VM's endpoint moved
+// EndpointFromURL is opts.server given as a URL: the Host's endpoint moved
 // there when it is the same origin (key and headers kept), else a server
 // with no key and no headers (TLS settings kept: they hold no secret).
-func (vm *VM) endpointFromURL(raw string) *endpoint.Endpoint {
+func (rq *Binder) EndpointFromURL(raw string) *endpoint.Endpoint {
 	base := strings.TrimRight(raw, "/")
 	if clean, err := endpoint.ParseBase(raw); err == nil {
 		base = clean
 	}
-	ep := vm.endpoint()
+	ep := rq.h.Endpoint
 	if sameOrigin(ep, base) {
 		return ep.WithBase(base)
 	}
 	return &endpoint.Endpoint{Base: base, TLS: ep.TLS, CACert: ep.CACert, Insecure: ep.Insecure}
 }
 
-// endpointFromTable is opts.server given as a table {url = ..., api_key =
+// EndpointFromTable is opts.server given as a table {url = ..., api_key =
 // ..., headers = {...}, model = ...}: a server of the script's own.
-func (vm *VM) endpointFromTable(L *lua.LState, t *lua.LTable) *endpoint.Endpoint {
+func (rq *Binder) EndpointFromTable(L *lua.LState, t *lua.LTable) *endpoint.Endpoint {
 	u, ok := t.RawGetString("url").(lua.LString)
 	if !ok {
 		L.RaiseError("stream: opts.server as a table needs url = \"http://HOST:PORT\"")
 	}
-	ep := vm.endpointFromURL(string(u))
+	ep := rq.EndpointFromURL(string(u))
 	ep = ep.WithBase(ep.Base)
 	t.ForEach(func(k, v lua.LValue) {
 		switch lua.LVAsString(k) {
@@ -60,7 +56,7 @@ func (vm *VM) endpointFromTable(L *lua.LState, t *lua.LTable) *endpoint.Endpoint
 		case "api_key":
 			ep.Key, ep.KeySource = lua.LVAsString(v), "opts.server.api_key"
 		case "headers":
-			ep.Header = optHeaders(L, v)
+			ep.Header = OptHeaders(L, v)
 		case "model":
 			ep.Model, ep.ModelSource = lua.LVAsString(v), "opts.server.model"
 		default:
