@@ -31,7 +31,7 @@ func (vm *VM) manyHost() *streammany.Host {
 		Ctx:        vm.callCtx,
 		RunBegan:   func() time.Time { return vm.runBegan },
 		Requests:   vm.req,
-		Speech:     vm.ttsOption,
+		Speech:     vm.speak.TTSOption,
 		OutPath:    vm.outPath,
 		Endpoint:   vm.endpoint,
 		Kind:       func(L *lua.LState) servers.Kind { return vm.req.Kind(L).Kind },

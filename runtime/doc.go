@@ -6,10 +6,11 @@
 // luaerror (Lua 5.1's errors, the guard of bindings), suggest (the name a
 // typo meant), luatable (the stream bindings' option values and result
 // tables), runs (the runs and ab bindings), request (stream(), get, post
-// and the other requests to the server) and streammany (stream_many and
-// the load's runner over it, its requests built and read by request). A
-// binding package takes what it needs of the VM through a Host value the
-// VM builds (runsHost, request.Host in New, manyHost).
+// and the other requests to the server), speak (speak(), speak_start(),
+// tts_info(), the tts option) and streammany (stream_many and the load's
+// runner over it, its requests built and read by request). A binding
+// package takes what it needs of the VM through a Host value the VM
+// builds (runsHost, request.Host and speak.Host in New, manyHost).
 //
 // The README's "Lua bindings" section is the reference for script authors.
 package runtime

@@ -89,7 +89,7 @@ func (vm *VM) LoadHead(ctx context.Context, set artifact.LoadSettings, speech bo
 	}
 	set.TTS = nil
 	if speech {
-		if set.TTS = vm.cfg.TTS.record(); set.TTS == nil {
+		if set.TTS = vm.cfg.TTS.Record(); set.TTS == nil {
 			return artifact.Load{}, errors.New("load: --tts is set but the run has no speech server")
 		}
 	}

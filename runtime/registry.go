@@ -8,10 +8,12 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/voice"
 	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/luajson"
 	"ttftlab/runtime/request"
 	"ttftlab/runtime/runs"
+	"ttftlab/runtime/speak"
 	"ttftlab/stdlib"
 )
 
@@ -106,7 +108,9 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	vm.req = request.New(request.Host{Server: cfg.Server, Endpoint: cfg.Endpoint, ServerFrom: vm.source("SERVER"),
 		RequestTimeout: cfg.RequestTimeout, Wire: cfg.Wire, NoKernelStamps: cfg.NoKernelStamps, API: cfg.API,
 		Kind: cfg.Kind, NotLLM: cfg.NotLLM, JSON: vm.json, Ctx: vm.callCtx, Fail: vm.hostError, OutPath: vm.outPath,
-		Speech: vm.streamSpeech, SinceStart: msSinceStart})
+		Speech: func(L *lua.LState) *voice.Speech { return vm.speak.StreamSpeech(L) }, SinceStart: msSinceStart})
+	vm.speak = speak.New(speak.Host{TTS: cfg.TTS, RequestTimeout: cfg.RequestTimeout, Wire: cfg.Wire, NoKernelStamps: cfg.NoKernelStamps,
+		Ctx: vm.callCtx, Fail: vm.hostError, Requests: vm.req, SinceStart: msSinceStart})
 	vm.installAPI()
 	return vm, nil
 }
@@ -165,7 +169,7 @@ first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms.`},
 	{Name: "running_requests", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.RunningRequests(L) },
 		Signature: "running_requests() -> n | nil, why",
 		Summary:   "The requests SERVER is processing now, from its /metrics gauge under the kind's name; nil and why when it serves none."},
-	{Name: "speak", Kind: Function, fn: (*VM).speak,
+	{Name: "speak", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.speak.Speak(L) },
 		Signature: "speak(text, opts) -> info",
 		Summary:   "Text to the speech server (POST /v1/audio/speech), its audio read as it arrives: first_audio_ms, first_voiced_ms, audio_ms.",
 		Help: `The speech server is --tts (a URL, or default: espeak-ng started for the
@@ -180,10 +184,10 @@ silence), audio_ms (the length received), total_ms, headers_ms, rtf (time
 from first to last sample over audio_ms), audio_bytes, header_bytes,
 sample_rate, channels, voice, done, cut, status, stamp_source. Times count
 from t0, the request's first byte written, as stream()'s do.`},
-	{Name: "tts_info", Kind: Function, fn: (*VM).ttsInfo,
+	{Name: "tts_info", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.speak.TTSInfo(L) },
 		Signature: "tts_info() -> info | nil, why",
 		Summary:   "The speech server of speak() (--tts): url, source, model, format, voice, engine (the default engine's name), api_key (only how it was set); nil and why without one."},
-	{Name: "speak_start", Kind: Function, fn: (*VM).speakStart,
+	{Name: "speak_start", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.speak.SpeakStart(L) },
 		Signature: "speak_start(text, opts) -> handle",
 		Summary:   "speak(text, opts) started in the background: handle:wait() -> info, handle:cancel(), handle:done().",
 		Help: `The request runs on a goroutine of its own, so a script can send each

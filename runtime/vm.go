@@ -14,6 +14,7 @@ import (
 	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/luajson"
 	"ttftlab/runtime/request"
+	"ttftlab/runtime/speak"
 )
 
 // Config is what a script run needs from the command line.
@@ -114,6 +115,9 @@ type VM struct {
 	// req is the bindings that send requests to the server (stream(),
 	// get, post, ...), with what they remember between calls.
 	req *request.Binder
+	// speak is the bindings of the speech server (speak(), speak_start(),
+	// tts_info(), the tts option of stream() and stream_many()).
+	speak *speak.Binder
 	// logStart is where the server log stood when the VM was made: what
 	// log_contains searches by default.
 	logStart logMark
@@ -190,3 +194,6 @@ func (vm *VM) Interrupted() *InterruptedStream { return vm.req.Interrupted() }
 
 // StreamOptionNames are the names stream()'s opts may hold.
 func StreamOptionNames() []string { return request.StreamOptionNames() }
+
+// TTS is the speech server of speak(): where it is and how to ask it.
+type TTS = speak.TTS

@@ -74,7 +74,7 @@ func (rq *Binder) applyOption(L *lua.LState, name string, v lua.LValue, c *strea
 		c.returnErrors = OptErrors(L, v)
 	case "api":
 		c.api = parseAPIOption(L, v)
-	case "body", "tts", "clause", "min_clause_chars": // the speech pipeline's (streamSpeech)
+	case "body", "tts", "clause", "min_clause_chars": // the speech pipeline's (Host.Speech)
 	default:
 		L.RaiseError("stream: unknown option %q%s (known: %s)", name, suggest.DidYouMean(name, optionNames), strings.Join(optionNames, ", "))
 	}

@@ -1,4 +1,4 @@
-package runtime
+package speak
 
 import (
 	"context"
@@ -22,17 +22,17 @@ type speechHandle struct {
 
 const speechHandleType = "speech_request"
 
-// speakStart is speak_start(text, opts) -> handle: the request of
+// SpeakStart is speak_start(text, opts) -> handle: the request of
 // speak(text, opts) started at once on a goroutine of its own, so a script
 // can send a sentence to the speech server while the answer goes on
 // streaming. handle:wait() -> info (speak()'s info; a failure is in
 // info.error, never raised), handle:cancel() hangs up (info.cut),
 // handle:done() -> whether it ended.
-func (vm *VM) speakStart(L *lua.LState) int {
+func (spk *Binder) SpeakStart(L *lua.LState) int {
 	text := L.CheckString(1)
-	c := vm.speakArgs(L, "speak_start", L.Get(2), text)
-	req := c.request(text, vm)
-	ctx, cancel := context.WithCancel(vm.callCtx(L))
+	c := spk.speakArgs(L, "speak_start", L.Get(2), text)
+	req := c.request(text, spk)
+	ctx, cancel := context.WithCancel(spk.h.Ctx(L))
 	h := &speechHandle{text: text, voice: c.voice, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
@@ -40,12 +40,12 @@ func (vm *VM) speakStart(L *lua.LState) int {
 	}()
 	ud := L.NewUserData()
 	ud.Value = h
-	L.SetMetatable(ud, vm.speechHandleMeta(L))
+	L.SetMetatable(ud, spk.speechHandleMeta(L))
 	L.Push(ud)
 	return 1
 }
 
-func (vm *VM) speechHandleMeta(L *lua.LState) lua.LValue {
+func (spk *Binder) speechHandleMeta(L *lua.LState) lua.LValue {
 	if mt := L.GetTypeMetatable(speechHandleType); mt != lua.LNil {
 		return mt
 	}
@@ -64,11 +64,11 @@ func (vm *VM) speechHandleMeta(L *lua.LState) lua.LValue {
 			if h.info == nil {
 				select {
 				case <-h.done:
-				case <-vm.callCtx(L).Done():
+				case <-spk.h.Ctx(L).Done():
 					h.cancel()
 					<-h.done
 				}
-				h.info = speakInfo(L, h.res, h.err, h.voice, h.text)
+				h.info = spk.speakInfo(L, h.res, h.err, h.voice, h.text)
 			}
 			L.Push(h.info)
 			return 1

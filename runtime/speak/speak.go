@@ -1,4 +1,4 @@
-package runtime
+package speak
 
 import (
 	"encoding/json"
@@ -56,12 +56,12 @@ type speakCall struct {
 	returnErrors         bool
 }
 
-// speak is speak(text, opts) -> info: text sent to the speech server
+// Speak is speak(text, opts) -> info: text sent to the speech server
 // (POST /v1/audio/speech) and its answer read as audio as it arrives.
-func (vm *VM) speak(L *lua.LState) int {
+func (spk *Binder) Speak(L *lua.LState) int {
 	text := L.CheckString(1)
-	c := vm.speakArgs(L, "speak", L.Get(2), text)
-	req := c.request(text, vm)
+	c := spk.speakArgs(L, "speak", L.Get(2), text)
+	req := c.request(text, spk)
 	var failed lua.LValue
 	if c.onAudio != nil {
 		req.Speech.OnAudio = func(tMs float64, so audio.Result) bool {
@@ -77,22 +77,22 @@ func (vm *VM) speak(L *lua.LState) int {
 			return keep != lua.LFalse
 		}
 	}
-	res, err := stream.Do(vm.callCtx(L), req)
+	res, err := stream.Do(spk.h.Ctx(L), req)
 	if failed != nil {
 		L.Error(failed, 0)
 	}
 	if err != nil && !c.returnErrors {
-		vm.hostError(L, "speak: %v", err)
+		spk.h.Fail(L, "speak: %v", err)
 	}
-	L.Push(speakInfo(L, res, err, c.voice, text))
+	L.Push(spk.speakInfo(L, res, err, c.voice, text))
 	return 1
 }
 
 // request is the speech request of text.
-func (c *speakCall) request(text string, vm *VM) stream.Request {
+func (c *speakCall) request(text string, spk *Binder) stream.Request {
 	body, _ := json.Marshal(map[string]any{"model": c.model, "input": text, "voice": c.voice, "response_format": c.format, "speed": c.speed})
 	req := stream.Request{URL: c.ep.Base, TLS: c.ep.TLS, Header: c.ep.Headers(), API: stream.APISpeech, Body: body,
-		Timeout: c.timeout, Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps, Speech: &stream.Speech{}}
+		Timeout: c.timeout, Wire: spk.h.Wire, NoKernelStamps: spk.h.NoKernelStamps, Speech: &stream.Speech{}}
 	for k, v := range c.headers {
 		if req.Header == nil {
 			req.Header = map[string]string{}
@@ -108,7 +108,7 @@ func (c *speakCall) request(text string, vm *VM) stream.Request {
 }
 
 // speakInfo is speak()'s info table of a finished request.
-func speakInfo(L *lua.LState, res *stream.Result, err error, voice, text string) *lua.LTable {
+func (spk *Binder) speakInfo(L *lua.LState, res *stream.Result, err error, voice, text string) *lua.LTable {
 	info := L.CreateTable(0, 18)
 	if res != nil {
 		if res.Audio != nil {
@@ -119,7 +119,7 @@ func speakInfo(L *lua.LState, res *stream.Result, err error, voice, text string)
 			}
 		}
 		if !res.Info.T0.IsZero() {
-			info.RawSetString("t0_ms", lua.LNumber(msSinceStart(res.Info.T0)))
+			info.RawSetString("t0_ms", lua.LNumber(spk.h.SinceStart(res.Info.T0)))
 		}
 		info.RawSetString("total_ms", lua.LNumber(res.TotalMs))
 		info.RawSetString("headers_ms", lua.LNumber(res.Info.HeadersMs))
@@ -163,9 +163,9 @@ func audioTable(L *lua.LState, a audio.Result) *lua.LTable {
 // speakArgs checks a speak() opts table (nil: none) over the command's
 // --tts settings; text chooses the voice when none is named ("": the
 // voice stays "", for a pipeline that chooses it per sentence).
-func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue, text string) speakCall {
-	cfg := vm.cfg.TTS
-	c := speakCall{format: "pcm", rate: audio.OpenAIPCM.SampleRate, speed: 1, model: "tts-1", timeout: vm.cfg.RequestTimeout}
+func (spk *Binder) speakArgs(L *lua.LState, fname string, opts lua.LValue, text string) speakCall {
+	cfg := spk.h.TTS
+	c := speakCall{format: "pcm", rate: audio.OpenAIPCM.SampleRate, speed: 1, model: "tts-1", timeout: spk.h.RequestTimeout}
 	if cfg != nil {
 		c.ep = cfg.Endpoint
 		if cfg.Model != "" {
@@ -217,9 +217,9 @@ func (vm *VM) speakArgs(L *lua.LState, fname string, opts lua.LValue, text strin
 				c.timeout = time.Duration(num("timeout_ms", v) * float64(time.Millisecond))
 			case "server":
 				if tt, ok := v.(*lua.LTable); ok {
-					c.ep = vm.req.EndpointFromTable(L, tt)
+					c.ep = spk.h.Requests.EndpointFromTable(L, tt)
 				} else {
-					c.ep = vm.req.EndpointFromURL(str("server", v))
+					c.ep = spk.h.Requests.EndpointFromURL(str("server", v))
 				}
 			case "headers":
 				c.headers = request.OptHeaders(L, v)
@@ -264,11 +264,11 @@ func (t *TTS) String() string {
 	return fmt.Sprintf("%s (%s)", t.Endpoint.Base, t.Source)
 }
 
-// ttsInfo is tts_info() -> info | nil: the command's speech server, as
+// TTSInfo is tts_info() -> info | nil: the command's speech server, as
 // the artifacts may record it (the key never: only whether one is set).
-func (vm *VM) ttsInfo(L *lua.LState) int {
-	t := vm.cfg.TTS
-	rec := t.record()
+func (spk *Binder) TTSInfo(L *lua.LState) int {
+	t := spk.h.TTS
+	rec := t.Record()
 	if rec == nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString("no speech server: run with --tts URL or --tts default"))
@@ -293,10 +293,10 @@ func (vm *VM) ttsInfo(L *lua.LState) int {
 	return 1
 }
 
-// record is the speech server as the artifacts record it (settings.tts):
+// Record is the speech server as the artifacts record it (settings.tts):
 // the model and format it is asked for, its key only as where it was set;
 // nil without one.
-func (t *TTS) record() *artifact.AudioTTS {
+func (t *TTS) Record() *artifact.AudioTTS {
 	if t == nil || t.Endpoint == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package runtime
+package speak
 
 import (
 	lua "github.com/yuin/gopher-lua"
@@ -6,10 +6,10 @@ import (
 	"ttftlab/internal/voice"
 )
 
-// ttsOption reads a tts option (stream_many's, or a request's): true for
+// TTSOption reads a tts option (stream_many's, or a request's): true for
 // the command's speech server (--tts), a table of speak() options, false
 // or nil for none.
-func (vm *VM) ttsOption(L *lua.LState, label string, v lua.LValue) *voice.Speech {
+func (spk *Binder) TTSOption(L *lua.LState, label string, v lua.LValue) *voice.Speech {
 	var opts lua.LValue = lua.LNil
 	clause, minClause := false, 0
 	switch v := v.(type) {
@@ -47,20 +47,20 @@ func (vm *VM) ttsOption(L *lua.LState, label string, v lua.LValue) *voice.Speech
 	default:
 		L.RaiseError("%s must be true (the command's --tts) or a table of speak() options, got %s", label, v.Type())
 	}
-	c := vm.speakArgs(L, label, opts, "")
+	c := spk.speakArgs(L, label, opts, "")
 	return &voice.Speech{Endpoint: c.ep, Model: c.model, Voice: c.voice, Format: c.format, SampleRate: c.rate, Speed: c.speed,
-		Timeout: c.timeout, Wire: vm.cfg.Wire, NoKernelStamps: vm.cfg.NoKernelStamps, Clause: clause, MinClauseChars: minClause}
+		Timeout: c.timeout, Wire: spk.h.Wire, NoKernelStamps: spk.h.NoKernelStamps, Clause: clause, MinClauseChars: minClause}
 }
 
-// streamSpeech reads stream()'s opts.tts (with clause and
+// StreamSpeech reads stream()'s opts.tts (with clause and
 // min_clause_chars beside it, as the voice module documents them): nil
 // without one.
-func (vm *VM) streamSpeech(L *lua.LState) *voice.Speech {
+func (spk *Binder) StreamSpeech(L *lua.LState) *voice.Speech {
 	opts, ok := L.Get(2).(*lua.LTable)
 	if !ok {
 		return nil
 	}
-	sp := vm.ttsOption(L, "stream: opts.tts", opts.RawGetString("tts"))
+	sp := spk.TTSOption(L, "stream: opts.tts", opts.RawGetString("tts"))
 	if sp == nil {
 		return nil
 	}
