@@ -76,6 +76,16 @@ func (vm *VM) installAPI() {
 	}
 }
 
+// luaOptions raise gopher-lua's defaults: 256 call frames and a fixed
+// 5120-slot registry break on deep recursion and on unpack/table.concat of
+// large tables.
+var luaOptions = lua.Options{
+	CallStackSize:    1024,
+	RegistrySize:     20480,
+	RegistryMaxSize:  1 << 20,
+	RegistryGrowStep: 1024,
+}
+
 // New creates the output folder and a Lua state with the host API (see
 // API) installed. Cancelling ctx stops a running script, also a busy loop.
 func New(ctx context.Context, cfg Config) (*VM, error) {

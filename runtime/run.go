@@ -35,14 +35,6 @@ func (vm *VM) RunFS(fsys fs.FS, name string) error {
 	return err
 }
 
-// Needs is what a script run with PREFLIGHT says its real run will need
-// of the command, read from the table the script returns: {tts = true}
-// asks for a speech server (the lab's speech steps), which the command
-// then starts (--tts default) unless --tts names one.
-type Needs struct {
-	TTS bool
-}
-
 // Needs is what the last RunFile or RunFS under Config.Preflight
 // returned; zero when the script returned no table.
 func (vm *VM) Needs() Needs { return vm.needs }

@@ -81,6 +81,14 @@ type Config struct {
 	Stdout, Stderr io.Writer
 }
 
+// Needs is what a script run with PREFLIGHT says its real run will need
+// of the command, read from the table the script returns: {tts = true}
+// asks for a speech server (the lab's speech steps), which the command
+// then starts (--tts default) unless --tts names one.
+type Needs struct {
+	TTS bool
+}
+
 // VM is one Lua state with the lab's bindings. It is not safe for
 // concurrent use: every call must come from one goroutine.
 type VM struct {
@@ -124,16 +132,6 @@ type VM struct {
 	// runBegan is when the current run (a script, a REPL line) began:
 	// stream_many's run_ms count from it, one time axis across its calls.
 	runBegan time.Time
-}
-
-// luaOptions raise gopher-lua's defaults: 256 call frames and a fixed
-// 5120-slot registry break on deep recursion and on unpack/table.concat of
-// large tables.
-var luaOptions = lua.Options{
-	CallStackSize:    1024,
-	RegistrySize:     20480,
-	RegistryMaxSize:  1 << 20,
-	RegistryGrowStep: 1024,
 }
 
 // State gives direct access to the Lua state, e.g. for an interactive
