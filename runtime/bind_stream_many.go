@@ -26,18 +26,18 @@ func (vm *VM) LoadRunner(exp *Experiment, set artifact.LoadSettings) *streammany
 // manyHost is what stream_many and the load's runner take from the VM.
 func (vm *VM) manyHost() *streammany.Host {
 	h := &streammany.Host{
-		Stderr:     vm.cfg.Stderr,
-		JSON:       vm.json,
-		Ctx:        vm.callCtx,
-		RunBegan:   func() time.Time { return vm.runBegan },
-		Requests:   vm.req,
-		Speech:     vm.speak.TTSOption,
-		OutPath:    vm.outPath,
-		Endpoint:   vm.endpoint,
-		Kind:       func(L *lua.LState) servers.Kind { return vm.req.Kind(L).Kind },
-		WriteError: vm.writeError,
-		Written:    func(err error) error { return &WriteError{Err: err} },
-		Protect:    vm.protect,
+		Stderr:    vm.cfg.Stderr,
+		JSON:      vm.json,
+		Ctx:       vm.callCtx,
+		RunBegan:  func() time.Time { return vm.runBegan },
+		Requests:  vm.req,
+		Speech:    vm.speak.TTSOption,
+		OutPath:   vm.outPath,
+		Endpoint:  vm.endpoint,
+		Kind:      func(L *lua.LState) servers.Kind { return vm.req.Kind(L).Kind },
+		FailWrite: vm.writeError,
+		Written:   func(err error) error { return &WriteError{Err: err} },
+		Protect:   vm.protect,
 	}
 	if t := vm.cfg.TTS; t != nil && t.CPU != nil {
 		h.TTSCPU = t.CPU

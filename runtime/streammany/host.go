@@ -49,11 +49,11 @@ type Host struct {
 	// Endpoint is the server's (SERVER); Kind its kind, detected once.
 	Endpoint func() *endpoint.Endpoint
 	Kind     func(L *lua.LState) servers.Kind
-	// WriteError raises a file that could not be written as the host's
+	// FailWrite raises a file that could not be written as the host's
 	// failed write (no traceback; the run's error wraps it); Written is
 	// that failed write as an error, for a Runner's caller.
-	WriteError func(L *lua.LState, prefix string, err error)
-	Written    func(err error) error
+	FailWrite func(L *lua.LState, prefix string, err error)
+	Written   func(err error) error
 	// Protect runs f on the Lua state under ctx as a protected call: what
 	// the bindings raise comes back as the host's error (a failed write
 	// as Written's).

@@ -43,7 +43,7 @@ func (h *Host) Binding(L *lua.LState) int {
 	case errors.As(err, &failedWrite):
 		// The level ends with the rows recorded so far; the caller
 		// finishes what the run left (load marks the level interrupted).
-		h.WriteError(L, "stream_many: ", failedWrite.err)
+		h.FailWrite(L, "stream_many: ", failedWrite.err)
 	case err != nil:
 		L.RaiseError("stream_many: %v", err)
 	}
