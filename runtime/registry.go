@@ -17,18 +17,18 @@ import (
 	"ttftlab/stdlib"
 )
 
-// Kind says what an Entry of the host API is.
-type Kind string
+// EntryKind says what an Entry of the host API is.
+type EntryKind string
 
 // Kinds of entries.
 const (
 	// Function is a global function the host adds (stream, write_json, ...).
-	Function Kind = "function"
+	Function EntryKind = "function"
 	// Standard is a function of Lua's own library that the host replaces
 	// (print, error, os.exit, ...).
-	Standard Kind = "standard"
+	Standard EntryKind = "standard"
 	// Global is a global value (SERVER, OUT, ...).
-	Global Kind = "global"
+	Global EntryKind = "global"
 )
 
 // Entry documents one name of the Lua host API. The registry below is the
@@ -37,7 +37,7 @@ const (
 type Entry struct {
 	// Name is the global's name, or "lib.name" (os.exit).
 	Name string
-	Kind Kind
+	Kind EntryKind
 	// Signature is how a call reads, e.g.
 	// "stream(messages, opts) -> chunks, total_ms, timings, info"; for a
 	// global it is the name.
