@@ -43,7 +43,10 @@ func TestStampErrorBelowGapAt100PerSecond(t *testing.T) {
 	if min, bound := res.StampError.Min, -float64(rep.ClockMapErrorNs)/1e3; min < bound {
 		t.Errorf("a chunk arrived %.2f µs before it was sent (mapping error bound %.2f µs): the clocks are not aligned", -min, -bound)
 	}
-	if c := res.Cost; c == nil || c.AllocsPerChunk <= 0 || c.Chunks < s.Chunks/2 {
+	// The allocations are not asked for: the runtime counts a small
+	// object's allocation when its span is taken, a span at a time, so a
+	// stream of 50 chunks may take none (allocs_per_chunk 0).
+	if c := res.Cost; c == nil || c.CPUUsPerChunk <= 0 || c.Chunks < s.Chunks/2 {
 		t.Errorf("cost not measured over the stream: %+v", c)
 	}
 }
