@@ -93,9 +93,10 @@ func TestIntervalsOnSinglePages(t *testing.T) {
 
 // TestLoadChartsDrawWhatTheTableGives: a percentile the table beside the
 // chart calls too few samples is no point on it: with no level's p99
-// bounded, the TTFT chart has no p99 line or legend entry, and its p50
-// points are as many as the levels whose p50 is bounded. Fails before
-// this change: p99 was drawn at every level.
+// bounded, the TTFT chart has no p99 line or legend entry, and its
+// caption says why (TestIntervalsOnSinglePages counts the p50 bars
+// against the levels whose p50 is bounded). Fails before this change: p99
+// was drawn at every level.
 func TestLoadChartsDrawWhatTheTableGives(t *testing.T) {
 	page := render(t, loadRun(t))
 	svg := chartOf(t, charts(t, page), "TTFT by level: p50, p95, p99")
