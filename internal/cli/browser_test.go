@@ -119,8 +119,10 @@ func TestReportPagesInBrowser(t *testing.T) {
 	t.Parallel()
 	srv := startLlama(t)
 	real := t.TempDir()
+	// --think 500ms: the default 2 s between turns made half this test's
+	// time; each level still spans several of the server's samples.
 	code, stdout, stderr := runCLI("load", "--server", srv.URL, "--concurrency", "1,2", "--requests", "3", "--turns", "2",
-		"--docs", "1", "--slo", "ttft_ms<=400@p95", "--out", real)
+		"--think", "500ms", "--docs", "1", "--slo", "ttft_ms<=400@p95", "--out", real)
 	if code != 0 {
 		t.Fatalf("ttftlab load exited %d:\n%s%s", code, stdout, stderr)
 	}
