@@ -96,7 +96,7 @@ func TestLoadRequestTimeoutEndsCommentOnlyStream(t *testing.T) {
 	t.Setenv("TTFTLAB_STATE", t.TempDir())
 	url := keepAliveServer(t)
 	out := t.TempDir()
-	_, stdout, stderr := runChild(t, 2*time.Minute, "load", "--server", url, "--request-timeout", "1s",
+	_, stdout, stderr := runChild(t, 2*time.Minute, "load", "--server", url, "--request-timeout", "500ms",
 		"--concurrency", "1", "--requests", "2", "--out", out, "--no-report")
 	t.Logf("%s%s", stdout, stderr)
 	rows := jsonlRows(t, filepath.Join(out, "requests.jsonl"))
@@ -120,14 +120,14 @@ func TestRunRequestTimeoutEndsCommentOnlyStream(t *testing.T) {
 	url := keepAliveServer(t)
 	script := writeScript(t, `
 local chunks, _, _, info = stream("hi", { errors = "return", path = "/one-token/v1/chat/completions" })
-print("first", #chunks, chunks[1] and chunks[1].text, tostring(info.error):find("1s timeout", 1, true) ~= nil)
+print("first", #chunks, chunks[1] and chunks[1].text, tostring(info.error):find("500ms timeout", 1, true) ~= nil)
 local _, _, _, own = stream("hi", { errors = "return", timeout_ms = 300 })
 print("own", tostring(own.error):find("300ms timeout", 1, true) ~= nil)
 local _, _, _, plain = stream("hi", { errors = "return" })
 print("plain", plain.error ~= nil)
 stream("hi")
 `)
-	code, stdout, stderr := runChild(t, 2*time.Minute, "run", script, "--server", url, "--request-timeout", "1s",
+	code, stdout, stderr := runChild(t, 2*time.Minute, "run", script, "--server", url, "--request-timeout", "500ms",
 		"--out", t.TempDir())
 	want := "first\t1\tHello\ttrue\nown\ttrue\nplain\ttrue\n"
 	if stdout != want {
