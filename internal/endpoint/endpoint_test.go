@@ -164,3 +164,31 @@ func TestScrubber(t *testing.T) {
 		t.Error("a scrubber without secrets")
 	}
 }
+
+// TestScrubPieces: a secret cut over several pieces becomes [redacted]
+// in the piece where it starts and nothing in the others; pieces without
+// a spanning secret come back as they were, and a secret inside one
+// piece is left to String.
+func TestScrubPieces(t *testing.T) {
+	s := ScrubberFor(map[string]string{"Authorization": "Bearer sk-abcdefgh"})
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"a sk-ab", "cdefgh b"}, []string{"a [redacted]", " b"}},
+		{[]string{"x sk-", "abc", "def", "gh y", "z"}, []string{"x [redacted]", "", "", " y", "z"}},
+		{[]string{"sk-abcd", "efgh sk-a", "bcdefgh"}, []string{"[redacted]", " [redacted]", ""}},
+		{[]string{"no secret", " here"}, []string{"no secret", " here"}},
+		{[]string{"sk-abcdefg", "x"}, []string{"sk-abcdefg", "x"}},
+	} {
+		got := s.Pieces(c.in)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("Pieces(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	in := []string{"a", "b"}
+	if got := s.Pieces(in); &got[0] != &in[0] {
+		t.Errorf("pieces without a spanning secret were copied")
+	}
+	var none *Scrubber
+	if got := none.Pieces([]string{"sk-ab", "cdefgh"}); got[0] != "sk-ab" {
+		t.Errorf("a nil scrubber changed the pieces: %q", got)
+	}
+}

@@ -157,3 +157,66 @@ func (sw *ScrubWriter) Flush() error {
 	sw.held = sw.held[:0]
 	return err
 }
+
+// Pieces scrubs texts that are one text cut into pieces (a stream's
+// chunks), each already scrubbed alone: a secret that spans pieces
+// becomes Redacted in the piece where it starts, and its parts in the
+// pieces after that become nothing. The pieces keep their places, so a
+// chunk keeps its stamp. texts itself is returned when no secret spans
+// two pieces.
+func (s *Scrubber) Pieces(texts []string) []string {
+	if s == nil || len(texts) < 2 {
+		return texts
+	}
+	whole := strings.Join(texts, "")
+	// cut[i] is where piece i starts in whole.
+	cut := make([]int, len(texts)+1)
+	for i, t := range texts {
+		cut[i+1] = cut[i] + len(t)
+	}
+	piece := func(at int) int { return sort.Search(len(texts), func(i int) bool { return cut[i+1] > at }) }
+	type span struct{ from, to int }
+	var spans []span
+	for _, k := range s.secrets {
+		for at := 0; ; {
+			i := strings.Index(whole[at:], string(k))
+			if i < 0 {
+				break
+			}
+			from, to := at+i, at+i+len(k)
+			if piece(from) != piece(to-1) {
+				spans = append(spans, span{from, to})
+			}
+			at = to
+		}
+	}
+	if len(spans) == 0 {
+		return texts
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	out := make([]string, len(texts))
+	for p := range texts {
+		var b strings.Builder
+		for at := cut[p]; at < cut[p+1]; {
+			inside := -1
+			for j, sp := range spans {
+				if at >= sp.from && at < sp.to {
+					inside = j
+					break
+				}
+			}
+			if inside < 0 {
+				b.WriteByte(whole[at])
+				at++
+				continue
+			}
+			sp := spans[inside]
+			if at == sp.from {
+				b.WriteString(Redacted)
+			}
+			at = min(sp.to, cut[p+1])
+		}
+		out[p] = b.String()
+	}
+	return out
+}

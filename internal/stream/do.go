@@ -58,7 +58,8 @@ func Do(ctx context.Context, req Request) (*Result, error) {
 
 // do is Do, the server's words scrubbed of the secrets the request sent
 // (endpoint.ScrubberFor of its headers): the raw copy as it is written
-// (the stamps are taken before), each chunk's text, and the error.
+// (the stamps are taken before), each chunk's text, a secret spanning
+// chunks once the stream has ended, and the error.
 func do(ctx context.Context, req Request, opt options) (*Result, error) {
 	scrub := endpoint.ScrubberFor(req.Header)
 	var raw *endpoint.ScrubWriter
@@ -67,12 +68,29 @@ func do(ctx context.Context, req Request, opt options) (*Result, error) {
 		req.RawOut = raw
 	}
 	res, err := run1(ctx, req, opt, scrub)
+	if scrub != nil && res != nil {
+		scrubPieces(scrub, res.Chunks)
+		scrubPieces(scrub, res.Info.Reasoning)
+	}
 	if raw != nil {
 		if ferr := raw.Flush(); ferr != nil && err == nil {
 			err = newError(KindRawOut, "POST", req.URL, ferr, "writing the raw output failed at the end: %v", ferr)
 		}
 	}
 	return res, scrubError(err, scrub)
+}
+
+// scrubPieces takes out of chunks a secret that spans several of them,
+// which scrubbing each chunk's text alone cannot see (a server that
+// echoes the key a few characters per chunk); the stamps stay.
+func scrubPieces(scrub *endpoint.Scrubber, chunks []Chunk) {
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = c.Text
+	}
+	for i, t := range scrub.Pieces(texts) {
+		chunks[i].Text = t
+	}
 }
 
 func run1(ctx context.Context, req Request, opt options, scrub *endpoint.Scrubber) (*Result, error) {

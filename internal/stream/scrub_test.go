@@ -78,3 +78,41 @@ func TestServerTextScrubbed(t *testing.T) {
 		t.Errorf("POST: %d %q, want the key redacted", status, body)
 	}
 }
+
+// TestKeyAcrossChunksScrubbed: a server that echoes the key a few
+// characters per content chunk leaves none of it in the chunks' texts
+// once the stream has ended: [redacted] stands where it started, its
+// other parts are gone, and every chunk keeps its place and stamp.
+// Fails before this change: each chunk was scrubbed alone, and the
+// joined answer held the key.
+func TestKeyAcrossChunksScrubbed(t *testing.T) {
+	const key = "sk-split-7d2a91c4"
+	hdr := map[string]string{"Authorization": "Bearer " + key}
+	url := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f := sseHeaders(w)
+		for _, p := range []string{roleEvent(), contentEvent("your key is sk-sp"), contentEvent("lit-7d2"),
+			contentEvent("a91c4, keep it"), contentEvent(" safe."), "data: [DONE]\n\n"} {
+			w.Write([]byte(p))
+			f.Flush()
+		}
+	})).URL
+	eachWire(t, func(t *testing.T, w Wire) {
+		res, err := Do(context.Background(), Request{URL: url, Body: chatBody(), Header: hdr, Wire: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for _, c := range res.Chunks {
+			texts = append(texts, c.Text)
+		}
+		want := []string{"your key is [redacted]", "", ", keep it", " safe."}
+		if strings.Join(texts, "|") != strings.Join(want, "|") {
+			t.Errorf("chunks %q, want %q", texts, want)
+		}
+		for i, c := range res.Chunks {
+			if c.Index != i+1 || (i > 0 && c.TMs < res.Chunks[i-1].TMs) {
+				t.Errorf("chunk %d: index %d at %v ms: a chunk lost its place or stamp", i+1, c.Index, c.TMs)
+			}
+		}
+	})
+}
