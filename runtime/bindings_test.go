@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 func TestWriteJSONAndReadBack(t *testing.T) {
@@ -41,7 +42,7 @@ func TestWriteJSONErrorKeepsOldFile(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	mustContain(t, err.Error(), "w.lua:2:", `write_json("r.json")`, "runs[3].ttft_ms: NaN")
+	luatest.MustContain(t, err.Error(), "w.lua:2:", `write_json("r.json")`, "runs[3].ttft_ms: NaN")
 	got, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "r.json"))
 	if string(got) != "{\n  \"ok\": true\n}\n" {
 		t.Fatalf("the earlier file was damaged: %q", got)
@@ -76,7 +77,7 @@ func TestReadJSONErrorsNameFileAndPosition(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	mustContain(t, err.Error(), "r.lua:1: read_json: "+filepath.Join(vm.cfg.Out, "bad.json")+": line 3, column 3")
+	luatest.MustContain(t, err.Error(), "r.lua:1: read_json: "+filepath.Join(vm.cfg.Out, "bad.json")+": line 3, column 3")
 	err = vm.RunString(`read_text("missing.txt")`, "r.lua")
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(vm.cfg.Out, "missing.txt")) {
 		t.Fatalf("got %v", err)
@@ -125,7 +126,7 @@ func TestLogContains(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error without SERVER_LOG")
 	}
-	mustContain(t, err.Error(), "--server-log")
+	luatest.MustContain(t, err.Error(), "--server-log")
 
 	log := filepath.Join(t.TempDir(), "server.log")
 	vm2, out := testVM(t, Config{ServerLog: log})
@@ -133,7 +134,7 @@ func TestLogContains(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error for a missing log")
 	}
-	mustContain(t, err.Error(), log, "does not exist")
+	luatest.MustContain(t, err.Error(), log, "does not exist")
 	writeFiles(t, filepath.Dir(log), map[string]string{"server.log": "srv  stop: cancel task, id_task = 5\n"})
 	if err := vm2.RunString(`print(log_contains("stop: cancel task"), log_contains("nothing like this"))`, "l.lua"); err != nil {
 		t.Fatal(err)

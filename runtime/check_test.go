@@ -3,6 +3,7 @@ package runtime
 import (
 	"path/filepath"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 // TestCheckNotMeasured: check_not_measured hands the lab's report step
@@ -21,6 +22,6 @@ func TestCheckNotMeasured(t *testing.T) {
 	if err := vm.L.DoString("check_not_measured()"); err == nil {
 		t.Errorf("a steps.json of the wrong shape raised nothing")
 	} else {
-		mustContain(t, err.Error(), "check_not_measured: steps.json")
+		luatest.MustContain(t, err.Error(), "check_not_measured: steps.json")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/endpoint"
 )
@@ -66,8 +67,8 @@ stream("hello", {server = "`+other.URL+`", body = {model = "own"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.String(), "true\tset from TTFTLAB_API_KEY\tm1\t[redacted]\t[redacted]")
-	mustNotContain(t, out.String(), "sk-lua-1")
+	luatest.MustContain(t, out.String(), "true\tset from TTFTLAB_API_KEY\tm1\t[redacted]\t[redacted]")
+	luatest.MustNotContain(t, out.String(), "sk-lua-1")
 	want := []string{`/v1/chat/completions auth="Bearer sk-lua-1" model="m1"`, `/health auth="Bearer sk-lua-1" model=""`}
 	if got := seenMine(); strings.Join(got, "|") != strings.Join(append(want, got[2:]...), "|") || len(got) < 2 {
 		t.Errorf("SERVER saw %q, want first %q", got, want)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"ttftlab/runtime/luatest"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -44,7 +45,7 @@ func TestEvalAfterCancel(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0] != lua.LNumber(2) {
 		t.Fatalf("after a cancel: %v, %v", got, err)
 	}
-	mustContain(t, out.String(), "still here")
+	luatest.MustContain(t, out.String(), "still here")
 }
 
 func TestEvalErrorKeepsTheVMUsable(t *testing.T) {

@@ -3,11 +3,10 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -31,15 +30,10 @@ func testVM(t *testing.T, cfg Config) (*VM, *bytes.Buffer) {
 	return vm, &out
 }
 
-// eval runs `return expr` and gives the value.
+// eval is the value of expr on the VM's Lua state.
 func eval(t *testing.T, vm *VM, expr string) lua.LValue {
 	t.Helper()
-	if err := vm.L.DoString("return " + expr); err != nil {
-		t.Fatalf("evaluating %s: %v", expr, err)
-	}
-	v := vm.L.Get(-1)
-	vm.L.Pop(1)
-	return v
+	return luatest.Eval(t, vm.L, expr)
 }
 
 // writeFiles creates files (slash-separated names) under dir.
@@ -54,32 +48,4 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func mustContain(t *testing.T, got string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(got, w) {
-			t.Fatalf("%q does not contain %q", got, w)
-		}
-	}
-}
-
-func mustNotContain(t *testing.T, got string, unwanted string) {
-	t.Helper()
-	if strings.Contains(got, unwanted) {
-		t.Fatalf("%q contains %q", got, unwanted)
-	}
-}
-
-// closedURL returns a base URL nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
 }

@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 // TestHintsNameWhatTheUserSet: the packages below report in their own
 // terms; the host adds the flag, global or option the user set.
 func TestHintsNameWhatTheUserSet(t *testing.T) {
-	closed := closedURL(t)
+	closed := luatest.ClosedURL(t)
 	plainSrv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(plainSrv.Close)
 	plain := plainSrv.URL
@@ -49,9 +50,9 @@ func TestHintsNameWhatTheUserSet(t *testing.T) {
 			if err == nil {
 				t.Fatal("expected an error")
 			}
-			mustContain(t, err.Error(), c.want...)
+			luatest.MustContain(t, err.Error(), c.want...)
 			if c.without != "" {
-				mustNotContain(t, err.Error(), c.without)
+				luatest.MustNotContain(t, err.Error(), c.without)
 			}
 		})
 	}

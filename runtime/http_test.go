@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 func fakeEndpoints(t *testing.T, routes map[string]struct {
@@ -73,7 +74,7 @@ func TestHTTPBindingErrors(t *testing.T) {
 			t.Errorf("%s: expected an error", code)
 			continue
 		}
-		mustContain(t, err.Error(), wants...)
+		luatest.MustContain(t, err.Error(), wants...)
 	}
 	srv.Close()
 	err := vm.RunString(`get("/health")`, "h.lua")

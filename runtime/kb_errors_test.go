@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 // A KB folder that does not exist is the user's input to fix, not a bug
@@ -18,8 +19,8 @@ func TestKBErrorWithoutTraceback(t *testing.T) {
 	if err == nil {
 		t.Fatal("kb_docs() of a missing folder succeeded")
 	}
-	mustContain(t, err.Error(), "k.lua:2:", missing, "does not exist")
-	mustNotContain(t, err.Error(), "stack traceback")
+	luatest.MustContain(t, err.Error(), "k.lua:2:", missing, "does not exist")
+	luatest.MustNotContain(t, err.Error(), "stack traceback")
 
 	err = vm.RunString("pcall(kb_docs)\nlocal function f() error('boom') end\nf()", "e.lua")
 	if err == nil || !strings.Contains(err.Error(), "stack traceback") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"ttftlab/runtime/luatest"
 )
 
 func TestRequireEmbeddedModules(t *testing.T) {
@@ -26,7 +27,7 @@ func TestRequireEmbeddedModules(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error for a missing module")
 	}
-	mustContain(t, err.Error(), "uses_miss.lua:1:", "no_such_module", "stdlib/no_such_module.lua")
+	luatest.MustContain(t, err.Error(), "uses_miss.lua:1:", "no_such_module", "stdlib/no_such_module.lua")
 	vm2, _ := testVM(t, Config{})
 	err = vm2.RunString(`require("broken")`, "r.lua")
 	if err == nil {
@@ -42,7 +43,7 @@ func TestRequireEmbeddedModules(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected a syntax error")
 	}
-	mustContain(t, err.Error(), `require("broken")`, "broken.lua:")
+	luatest.MustContain(t, err.Error(), `require("broken")`, "broken.lua:")
 }
 
 func TestPackagePathHasScriptFolder(t *testing.T) {
@@ -67,7 +68,7 @@ func TestPackagePathHasScriptFolder(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected a syntax error")
 	}
-	mustContain(t, err.Error(), filepath.Join(dir, "exp", "bad_syntax.lua")+":1:")
+	luatest.MustContain(t, err.Error(), filepath.Join(dir, "exp", "bad_syntax.lua")+":1:")
 }
 
 func TestDofileResolvesOnDisk(t *testing.T) {
@@ -86,7 +87,7 @@ func TestDofileResolvesOnDisk(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected the error from fails.lua")
 	}
-	mustContain(t, err.Error(), filepath.Join(dir, "scripts", "fails.lua")+":3: step failed")
+	luatest.MustContain(t, err.Error(), filepath.Join(dir, "scripts", "fails.lua")+":3: step failed")
 }
 
 func TestDofileResolvesInsideFS(t *testing.T) {
@@ -109,7 +110,7 @@ func TestDofileResolvesInsideFS(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	mustContain(t, err.Error(), "missing_d.lua:1: dofile: cannot read nope.lua")
+	luatest.MustContain(t, err.Error(), "missing_d.lua:1: dofile: cannot read nope.lua")
 }
 
 func TestLoadfileOnDisk(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 // echoServer answers a POST with {"method":, "type":, "body": <what came>},
@@ -59,7 +60,7 @@ func TestPostBinding(t *testing.T) {
 func TestPostBindingErrors(t *testing.T) {
 	srv := echoServer(t)
 	vm, _ := testVM(t, Config{Server: srv.URL})
-	closed := closedURL(t)
+	closed := luatest.ClosedURL(t)
 	cases := map[string][]string{
 		`post("/tokenize")`:                   {"p.lua:1:", "bad argument #2", "a table (sent as JSON) or a string expected, got nil"},
 		`post("/tokenize", {content = 0/0})`:  {"p.lua:1:", "post: the body cannot be sent as JSON", "content", "NaN"},
@@ -71,6 +72,6 @@ func TestPostBindingErrors(t *testing.T) {
 			t.Errorf("%s: expected an error", code)
 			continue
 		}
-		mustContain(t, err.Error(), wants...)
+		luatest.MustContain(t, err.Error(), wants...)
 	}
 }

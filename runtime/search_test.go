@@ -3,6 +3,7 @@ package runtime
 import (
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 // TestSearchNextConfirms: with opts, search_next pools a level's rounds
@@ -29,7 +30,7 @@ print("done", next, cap, info.decided, info.between[1], info.between[2], info.le
 	if err := vm.L.DoString(script); err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.String(), "next\t2\tnil\t10\tstraddles\t50\t500", "done\tnil\t1\ttrue\t1\t2\t25\tabove")
+	luatest.MustContain(t, out.String(), "next\t2\tnil\t10\tstraddles\t50\t500", "done\tnil\t1\ttrue\t1\t2\t25\tabove")
 }
 
 // TestSearchNextVerdicts: without opts, search_next runs load.Search on
@@ -53,7 +54,7 @@ print("none", search_next({{level = 1, met = false}}, 64))
 	if err := vm.L.DoString(script); err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.String(), "capacity\t5\t1 2 4 8 6 5", "top\tnil\t2", "none\tnil\t0")
+	luatest.MustContain(t, out.String(), "capacity\t5\t1 2 4 8 6 5", "top\tnil\t2", "none\tnil\t0")
 	for _, c := range []struct{ script, want string }{
 		{`search_next({{level = 1.5, met = true}}, 64)`, "whole number"},
 		{`search_next({}, 2.5)`, "largest level must be a whole number"},

@@ -1,36 +1,19 @@
 package runtime
 
 import (
-	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/tts"
 )
 
-// espeakServer is the default speech engine on a test server: Debian's
-// espeak-ng (.ci/run installs it; TTFTLAB_REQUIRE_TTS fails without it).
-func espeakServer(t *testing.T) string {
-	t.Helper()
-	bin, err := tts.Find()
-	if err != nil {
-		if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
-			t.Fatalf("TTFTLAB_REQUIRE_TTS is set: %v", err)
-		}
-		t.Skip(err)
-	}
-	srv := httptest.NewServer(&tts.Server{Bin: bin})
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
 // TestSpeakEspeak: speak() against the real espeak-ng: the first audio
 // before the end, a longer text a longer audio, the voice from the text's
 // script, pcm and wav alike.
 func TestSpeakEspeak(t *testing.T) {
-	url := espeakServer(t)
+	url := luatest.EspeakServer(t)
 	vm, out := testVM(t, Config{Server: "http://127.0.0.1:1", TTS: &TTS{Endpoint: &endpoint.Endpoint{Base: url}, Model: tts.Model}})
 	err := vm.L.DoString(`
 		local a = speak("Hello.")

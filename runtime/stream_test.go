@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/stream"
 	"ttftlab/internal/stream/streamtest"
@@ -125,7 +126,7 @@ func TestStreamOnChunkErrorPropagatesWithPosition(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected the second callback error to end the script")
 	}
-	mustContain(t, err.Error(), "cb.lua:8: attempt to index")
+	luatest.MustContain(t, err.Error(), "cb.lua:8: attempt to index")
 	f.WaitGone(t)
 	raw, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "cb.txt"))
 	if !strings.Contains(string(raw), `"content":"b"`) {
@@ -149,8 +150,8 @@ func TestStreamErrorsRaiseOrReturn(t *testing.T) {
 	if lines[0] != "2\tpartial\ttrue\tfalse" {
 		t.Fatalf("output = %q", out.String())
 	}
-	mustContain(t, lines[1], url, "slot failed")
-	mustContain(t, err.Error(), "e.lua:5: stream: POST "+url+"/v1/chat/completions", "slot failed")
+	luatest.MustContain(t, lines[1], url, "slot failed")
+	luatest.MustContain(t, err.Error(), "e.lua:5: stream: POST "+url+"/v1/chat/completions", "slot failed")
 	raw, _ := os.ReadFile(filepath.Join(vm.cfg.Out, "e2.txt"))
 	if !strings.Contains(string(raw), "slot failed") {
 		t.Fatalf("raw_out must be complete before the error is raised: %q", raw)
@@ -166,7 +167,7 @@ func TestStreamConnectErrorNamesURL(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	mustContain(t, err.Error(), "c.lua:1: stream:", url)
+	luatest.MustContain(t, err.Error(), "c.lua:1: stream:", url)
 }
 
 func TestStreamKeepChunksFalse(t *testing.T) {
@@ -294,7 +295,7 @@ func TestStreamSuggestsAnOptionName(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	mustContain(t, err.Error(), "s.lua:1:", `unknown option "max_token"`, `did you mean "max_tokens"?`)
+	luatest.MustContain(t, err.Error(), "s.lua:1:", `unknown option "max_token"`, `did you mean "max_tokens"?`)
 }
 
 // TestStreamInfoFirsts: the other first moments and the reasoning text

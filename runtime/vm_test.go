@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"ttftlab/runtime/luatest"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -114,7 +115,7 @@ func TestRuntimeErrorHasFileLineAndTraceback(t *testing.T) {
 	if !strings.HasPrefix(se.Message, path+":3: boom") {
 		t.Fatalf("message %q should start with %s:3: boom", se.Message, path)
 	}
-	mustContain(t, se.Traceback, "stack traceback:", path+":5:")
+	luatest.MustContain(t, se.Traceback, "stack traceback:", path+":5:")
 	if strings.Contains(err.Error(), "@") {
 		t.Fatalf("chunk names must not carry '@': %v", err)
 	}
@@ -143,7 +144,7 @@ func TestBindingPanicBecomesLuaError(t *testing.T) {
 		local ok, msg = pcall(explode)
 		print(ok, msg)
 		explode()`, "p.lua")
-	mustContain(t, out.String(), "false", "explode: internal error: assignment to entry in nil map")
+	luatest.MustContain(t, out.String(), "false", "explode: internal error: assignment to entry in nil map")
 	var se *ScriptError
 	if !errors.As(err, &se) || !strings.HasPrefix(se.Message, "p.lua:4: explode: internal error") {
 		t.Fatalf("got %v", err)
@@ -170,7 +171,7 @@ func TestCancelStopsBusyLoop(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("%s: got %v, want an error wrapping context.Canceled", code, err)
 			}
-			mustContain(t, err.Error(), "loop.lua:1:")
+			luatest.MustContain(t, err.Error(), "loop.lua:1:")
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: cancelling did not stop the script", code)
 		}

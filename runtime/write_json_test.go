@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 // runFails runs code as script s.lua and returns its error, failing the
@@ -31,7 +32,7 @@ func TestWriteJSONRefusesMathHuge(t *testing.T) {
 			t.Fatal(err)
 		}
 		msg := runFails(t, vm, "local v = "+expr+"\nwrite_json('x.json', {x = v})")
-		mustContain(t, msg, "s.lua:2:", `write_json("x.json"): x: `, "json_null")
+		luatest.MustContain(t, msg, "s.lua:2:", `write_json("x.json"): x: `, "json_null")
 		if got, _ := os.ReadFile(old); string(got) != "{\"x\": 1}\n" {
 			t.Errorf("%s: a refused write changed the file: %q", expr, got)
 		}
@@ -45,8 +46,8 @@ func TestWriteJSONHugeTimeNamesItsPath(t *testing.T) {
 	for _, v := range []string{"1e308", "8.99e306", "-1e308", "math.huge / 2"} {
 		vm, _ := testVM(t, Config{})
 		msg := runFails(t, vm, "write_json('load.json', {levels = {{n = 1}, {slo = {{value_ms = "+v+"}}}}})")
-		mustContain(t, msg, "s.lua:1:", "levels[2].slo[1].value_ms: ", "json_null")
-		mustNotContain(t, msg, "Inf")
+		luatest.MustContain(t, msg, "s.lua:1:", "levels[2].slo[1].value_ms: ", "json_null")
+		luatest.MustNotContain(t, msg, "Inf")
 		if _, err := os.Stat(filepath.Join(vm.cfg.Out, "load.json")); err == nil {
 			t.Errorf("%s: load.json was written although the value was refused", v)
 		}
@@ -63,7 +64,7 @@ local t = {}
 for i = 1, 100000 do t = {t} end
 
 `+f)
-		mustContain(t, msg, "s.lua:5:", "nested deeper than 1000 levels", "[1][1][1]", "…(984 more)…")
+		luatest.MustContain(t, msg, "s.lua:5:", "nested deeper than 1000 levels", "[1][1][1]", "…(984 more)…")
 		if len(msg) > 2000 {
 			t.Errorf("the error should shorten a deep path, got %d bytes", len(msg))
 		}
@@ -84,7 +85,7 @@ append_jsonl("log.jsonl", {i = 2, ttft_ms = 12.5})`, "ok.lua"); err != nil {
 			t.Fatal(err)
 		}
 		msg := runFails(t, vm, "\nappend_jsonl('log.jsonl', {i = 3, x = "+bad+"})")
-		mustContain(t, msg, "s.lua:2:", `append_jsonl("log.jsonl"): x`)
+		luatest.MustContain(t, msg, "s.lua:2:", `append_jsonl("log.jsonl"): x`)
 		got, err := os.ReadFile(filepath.Join(vm.cfg.Out, "log.jsonl"))
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package luajson
 
 import (
-	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -18,24 +17,4 @@ func newState(t *testing.T) (*lua.LState, *Codec) {
 	L.SetGlobal("json_object", L.NewFunction(c.MarkObject))
 	L.SetGlobal("json_null", c.Null())
 	return L, c
-}
-
-// eval is the value of a Lua expression.
-func eval(t *testing.T, L *lua.LState, expr string) lua.LValue {
-	t.Helper()
-	if err := L.DoString("return " + expr); err != nil {
-		t.Fatalf("evaluating %s: %v", expr, err)
-	}
-	v := L.Get(-1)
-	L.Pop(1)
-	return v
-}
-
-func mustContain(t *testing.T, got string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(got, w) {
-			t.Fatalf("%q does not contain %q", got, w)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 )
 
 func TestEncodeCompact(t *testing.T) {
@@ -42,7 +43,7 @@ func TestEncodeCompact(t *testing.T) {
 		{`{["a b"] = 1, ["Z"] = 2, ["_"] = 3}`, `{"Z":2,"_":3,"a b":1}`},
 	}
 	for _, tc := range cases {
-		got, err := c.Encode(eval(t, L, tc.expr), false)
+		got, err := c.Encode(luatest.Eval(t, L, tc.expr), false)
 		if err != nil {
 			t.Errorf("%s: %v", tc.expr, err)
 			continue
@@ -55,7 +56,7 @@ func TestEncodeCompact(t *testing.T) {
 
 func TestEncodeIndented(t *testing.T) {
 	L, c := newState(t)
-	got, err := c.Encode(eval(t, L, `{name = "x", runs = {{ttft_ms = 12.5, n = 3}, json_object()}, empty = {}}`), true)
+	got, err := c.Encode(luatest.Eval(t, L, `{name = "x", runs = {{ttft_ms = 12.5, n = 3}, json_object()}, empty = {}}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestEncodeErrorsNamePath(t *testing.T) {
 		{`nil`, `(top level): the value is nil`},
 	}
 	for _, tc := range cases {
-		_, err := c.Encode(eval(t, L, tc.expr), true)
+		_, err := c.Encode(luatest.Eval(t, L, tc.expr), true)
 		if err == nil {
 			t.Errorf("%s: expected an error", tc.expr)
 			continue
@@ -127,10 +128,10 @@ func TestDecodeRoundTrip(t *testing.T) {
 		t.Fatalf("round trip changed the JSON:\n in %s\nout %s", in, out)
 	}
 	L.SetGlobal("decoded", v)
-	if got := eval(t, L, `#decoded.c == 3 and decoded.c[2] == json_null and decoded.c[3] == 3`); got.String() != "true" {
+	if got := luatest.Eval(t, L, `#decoded.c == 3 and decoded.c[2] == json_null and decoded.c[3] == 3`); got.String() != "true" {
 		t.Fatal("null inside an array must be json_null and keep the items in place")
 	}
-	if got := eval(t, L, `getmetatable(decoded.a) == getmetatable(json_array()) and getmetatable(decoded.b) == getmetatable(json_object())`); got.String() != "true" {
+	if got := luatest.Eval(t, L, `getmetatable(decoded.a) == getmetatable(json_array()) and getmetatable(decoded.b) == getmetatable(json_object())`); got.String() != "true" {
 		t.Fatal("decoded arrays and objects must carry the json_array / json_object marks")
 	}
 }
@@ -141,12 +142,12 @@ func TestDecodeErrorPosition(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected a syntax error")
 	}
-	mustContain(t, err.Error(), "line 3, column 8", "invalid character 'x'")
+	luatest.MustContain(t, err.Error(), "line 3, column 8", "invalid character 'x'")
 	_, err = c.Decode(L, []byte("[1, 2"))
 	if err == nil {
 		t.Fatal("expected an error for truncated JSON")
 	}
-	mustContain(t, err.Error(), "line 1", "unexpected end")
+	luatest.MustContain(t, err.Error(), "line 1", "unexpected end")
 }
 
 func TestMarkRefusesForeignMetatable(t *testing.T) {
@@ -155,9 +156,9 @@ func TestMarkRefusesForeignMetatable(t *testing.T) {
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	mustContain(t, err.Error(), "json_array: the table already has a metatable")
+	luatest.MustContain(t, err.Error(), "json_array: the table already has a metatable")
 	// re-marking between the two JSON kinds is allowed
-	if got := eval(t, L, `getmetatable(json_object(json_array())) == getmetatable(json_object())`); got.String() != "true" {
+	if got := luatest.Eval(t, L, `getmetatable(json_object(json_array())) == getmetatable(json_object())`); got.String() != "true" {
 		t.Fatal("json_object on a json_array table should re-mark it")
 	}
 }
@@ -166,7 +167,7 @@ func TestMarkRefusesForeignMetatable(t *testing.T) {
 // to 0.001 ms, other numbers in full.
 func TestTimesRoundedToTheMicrosecond(t *testing.T) {
 	L, c := newState(t)
-	got, err := c.Encode(eval(t, L, `{ttft_ms = 9.17602000000079, runs_ms = {1.0004999, -0.0001},
+	got, err := c.Encode(luatest.Eval(t, L, `{ttft_ms = 9.17602000000079, runs_ms = {1.0004999, -0.0001},
 		share = 0.123456789, nested = {{t_ms = 2.5000001}}, ttft_p50 = 9.3037461, total_ms = {p99 = 1.23456}}`), true)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -445,7 +446,7 @@ func TestJSONWritersEdgeValues(t *testing.T) {
 		if tc.bad != "" {
 			bad[tc.bad] = true
 		}
-		checkEncode(t, c, eval(t, L, tc.lua), tc.want, bad, tc.lua)
+		checkEncode(t, c, luatest.Eval(t, L, tc.lua), tc.want, bad, tc.lua)
 	}
 }
 
@@ -463,9 +464,9 @@ func TestJSONWritersDepthLimit(t *testing.T) {
 	for range maxJSONDepth - 1 {
 		want = []any{want}
 	}
-	checkEncode(t, c, eval(t, L, nested(maxJSONDepth)), want, nil, "1000 levels")
+	checkEncode(t, c, luatest.Eval(t, L, nested(maxJSONDepth)), want, nil, "1000 levels")
 	for _, depth := range []int{maxJSONDepth + 1, 5 * maxJSONDepth} {
-		v := eval(t, L, nested(depth))
+		v := luatest.Eval(t, L, nested(depth))
 		steps := make([]step, maxJSONDepth)
 		for i := range steps {
 			steps[i] = step{index: 1}
@@ -473,7 +474,7 @@ func TestJSONWritersDepthLimit(t *testing.T) {
 		checkEncode(t, c, v, nil, map[string]bool{formatPath(steps): true}, fmt.Sprintf("%d levels", depth))
 	}
 	// members: the path shows the names
-	v := eval(t, L, `(function() local t = {} for i = 1, 1500 do t = {ttft_ms = t} end return {levels = t} end)()`)
+	v := luatest.Eval(t, L, `(function() local t = {} for i = 1, 1500 do t = {ttft_ms = t} end return {levels = t} end)()`)
 	steps := []step{{key: "levels"}}
 	for len(steps) < maxJSONDepth {
 		steps = append(steps, step{key: "ttft_ms"})
@@ -488,7 +489,7 @@ func TestJSONWritersSizeLimit(t *testing.T) {
 	L, c := newState(t)
 	defer func(n int) { maxJSONBytes = n }(maxJSONBytes)
 	maxJSONBytes = 1 << 20
-	v := eval(t, L, `(function() local t = {string.rep("x", 100)}
+	v := luatest.Eval(t, L, `(function() local t = {string.rep("x", 100)}
 for i = 1, 60 do t = {a = t, b = t} end
 return t end)()`)
 	for _, indent := range []bool{true, false} {
@@ -496,6 +497,6 @@ return t end)()`)
 		if err == nil {
 			t.Fatalf("encoded %d bytes, expected an error", len(text))
 		}
-		mustContain(t, err.Error(), "passes 1 MiB", "a.a.a")
+		luatest.MustContain(t, err.Error(), "passes 1 MiB", "a.a.a")
 	}
 }

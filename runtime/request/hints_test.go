@@ -3,9 +3,9 @@ package request
 import (
 	"net"
 	"os"
-	"strings"
 	"syscall"
 	"testing"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/stream"
 )
@@ -19,25 +19,9 @@ func TestConnectHintOutOfFiles(t *testing.T) {
 		dial := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", errno)}
 		err := &stream.Error{Kind: stream.KindConnect, URL: "http://127.0.0.1:8080/v1/chat/completions", Err: dial}
 		h := streamHint(err, "--server")
-		mustContain(t, h, "ulimit -n", "fewer requests at once")
-		mustNotContain(t, h, "start llama-server")
+		luatest.MustContain(t, h, "ulimit -n", "fewer requests at once")
+		luatest.MustNotContain(t, h, "start llama-server")
 	}
 	refused := &stream.Error{Kind: stream.KindConnect, Err: &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
-	mustContain(t, streamHint(refused, "--server"), "check --server, or start llama-server there")
-}
-
-func mustContain(t *testing.T, got string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(got, w) {
-			t.Fatalf("%q does not contain %q", got, w)
-		}
-	}
-}
-
-func mustNotContain(t *testing.T, got string, unwanted string) {
-	t.Helper()
-	if strings.Contains(got, unwanted) {
-		t.Fatalf("%q contains %q", got, unwanted)
-	}
+	luatest.MustContain(t, streamHint(refused, "--server"), "check --server, or start llama-server there")
 }

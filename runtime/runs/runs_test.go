@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"ttftlab/runtime/luatest"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -58,33 +59,6 @@ func run(L *lua.LState, code, name string) error {
 	return L.PCall(0, 0, nil)
 }
 
-// eval is the value of a Lua expression.
-func eval(t *testing.T, L *lua.LState, expr string) lua.LValue {
-	t.Helper()
-	if err := L.DoString("return " + expr); err != nil {
-		t.Fatalf("evaluating %s: %v", expr, err)
-	}
-	v := L.Get(-1)
-	L.Pop(1)
-	return v
-}
-
-func mustContain(t *testing.T, got string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(got, w) {
-			t.Fatalf("%q does not contain %q", got, w)
-		}
-	}
-}
-
-func mustNotContain(t *testing.T, got string, unwanted string) {
-	t.Helper()
-	if strings.Contains(got, unwanted) {
-		t.Fatalf("%q contains %q", got, unwanted)
-	}
-}
-
 // setRuns sets global name to n runs of per lognormal samples each around
 // 800*scale ms (a spread of about 30 %), drawn from a seeded generator.
 func setRuns(L *lua.LState, name string, seed uint64, n, per int, scale float64) {
@@ -123,7 +97,7 @@ func TestRunsPoolsFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.String(), "runs: 5 runs, 95 % intervals", "ttft_ms", "p50 too few samples", "mean 30 ms [10, 50] over 5 runs", "n 5",
+	luatest.MustContain(t, out.String(), "runs: 5 runs, 95 % intervals", "ttft_ms", "p50 too few samples", "mean 30 ms [10, 50] over 5 runs", "n 5",
 		"gaps_ms", "p50 3.5 ms [2.0, 5.0]")
 }
 
@@ -166,8 +140,8 @@ func TestABShiftIsSlower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.String(), "ab: B/A of the median, 4 runs of each in ABBA order, seed 21", "ttft_ms", "slower")
-	mustNotContain(t, out.String(), "ab: run 1 of 8")
+	luatest.MustContain(t, out.String(), "ab: B/A of the median, 4 runs of each in ABBA order, seed 21", "ttft_ms", "slower")
+	luatest.MustNotContain(t, out.String(), "ab: run 1 of 8")
 }
 
 func TestABSameDistributionNoDifference(t *testing.T) {
@@ -176,7 +150,7 @@ func TestABSameDistributionNoDifference(t *testing.T) {
 	for trial := range 10 {
 		setRuns(L, "A_RUNS", uint64(10+2*trial), 4, 50, 1)
 		setRuns(L, "B_RUNS", uint64(11+2*trial), 4, 50, 1)
-		v := eval(t, L, `ab(function(i) return {ttft_ms = A_RUNS[i]} end, function(i) return {ttft_ms = B_RUNS[i]} end,
+		v := luatest.Eval(t, L, `ab(function(i) return {ttft_ms = A_RUNS[i]} end, function(i) return {ttft_ms = B_RUNS[i]} end,
 			{runs = 4, quiet = true, reps = 300}).figures.ttft_ms.verdict`)
 		if v.String() == "no difference detected" {
 			none++
@@ -244,7 +218,7 @@ func TestABOnlyInOneAndOneRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, out.String(), "extra_ms", "only in A", "tokens", "only in B", "warning: one run of a variant")
+	luatest.MustContain(t, out.String(), "extra_ms", "only in A", "tokens", "only in B", "warning: one run of a variant")
 }
 
 func TestABErrors(t *testing.T) {

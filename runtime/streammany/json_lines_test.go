@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/runtime"
@@ -19,7 +20,7 @@ func TestWatchRefusesInfiniteTags(t *testing.T) {
 	if err == nil {
 		t.Fatal("a tag of math.huge was accepted")
 	}
-	mustContain(t, err.Error(), "w.lua:1:", "opts.watch.tags.level", "use a finite number or a string")
+	luatest.MustContain(t, err.Error(), "w.lua:1:", "opts.watch.tags.level", "use a finite number or a string")
 }
 
 // TestRecordLinesStayJSON: stream_many's record goes through
@@ -34,7 +35,7 @@ func TestRecordLinesStayJSON(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: recorded without an error", tags)
 		}
-		mustContain(t, err.Error(), "level: ")
+		luatest.MustContain(t, err.Error(), "level: ")
 		data, _ := os.ReadFile(filepath.Join(vm.Out(), "r.jsonl"))
 		for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 			if len(line) == 0 {

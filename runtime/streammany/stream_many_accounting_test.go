@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/stream/streamtest"
@@ -101,7 +102,7 @@ func TestStreamManyAccountsForFailures(t *testing.T) {
 // with null percentiles (json_null in Lua), and write_json writes them;
 // the summary is a level's (artifact.LevelSummary: its calls and turns).
 func TestStreamManyEmptyDistributions(t *testing.T) {
-	vm, out := testVM(t, runtime.Config{Server: closedURL(t)})
+	vm, out := testVM(t, runtime.Config{Server: luatest.ClosedURL(t)})
 	err := vm.RunString(`
 		local _, s = stream_many(function(i)
 			if i > 2 then return nil end

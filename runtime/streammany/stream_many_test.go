@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/stream/streamtest"
 	"ttftlab/runtime"
@@ -54,7 +55,7 @@ func TestStreamManyFailuresAreResults(t *testing.T) {
 	err := vm.RunString(`
 		local results, summary = stream_many(function(i)
 			if i > 4 then return nil end
-			return "q", {server = (i == 2) and "`+closedURL(t)+`" or SERVER}
+			return "q", {server = (i == 2) and "`+luatest.ClosedURL(t)+`" or SERVER}
 		end, {concurrency = 4})
 		print(#results, summary.ok, summary.failures[1].n, summary.failures[1].kind, results[1].error == nil)
 		print(results[2].error)`, "f.lua")

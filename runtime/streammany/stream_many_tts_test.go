@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"ttftlab/runtime/luatest"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/endpoint"
@@ -25,7 +26,7 @@ import (
 // nothing.
 func TestStreamManySpeaks(t *testing.T) {
 	url := (&streamtest.FakeLlama{Pieces: []string{"Your table", " is ready.", " Come in", " now."}, Delay: 2 * time.Millisecond}).Start(t)
-	speech := espeakServer(t)
+	speech := luatest.EspeakServer(t)
 	vm, out := testVM(t, runtime.Config{Server: url, TTS: &runtime.TTS{Endpoint: &endpoint.Endpoint{Base: speech}, Model: tts.Model}})
 	clause := (&streamtest.FakeLlama{Pieces: []string{"Well, ", "your table", " is ready."}, Delay: 5 * time.Millisecond}).Start(t)
 	vm.State().SetGlobal("CLAUSE_URL", lua.LString(clause))
