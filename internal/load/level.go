@@ -403,7 +403,7 @@ func stats(xs []float64) *artifact.Stats {
 	for _, x := range xs {
 		sum += x
 	}
-	return &artifact.Stats{N: len(xs), Min: xs[0], P50: Percentile(xs, 50), P90: Percentile(xs, 90), P99: Percentile(xs, 99),
+	return &artifact.Stats{N: len(xs), Min: xs[0], P50: interval.PercentileOf(xs, 50), P90: interval.PercentileOf(xs, 90), P99: interval.PercentileOf(xs, 99),
 		Max: xs[len(xs)-1], Mean: sum / float64(len(xs))}
 }
 

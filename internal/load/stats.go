@@ -36,14 +36,10 @@ func Summarize(xs []float64) Dist {
 	for _, x := range s {
 		sum += x
 	}
-	return Dist{N: len(s), P50: Percentile(s, 50), P90: Percentile(s, 90), P95: Percentile(s, 95),
-		P99: Percentile(s, 99), Mean: sum / float64(len(s)), Max: s[len(s)-1],
+	return Dist{N: len(s), P50: interval.PercentileOf(s, 50), P90: interval.PercentileOf(s, 90), P95: interval.PercentileOf(s, 95),
+		P99: interval.PercentileOf(s, 99), Mean: sum / float64(len(s)), Max: s[len(s)-1],
 		P50CI: interval.PercentileCI(s, 50), P95CI: interval.PercentileCI(s, 95), P99CI: interval.PercentileCI(s, 99)}
 }
-
-// Percentile is the p-th percentile of sorted values (p from 0 to 100),
-// interval.PercentileOf.
-func Percentile(sorted []float64, p float64) float64 { return interval.PercentileOf(sorted, p) }
 
 // Record is the distribution as the artifacts write it: what it is over,
 // its n, and null percentiles when n is 0. Every distribution is of times

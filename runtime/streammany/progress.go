@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"time"
+	"ttftlab/internal/interval"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,7 +40,7 @@ func (m *many) tick(elapsed time.Duration, inFlight int) {
 	p50 := "-"
 	if len(ttft) > 0 {
 		sort.Float64s(ttft)
-		p50 = fmt.Sprintf("%.1f ms", ttft[len(ttft)/2])
+		p50 = fmt.Sprintf("%.1f ms", interval.PercentileOf(ttft, 50)) // the table's rule
 	}
 	fmt.Fprintf(p.w, "\r\x1b[K%5.1f s: %d done, %d in flight, %d errors, p50 ttft %s", elapsed.Seconds(), len(m.rows), inFlight, errs, p50)
 	p.shown = true

@@ -20,11 +20,11 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"ttftlab/internal/interval"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/calibrate"
-	"ttftlab/internal/load"
 	ttftruntime "ttftlab/runtime"
 )
 
@@ -575,7 +575,7 @@ func lateness(text string, scaleToNs float64) []float64 {
 func summarize(name string, late []float64, received, expected int, cpuS, wall float64) figures {
 	f := figures{client: name, received: received, expected: expected, wallS: wall, wholeCPUPerChunkUs: -1, heapPerRequestB: -1, maxRSSKiB: -1}
 	if n := len(late); n > 0 {
-		f.p50, f.p99, f.max = load.Percentile(late, 50), load.Percentile(late, 99), late[n-1]
+		f.p50, f.p99, f.max = interval.PercentileOf(late, 50), interval.PercentileOf(late, 99), late[n-1]
 	}
 	if received > 0 {
 		f.cpuPerChunkUs = cpuS * 1e6 / float64(received)

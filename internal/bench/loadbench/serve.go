@@ -16,8 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"ttftlab/internal/interval"
 
-	"ttftlab/internal/load"
 	"ttftlab/internal/monoclock"
 )
 
@@ -128,7 +128,7 @@ func (l *lateLog) report() serverReport {
 	r := serverReport{CPUNs: int64(cpuSeconds() * 1e9), N: len(us)}
 	if len(us) > 0 {
 		sort.Float64s(us)
-		r.P50Us, r.P99Us, r.MaxUs = load.Percentile(us, 50), load.Percentile(us, 99), us[len(us)-1]
+		r.P50Us, r.P99Us, r.MaxUs = interval.PercentileOf(us, 50), interval.PercentileOf(us, 99), us[len(us)-1]
 	}
 	return r
 }
