@@ -61,3 +61,15 @@ func (vm *VM) checkNotMeasured(L *lua.LState) int {
 	L.Push(t)
 	return 1
 }
+
+// takeTurn is take_turn(step): Config.Turn, or nothing.
+func (vm *VM) takeTurn(L *lua.LState) int {
+	step := L.CheckString(1)
+	if vm.cfg.Turn == nil {
+		return 0
+	}
+	if err := vm.cfg.Turn(step); err != nil {
+		L.RaiseError("take_turn: %s", err.Error())
+	}
+	return 0
+}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,33 @@ func TestLogContains(t *testing.T) {
 	}
 	if out.String() != "true\tfalse\n" {
 		t.Fatalf("output = %q", out.String())
+	}
+}
+
+// TestTakeTurnCallsTheTurn: take_turn(step) calls Config.Turn with the
+// step, raises its error, and returns at once without one; REPEAT is
+// --repeat's value or nil.
+func TestTakeTurnCallsTheTurn(t *testing.T) {
+	var steps []string
+	vm, _ := testVM(t, Config{Repeat: 4, Turn: func(step string) error {
+		steps = append(steps, step)
+		if step == "bad" {
+			return errors.New("the other set-up stopped")
+		}
+		return nil
+	}})
+	if err := vm.RunString(`take_turn("cache"); take_turn("cache"); assert(REPEAT == 4)`, "turn"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(steps, ",") != "cache,cache" {
+		t.Fatalf("turns %v, want cache twice", steps)
+	}
+	err := vm.RunString(`take_turn("bad")`, "turn")
+	if err == nil || !strings.Contains(err.Error(), "take_turn: the other set-up stopped") {
+		t.Fatalf("error %v, want take_turn's", err)
+	}
+	plain, _ := testVM(t, Config{})
+	if err := plain.RunString(`take_turn("cache"); assert(REPEAT == nil)`, "turn"); err != nil {
+		t.Fatal(err)
 	}
 }

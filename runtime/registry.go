@@ -328,6 +328,12 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 		Help: "A step did not measure when steps.json says it failed or was skipped (why: \"skipped: reason\"), or when its file is not\n" +
 			"in OUT. The lab's report step leaves their numbers null and names them in not_measured.\n" +
 			"  for _, m in ipairs(check_not_measured()) do print(m.step, m.why) end"},
+	{Name: "take_turn", Kind: Function, fn: (*VM).takeTurn,
+		Signature: "take_turn(step)",
+		Summary:   "Wait until this run may measure the step's next repetition: in ttftlab ab the two set-ups take turns A B B A; elsewhere it returns at once.",
+		Help: "The lab's steps call it before each repetition (labconf.repeated). Everything a run does between two calls\n" +
+			"happens on its turn, so A and B never measure at once.\n" +
+			"  for k = 1, REPEAT or 6 do take_turn(\"cache\"); measure() end"},
 	{Name: "eprint", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return printTo(L, vm.cfg.Stderr) },
 		Signature: "eprint(...)",
 		Summary:   "Like print, to standard error."},
@@ -381,6 +387,14 @@ figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
 	{Name: "PREFLIGHT", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LBool(vm.cfg.Preflight) },
 		Signature: "PREFLIGHT",
 		Summary:   "true when the script should only check its inputs and stop (the lab, before a server starts); it may return {tts = true}: its run needs a speech server."},
+	{Name: "REPEAT", Kind: Global, value: func(vm *VM) lua.LValue {
+		if vm.cfg.Repeat <= 0 {
+			return lua.LNil
+		}
+		return lua.LNumber(vm.cfg.Repeat)
+	},
+		Signature: "REPEAT",
+		Summary:   "How many times the lab's steps repeat their measurement (--repeat), or nil: each step's default (6)."},
 	{Name: "TTFTLAB", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LString(vm.cfg.Command) },
 		Signature: "TTFTLAB",
 		Summary:   "How to run ttftlab from here, for messages: ./ttftlab, ttftlab or go run ."},

@@ -59,7 +59,7 @@ func TestRegistryMatchesDocs(t *testing.T) {
 // TestRegistryInstallsEveryEntry: each entry exists in a new VM, and every
 // global function the host adds beyond Lua's own library is registered.
 func TestRegistryInstallsEveryEntry(t *testing.T) {
-	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1", KBDir: "/kb", ServerLog: "/log"})
+	vm, _ := testVM(t, Config{Server: "http://127.0.0.1:1", KBDir: "/kb", ServerLog: "/log", Repeat: 3})
 	registered := map[string]bool{}
 	for _, e := range API() {
 		registered[e.Name] = true

@@ -40,6 +40,14 @@ type Config struct {
 	// Preflight sets PREFLIGHT: the script only checks its inputs, and
 	// may return what its run will need of the command (VM.Needs).
 	Preflight bool
+	// Repeat sets REPEAT: how many times the lab's steps repeat their
+	// measurement (lab's --repeat); 0 leaves REPEAT nil (the steps' own
+	// default).
+	Repeat int
+	// Turn, when set, is take_turn(step): it returns when this run may
+	// measure the step's next repetition (ttftlab ab runs two set-ups
+	// A B B A, one at a time); nil: take_turn returns at once.
+	Turn func(step string) error
 	// Command is TTFTLAB, how the user runs ttftlab ("ttftlab" when empty).
 	Command string
 	// Sources say where the user set a value, for the hints in errors:

@@ -53,6 +53,39 @@ function M.timed_stream(messages, opts, what, before_each)
     "busy to time this server's first token", what, M.MAX_TRIES), 2)
 end
 
+-- How many valid repetitions a repeated step collects: REPEAT (the lab's
+-- --repeat), else 6, the fewest samples whose median has a 95 % interval.
+M.REPEAT = REPEAT or 6
+
+-- repeated runs a step's measurement until it has M.REPEAT valid
+-- repetitions and returns them in order, with the attempts it set aside:
+-- fn(k) measures repetition k (a whole measurement: a cold request and
+-- the hit that follows it stay together) and returns its record, or nil
+-- and why it is not valid (a cold prompt that hit the cache), which is
+-- set aside as {repetition = attempt, reason = why} and measured again.
+-- Every attempt takes its turn first (take_turn: A B B A under ttftlab
+-- ab). After M.REPEAT set-asides more than M.REPEAT it stops with an
+-- error that says why.
+function M.repeated(what, fn)
+  local runs, discarded = {}, {}
+  local attempt = 0
+  while #runs < M.REPEAT do
+    if #discarded >= M.REPEAT then
+      error(string.format("%s: %d of %d repetitions were not valid (last: %s); too few valid ones for its figures",
+        what, #discarded, attempt, discarded[#discarded].reason), 2)
+    end
+    attempt = attempt + 1
+    take_turn(what)
+    local rec, why = fn(#runs + 1)
+    if rec == nil then
+      discarded[#discarded + 1] = { repetition = attempt, reason = tostring(why) }
+    else
+      runs[#runs + 1] = rec
+    end
+  end
+  return runs, discarded
+end
+
 -- need_timings returns the server's timings or raises: llama-server sends
 -- them in its last chunk; other servers may not.
 function M.need_timings(timings, what)

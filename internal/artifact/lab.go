@@ -71,6 +71,10 @@ type TTFTRun struct {
 // TTFT is ttft.json: five runs with the cache off and their medians;
 // Discarded are runs set aside because one read carried the whole answer.
 type TTFT struct {
+	// Repeat is how many runs the step was asked for (the lab's
+	// --repeat); 0 in folders written before it was recorded, which hold
+	// 5.
+	Repeat    int               `json:"repeat,omitempty"`
 	Runs      []TTFTRun         `json:"runs"`
 	TTFTP50   float64           `json:"ttft_p50"`
 	TotalP50  float64           `json:"total_p50"`

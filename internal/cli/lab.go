@@ -32,6 +32,7 @@ func (c *labCmd) Run(ctx context.Context, args []string) error {
 	c.flags.registerSynth(fs)
 	keepGoing := fs.Bool("keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
 	noReport := fs.Bool("no-report", false, "do not draw OUT/"+report.FileName+" at the end")
+	repeat := registerRepeat(fs)
 	var runs int
 	registerRuns(fs, &runs)
 	if err := fs.parse(args); err != nil {
@@ -40,7 +41,7 @@ func (c *labCmd) Run(ctx context.Context, args []string) error {
 	if err := c.flags.check(fs); err != nil {
 		return err
 	}
-	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true,
+	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true, repeat: *repeat,
 		runs: &runsPlan{n: runs, kind: rundir.KindLab, table: true}}
 	if !*noReport {
 		s.finish, s.runs.report = c.env.writeReport, c.env.writeReport
@@ -72,4 +73,16 @@ func (e *env) writeReport(ctx context.Context, out, serverLog string) error {
 	}
 	fmt.Fprintf(e.Out, "HTML report: %s\n", path)
 	return nil
+}
+
+// defaultRepeat is how many times each lab step repeats its measurement:
+// six samples are the fewest whose median has a 95 % interval.
+const defaultRepeat = 6
+
+// registerRepeat adds --repeat to lab's (and ab's) flags.
+func registerRepeat(fs *flagSet) *int {
+	n := new(int)
+	fs.intVar(n, "repeat", defaultRepeat, 1, 1000, "each step repeats its measurement this many times, "+
+		"so its figures have enough samples for a median's 95 % interval (6 is the fewest)")
+	return n
 }

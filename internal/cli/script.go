@@ -22,6 +22,10 @@ type script struct {
 	args  []string
 	// stopOnFailure is lab's --keep-going=false.
 	stopOnFailure bool
+	// repeat is lab's --repeat: REPEAT in the script (0: nil).
+	repeat int
+	// turn, when set, is take_turn's (runtime.Config.Turn).
+	turn func(step string) error
 	// preflight runs the script with PREFLIGHT set before any server
 	// starts, so it can refuse its inputs at once (the lab does), and say
 	// what its run needs: {tts = true} (the lab's speech steps) implies
@@ -105,6 +109,7 @@ func (e *env) execScript(ctx context.Context, s script, cfg runtime.Config) erro
 // needs (runtime.VM.Needs: only a run with cfg.Preflight says it).
 func (e *env) execScriptNeeds(ctx context.Context, s script, cfg runtime.Config) (runtime.Needs, error) {
 	cfg.Server, cfg.KBDir, cfg.Args, cfg.StopOnFailure = s.flags.server, s.flags.kb, s.args, s.stopOnFailure
+	cfg.Repeat, cfg.Turn = s.repeat, s.turn
 	if cfg.Endpoint == nil {
 		cfg.Endpoint = s.flags.ep
 	}
