@@ -142,10 +142,11 @@ func TestLoadRunsFailedRun(t *testing.T) {
 
 // TestLabRunsRealServer: lab --runs 2 against the real llama-server
 // writes run-1 and run-2, each a whole lab folder, and runs.json whose
-// ttft_ms pools the 5 TTFTs of each run (n 10 over 2 runs) with the mean
-// inside its t-interval across the runs; the console prints that line;
-// check passes on the folder. One run gets runs.json over dirs ["."]:
-// ttft_ms's mean over the 5 samples, p50 unbounded at n 5; its console
+// ttft_ms pools the 6 TTFTs of each run (--repeat's default; n 12 over 2
+// runs) with the mean inside its t-interval across the runs; the console
+// prints that line; check passes on the folder. One run gets runs.json
+// over dirs ["."]: ttft_ms's mean over the 6 samples, and its p50 bounded
+// (6 samples are the fewest that bound a median); its console
 // prints the intervals that exist and one line naming runs.json for the
 // figures without any (at most three "too few samples" in all).
 // Fails before this change: lab has no --runs, and writes no runs.json.
@@ -170,9 +171,9 @@ func TestLabRunsRealServer(t *testing.T) {
 		t.Fatalf("runs.json kind %q dirs %q", doc.Kind, doc.Dirs)
 	}
 	f := figureNamed(t, doc, "ttft_ms")
-	if f.N != 10 || f.Runs != 2 || f.MeanOver != "runs" || f.Mean == nil || f.MeanCI == nil ||
+	if f.N != 12 || f.Runs != 2 || f.MeanOver != "runs" || f.Mean == nil || f.MeanCI == nil ||
 		*f.Mean < f.MeanCI[0] || *f.Mean > f.MeanCI[1] || f.P50CI == nil || *f.P50 < f.P50CI[0] || *f.P50 > f.P50CI[1] {
-		t.Errorf("ttft_ms %+v mean_ci %v p50_ci %v; want n 10 over 2 runs, the mean and p50 inside their intervals", f, f.MeanCI, f.P50CI)
+		t.Errorf("ttft_ms %+v mean_ci %v p50_ci %v; want n 12 over 2 runs, the mean and p50 inside their intervals", f, f.MeanCI, f.P50CI)
 	}
 	line := ""
 	for _, l := range strings.Split(stdout, "\n") {
@@ -180,7 +181,7 @@ func TestLabRunsRealServer(t *testing.T) {
 			line = l
 		}
 	}
-	if !strings.Contains(line, " over 2 runs   n 10") || !strings.Contains(line, "p95 too few samples") {
+	if !strings.Contains(line, " over 2 runs   n 12") || !strings.Contains(line, "p95 too few samples") {
 		t.Errorf("console line of ttft_ms: %q", line)
 	}
 	requireCheckPasses(t, out, srv.LogPath)
@@ -193,10 +194,10 @@ func TestLabRunsRealServer(t *testing.T) {
 	}
 	doc = strictRuns(t, one)
 	f = figureNamed(t, doc, "ttft_ms")
-	if !slices.Equal(doc.Dirs, []string{"."}) || f.N != 5 || f.Runs != 1 || f.MeanOver != "samples" || f.MeanCI == nil || f.P50CI != nil {
+	if !slices.Equal(doc.Dirs, []string{"."}) || f.N != 6 || f.Runs != 1 || f.MeanOver != "samples" || f.MeanCI == nil || f.P50CI == nil {
 		t.Errorf("one run: dirs %q, ttft_ms %+v", doc.Dirs, f)
 	}
-	if !strings.Contains(stdout, "over 5 samples   n 5") {
+	if !strings.Contains(stdout, "over 6 samples   n 6") {
 		t.Errorf("one run: the console lacks the ttft_ms line with its intervals")
 	}
 	// One run bounds few figures: the console prints those and one line
