@@ -107,6 +107,18 @@ type LoadSettings struct {
 	// TTS is the speech server every answer was spoken through (--tts);
 	// absent without one.
 	TTS *AudioTTS `json:"tts,omitempty"`
+	// UntilDecided is --until-decided: each level runs further rounds
+	// until its SLO verdicts are decided or its budget is spent; absent
+	// otherwise.
+	UntilDecided *UntilDecided `json:"until_decided,omitempty"`
+}
+
+// UntilDecided is the budget of each level of a run until decided
+// (--budget): at most BudgetRequests requests (warm-up included), or
+// rounds that fit in BudgetMs; one of the two is set.
+type UntilDecided struct {
+	BudgetRequests int     `json:"budget_requests,omitempty"`
+	BudgetMs       float64 `json:"budget_ms,omitempty"`
 }
 
 // SLO is one objective: Metric's Percentile-th percentile at most LimitMs.
@@ -207,6 +219,42 @@ type LoadLevel struct {
 	// Absent otherwise.
 	Shards        []LevelShard `json:"shards,omitempty"`
 	StartSpreadMs *float64     `json:"start_spread_ms,omitempty"`
+	// Decision is, with --until-decided, how the level's rounds ended
+	// (its record is then over every round); absent otherwise.
+	Decision *LevelDecision `json:"decision,omitempty"`
+}
+
+// LevelDecision is how a level run until decided ended: after Rounds
+// rounds of Requests requests in all (warm-up included, what a budget
+// of requests counts), Ended "decided" (every SLO's interval on one
+// side of its limit; in a search, the level's verdict settled: an SLO
+// above its limit, or every one below), "failed" (a request failed: the
+// level cannot hold whatever more rounds show), "over-saturated" or
+// "budget" (the budget left no further round). Decided is Ended other
+// than "budget". Undecided are the SLO verdicts whose interval still
+// holds the limit, with how many more requests would decide each.
+type LevelDecision struct {
+	Rounds    int            `json:"rounds"`
+	Requests  int            `json:"requests"`
+	Decided   bool           `json:"decided"`
+	Ended     string         `json:"ended"`
+	Undecided []UndecidedSLO `json:"undecided"`
+}
+
+// UndecidedSLO is an SLO verdict whose interval holds its limit after N
+// requests (warm-up left out): MoreRequests is how many more would
+// decide it by the rule of load.MoreToDecide (the interval's half-width
+// on the limit's side shrinking as 1/sqrt(n)), AtLeast when that side
+// has no bound yet and the count is the fewest requests that give it
+// one; null when no count would (Why says why).
+type UndecidedSLO struct {
+	Metric       string  `json:"metric"`
+	Percentile   float64 `json:"percentile"`
+	LimitMs      float64 `json:"limit_ms"`
+	N            int     `json:"n"`
+	MoreRequests *int    `json:"more_requests"`
+	AtLeast      bool    `json:"at_least,omitempty"`
+	Why          string  `json:"why,omitempty"`
 }
 
 // LevelShard is one shard's part of a merged level.
@@ -292,6 +340,12 @@ type SLOVerdict struct {
 	Failed  int  `json:"failed"`
 	Missing int  `json:"missing"`
 	Met     bool `json:"met"`
+	// CIMs and Side are, with --until-decided, the percentile's 95 %
+	// interval (a bound null when nothing finite bounds that side) and
+	// where it lies against the limit: "below", "above" or "straddles"
+	// (undecided), as PooledSLO's; absent otherwise.
+	CIMs *[2]*float64 `json:"ci_ms,omitempty"`
+	Side string       `json:"side,omitempty"`
 }
 
 // Capacity is the highest level that met every SLO, and the level above

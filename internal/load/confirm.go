@@ -281,7 +281,13 @@ func (s Search) pool(level float64, rounds []Step) LevelVerdict {
 // late request above every value) with its 95 % order-statistic interval
 // (interval.Late) and where that interval lies against the limit.
 func Estimate(xs []float64, slo SLOLimit) SLOEstimate {
-	l := interval.Late(xs, 0, slo.Percentile)
+	return estimateOf(interval.Late(xs, 0, slo.Percentile), slo.LimitMs)
+}
+
+// estimateOf is a late percentile (interval.Late) as an SLO's estimate
+// against limit: the one rule of where an interval lies, a level's SLO
+// verdict's (Level) and a search's pooled one's.
+func estimateOf(l interval.LatePercentile, limit float64) SLOEstimate {
 	e := SLOEstimate{N: l.N, Side: Straddles}
 	if l.N == 0 {
 		return e
@@ -297,9 +303,9 @@ func Estimate(xs []float64, slo SLOLimit) SLOEstimate {
 	}
 	e.Lo, e.Hi = finite(l.Lo), finite(l.Hi)
 	switch {
-	case l.Hi <= slo.LimitMs:
+	case l.Hi <= limit:
 		e.Side = Below
-	case l.Lo > slo.LimitMs: // a late bound included: late requests alone are above
+	case l.Lo > limit: // a late bound included: late requests alone are above
 		e.Side = Above
 	}
 	return e

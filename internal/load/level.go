@@ -89,7 +89,7 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	}
 	met := true
 	for _, s := range set.SLO {
-		v := verdict(s, reqs)
+		v := verdict(s, reqs, set.UntilDecided != nil)
 		met = met && v.Met
 		l.SLO = append(l.SLO, v)
 	}
@@ -266,8 +266,9 @@ func meets(r artifact.Request, slos []artifact.SLO) bool {
 
 // verdict checks one SLO on the rows: the percentile over every request
 // (warm-up left out), a failed or missing figure infinitely late, no
-// value when the percentile falls on one.
-func verdict(s artifact.SLO, rows []artifact.Request) artifact.SLOVerdict {
+// value when the percentile falls on one; sided (a run until decided)
+// adds its interval and where it lies against the limit (estimateOf).
+func verdict(s artifact.SLO, rows []artifact.Request, sided bool) artifact.SLOVerdict {
 	out := artifact.SLOVerdict{Metric: s.Metric, Percentile: s.Percentile, LimitMs: s.LimitMs}
 	var xs []float64
 	for _, r := range rows {
@@ -284,9 +285,14 @@ func verdict(s artifact.SLO, rows []artifact.Request) artifact.SLOVerdict {
 			out.Missing++
 		}
 	}
-	if l := interval.Late(xs, out.Failed+out.Missing, s.Percentile); l.Known() {
+	l := interval.Late(xs, out.Failed+out.Missing, s.Percentile)
+	if l.Known() {
 		out.ValueMs = artifact.Ms(l.Value)
 		out.Met = l.Value <= s.LimitMs
+	}
+	if sided {
+		e := estimateOf(l, s.LimitMs)
+		out.CIMs, out.Side = &[2]*float64{msOf(e.Lo), msOf(e.Hi)}, string(e.Side)
 	}
 	return out
 }

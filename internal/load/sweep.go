@@ -152,12 +152,30 @@ func (s *sweep) print(lines ...string) {
 // level where every request failed; then the capacity.
 func (s *sweep) runLevels() error {
 	for k, level := range s.doc.Settings.Levels {
-		rec, _, err := s.round(Round{Level: level, K: k, Round: 1, Calls: s.doc.Settings.Calls})
-		if err != nil {
-			return err
+		rd := Round{Level: level, K: k, Round: 1, Calls: s.doc.Settings.Calls}
+		var acc *rounds
+		if s.until() {
+			acc = &rounds{at: len(s.doc.Levels)}
 		}
-		if err := s.saved(); err != nil {
-			return err
+		var rec artifact.LoadLevel
+		for rd.Calls > 0 {
+			var err error
+			if rec, _, err = s.round(rd, acc); err != nil {
+				return err
+			}
+			if acc != nil {
+				rd.Round, rd.Calls = rd.Round+1, s.further(acc)
+			} else {
+				rd.Calls = 0
+			}
+			if err := s.saved(); err != nil {
+				return err
+			}
+		}
+		if acc != nil {
+			rec = s.doc.Levels[acc.at]
+			s.print(s.table.Level(loadtext.Label(level, 1), rec)...)
+			s.print(loadtext.DecisionLines(s.doc.Settings, rec)...)
 		}
 		if sum := rec.Summary; sum.Requests > 0 && sum.Failed == sum.Requests {
 			s.print(loadtext.AllFailedLine())
@@ -178,13 +196,50 @@ func (s *sweep) saved() error {
 	return nil
 }
 
+// until says whether each level runs until decided.
+func (s *sweep) until() bool { return s.doc.Settings.UntilDecided != nil }
+
+// further is the calls of the next round of a level run until decided,
+// after the rounds acc holds, whose record the level's is: none when
+// that record is settled or the budget leaves no further round (the
+// record's decision then says why; else it is "running"). A budget of
+// requests leaves a round what it has not spent, up to settings.calls,
+// and no round whose requests would all be warm-up; a budget of time a
+// round only when the rounds so far and one more as long as the last
+// fit in it.
+func (s *sweep) further(acc *rounds) int {
+	set := s.doc.Settings
+	rec := &s.doc.Levels[acc.at]
+	ended := settled(*rec, s.search())
+	calls := 0
+	if ended == "" {
+		ended = EndedBudget
+		switch u := set.UntilDecided; {
+		case u.BudgetRequests > 0:
+			left := (u.BudgetRequests - len(acc.rows)) / max(set.Turns, 1)
+			if c := min(set.Calls, left); c >= 1 && c*set.Turns > set.Warmup {
+				calls, ended = c, EndedRunning
+			}
+		case acc.spentMs+acc.lastMs <= u.BudgetMs:
+			calls, ended = set.Calls, EndedRunning
+		}
+	}
+	rec.Decision = &artifact.LevelDecision{Rounds: acc.n, Requests: len(acc.rows), Decided: ended != EndedBudget && ended != EndedRunning,
+		Ended: ended, Undecided: undecided(*rec)}
+	return calls
+}
+
 // round runs one round: a shard's due time, the run, its late start, the
 // level's record (kept as the level's in its first round) and its lines.
-// A stop ends the sweep (stopped) with the runner's error.
-func (s *sweep) round(rd Round) (artifact.LoadLevel, []artifact.LoadRequest, error) {
+// Run until decided (acc the level's rounds so far), the level's record
+// is over every round, replaced after each, and a round prints only its
+// own line (loadtext.RoundLine): the caller prints the level's once its
+// rounds end. It returns the round's own record (Level of its rows) and
+// rows. A stop ends the sweep (stopped) with the runner's error.
+func (s *sweep) round(rd Round, acc *rounds) (artifact.LoadLevel, []artifact.LoadRequest, error) {
 	set := s.doc.Settings
 	if err := s.ctx.Err(); err != nil {
-		return artifact.LoadLevel{}, nil, s.stopped(rd, RoundResult{}, err)
+		return artifact.LoadLevel{}, nil, s.stopped(rd, RoundResult{}, err, acc)
 	}
 	if set.Shard != nil {
 		due := set.StartAtUnixMs + float64(rd.K)*(set.DurationMs+set.LevelGapMs)
@@ -197,7 +252,7 @@ func (s *sweep) round(rd Round) (artifact.LoadLevel, []artifact.LoadRequest, err
 	}
 	res, err := s.r.Run(s.ctx, rd)
 	if err != nil {
-		return artifact.LoadLevel{}, nil, s.stopped(rd, res, err)
+		return artifact.LoadLevel{}, nil, s.stopped(rd, res, err, acc)
 	}
 	if rd.DueUnixMs != nil && res.Extras.StartedUnixMs != nil {
 		if late := *res.Extras.StartedUnixMs - *rd.DueUnixMs; late > lateStartMs {
@@ -206,13 +261,24 @@ func (s *sweep) round(rd Round) (artifact.LoadLevel, []artifact.LoadRequest, err
 		}
 	}
 	rec := s.record(rd, res, false)
+	level := rec
+	if acc != nil {
+		acc.add(res)
+		level = s.pooled(rd, acc, false)
+	}
 	if rd.Round == 1 {
-		s.doc.Levels = append(s.doc.Levels, rec)
+		s.doc.Levels = append(s.doc.Levels, level)
 		if s.search() {
 			s.doc.Settings.Levels = append(s.doc.Settings.Levels, rd.Level)
 		}
+	} else if acc != nil {
+		s.doc.Levels[acc.at] = level
 	}
-	s.print(s.table.Level(loadtext.Label(rd.Level, rd.Round), rec)...)
+	if acc != nil {
+		s.print(loadtext.RoundLine(rd.Level, rd.Round, level))
+	} else {
+		s.print(s.table.Level(loadtext.Label(rd.Level, rd.Round), rec)...)
+	}
 	if over := rec.OverSaturated; over != nil {
 		ended := 0
 		for _, w := range over.Thirds {
@@ -230,14 +296,35 @@ func (s *sweep) record(rd Round, res RoundResult, interrupted bool) artifact.Loa
 	return Level(s.doc.Settings, rd.Level, res.Rows, x)
 }
 
+// pooled is a level's record (Level) over every round acc holds.
+func (s *sweep) pooled(rd Round, acc *rounds, interrupted bool) artifact.LoadLevel {
+	x := acc.extras()
+	x.DueUnixMs, x.Interrupted = rd.DueUnixMs, interrupted
+	return Level(s.doc.Settings, rd.Level, acc.rows, x)
+}
+
 // stopped ends the sweep in round rd: its rows, in a level's first
 // round, become the level's record marked interrupted; the capacity is
 // the levels'; the record is saved and the level printed. It returns
 // cause, joined with save's error.
-func (s *sweep) stopped(rd Round, res RoundResult, cause error) error {
+//
+// Run until decided (acc), the level's record is over every round, the
+// stopped one's rows included, also when it stopped in a further round.
+func (s *sweep) stopped(rd Round, res RoundResult, cause error, acc *rounds) error {
 	var rec *artifact.LoadLevel
-	if rd.Round == 1 && len(res.Rows) > 0 {
+	switch {
+	case acc != nil && rd.Round > 1:
+		acc.add(res)
+		l := s.pooled(rd, acc, true)
+		l.Decision = &artifact.LevelDecision{Rounds: acc.n, Requests: len(acc.rows), Ended: EndedInterrupted, Undecided: undecided(l)}
+		rec = &l
+		s.doc.Levels[acc.at] = l
+	case rd.Round == 1 && len(res.Rows) > 0:
 		l := s.record(rd, res, true)
+		if acc != nil {
+			acc.add(res)
+			l.Decision = &artifact.LevelDecision{Rounds: 1, Requests: len(acc.rows), Ended: EndedInterrupted, Undecided: undecided(l)}
+		}
 		rec = &l
 		s.doc.Levels = append(s.doc.Levels, l)
 		if s.search() {
@@ -281,8 +368,10 @@ func (s *sweep) runSearch() error {
 	}
 	var path []Step
 	var steps []artifact.SearchStep
-	at := map[float64]int{}  // a level's record in doc.Levels
-	ran := map[float64]int{} // a level's rounds so far
+	at := map[float64]int{}     // a level's record in doc.Levels
+	ran := map[float64]int{}    // a level's rounds so far
+	inPath := map[float64]int{} // until decided: a level's one step in path
+	var acc *rounds             // until decided: the level's rounds
 	d, err := search.Next(nil)
 	if err != nil {
 		return fmt.Errorf("the capacity search: %w", err)
@@ -294,15 +383,34 @@ func (s *sweep) runSearch() error {
 		if !ok {
 			k = len(s.doc.Levels)
 		}
-		rec, rows, err := s.round(Round{Level: level, K: k, Round: ran[level], Calls: d.Calls})
+		if s.until() && ran[level] == 1 {
+			acc = &rounds{at: k}
+		}
+		rec, rows, err := s.round(Round{Level: level, K: k, Round: ran[level], Calls: d.Calls}, acc)
 		if err != nil {
 			return err
 		}
 		if ran[level] == 1 {
 			at[level] = k
 		}
-		path = append(path, Step{Level: level, Calls: d.Calls, Met: rec.SLOMet, Failed: rec.Summary.Failed,
-			OverSaturated: rec.OverSaturated != nil, Values: sloValues(rows, set.SLO)})
+		round := Step{Level: level, Calls: d.Calls, Met: rec.SLOMet, Failed: rec.Summary.Failed,
+			OverSaturated: rec.OverSaturated != nil, Values: sloValues(rows, set.SLO)}
+		if i, ok := inPath[level]; ok {
+			// Until decided the search sees a level once, as one step
+			// of every round it ran: it decides on levels, and gives
+			// none a round of its own to confirm.
+			p := &path[i]
+			p.Calls, p.Failed = p.Calls+round.Calls, p.Failed+round.Failed
+			p.Met, p.OverSaturated = p.Met && round.Met, p.OverSaturated || round.OverSaturated
+			for j := range p.Values {
+				p.Values[j] = append(p.Values[j], round.Values[j]...)
+			}
+		} else {
+			if s.until() {
+				inPath[level] = len(path)
+			}
+			path = append(path, round)
+		}
 		step := artifact.SearchStep{Level: level, Round: ran[level], Calls: d.Calls, OverSaturated: rec.OverSaturated != nil}
 		if d, err = search.Next(path); err != nil {
 			return fmt.Errorf("the capacity search: %w", err)
@@ -314,6 +422,7 @@ func (s *sweep) runSearch() error {
 				continue
 			}
 			p := pooledRecord(v, set.SLO)
+			p.Rounds = ran[level]
 			s.doc.Levels[at[level]].Pooled = &p
 			step.Met = v.Met
 			if len(p.SLO) > 0 {
@@ -323,6 +432,15 @@ func (s *sweep) runSearch() error {
 			}
 		}
 		steps = append(steps, step)
+		if acc != nil {
+			if calls := s.further(acc); calls > 0 {
+				d = Decision{Next: level, Calls: calls}
+			} else {
+				rec := s.doc.Levels[acc.at]
+				s.print(s.table.Level(loadtext.Label(level, 1), rec)...)
+				s.print(loadtext.DecisionLines(set, rec)...)
+			}
+		}
 		if err := s.saved(); err != nil {
 			return err
 		}

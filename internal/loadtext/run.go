@@ -152,6 +152,9 @@ func EndLines(doc artifact.Load, out string, t *Table) []string {
 		}
 		lines = append(lines, "search: "+strings.Join(steps, ", "))
 	}
+	if line := UndecidedEndLine(doc); line != "" {
+		lines = append(lines, line)
+	}
 	server := ""
 	if set.Shard == nil || set.Shard.Index == 0 {
 		server = ", server.jsonl"
@@ -194,16 +197,20 @@ func undecidedLine(doc artifact.Load) string {
 	if len(between) > 0 {
 		lo = between[0]
 	}
+	budget := fmt.Sprintf("--search-budget %d calls", set.SearchBudget)
+	if set.UntilDecided != nil {
+		budget = BudgetText(set.UntilDecided)
+	}
 	if len(between) > 1 {
 		hi := between[1]
-		return fmt.Sprintf("capacity between %s and %s%s, undecided: %s (limit %s; an interval still holds it after --search-budget %d calls)",
-			g(lo), g(hi), Unit(set.Mode, hi), strings.Join(parts, "; "), strings.Join(limits, ", "), set.SearchBudget)
+		return fmt.Sprintf("capacity between %s and %s%s, undecided: %s (limit %s; an interval still holds it after %s)",
+			g(lo), g(hi), Unit(set.Mode, hi), strings.Join(parts, "; "), strings.Join(limits, ", "), budget)
 	}
 	// Every level held up to --search-max, whose own interval still holds
 	// the limit: nothing above it was tried.
 	return fmt.Sprintf("capacity undecided at %s%s, the largest level (--search-max): %s (limit %s; an interval still holds it after "+
-		"--search-budget %d calls); nothing above it was tried: give a higher --search-max", g(lo), Unit(set.Mode, lo),
-		strings.Join(parts, "; "), strings.Join(limits, ", "), set.SearchBudget)
+		"%s); nothing above it was tried: give a higher --search-max", g(lo), Unit(set.Mode, lo),
+		strings.Join(parts, "; "), strings.Join(limits, ", "), budget)
 }
 
 // pooledText is a level's SLOs over every round a search ran of it:

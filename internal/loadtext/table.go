@@ -177,6 +177,15 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 		if v.Met {
 			met = "met"
 		}
+		if v.CIMs != nil {
+			// Until decided: the interval the decision is made on.
+			value += " " + Bounds(v.ValueMs, *v.CIMs)
+			if v.Side == "straddles" {
+				met += ", undecided"
+			} else {
+				met += ", decided"
+			}
+		}
 		lines = append(lines, fmt.Sprintf("  SLO %s p%s %s (limit %s ms, n=%d): %s", v.Metric, g(v.Percentile), value, g(v.LimitMs), v.N, met))
 	}
 	if heldButFailed(&l) {
