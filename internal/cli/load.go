@@ -43,6 +43,13 @@ type loadCmd struct {
 	search       bool
 	searchMax    int
 	searchBudget int
+	// untilDecided is --until-decided; budgetRequests or budgetFor its
+	// --budget, a count of requests or a time (the other 0), budgetGiven
+	// whether --budget was given.
+	untilDecided   bool
+	budgetRequests int
+	budgetFor      time.Duration
+	budgetGiven    bool
 	// failBelow (--fail-below) and maxErrorRate (--max-error-rate) are
 	// the CI gates; failBelow 0 and maxErrorRate 1 are off.
 	failBelow, maxErrorRate float64
@@ -76,13 +83,22 @@ once from 1 up to --search-max while the SLOs hold, then bisects on whole number
 the largest level that holds (a server it starts gets --search-max slots), then gives
 that level and the one above more rounds of --requests calls until each SLO's 95 %
 interval lies on one side of its limit, or --search-budget calls a level (else the
-capacity is undecided, between the two). Exits 1
+capacity is undecided, between the two). With --until-decided each level (each level
+the search tries) gets further rounds of its --requests calls until every --slo's 95 %
+interval lies on one side of its limit, or --budget runs out; the console and
+load.json then say which verdicts are undecided and about how many more requests
+would decide them. Exits 1
 when every request of a level failed (the sweep stops there; with --search, when no
 level held and one failed every request), naming the failure kinds; exits 3 when a
 gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
 otherwise exits 0. With --shard I/N it runs one part of a run split over N machines,
 its levels fixed on the wall clock (--start-at or --barrier, --duration, --level-gap), into
 OUT/shard-I; ttftlab merge makes the shards one load folder (docs/distributed.md).`
+
+// defaultBudget is --budget's default: each level run until decided
+// gets 5 minutes, enough at one call at once of a second a request to
+// bound a p95 (72 requests) several times over.
+const defaultBudget = 5 * time.Minute
 
 // loadRequestTimeout is load's --request-timeout: a call of a voice agent
 // that has not answered in 5 minutes has failed.
@@ -122,6 +138,26 @@ func (c *loadCmd) register(fs *flagSet) {
 	fs.intVar(&c.searchMax, "search-max", 64, 1, 1024, "with --search: the most calls at once it tries (with --rate: the highest rate, calls/s)")
 	fs.intVar(&c.searchBudget, "search-budget", 0, 0, 1000000, "with --search: the most calls the capacity and the level above it get to confirm "+
 		"their verdicts (rounds of --requests calls until each SLO's interval lies on one side of its limit; default 4 x --requests)")
+	fs.BoolVar(&c.untilDecided, "until-decided", false, "give each level further rounds of --requests calls until every --slo's 95 % interval "+
+		"lies on one side of its limit, or --budget runs out (needs --slo; with --search, each level it tries)")
+	c.budgetFor = defaultBudget
+	fs.Func("budget", "`N or DURATION` with --until-decided: each level's most requests (5000, its first round's included) or time "+
+		"(10m: a further round starts only when one as long as the last still fits) (default 5m)", func(v string) error {
+		c.budgetGiven = true
+		if n, err := strconv.Atoi(v); err == nil {
+			if n < 1 || n > 100000000 {
+				return fmt.Errorf("want a number of requests from 1 to 100000000, got %d", n)
+			}
+			c.budgetRequests, c.budgetFor = n, 0
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a number of requests (5000) or a duration (10m), got %q", v)
+		}
+		c.budgetRequests, c.budgetFor = 0, d
+		return nil
+	})
 	registerRuns(fs, &c.runs)
 	c.shard.register(fs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
@@ -460,6 +496,17 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 		return artifact.LoadSettings{}, nil, fmt.Errorf("--warmup %s leaves no request to measure: a level starts calls for --duration %s", c.warmupFor, c.duration)
 	}
 	slos := c.slos
+	switch perLevel := c.requests * c.turns; {
+	case c.untilDecided && len(slos) == 0:
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--until-decided runs each level until its SLO verdicts are decided: set them with --slo METRIC<=MS@pNN (e.g. --slo first_sentence_ms<=800@p95)")
+	case c.untilDecided && c.searchBudget > 0:
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--until-decided gives each level the rounds its verdicts need within --budget: drop --search-budget, the fixed confirmation of a search without it")
+	case !c.untilDecided && c.budgetGiven:
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--budget is the budget of each level run --until-decided: add --until-decided, or drop --budget")
+	case c.untilDecided && c.budgetRequests > 0 && c.budgetRequests < perLevel:
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--budget %d requests is below a level's first round of %d (--requests %d × --turns %d): give at least %d",
+			c.budgetRequests, perLevel, c.requests, c.turns, perLevel)
+	}
 	if len(slos) == 0 {
 		slos = []string{"first_sentence_ms<=800@p95"}
 	}
@@ -477,11 +524,19 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	if c.docs > 0 {
 		set.KB = c.flags.kb
 	}
+	if c.untilDecided {
+		set.UntilDecided = &artifact.UntilDecided{BudgetRequests: c.budgetRequests, BudgetMs: msFlag(c.budgetFor)}
+	}
 	budget := 0
 	if c.search {
 		budget = c.searchBudget
 		if budget == 0 {
 			budget = 4 * c.requests
+		}
+		if c.untilDecided {
+			// Each level's rounds are run until decided: the search
+			// confirms none on its own.
+			budget = c.requests
 		}
 		if budget < c.requests {
 			return artifact.LoadSettings{}, nil, fmt.Errorf("--search-budget %d is below --requests %d: a level's first round alone is that", budget, c.requests)

@@ -118,6 +118,8 @@ func (c *loadCmd) refuseWithShard(fs *flagSet, levels []float64, count int) erro
 	switch {
 	case c.search:
 		return fmt.Errorf("--search chooses each level from the last one's verdict, which no shard knows alone: give the levels (--rate or --concurrency) with --shard")
+	case c.untilDecided:
+		return fmt.Errorf("--until-decided adds a level's rounds from its verdicts over every shard's requests, which no shard knows alone: give each level its --requests with --shard")
 	case c.runs > 1:
 		return fmt.Errorf("--runs with --shard: run the sharded run again with a new --run-id instead")
 	case c.duration <= 0:
