@@ -87,6 +87,14 @@ const lateStartMs = 50
 // path. A round's level record is the level's when it is its first
 // round; a search's further rounds only add to its pooled verdict.
 //
+// Run until decided (settings.until_decided), each level (each level a
+// search tries) gets further rounds of its calls, same level and K, until
+// its record's verdicts are settled or the budget leaves no round
+// (further); its record is then over every round (replaced after each,
+// with its decision), each round prints one line (loadtext.RoundLine)
+// and the level's lines follow its last, with loadtext.DecisionLines. A
+// search decides on each level once, from all its rounds.
+//
 // A stop (ctx done, or the runner's error) ends it: the round's rows, if
 // it is a level's first round and has rows, become that level's record
 // marked interrupted (with a search, its level joins settings.levels and
@@ -314,7 +322,9 @@ func (s *sweep) stopped(rd Round, res RoundResult, cause error, acc *rounds) err
 	var rec *artifact.LoadLevel
 	switch {
 	case acc != nil && rd.Round > 1:
-		acc.add(res)
+		if len(res.Rows) > 0 {
+			acc.add(res) // a stop before the round began adds none
+		}
 		l := s.pooled(rd, acc, true)
 		l.Decision = &artifact.LevelDecision{Rounds: acc.n, Requests: len(acc.rows), Ended: EndedInterrupted, Undecided: undecided(l)}
 		rec = &l

@@ -207,24 +207,30 @@ func TestSweepUntilDecidedSearch(t *testing.T) {
 
 // TestSweepUntilStopped: a stop in a level's further round makes the
 // level's record of every round's rows, the stopped one's kept rows
-// included, marked interrupted, its decision "interrupted".
+// included (7 of its 20; none when it stopped before its first request
+// ended, which then counts as no round), marked interrupted, its
+// decision "interrupted".
 func TestSweepUntilStopped(t *testing.T) {
 	t.Parallel()
-	set := untilSettings(300, artifact.UntilDecided{BudgetRequests: 100}, 1)
-	stop := errors.New("stopped")
-	f := &fakeRunner{stopAt: 3, keep: 7, err: stop}
-	doc, _, err := sweepOf(t, scenario{"until stopped", set, made{first: func(level float64, round, i int) float64 {
-		return 250 + 100*hash(level, round, i)
-	}}}, f, &saves{})
-	if !errors.Is(err, stop) {
-		t.Fatalf("error %v, want the runner's", err)
-	}
-	if len(doc.Levels) != 1 {
-		t.Fatalf("levels %v", levelsOf(doc.Levels))
-	}
-	l := doc.Levels[0]
-	if !l.Interrupted || l.Summary.Requests != 47 || l.Decision == nil || l.Decision.Ended != "interrupted" || l.Decision.Rounds != 3 {
-		t.Errorf("level: interrupted %v, %d requests, decision %+v; want 47 requests over 3 rounds", l.Interrupted, l.Summary.Requests, l.Decision)
+	for _, c := range []struct{ keep, requests, rounds int }{{7, 47, 3}, {0, 40, 2}} {
+		set := untilSettings(300, artifact.UntilDecided{BudgetRequests: 100}, 1)
+		stop := errors.New("stopped")
+		f := &fakeRunner{stopAt: 3, keep: c.keep, err: stop}
+		doc, _, err := sweepOf(t, scenario{"until stopped", set, made{first: func(level float64, round, i int) float64 {
+			return 250 + 100*hash(level, round, i)
+		}}}, f, &saves{})
+		if !errors.Is(err, stop) {
+			t.Fatalf("error %v, want the runner's", err)
+		}
+		if len(doc.Levels) != 1 {
+			t.Fatalf("levels %v", levelsOf(doc.Levels))
+		}
+		l := doc.Levels[0]
+		if !l.Interrupted || l.Summary.Requests != c.requests || l.Decision == nil || l.Decision.Ended != "interrupted" ||
+			l.Decision.Rounds != c.rounds {
+			t.Errorf("kept %d: interrupted %v, %d requests, decision %+v; want %d requests over %d rounds", c.keep, l.Interrupted,
+				l.Summary.Requests, l.Decision, c.requests, c.rounds)
+		}
 	}
 }
 
