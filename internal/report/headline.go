@@ -115,7 +115,7 @@ func loadHeadline(l *rundir.Load) []headline {
 	case v.Kind == capAtLeast:
 		c.Value, c.Note = "at least "+l.LevelName(l.Capacity.Level), lowerBound(l)
 	case v.Kind == capBetween:
-		c.Value, c.Note, c.Class = "between "+l.LevelName(v.Lo)+" and "+l.LevelName(v.Hi), "undecided: an interval still held the limit when --search-budget was spent", "mixed"
+		c.Value, c.Note, c.Class = "between "+l.LevelName(v.Lo)+" and "+l.LevelName(v.Hi), "undecided: an interval still held the limit when "+spentBudget(l)+" was spent", "mixed"
 	default:
 		c.Value = l.LevelName(l.Capacity.Level)
 		c.Note = "the highest level that met every SLO"
@@ -304,4 +304,13 @@ func levelWord(l *rundir.Load) string {
 		return "rate"
 	}
 	return "concurrency"
+}
+
+// spentBudget names the budget a search spends: --budget in a run until
+// decided, else --search-budget.
+func spentBudget(l *rundir.Load) string {
+	if l.Settings.UntilDecided != nil {
+		return "--budget"
+	}
+	return "--search-budget"
 }

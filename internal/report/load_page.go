@@ -99,8 +99,8 @@ func capacityText(l *rundir.Load) string {
 		}
 		return fmt.Sprintf("Capacity: no level met every objective (%s).", goal)
 	case capBetween:
-		return fmt.Sprintf("Capacity: between %s and %s, undecided (%s): an interval still held the limit when --search-budget was spent.",
-			l.LevelName(v.Lo), l.LevelName(v.Hi), goal)
+		return fmt.Sprintf("Capacity: between %s and %s, undecided (%s): an interval still held the limit when %s was spent.",
+			l.LevelName(v.Lo), l.LevelName(v.Hi), goal, spentBudget(l))
 	case capAtLeast:
 		return fmt.Sprintf("Capacity: at least %s (%s): %s.", l.LevelName(l.Capacity.Level), goal, lowerBound(l))
 	}
