@@ -39,9 +39,11 @@ type LevelExtras struct {
 }
 
 // Level is the record of one level made from its rows (every request it
-// recorded, warm-up included) and x: the summary (stream_many's figures,
-// the calls and each turn's), each SLO's verdict (the percentile over
-// every request but warm-up, a failed or missing figure infinitely late),
+// recorded, warm-up included) and x: its steady window (SteadyWindow:
+// the transient before it is left out of every figure below, as warm-up
+// is), the summary (stream_many's figures, the calls and each turn's),
+// each SLO's verdict (the percentile over every request but warm-up and
+// transient, a failed or missing figure infinitely late),
 // the goodput, slo_met (every SLO met, no request failed, neither
 // over-saturated nor interrupted), the steady trend of the first SLO's
 // lateness, and the cost of speech per second of audio. Its times are to
@@ -49,6 +51,29 @@ type LevelExtras struct {
 // run, a stopped one and a merge all make their levels here.
 func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest, x LevelExtras) artifact.LoadLevel {
 	l := artifact.LoadLevel{Level: level, Interrupted: x.Interrupted, SLO: []artifact.SLOVerdict{}, DueUnixMs: msOf(x.DueUnixMs)}
+	window, transient := SteadyWindow(rows, x.Starts)
+	l.SteadyWindow = &window
+	calls := map[int]bool{}
+	for _, r := range rows {
+		calls[r.Call] = true
+	}
+	all := rows
+	if window.LeftOut > 0 {
+		// The transient is left out of every figure below, as warm-up
+		// is; the calls and the span are the level's whole.
+		rows = make([]artifact.LoadRequest, 0, len(all)-window.LeftOut)
+		var starts []float64
+		for i, r := range all {
+			if transient[i] {
+				continue
+			}
+			rows = append(rows, r)
+			if x.Starts != nil {
+				starts = append(starts, x.Starts[i])
+			}
+		}
+		x.Starts = starts
+	}
 	lv := level
 	if set.Mode == "rate" {
 		l.Rate = &lv
@@ -56,9 +81,11 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		l.Concurrency = &lv
 	}
 	reqs := make([]artifact.Request, len(rows))
-	end := 0.0
 	for i, r := range rows {
 		reqs[i] = r.Request
+	}
+	end := 0.0
+	for _, r := range all {
 		if r.StartMs != nil && r.TotalMs != nil {
 			end = max(end, *r.StartMs+*r.TotalMs)
 		}
@@ -68,6 +95,7 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		span = *x.DurationMs
 	}
 	l.Summary = SummaryOf(rows, set.Turns, span)
+	l.Summary.Calls = len(calls)
 	l.Summary.StartedUnixMs = msOf(x.StartedUnixMs)
 	if c := x.Client; c != nil {
 		own := *c
@@ -314,28 +342,10 @@ func LatenessMetric(slo artifact.SLO) string { return "queue_ms + " + slo.Metric
 // given: the rows' starts on the wall clock, an unknown one last), its
 // least rise RiseShare of the SLO's limit.
 func LatenessTrend(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) artifact.LevelTrend {
-	type one struct {
-		at float64
-		x  float64
-	}
-	var xs []one
-	for i, r := range rows {
-		if r.Warmup {
-			continue
-		}
-		at := float64(r.Index)
-		if starts != nil {
-			at = starts[i]
-			if math.IsNaN(at) {
-				at = math.Inf(1)
-			}
-		}
-		xs = append(xs, one{at, Lateness(r.Request, slo)})
-	}
-	sort.SliceStable(xs, func(i, j int) bool { return xs[i].at < xs[j].at })
-	series := make([]float64, len(xs))
-	for i, o := range xs {
-		series[i] = o.x
+	order := startOrder(rows, starts)
+	series := make([]float64, len(order))
+	for k, i := range order {
+		series[k] = Lateness(rows[i].Request, slo)
 	}
 	return TrendOf(series, RiseShare*slo.LimitMs).Record(LatenessMetric(slo))
 }

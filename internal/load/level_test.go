@@ -313,10 +313,11 @@ func TestLevelTimesToTheMicrosecond(t *testing.T) {
 }
 
 // TestSteadyLeavesOutWarmup: 45 requests of which the first 15 are slow
-// (a cold server: 150 ms to the first token against 5 ms): counted, the
-// level's first third is all cold and the level is not steady; marked
-// warm-up, they are left out of the steady trend, the summary and the
-// verdicts, and the level is steady.
+// (a cold server: 150 ms to the first token against 5 ms): counted, they
+// are found to be the level's transient (its steady window starts at the
+// 16th) and left out of the steady trend, the summary and the verdicts,
+// and the level is steady; marked warm-up, they are left out as warm-up
+// and nothing is left to cut.
 func TestSteadyLeavesOutWarmup(t *testing.T) {
 	t.Parallel()
 	set := artifact.LoadSettings{Mode: "concurrency", Levels: []float64{2}, Turns: 1, Calls: 45, Requests: 45,
@@ -334,11 +335,16 @@ func TestSteadyLeavesOutWarmup(t *testing.T) {
 		}
 		set.Warmup = warm
 		lv := Level(set, 2, rows, LevelExtras{})
-		if st := lv.Steady; st == nil || !st.Known || st.Steady != (warm > 0) {
-			t.Errorf("warm-up %d: steady %+v, want known and steady %v", warm, st, warm > 0)
+		if st := lv.Steady; st == nil || !st.Known || !st.Steady {
+			t.Errorf("warm-up %d: steady %+v, want known and steady", warm, st)
 		}
-		if lv.Summary.Warmup != warm || lv.Summary.Requests != 45-warm || lv.SLO[0].N != 45-warm {
-			t.Errorf("warm-up %d: summary warmup %d of %d requests, SLO over %d", warm, lv.Summary.Warmup, lv.Summary.Requests, lv.SLO[0].N)
+		left := 15 - warm
+		if w := lv.SteadyWindow; w == nil || !w.Known || w.LeftOut != left || w.FromRequest != left+1 {
+			t.Errorf("warm-up %d: window %+v, want %d left out", warm, w, left)
+		}
+		if lv.Summary.Warmup != warm || lv.Summary.Requests != 30 || lv.SLO[0].N != 30 || lv.Summary.Calls != 45 {
+			t.Errorf("warm-up %d: summary warmup %d of %d requests, %d calls, SLO over %d", warm, lv.Summary.Warmup,
+				lv.Summary.Requests, lv.Summary.Calls, lv.SLO[0].N)
 		}
 	}
 }

@@ -154,6 +154,13 @@ func tableCases() []levelCase {
 	calm := level(7)
 	calm.Summary.Client = &artifact.ClientUse{Cores: 8, CPUMs: 1200, Busy: 0.05, ReaderCPUMs: 300, ReaderWaitMs: f(240), ReaderRuns: f(48000)}
 
+	// A level whose first 15 requests were its transient, and one whose
+	// window is the whole level.
+	transient, whole := level(2), level(3)
+	idx := 19
+	transient.SteadyWindow = &artifact.SteadyWindow{Metric: "ttft_ms", Rule: "MSER-5", Batch: 5, Batches: 11, Known: true,
+		FromRequest: 16, FromIndex: &idx, LeftOut: 15}
+	whole.SteadyWindow = &artifact.SteadyWindow{Metric: "ttft_ms", Rule: "MSER-5", Batch: 5, Batches: 8, Known: true, FromRequest: 1}
 	drift := level(8)
 	drift.Steady = trend(false, true, f(100), f(180), f(260))
 	late := missed(9, 1900)
@@ -181,6 +188,7 @@ func tableCases() []levelCase {
 		{name: "failure kinds", mode: "concurrency", labels: []string{"4"}, levels: []artifact.LoadLevel{kinds}},
 		{name: "client", mode: "concurrency", labels: []string{"5", "6", "7"}, levels: []artifact.LoadLevel{busy, wait, calm}},
 		{name: "not steady", mode: "concurrency", labels: []string{"8", "9"}, levels: []artifact.LoadLevel{drift, late}},
+		{name: "transient", mode: "concurrency", labels: []string{"2", "3"}, levels: []artifact.LoadLevel{transient, whole}},
 		{name: "no content", mode: "concurrency", labels: []string{"10", "11"}, levels: []artifact.LoadLevel{empty, emptyFailed}},
 		{name: "spoken", mode: "concurrency", engine: "espeak-ng", labels: []string{"1"}, levels: []artifact.LoadLevel{spoken}},
 		{name: "spoken without engine", mode: "concurrency", labels: []string{"1"}, levels: []artifact.LoadLevel{spoken}},

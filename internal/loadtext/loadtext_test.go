@@ -132,6 +132,16 @@ func TestLevelNotSteady(t *testing.T) {
 	}
 }
 
+// TestLevelTransient: a level whose steady window cut a transient says
+// how many requests it left out; one whose window is whole says nothing.
+func TestLevelTransient(t *testing.T) {
+	lines, _ := levelLines(tableCase(t, "transient"))
+	hasLine(t, lines, "  steady from request 16 (MSER-5 on ttft_ms): the 15 before it left out of the level's figures as its warm-up")
+	if n := strings.Count(strings.Join(lines, "\n"), "steady from"); n != 1 {
+		t.Errorf("%d window lines, want 1", n)
+	}
+}
+
 func TestLevelNoContent(t *testing.T) {
 	lines, _ := levelLines(tableCase(t, "no content"))
 	hasLine(t, lines,

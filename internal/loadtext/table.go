@@ -201,6 +201,10 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	if line := clientLine(s); line != "" {
 		lines = append(lines, line)
 	}
+	if w := l.SteadyWindow; w != nil && w.LeftOut > 0 {
+		lines = append(lines, fmt.Sprintf("  steady from request %d (%s on %s): the %d before it left out of the level's figures as its warm-up",
+			w.FromRequest, w.Rule, w.Metric, w.LeftOut))
+	}
 	if st := l.Steady; l.OverSaturated == nil && st != nil && st.Known && !st.Steady {
 		// A third whose median is late (inf) holds mostly failed
 		// requests or ones that never reached the figure: a warm-up
