@@ -238,6 +238,24 @@ type LevelTrend struct {
 	Known  bool          `json:"known"`
 	Rising bool          `json:"rising"`
 	Thirds []TrendWindow `json:"thirds"`
+	// Drift is the rank test of the same requests' batch means against
+	// time; absent in files written before it.
+	Drift *TrendDrift `json:"drift,omitempty"`
+}
+
+// TrendDrift is Spearman's rank correlation of a level's batch means
+// (Batch requests each, in the order they started) with time: Rho and
+// its two-sided p-value P, null when not Known (fewer than 5 batches, or
+// every mean the same). Drifting: P below 0.05 and the first and last
+// thirds' medians apart by more than the steady state's tolerance: a
+// warning on the level.
+type TrendDrift struct {
+	Batch    int      `json:"batch"`
+	Batches  int      `json:"batches"`
+	Rho      *float64 `json:"rho"`
+	P        *float64 `json:"p"`
+	Known    bool     `json:"known"`
+	Drifting bool     `json:"drifting"`
 }
 
 // SteadyWindow is the steady window of a level, detected on its

@@ -141,6 +141,12 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	return l
 }
 
+// round is x to places decimals.
+func round(x float64, places int) float64 {
+	f := math.Pow(10, float64(places))
+	return math.Round(x*f) / f
+}
+
 // msOf is a time to the microsecond, as every artifact writes times; nil
 // for nil or a time that is not finite.
 func msOf(x *float64) *float64 {
@@ -360,6 +366,11 @@ func (t Trend) Record(metric string) artifact.LevelTrend {
 			tw.CIMs = [2]*float64{artifact.Ms(w.Lo), artifact.Ms(w.Hi)}
 		}
 		out.Thirds = append(out.Thirds, tw)
+	}
+	d := t.Drift
+	out.Drift = &artifact.TrendDrift{Batch: TrendBatch, Batches: d.Batches, Known: d.Rank.Known, Drifting: d.Drifting}
+	if d.Rank.Known {
+		out.Drift.Rho, out.Drift.P = artifact.Num(round(d.Rank.Rho, 4)), artifact.Num(round(d.Rank.P, 4))
 	}
 	return out
 }

@@ -161,6 +161,10 @@ func tableCases() []levelCase {
 	transient.SteadyWindow = &artifact.SteadyWindow{Metric: "ttft_ms", Rule: "MSER-5", Batch: 5, Batches: 11, Known: true,
 		FromRequest: 16, FromIndex: &idx, LeftOut: 15}
 	whole.SteadyWindow = &artifact.SteadyWindow{Metric: "ttft_ms", Rule: "MSER-5", Batch: 5, Batches: 8, Known: true, FromRequest: 1}
+	// A level steady by its thirds whose batch means still rose.
+	drifting := level(4)
+	drifting.Steady = trend(true, true, f(100), f(115), f(130))
+	drifting.Steady.Drift = &artifact.TrendDrift{Batch: 5, Batches: 12, Rho: f(0.7133), P: f(0.0092), Known: true, Drifting: true}
 	drift := level(8)
 	drift.Steady = trend(false, true, f(100), f(180), f(260))
 	late := missed(9, 1900)
@@ -188,6 +192,7 @@ func tableCases() []levelCase {
 		{name: "failure kinds", mode: "concurrency", labels: []string{"4"}, levels: []artifact.LoadLevel{kinds}},
 		{name: "client", mode: "concurrency", labels: []string{"5", "6", "7"}, levels: []artifact.LoadLevel{busy, wait, calm}},
 		{name: "not steady", mode: "concurrency", labels: []string{"8", "9"}, levels: []artifact.LoadLevel{drift, late}},
+		{name: "drifting", mode: "concurrency", labels: []string{"4"}, levels: []artifact.LoadLevel{drifting}},
 		{name: "transient", mode: "concurrency", labels: []string{"2", "3"}, levels: []artifact.LoadLevel{transient, whole}},
 		{name: "no content", mode: "concurrency", labels: []string{"10", "11"}, levels: []artifact.LoadLevel{empty, emptyFailed}},
 		{name: "spoken", mode: "concurrency", engine: "espeak-ng", labels: []string{"1"}, levels: []artifact.LoadLevel{spoken}},

@@ -142,6 +142,16 @@ func TestLevelTransient(t *testing.T) {
 	}
 }
 
+// TestLevelDrifting: a level steady by its thirds whose batch means'
+// rank correlation with time is significant warns; one not drifting
+// does not.
+func TestLevelDrifting(t *testing.T) {
+	lines, _ := levelLines(tableCase(t, "drifting"))
+	hasLine(t, lines, "  drifting: queue_ms + ttft_ms rose across the level's steady window (Spearman's rho 0.71 of 12 batch means of 5 "+
+		"against time, p 0.0092; p50 of each third 100 [98, inf] -> 115 [113, inf] -> 130 [128, inf] ms): its figures mix what came before and after")
+	noLine(t, (&loadtext.Table{}).Level("1", level(1)), "drifting")
+}
+
 func TestLevelNoContent(t *testing.T) {
 	lines, _ := levelLines(tableCase(t, "no content"))
 	hasLine(t, lines,

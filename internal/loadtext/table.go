@@ -217,6 +217,8 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 		}
 		lines = append(lines, fmt.Sprintf("  not steady: %s moved over the level (%s): its first and last thirds disagree; %s",
 			st.Metric, ThirdsText(*st), why))
+	} else if l.OverSaturated == nil && st != nil && st.Drift != nil && st.Drift.Drifting {
+		lines = append(lines, DriftLine(*st))
 	}
 	return lines
 }
