@@ -340,6 +340,13 @@ type SLOVerdict struct {
 	Failed  int  `json:"failed"`
 	Missing int  `json:"missing"`
 	Met     bool `json:"met"`
+	// CIMs is the percentile's 95 % interval, widened for the correlation
+	// of one call's requests (a bound null when nothing finite bounds that
+	// side), and Side where it lies against the limit: "below", "above"
+	// or "straddles" (PooledSLO.Side). Absent with no request, and in
+	// files written before them.
+	CIMs *[2]*float64 `json:"ci_ms,omitempty"`
+	Side string       `json:"side,omitempty"`
 }
 
 // Capacity is the highest level that met every SLO, and the level above

@@ -80,10 +80,6 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	} else {
 		l.Concurrency = &lv
 	}
-	reqs := make([]artifact.Request, len(rows))
-	for i, r := range rows {
-		reqs[i] = r.Request
-	}
 	end := 0.0
 	for _, r := range all {
 		if r.StartMs != nil && r.TotalMs != nil {
@@ -117,7 +113,7 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	}
 	met := true
 	for _, s := range set.SLO {
-		v := verdict(s, reqs)
+		v := verdict(s, rows)
 		met = met && v.Met
 		l.SLO = append(l.SLO, v)
 	}
@@ -168,13 +164,21 @@ func toMs(x float64) float64 {
 // figures of summary(), the calls that ran and each turn number's
 // figures (byTurn) of calls of turns turns.
 func SummaryOf(rows []artifact.LoadRequest, turns int, durationMs float64) artifact.LevelSummary {
-	reqs := make([]artifact.Request, len(rows))
 	calls := map[int]bool{}
-	for i, r := range rows {
-		reqs[i] = r.Request
+	for _, r := range rows {
 		calls[r.Call] = true
 	}
-	return artifact.LevelSummary{ManySummary: summary(reqs, durationMs), Calls: len(calls), ByTurn: byTurn(rows, turns)}
+	return artifact.LevelSummary{ManySummary: summary(rows, durationMs), Calls: len(calls), ByTurn: byTurn(rows, turns)}
+}
+
+// callOf is the call a row's values are grouped by for their intervals:
+// its call, or, for a row no call claims (0: stream_many without call
+// tags), a call of its own.
+func callOf(r artifact.LoadRequest, i int) int {
+	if r.Call > 0 {
+		return r.Call
+	}
+	return -1 - i
 }
 
 // summary is stream_many's figures of its rows, over those that are not
@@ -185,9 +189,11 @@ func SummaryOf(rows []artifact.LoadRequest, turns int, durationMs float64) artif
 // over every gap between two chunks, queue_ms over every request;
 // first_audio_ms and underrun_ms only when some answer was spoken.
 // Failures are counted by kind and status with one message each; the
-// tokens are predicted_n, else the chunks.
-func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
+// tokens are predicted_n, else the chunks. Each figure's intervals
+// account for the correlation of one call's requests (Summarize).
+func summary(rows []artifact.LoadRequest, durationMs float64) artifact.ManySummary {
 	var ttft, first, total, gaps, queue, stall, audio, under []float64
+	var ttftC, firstC, totalC, gapsC, queueC, stallC, audioC, underC []int
 	spoke := false
 	var failures []artifact.Failure
 	s := artifact.ManySummary{}
@@ -198,15 +204,16 @@ func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
 		}
 		return *p
 	}
-	for _, r := range rows {
+	for i, r := range rows {
 		if r.Warmup {
 			s.Warmup++
 			continue
 		}
+		call := callOf(r, i)
 		s.Requests++
 		if r.ErrorKind == nil {
 			s.OK++
-			total = append(total, f(r.TotalMs))
+			total, totalC = append(total, f(r.TotalMs)), append(totalC, call)
 		} else {
 			s.Failed++
 			msg := ""
@@ -218,15 +225,19 @@ func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
 		if r.Cut {
 			s.Cut++
 		}
-		ttft = append(ttft, f(r.TTFTMs))
-		first = append(first, f(r.FirstSentenceMs))
-		queue = append(queue, f(r.QueueMs))
-		stall = append(stall, f(r.StallMs))
+		ttft, ttftC = append(ttft, f(r.TTFTMs)), append(ttftC, call)
+		first, firstC = append(first, f(r.FirstSentenceMs)), append(firstC, call)
+		queue, queueC = append(queue, f(r.QueueMs)), append(queueC, call)
+		stall, stallC = append(stall, f(r.StallMs)), append(stallC, call)
 		if r.Spoken() {
 			spoke = true
 			audio, under = append(audio, f(r.FirstAudioMs)), append(under, f(r.UnderrunMs))
+			audioC, underC = append(audioC, call), append(underC, call)
 		}
 		gaps = append(gaps, r.GapsMs...)
+		for range r.GapsMs {
+			gapsC = append(gapsC, call)
+		}
 		if r.PredictedN != nil {
 			tokens += *r.PredictedN
 		} else {
@@ -241,14 +252,14 @@ func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
 		s.RequestsPerS = artifact.Num(float64(s.OK) / secs)
 		s.TokensPerS = artifact.Num(tokens / secs)
 	}
-	s.TTFTMs = Summarize(ttft).Record(artifact.OverTTFT)
-	s.FirstSentenceMs = Summarize(first).Record(artifact.OverFirstSentence)
-	s.TotalMs = Summarize(total).Record(artifact.OverTotal)
-	s.GapMs = Summarize(gaps).Record(artifact.OverGap)
-	s.QueueMs = Summarize(queue).Record(artifact.OverQueue)
-	s.StallMs = Summarize(stall).Record(artifact.OverStall)
+	s.TTFTMs = Summarize(ttft, ttftC).Record(artifact.OverTTFT)
+	s.FirstSentenceMs = Summarize(first, firstC).Record(artifact.OverFirstSentence)
+	s.TotalMs = Summarize(total, totalC).Record(artifact.OverTotal)
+	s.GapMs = Summarize(gaps, gapsC).Record(artifact.OverGap)
+	s.QueueMs = Summarize(queue, queueC).Record(artifact.OverQueue)
+	s.StallMs = Summarize(stall, stallC).Record(artifact.OverStall)
 	if spoke {
-		a, u := Summarize(audio).Record(artifact.OverFirstAudio), Summarize(under).Record(artifact.OverUnderrun)
+		a, u := Summarize(audio, audioC).Record(artifact.OverFirstAudio), Summarize(under, underC).Record(artifact.OverUnderrun)
 		s.FirstAudioMs, s.UnderrunMs = &a, &u
 	}
 	return s
@@ -300,27 +311,37 @@ func meets(r artifact.Request, slos []artifact.SLO) bool {
 
 // verdict checks one SLO on the rows: the percentile over every request
 // (warm-up left out), a failed or missing figure infinitely late, no
-// value when the percentile falls on one.
-func verdict(s artifact.SLO, rows []artifact.Request) artifact.SLOVerdict {
+// value when the percentile falls on one; its interval accounts for the
+// correlation of one call's requests (Estimate), and where it lies
+// against the limit.
+func verdict(s artifact.SLO, rows []artifact.LoadRequest) artifact.SLOVerdict {
 	out := artifact.SLOVerdict{Metric: s.Metric, Percentile: s.Percentile, LimitMs: s.LimitMs}
 	var xs []float64
-	for _, r := range rows {
+	var calls []int
+	for i, r := range rows {
 		if r.Warmup {
 			continue
 		}
 		out.N++
-		switch v, ok, failed := value(r, s.Metric); {
+		x := math.Inf(1)
+		switch v, ok, failed := value(r.Request, s.Metric); {
 		case ok:
-			xs = append(xs, v)
+			x = v
 		case failed:
 			out.Failed++
 		default:
 			out.Missing++
 		}
+		xs, calls = append(xs, x), append(calls, callOf(r, i))
 	}
-	if l := interval.Late(xs, out.Failed+out.Missing, s.Percentile); l.Known() {
-		out.ValueMs = artifact.Ms(l.Value)
-		out.Met = l.Value <= s.LimitMs
+	e := Estimate(xs, calls, SLOLimit{Percentile: s.Percentile, LimitMs: s.LimitMs})
+	if e.Value != nil {
+		out.ValueMs = artifact.Ms(*e.Value)
+		out.Met = *e.Value <= s.LimitMs
+	}
+	if e.N > 0 {
+		out.CIMs = &[2]*float64{msOf(e.Lo), msOf(e.Hi)}
+		out.Side = string(e.Side)
 	}
 	return out
 }

@@ -302,7 +302,7 @@ func (s *sweep) runSearch() error {
 			at[level] = k
 		}
 		path = append(path, Step{Level: level, Calls: d.Calls, Met: rec.SLOMet, Failed: rec.Summary.Failed,
-			OverSaturated: rec.OverSaturated != nil, Values: sloValues(rows, set.SLO)})
+			OverSaturated: rec.OverSaturated != nil, Values: sloValues(rows, set.SLO), CallOf: sloCalls(rows, set.SLO)})
 		step := artifact.SearchStep{Level: level, Round: ran[level], Calls: d.Calls, OverSaturated: rec.OverSaturated != nil}
 		if d, err = search.Next(path); err != nil {
 			return fmt.Errorf("the capacity search: %w", err)
@@ -347,8 +347,8 @@ func (s *sweep) runSearch() error {
 }
 
 // sloValues are a round's values of each SLO for the search: those of
-// its requests (warm-up left out), a request that failed or never
-// reached the figure +Inf; nil without SLOs.
+// its requests (warm-up and the transient left out: Measured), a request
+// that failed or never reached the figure +Inf; nil without SLOs.
 func sloValues(rows []artifact.LoadRequest, slos []artifact.SLO) [][]float64 {
 	if len(slos) == 0 {
 		return nil
@@ -356,10 +356,7 @@ func sloValues(rows []artifact.LoadRequest, slos []artifact.SLO) [][]float64 {
 	out := make([][]float64, len(slos))
 	for i, slo := range slos {
 		xs := []float64{}
-		for _, r := range rows {
-			if r.Warmup {
-				continue
-			}
+		for _, r := range Measured(rows) {
 			if v, ok, _ := value(r.Request, slo.Metric); ok {
 				xs = append(xs, v)
 			} else {

@@ -158,3 +158,35 @@ func SteadyWindow(rows []artifact.LoadRequest, starts []float64) (artifact.Stead
 	}
 	return w, transient
 }
+
+// Measured are the rows a level's figures are over: neither warm-up nor
+// the transient before its steady window (SteadyWindow, in index order),
+// in their order.
+func Measured(rows []artifact.LoadRequest) []artifact.LoadRequest {
+	_, transient := SteadyWindow(rows, nil)
+	out := make([]artifact.LoadRequest, 0, len(rows))
+	for i, r := range rows {
+		if !r.Warmup && !transient[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sloCalls are the calls of a round's values of each SLO (sloValues'),
+// in the same order, each value's row's call (callOf); nil without SLOs.
+func sloCalls(rows []artifact.LoadRequest, slos []artifact.SLO) [][]int {
+	if len(slos) == 0 {
+		return nil
+	}
+	measured := Measured(rows)
+	calls := make([]int, len(measured))
+	for i, r := range measured {
+		calls[i] = callOf(r, i)
+	}
+	out := make([][]int, len(slos))
+	for i := range out {
+		out[i] = calls
+	}
+	return out
+}

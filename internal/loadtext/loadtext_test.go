@@ -152,6 +152,15 @@ func TestLevelDrifting(t *testing.T) {
 	noLine(t, (&loadtext.Table{}).Level("1", level(1)), "drifting")
 }
 
+// TestLevelSLOIntervals: an SLO's value is printed with its interval
+// (the one that takes a call's requests as correlated), and an interval
+// that holds the limit says the verdict is undecided by it.
+func TestLevelSLOIntervals(t *testing.T) {
+	lines, _ := levelLines(tableCase(t, "slo intervals"))
+	hasLine(t, lines, "  SLO ttft_ms p95 512 ms [480, 530] (limit 800 ms, n=40): met",
+		"  SLO ttft_ms p95 780 ms [700, 900] (limit 800 ms, n=40): met (undecided: the interval holds the limit)")
+}
+
 func TestLevelNoContent(t *testing.T) {
 	lines, _ := levelLines(tableCase(t, "no content"))
 	hasLine(t, lines,

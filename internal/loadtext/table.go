@@ -177,6 +177,15 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 		if v.Met {
 			met = "met"
 		}
+		// Its interval (one call's requests taken as correlated), when
+		// both sides are bounded; one that holds the limit leaves the
+		// verdict undecided.
+		if ci := v.CIMs; v.ValueMs != nil && ci != nil && ci[0] != nil && ci[1] != nil {
+			value += " " + Bounds(v.ValueMs, *ci)
+			if v.Side == "straddles" {
+				met += " (undecided: the interval holds the limit)"
+			}
+		}
 		lines = append(lines, fmt.Sprintf("  SLO %s p%s %s (limit %s ms, n=%d): %s", v.Metric, g(v.Percentile), value, g(v.LimitMs), v.N, met))
 	}
 	if heldButFailed(&l) {
