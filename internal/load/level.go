@@ -124,8 +124,9 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	}
 	l.OverSaturated = x.OverSaturated
 	if x.TTSCPUMs != nil {
+		// The engine's CPU is over the whole level: so is its audio.
 		audio := 0.0
-		for _, r := range rows {
+		for _, r := range all {
 			if r.AudioMs != nil {
 				audio += *r.AudioMs
 			}

@@ -330,11 +330,16 @@ func TestSteadyLeavesOutWarmup(t *testing.T) {
 				ttft = 150 + 0.25*float64(i%4)
 			}
 			r := row(2, i, 1, ttft, ttft+10, ttft+20, "")
-			r.Index, r.Warmup = i, i <= warm
+			r.Index, r.Warmup, r.AudioMs = i, i <= warm, artifact.Ms(1000)
 			rows = append(rows, r)
 		}
 		set.Warmup = warm
-		lv := Level(set, 2, rows, LevelExtras{})
+		cpu := 900.0
+		lv := Level(set, 2, rows, LevelExtras{TTSCPUMs: &cpu})
+		// The engine's CPU is the whole level's: so is the audio it is per.
+		if p := lv.TTSCPUMsPerAudioS; p == nil || *p != 20 {
+			t.Errorf("warm-up %d: %v ms of CPU per second of audio, want 900 / 45", warm, p)
+		}
 		if st := lv.Steady; st == nil || !st.Known || !st.Steady {
 			t.Errorf("warm-up %d: steady %+v, want known and steady", warm, st)
 		}
