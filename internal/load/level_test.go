@@ -338,7 +338,11 @@ func TestSteadyLeavesOutWarmup(t *testing.T) {
 		lv := Level(set, 2, rows, LevelExtras{TTSCPUMs: &cpu})
 		// The engine's CPU is the whole level's: so is the audio it is per.
 		if p := lv.TTSCPUMsPerAudioS; p == nil || *p != 20 {
-			t.Errorf("warm-up %d: %v ms of CPU per second of audio, want 900 / 45", warm, p)
+			got := "no"
+			if p != nil {
+				got = fmt.Sprint(*p)
+			}
+			t.Errorf("warm-up %d: %s ms of CPU per second of audio, want 900 / 45", warm, got)
 		}
 		if st := lv.Steady; st == nil || !st.Known || !st.Steady {
 			t.Errorf("warm-up %d: steady %+v, want known and steady", warm, st)
