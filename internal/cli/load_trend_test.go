@@ -91,7 +91,8 @@ func TestLoadWarmup(t *testing.T) {
 // timing them) at one call at once, no --warmup: the level's steady
 // window starts after the slow requests, within the tolerance of
 // docs/statistics.md (two batches of 5), the requests before it are left
-// out of its figures and counted, and the console says so. The rule on
+// out of its figures and counted, the console says so, and check holds
+// the rows to the level's counts. The rule on
 // synthetic series is internal/load's TestMSERFindsAStep.
 func TestLoadFindsItsWarmup(t *testing.T) {
 	t.Parallel()
@@ -158,5 +159,9 @@ func TestLoadFindsItsWarmup(t *testing.T) {
 	}
 	if want := fmt.Sprintf("  steady from request %d (MSER-5 on ttft_ms): the %d before it left out", w.FromRequest, w.LeftOut); !strings.Contains(stdout, want) {
 		t.Errorf("the console does not say %q", want)
+	}
+	// check counts the transient beside the level's requests.
+	if code, checkOut, checkErr := runCLI("check", out); code != 0 {
+		t.Errorf("check exit %d: %s%s", code, checkOut, checkErr)
 	}
 }
