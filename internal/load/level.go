@@ -52,6 +52,12 @@ type LevelExtras struct {
 func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest, x LevelExtras) artifact.LoadLevel {
 	l := artifact.LoadLevel{Level: level, Interrupted: x.Interrupted, SLO: []artifact.SLOVerdict{}, DueUnixMs: msOf(x.DueUnixMs)}
 	window, transient := SteadyWindow(rows, x.Starts)
+	if x.OverSaturated != nil {
+		// A queue that grew without end has no steady state to find:
+		// nothing is cut.
+		window = artifact.SteadyWindow{Metric: window.Metric, Rule: window.Rule, Batch: window.Batch, Batches: window.Batches, FromRequest: 1}
+		transient = make([]bool, len(rows))
+	}
 	l.SteadyWindow = &window
 	calls := map[int]bool{}
 	for _, r := range rows {

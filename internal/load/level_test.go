@@ -355,5 +355,10 @@ func TestSteadyLeavesOutWarmup(t *testing.T) {
 			t.Errorf("warm-up %d: summary warmup %d of %d requests, %d calls, SLO over %d", warm, lv.Summary.Warmup,
 				lv.Summary.Requests, lv.Summary.Calls, lv.SLO[0].N)
 		}
+		// An over-saturated level has no steady state: nothing is cut.
+		over := Level(set, 2, rows, LevelExtras{OverSaturated: &artifact.LevelTrend{Rising: true}})
+		if w := over.SteadyWindow; w == nil || w.Known || w.LeftOut != 0 || over.Summary.Requests != 45-warm {
+			t.Errorf("warm-up %d, over-saturated: window %+v over %d requests, want nothing cut", warm, w, over.Summary.Requests)
+		}
 	}
 }
