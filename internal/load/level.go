@@ -179,8 +179,8 @@ func SummaryOf(rows []artifact.LoadRequest, turns int, durationMs float64) artif
 }
 
 // callOf is the call a row's values are grouped by for their intervals:
-// its call, or, for a row no call claims (0: stream_many without call
-// tags), a call of its own.
+// its call (the schedule numbers them from 1), or, for a row that names
+// none (0), a call of its own.
 func callOf(r artifact.LoadRequest, i int) int {
 	if r.Call > 0 {
 		return r.Call
