@@ -86,7 +86,7 @@ func (l *Lab) Samples() []figures.Sample {
 var LoadMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms"}
 
 // Samples are the timed figures of a load run: per level and metric the
-// requests after warm-up and the level's transient (transient), a failed
+// requests after warm-up and the level's transient (Transient), a failed
 // request (or one without that time) as +Inf. Levels are in the order
 // they ran.
 func (l *Load) Samples() []figures.Sample {
@@ -105,7 +105,7 @@ func (l *Load) Samples() []figures.Sample {
 			break
 		}
 	}
-	skip := l.transient()
+	skip := l.Transient()
 	for i, r := range l.Requests {
 		if r.Warmup || skip[i] {
 			continue
@@ -136,12 +136,12 @@ func (l *Load) Samples() []figures.Sample {
 	return out
 }
 
-// transient marks the rows (by their place in Requests) before their
+// Transient marks the rows (by their place in Requests) before their
 // level's steady window, where the level's record left some out: the
 // window found again from the level's rows by the rule that found it
 // (load.SteadyWindow). A search's rows (a level's rounds together) and a
 // merge's (whose order is the shards' wall clocks) are all kept.
-func (l *Load) transient() []bool {
+func (l *Load) Transient() []bool {
 	out := make([]bool, len(l.Requests))
 	if l.Settings.SearchMax > 0 || l.Settings.Shards > 0 {
 		return out
