@@ -11,8 +11,9 @@ import (
 // trend is trend(xs, [min_rise]) -> info: how one figure of a level's
 // requests (in the order they started; math.huge or 1/0 a late request)
 // moved over the level (load.TrendOf): info = {rising, steady, known,
-// thirds = {{from, n, p50, lo, hi}, ...}}, a median or bound that is
-// late or unbounded absent.
+// thirds = {{from, n, p50, lo, hi}, ...}, drift = {batches, rho, p,
+// drifting}}, a median or bound that is late or unbounded absent, rho
+// and p absent when not known.
 func trend(L *lua.LState) int {
 	t := L.CheckTable(1)
 	minRise := float64(L.OptNumber(2, 0))
@@ -49,6 +50,14 @@ func trend(L *lua.LState) int {
 		thirds.RawSetInt(i+1, one)
 	}
 	out.RawSetString("thirds", thirds)
+	drift := L.CreateTable(0, 4)
+	drift.RawSetString("batches", lua.LNumber(tr.Drift.Batches))
+	drift.RawSetString("drifting", lua.LBool(tr.Drift.Drifting))
+	if r := tr.Drift.Rank; r.Known {
+		drift.RawSetString("rho", lua.LNumber(r.Rho))
+		drift.RawSetString("p", lua.LNumber(r.P))
+	}
+	out.RawSetString("drift", drift)
 	L.Push(out)
 	return 1
 }

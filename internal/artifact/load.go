@@ -198,9 +198,14 @@ type LoadLevel struct {
 	// absent without a search.
 	Pooled *LevelPooled `json:"pooled,omitempty"`
 	// Steady is how the level's lateness moved over its requests (warm-up
-	// left out): its first and last thirds agree or not. Absent in files
-	// written before it.
+	// and the transient before SteadyWindow left out): its first and last
+	// thirds agree or not. Absent in files written before it.
 	Steady *LevelTrend `json:"steady,omitempty"`
+	// SteadyWindow is where the level's steady state was found to begin
+	// (MSER-5 on ttft_ms): the requests before it are its transient, left
+	// out of the level's figures as warm-up is. Absent in files written
+	// before it.
+	SteadyWindow *SteadyWindow `json:"steady_window,omitempty"`
 	// OverSaturated, in an open loop, is the trend that ended the level
 	// early: its lateness kept rising, so no new call started and the
 	// level does not hold. Absent when it did not happen.
@@ -281,6 +286,49 @@ type LevelTrend struct {
 	Known  bool          `json:"known"`
 	Rising bool          `json:"rising"`
 	Thirds []TrendWindow `json:"thirds"`
+	// Drift is the rank test of the same requests' batch means against
+	// time; absent in files written before it.
+	Drift *TrendDrift `json:"drift,omitempty"`
+}
+
+// TrendDrift is Spearman's rank correlation of a level's batch means
+// (Batch requests each, in the order they started) with time: Rho and
+// its two-sided p-value P, null when not Known (fewer than 5 batches, or
+// every mean the same). Drifting: P below 0.05 and the first and last
+// thirds' medians apart by more than the steady state's tolerance: a
+// warning on the level.
+type TrendDrift struct {
+	Batch    int      `json:"batch"`
+	Batches  int      `json:"batches"`
+	Rho      *float64 `json:"rho"`
+	P        *float64 `json:"p"`
+	Known    bool     `json:"known"`
+	Drifting bool     `json:"drifting"`
+}
+
+// SteadyWindow is the steady window of a level, detected on its
+// requests after warm-up in the order they started: Rule ("MSER-5")
+// batches Metric's values into batches of Batch requests and cuts the
+// first batches while that lowers the MSER statistic (at most half of
+// them), keeping the cut only when the batches cut differ from the rest
+// (docs/statistics.md). Known is false with fewer than 4 batches: nothing
+// is cut then.
+type SteadyWindow struct {
+	Metric  string `json:"metric"`
+	Rule    string `json:"rule"`
+	Batch   int    `json:"batch"`
+	Batches int    `json:"batches"`
+	Known   bool   `json:"known"`
+	// FromRequest is the place (1-based, in the order they started,
+	// warm-up left out) of the window's first request; FromIndex its
+	// index in requests.jsonl (null in a merge, whose order is the
+	// rows' wall clock, or when nothing was cut).
+	FromRequest int  `json:"from_request"`
+	FromIndex   *int `json:"from_index"`
+	// LeftOut counts the requests before the window left out of the
+	// level's figures (the transient); a failed request is never left
+	// out.
+	LeftOut int `json:"left_out"`
 }
 
 // TrendWindow is one third of a level's requests: the first one's place
@@ -340,10 +388,11 @@ type SLOVerdict struct {
 	Failed  int  `json:"failed"`
 	Missing int  `json:"missing"`
 	Met     bool `json:"met"`
-	// CIMs and Side are, with --until-decided, the percentile's 95 %
-	// interval (a bound null when nothing finite bounds that side) and
-	// where it lies against the limit: "below", "above" or "straddles"
-	// (undecided), as PooledSLO's; absent otherwise.
+	// CIMs is the percentile's 95 % interval, widened for the correlation
+	// of one call's requests (a bound null when nothing finite bounds that
+	// side), and Side where it lies against the limit: "below", "above"
+	// or "straddles" (PooledSLO.Side). Absent with no request, and in
+	// files written before them.
 	CIMs *[2]*float64 `json:"ci_ms,omitempty"`
 	Side string       `json:"side,omitempty"`
 }

@@ -21,6 +21,7 @@ var (
 	Limit         = rgb(0xe0, 0x1e, 0x5a) // crimson: an SLO limit
 	Capacity      = rgb(0x38, 0x8e, 0x3c) // dark green: the capacity found
 	Queue         = rgb(0xa6, 0x76, 0x1d) // brown: waiting to be sent
+	Transient     = rgb(0xa8, 0xa8, 0xa8) // grey: before a level's steady window
 	P50           = rgb(0x3f, 0x51, 0xb5) // indigo
 	P95           = rgb(0xe6, 0x9f, 0x00) // amber
 	P99           = rgb(0x8b, 0x00, 0x00) // dark red

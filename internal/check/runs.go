@@ -255,10 +255,16 @@ func rowsOutcome(dir string, doc artifact.Load) Outcome {
 		if c == nil {
 			c = &count{}
 		}
-		more := doc.Settings.SearchMax > 0 && c.requests >= s.Requests && c.warmup >= s.Warmup
-		if (c.requests != s.Requests || c.warmup != s.Warmup) && !more {
+		// The transient before the steady window is left out of the
+		// level's requests, and counted beside them.
+		counted := s.Requests
+		if w := lv.SteadyWindow; w != nil {
+			counted += w.LeftOut
+		}
+		more := doc.Settings.SearchMax > 0 && c.requests >= counted && c.warmup >= s.Warmup
+		if (c.requests != counted || c.warmup != s.Warmup) && !more {
 			problems = append(problems, fmt.Sprintf("level %g counts %d requests (%d warm-up), but %s has %d rows of it (%d warm-up)",
-				lv.Level, s.Requests, s.Warmup, requestsFile, c.requests+c.warmup, c.warmup))
+				lv.Level, counted, s.Warmup, requestsFile, c.requests+c.warmup, c.warmup))
 		}
 	}
 	for _, l := range order {

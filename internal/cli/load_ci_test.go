@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"ttftlab/internal/loadtext"
 )
 
 // TestLoadPrintsPercentileIntervals: each level prints its ttft and first
@@ -48,9 +50,9 @@ func TestLoadPrintsPercentileIntervals(t *testing.T) {
 		t.Errorf("no ttft interval line on the console")
 	}
 	// The SLO's value, the one its verdict was judged on, is on the
-	// console too (a first-audio SLO's never was).
-	if v := doc.Levels[0].SLO[0]; v.ValueMs == nil || !strings.Contains(stdout,
-		fmt.Sprintf("\n  SLO ttft_ms p50 %s ms (limit 60000 ms, n=12): met\n", consoleMs(*v.ValueMs))) {
-		t.Errorf("the console lacks the SLO's value %v", v.ValueMs)
+	// console too (a first-audio SLO's never was), with its interval.
+	if v := doc.Levels[0].SLO[0]; v.ValueMs == nil || v.CIMs == nil || v.Side != "below" || !strings.Contains(stdout,
+		fmt.Sprintf("\n  SLO ttft_ms p50 %s ms %s (limit 60000 ms, n=12): met\n", consoleMs(*v.ValueMs), loadtext.Bounds(v.ValueMs, *v.CIMs))) {
+		t.Errorf("the console lacks the SLO's value %v with its interval %v (%s)", v.ValueMs, v.CIMs, v.Side)
 	}
 }

@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -71,7 +76,92 @@ func TestLoadWarmup(t *testing.T) {
 			warm++
 		}
 	}
-	if warm == 0 || warm == len(rows) || doc.Levels[0].Summary.Warmup != warm || doc.Levels[0].Summary.Requests != len(rows)-warm {
+	left := 0
+	if w := doc.Levels[0].SteadyWindow; w != nil {
+		left = w.LeftOut
+	}
+	if warm == 0 || warm == len(rows) || doc.Levels[0].Summary.Warmup != warm || doc.Levels[0].Summary.Requests+left != len(rows)-warm {
 		t.Errorf("%d of %d rows warm-up; summary %+v", warm, len(rows), doc.Levels[0].Summary.ManySummary)
+	}
+}
+
+// TestLoadFindsItsWarmup: a server slow for its first 12 requests (a
+// cold cache: 100 ms to the first token, then 2 ms; each slow answer in
+// three chunks, a fast one in two, so the rows tell them apart without
+// timing them) at one call at once, no --warmup: the level's steady
+// window starts after the slow requests, within the tolerance of
+// docs/statistics.md (two batches of 5), the requests before it are left
+// out of its figures and counted, the console says so, and check holds
+// the rows to the level's counts. The rule on
+// synthetic series is internal/load's TestMSERFindsAStep.
+func TestLoadFindsItsWarmup(t *testing.T) {
+	t.Parallel()
+	const cold = 12
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/health":
+			io.WriteString(w, `{"status":"ok"}`)
+		case "/props":
+			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":1,"model_path":"/models/cold.gguf","build_info":"b1-cold"}`)
+		case "/slots":
+			io.WriteString(w, `[]`)
+		case "/v1/chat/completions":
+			io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			chunk := func(text string) string {
+				return `data: {"choices":[{"delta":{"content":"` + text + `"},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n"
+			}
+			slow := served.Add(1) <= cold
+			if slow {
+				time.Sleep(100 * time.Millisecond)
+			} else {
+				time.Sleep(2 * time.Millisecond)
+			}
+			io.WriteString(w, chunk("Yes, we open on Saturday."))
+			if slow {
+				io.WriteString(w, chunk(" From nine."))
+			}
+			io.WriteString(w, chunk(" Bye.")+`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}]}`+"\n\n"+"data: [DONE]\n\n")
+		default:
+			w.WriteHeader(http.StatusNotImplemented)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--server", srv.URL, "--concurrency", "1", "--requests", "40", "--docs", "0",
+		"--seed", "7", "--out", out, "--no-report", "--slo", "ttft_ms<=5000@p50")
+	t.Logf("%s%s", stdout, stderr)
+	doc := strictLoad(t, out)
+	rows, err := loadRows(out + "/requests.jsonl")
+	if code != 0 || err != nil || len(doc.Levels) != 1 || len(rows) != 40 {
+		t.Fatalf("exit %d, %v, %d levels, %d rows", code, err, len(doc.Levels), len(rows))
+	}
+	lv := doc.Levels[0]
+	w := lv.SteadyWindow
+	if w == nil || !w.Known || w.FromIndex == nil {
+		t.Fatalf("steady window %+v, want one found", w)
+	}
+	slow := 0
+	for _, r := range rows {
+		if r.Chunks == 3 {
+			slow++
+			if r.Index >= *w.FromIndex {
+				t.Errorf("slow request %d is in the window from index %d", r.Index, *w.FromIndex)
+			}
+		}
+	}
+	if slow != cold || w.FromRequest-1 < slow || w.FromRequest-1 >= slow+10 || w.LeftOut != w.FromRequest-1 {
+		t.Errorf("%d slow requests; window %+v: want it from after them, within 10, every request before it left out", slow, w)
+	}
+	if s := lv.Summary; s.Requests != 40-w.LeftOut || lv.SLO[0].N != s.Requests || s.TTFTMs.N != s.Requests {
+		t.Errorf("summary of %d requests (ttft over %d), SLO over %d: want the %d after the window", s.Requests, s.TTFTMs.N, lv.SLO[0].N, 40-w.LeftOut)
+	}
+	if want := fmt.Sprintf("  steady from request %d (MSER-5 on ttft_ms): the %d before it left out", w.FromRequest, w.LeftOut); !strings.Contains(stdout, want) {
+		t.Errorf("the console does not say %q", want)
+	}
+	// check counts the transient beside the level's requests.
+	if code, checkOut, checkErr := runCLI("check", out); code != 0 {
+		t.Errorf("check exit %d: %s%s", code, checkOut, checkErr)
 	}
 }

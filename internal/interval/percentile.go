@@ -90,9 +90,12 @@ func binomPMF(n, k int, q float64) float64 {
 // failed request) count above every finite value. xs is not changed. It is
 // Late's interval without late values, unbounded also when a bound is
 // infinite.
-func PercentileCI(xs []float64, p float64) Percentile {
-	l := Late(xs, 0, p)
-	out := Percentile{P: p, N: l.N, LoRank: l.LoRank, HiRank: l.HiRank}
+func PercentileCI(xs []float64, p float64) Percentile { return Late(xs, 0, p).interval() }
+
+// interval is the percentile's interval as PercentileCI gives it:
+// unbounded also when a bound is infinite.
+func (l LatePercentile) interval() Percentile {
+	out := Percentile{P: l.P, N: l.N, LoRank: l.LoRank, HiRank: l.HiRank}
 	if !l.Finite() {
 		out.Unbounded = true
 		return out

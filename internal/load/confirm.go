@@ -57,12 +57,16 @@ const maxSteps = 200
 // Step is one round a search ran: a level, the calls it ran, and its
 // requests' values for each SLO (warm-up left out; a request that failed
 // or never reached the figure is +Inf). Without Values (nil) the round's
-// verdict is Met, and no interval is computed.
+// verdict is Met, and no interval is computed. CallOf, when given, is
+// the call of each value (CallOf[i][j] Values[i][j]'s, numbered within
+// the round): the intervals then account for the correlation of one
+// call's requests (Estimate); nil takes each value as its own call.
 type Step struct {
 	Level         float64
 	Calls         int
 	Met           bool
 	Values        [][]float64
+	CallOf        [][]int
 	Failed        int
 	OverSaturated bool
 }
@@ -255,10 +259,18 @@ func (s Search) pool(level float64, rounds []Step) LevelVerdict {
 	anyAbove := false
 	for i, slo := range s.SLO {
 		var xs []float64
-		for _, r := range rounds {
+		var calls []int // a round's call k is another call than another round's
+		for k, r := range rounds {
 			xs = append(xs, r.Values[i]...)
+			for j := range r.Values[i] {
+				id := -1 - len(calls) // a value of its own call
+				if r.CallOf != nil {
+					id = k<<24 + r.CallOf[i][j]
+				}
+				calls = append(calls, id)
+			}
 		}
-		e := Estimate(xs, slo)
+		e := Estimate(xs, calls, slo)
 		v.SLO = append(v.SLO, e)
 		if e.Value == nil || *e.Value > slo.LimitMs {
 			v.Met = false
@@ -278,16 +290,18 @@ func (s Search) pool(level float64, rounds []Step) LevelVerdict {
 }
 
 // Estimate is the percentile of xs named by slo (NaN left out, +Inf a
-// late request above every value) with its 95 % order-statistic interval
-// (interval.Late) and where that interval lies against the limit.
-func Estimate(xs []float64, slo SLOLimit) SLOEstimate {
-	return estimateOf(interval.Late(xs, 0, slo.Percentile), slo.LimitMs)
-}
-
-// estimateOf is a late percentile (interval.Late) as an SLO's estimate
-// against limit: the one rule of where an interval lies, a level's SLO
-// verdict's (Level) and a search's pooled one's.
-func estimateOf(l interval.LatePercentile, limit float64) SLOEstimate {
+// late request above every value) with its 95 % order-statistic interval,
+// widened for the correlation of one call's values (interval.LateCalls:
+// calls[i] is xs[i]'s call; nil, every value its own call, is
+// interval.Late's), and where that interval lies against the limit.
+func Estimate(xs []float64, calls []int, slo SLOLimit) SLOEstimate {
+	if calls == nil {
+		calls = make([]int, len(xs))
+		for i := range calls {
+			calls[i] = i
+		}
+	}
+	l := interval.LateCalls(xs, calls, slo.Percentile)
 	e := SLOEstimate{N: l.N, Side: Straddles}
 	if l.N == 0 {
 		return e
@@ -303,9 +317,9 @@ func estimateOf(l interval.LatePercentile, limit float64) SLOEstimate {
 	}
 	e.Lo, e.Hi = finite(l.Lo), finite(l.Hi)
 	switch {
-	case l.Hi <= limit:
+	case l.Hi <= slo.LimitMs:
 		e.Side = Below
-	case l.Lo > limit: // a late bound included: late requests alone are above
+	case l.Lo > slo.LimitMs: // a late bound included: late requests alone are above
 		e.Side = Above
 	}
 	return e

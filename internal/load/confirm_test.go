@@ -149,11 +149,11 @@ func TestSearchFailuresDecide(t *testing.T) {
 	if d.Next != 1 || d.Levels[1].Met || !d.Levels[1].Decided {
 		t.Errorf("%+v: want level 1 next and level 2 decided not held", d)
 	}
-	e := Estimate(append(repeat(math.Inf(1), 10), 1), SLOLimit{50, 100})
+	e := Estimate(append(repeat(math.Inf(1), 10), 1), nil, SLOLimit{50, 100})
 	if e.Side != Above || e.Value != nil || e.Lo != nil {
 		t.Errorf("late requests: %+v, want above with no value", e)
 	}
-	if e := Estimate([]float64{1, 2, math.Inf(1)}, SLOLimit{50, 100}); e.Value == nil || *e.Value != 2 {
+	if e := Estimate([]float64{1, 2, math.Inf(1)}, nil, SLOLimit{50, 100}); e.Value == nil || *e.Value != 2 {
 		t.Errorf("p50 of 1, 2, late: %+v, want 2", e)
 	}
 }

@@ -39,9 +39,11 @@ type LevelExtras struct {
 }
 
 // Level is the record of one level made from its rows (every request it
-// recorded, warm-up included) and x: the summary (stream_many's figures,
-// the calls and each turn's), each SLO's verdict (the percentile over
-// every request but warm-up, a failed or missing figure infinitely late),
+// recorded, warm-up included) and x: its steady window (SteadyWindow:
+// the transient before it is left out of every figure below, as warm-up
+// is), the summary (stream_many's figures, the calls and each turn's),
+// each SLO's verdict (the percentile over every request but warm-up and
+// transient, a failed or missing figure infinitely late),
 // the goodput, slo_met (every SLO met, no request failed, neither
 // over-saturated nor interrupted), the steady trend of the first SLO's
 // lateness, and the cost of speech per second of audio. Its times are to
@@ -49,16 +51,43 @@ type LevelExtras struct {
 // run, a stopped one and a merge all make their levels here.
 func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest, x LevelExtras) artifact.LoadLevel {
 	l := artifact.LoadLevel{Level: level, Interrupted: x.Interrupted, SLO: []artifact.SLOVerdict{}, DueUnixMs: msOf(x.DueUnixMs)}
+	window, transient := SteadyWindow(rows, x.Starts)
+	if x.OverSaturated != nil {
+		// A queue that grew without end has no steady state to find:
+		// nothing is cut.
+		window = artifact.SteadyWindow{Metric: window.Metric, Rule: window.Rule, Batch: window.Batch, Batches: window.Batches, FromRequest: 1}
+		transient = make([]bool, len(rows))
+	}
+	l.SteadyWindow = &window
+	calls := map[int]bool{}
+	for _, r := range rows {
+		calls[r.Call] = true
+	}
+	all := rows
+	if window.LeftOut > 0 {
+		// The transient is left out of every figure below, as warm-up
+		// is; the calls and the span are the level's whole.
+		rows = make([]artifact.LoadRequest, 0, len(all)-window.LeftOut)
+		var starts []float64
+		for i, r := range all {
+			if transient[i] {
+				continue
+			}
+			rows = append(rows, r)
+			if x.Starts != nil {
+				starts = append(starts, x.Starts[i])
+			}
+		}
+		x.Starts = starts
+	}
 	lv := level
 	if set.Mode == "rate" {
 		l.Rate = &lv
 	} else {
 		l.Concurrency = &lv
 	}
-	reqs := make([]artifact.Request, len(rows))
 	end := 0.0
-	for i, r := range rows {
-		reqs[i] = r.Request
+	for _, r := range all {
 		if r.StartMs != nil && r.TotalMs != nil {
 			end = max(end, *r.StartMs+*r.TotalMs)
 		}
@@ -68,6 +97,7 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		span = *x.DurationMs
 	}
 	l.Summary = SummaryOf(rows, set.Turns, span)
+	l.Summary.Calls = len(calls)
 	l.Summary.StartedUnixMs = msOf(x.StartedUnixMs)
 	if c := x.Client; c != nil {
 		own := *c
@@ -89,7 +119,7 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	}
 	met := true
 	for _, s := range set.SLO {
-		v := verdict(s, reqs, set.UntilDecided != nil)
+		v := verdict(s, rows)
 		met = met && v.Met
 		l.SLO = append(l.SLO, v)
 	}
@@ -100,8 +130,9 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	}
 	l.OverSaturated = x.OverSaturated
 	if x.TTSCPUMs != nil {
+		// The engine's CPU is over the whole level: so is its audio.
 		audio := 0.0
-		for _, r := range rows {
+		for _, r := range all {
 			if r.AudioMs != nil {
 				audio += *r.AudioMs
 			}
@@ -111,6 +142,12 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		}
 	}
 	return l
+}
+
+// round is x to places decimals.
+func round(x float64, places int) float64 {
+	f := math.Pow(10, float64(places))
+	return math.Round(x*f) / f
 }
 
 // msOf is a time to the microsecond, as every artifact writes times; nil
@@ -134,13 +171,21 @@ func toMs(x float64) float64 {
 // figures of summary(), the calls that ran and each turn number's
 // figures (byTurn) of calls of turns turns.
 func SummaryOf(rows []artifact.LoadRequest, turns int, durationMs float64) artifact.LevelSummary {
-	reqs := make([]artifact.Request, len(rows))
 	calls := map[int]bool{}
-	for i, r := range rows {
-		reqs[i] = r.Request
+	for _, r := range rows {
 		calls[r.Call] = true
 	}
-	return artifact.LevelSummary{ManySummary: summary(reqs, durationMs), Calls: len(calls), ByTurn: byTurn(rows, turns)}
+	return artifact.LevelSummary{ManySummary: summary(rows, durationMs), Calls: len(calls), ByTurn: byTurn(rows, turns)}
+}
+
+// callOf is the call a row's values are grouped by for their intervals:
+// its call (the schedule numbers them from 1), or, for a row that names
+// none (0), a call of its own.
+func callOf(r artifact.LoadRequest, i int) int {
+	if r.Call > 0 {
+		return r.Call
+	}
+	return -1 - i
 }
 
 // summary is stream_many's figures of its rows, over those that are not
@@ -151,9 +196,11 @@ func SummaryOf(rows []artifact.LoadRequest, turns int, durationMs float64) artif
 // over every gap between two chunks, queue_ms over every request;
 // first_audio_ms and underrun_ms only when some answer was spoken.
 // Failures are counted by kind and status with one message each; the
-// tokens are predicted_n, else the chunks.
-func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
+// tokens are predicted_n, else the chunks. Each figure's intervals
+// account for the correlation of one call's requests (Summarize).
+func summary(rows []artifact.LoadRequest, durationMs float64) artifact.ManySummary {
 	var ttft, first, total, gaps, queue, stall, audio, under []float64
+	var ttftC, firstC, totalC, gapsC, queueC, stallC, audioC, underC []int
 	spoke := false
 	var failures []artifact.Failure
 	s := artifact.ManySummary{}
@@ -164,15 +211,16 @@ func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
 		}
 		return *p
 	}
-	for _, r := range rows {
+	for i, r := range rows {
 		if r.Warmup {
 			s.Warmup++
 			continue
 		}
+		call := callOf(r, i)
 		s.Requests++
 		if r.ErrorKind == nil {
 			s.OK++
-			total = append(total, f(r.TotalMs))
+			total, totalC = append(total, f(r.TotalMs)), append(totalC, call)
 		} else {
 			s.Failed++
 			msg := ""
@@ -184,15 +232,19 @@ func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
 		if r.Cut {
 			s.Cut++
 		}
-		ttft = append(ttft, f(r.TTFTMs))
-		first = append(first, f(r.FirstSentenceMs))
-		queue = append(queue, f(r.QueueMs))
-		stall = append(stall, f(r.StallMs))
+		ttft, ttftC = append(ttft, f(r.TTFTMs)), append(ttftC, call)
+		first, firstC = append(first, f(r.FirstSentenceMs)), append(firstC, call)
+		queue, queueC = append(queue, f(r.QueueMs)), append(queueC, call)
+		stall, stallC = append(stall, f(r.StallMs)), append(stallC, call)
 		if r.Spoken() {
 			spoke = true
 			audio, under = append(audio, f(r.FirstAudioMs)), append(under, f(r.UnderrunMs))
+			audioC, underC = append(audioC, call), append(underC, call)
 		}
 		gaps = append(gaps, r.GapsMs...)
+		for range r.GapsMs {
+			gapsC = append(gapsC, call)
+		}
 		if r.PredictedN != nil {
 			tokens += *r.PredictedN
 		} else {
@@ -207,14 +259,14 @@ func summary(rows []artifact.Request, durationMs float64) artifact.ManySummary {
 		s.RequestsPerS = artifact.Num(float64(s.OK) / secs)
 		s.TokensPerS = artifact.Num(tokens / secs)
 	}
-	s.TTFTMs = Summarize(ttft).Record(artifact.OverTTFT)
-	s.FirstSentenceMs = Summarize(first).Record(artifact.OverFirstSentence)
-	s.TotalMs = Summarize(total).Record(artifact.OverTotal)
-	s.GapMs = Summarize(gaps).Record(artifact.OverGap)
-	s.QueueMs = Summarize(queue).Record(artifact.OverQueue)
-	s.StallMs = Summarize(stall).Record(artifact.OverStall)
+	s.TTFTMs = Summarize(ttft, ttftC).Record(artifact.OverTTFT)
+	s.FirstSentenceMs = Summarize(first, firstC).Record(artifact.OverFirstSentence)
+	s.TotalMs = Summarize(total, totalC).Record(artifact.OverTotal)
+	s.GapMs = Summarize(gaps, gapsC).Record(artifact.OverGap)
+	s.QueueMs = Summarize(queue, queueC).Record(artifact.OverQueue)
+	s.StallMs = Summarize(stall, stallC).Record(artifact.OverStall)
 	if spoke {
-		a, u := Summarize(audio).Record(artifact.OverFirstAudio), Summarize(under).Record(artifact.OverUnderrun)
+		a, u := Summarize(audio, audioC).Record(artifact.OverFirstAudio), Summarize(under, underC).Record(artifact.OverUnderrun)
 		s.FirstAudioMs, s.UnderrunMs = &a, &u
 	}
 	return s
@@ -266,33 +318,37 @@ func meets(r artifact.Request, slos []artifact.SLO) bool {
 
 // verdict checks one SLO on the rows: the percentile over every request
 // (warm-up left out), a failed or missing figure infinitely late, no
-// value when the percentile falls on one; sided (a run until decided)
-// adds its interval and where it lies against the limit (estimateOf).
-func verdict(s artifact.SLO, rows []artifact.Request, sided bool) artifact.SLOVerdict {
+// value when the percentile falls on one; its interval accounts for the
+// correlation of one call's requests (Estimate), and where it lies
+// against the limit.
+func verdict(s artifact.SLO, rows []artifact.LoadRequest) artifact.SLOVerdict {
 	out := artifact.SLOVerdict{Metric: s.Metric, Percentile: s.Percentile, LimitMs: s.LimitMs}
 	var xs []float64
-	for _, r := range rows {
+	var calls []int
+	for i, r := range rows {
 		if r.Warmup {
 			continue
 		}
 		out.N++
-		switch v, ok, failed := value(r, s.Metric); {
+		x := math.Inf(1)
+		switch v, ok, failed := value(r.Request, s.Metric); {
 		case ok:
-			xs = append(xs, v)
+			x = v
 		case failed:
 			out.Failed++
 		default:
 			out.Missing++
 		}
+		xs, calls = append(xs, x), append(calls, callOf(r, i))
 	}
-	l := interval.Late(xs, out.Failed+out.Missing, s.Percentile)
-	if l.Known() {
-		out.ValueMs = artifact.Ms(l.Value)
-		out.Met = l.Value <= s.LimitMs
+	e := Estimate(xs, calls, SLOLimit{Percentile: s.Percentile, LimitMs: s.LimitMs})
+	if e.Value != nil {
+		out.ValueMs = artifact.Ms(*e.Value)
+		out.Met = *e.Value <= s.LimitMs
 	}
-	if sided {
-		e := estimateOf(l, s.LimitMs)
-		out.CIMs, out.Side = &[2]*float64{msOf(e.Lo), msOf(e.Hi)}, string(e.Side)
+	if e.N > 0 {
+		out.CIMs = &[2]*float64{msOf(e.Lo), msOf(e.Hi)}
+		out.Side = string(e.Side)
 	}
 	return out
 }
@@ -320,28 +376,10 @@ func LatenessMetric(slo artifact.SLO) string { return "queue_ms + " + slo.Metric
 // given: the rows' starts on the wall clock, an unknown one last), its
 // least rise RiseShare of the SLO's limit.
 func LatenessTrend(slo artifact.SLO, rows []artifact.LoadRequest, starts []float64) artifact.LevelTrend {
-	type one struct {
-		at float64
-		x  float64
-	}
-	var xs []one
-	for i, r := range rows {
-		if r.Warmup {
-			continue
-		}
-		at := float64(r.Index)
-		if starts != nil {
-			at = starts[i]
-			if math.IsNaN(at) {
-				at = math.Inf(1)
-			}
-		}
-		xs = append(xs, one{at, Lateness(r.Request, slo)})
-	}
-	sort.SliceStable(xs, func(i, j int) bool { return xs[i].at < xs[j].at })
-	series := make([]float64, len(xs))
-	for i, o := range xs {
-		series[i] = o.x
+	order := startOrder(rows, starts)
+	series := make([]float64, len(order))
+	for k, i := range order {
+		series[k] = Lateness(rows[i].Request, slo)
 	}
 	return TrendOf(series, RiseShare*slo.LimitMs).Record(LatenessMetric(slo))
 }
@@ -356,6 +394,11 @@ func (t Trend) Record(metric string) artifact.LevelTrend {
 			tw.CIMs = [2]*float64{artifact.Ms(w.Lo), artifact.Ms(w.Hi)}
 		}
 		out.Thirds = append(out.Thirds, tw)
+	}
+	d := t.Drift
+	out.Drift = &artifact.TrendDrift{Batch: TrendBatch, Batches: d.Batches, Known: d.Rank.Known, Drifting: d.Drifting}
+	if d.Rank.Known {
+		out.Drift.Rho, out.Drift.P = artifact.Num(round(d.Rank.Rho, 4)), artifact.Num(round(d.Rank.P, 4))
 	}
 	return out
 }

@@ -313,10 +313,11 @@ func TestLevelTimesToTheMicrosecond(t *testing.T) {
 }
 
 // TestSteadyLeavesOutWarmup: 45 requests of which the first 15 are slow
-// (a cold server: 150 ms to the first token against 5 ms): counted, the
-// level's first third is all cold and the level is not steady; marked
-// warm-up, they are left out of the steady trend, the summary and the
-// verdicts, and the level is steady.
+// (a cold server: 150 ms to the first token against 5 ms): counted, they
+// are found to be the level's transient (its steady window starts at the
+// 16th) and left out of the steady trend, the summary and the verdicts,
+// and the level is steady; marked warm-up, they are left out as warm-up
+// and nothing is left to cut.
 func TestSteadyLeavesOutWarmup(t *testing.T) {
 	t.Parallel()
 	set := artifact.LoadSettings{Mode: "concurrency", Levels: []float64{2}, Turns: 1, Calls: 45, Requests: 45,
@@ -329,16 +330,35 @@ func TestSteadyLeavesOutWarmup(t *testing.T) {
 				ttft = 150 + 0.25*float64(i%4)
 			}
 			r := row(2, i, 1, ttft, ttft+10, ttft+20, "")
-			r.Index, r.Warmup = i, i <= warm
+			r.Index, r.Warmup, r.AudioMs = i, i <= warm, artifact.Ms(1000)
 			rows = append(rows, r)
 		}
 		set.Warmup = warm
-		lv := Level(set, 2, rows, LevelExtras{})
-		if st := lv.Steady; st == nil || !st.Known || st.Steady != (warm > 0) {
-			t.Errorf("warm-up %d: steady %+v, want known and steady %v", warm, st, warm > 0)
+		cpu := 900.0
+		lv := Level(set, 2, rows, LevelExtras{TTSCPUMs: &cpu})
+		// The engine's CPU is the whole level's: so is the audio it is per.
+		if p := lv.TTSCPUMsPerAudioS; p == nil || *p != 20 {
+			got := "no"
+			if p != nil {
+				got = fmt.Sprint(*p)
+			}
+			t.Errorf("warm-up %d: %s ms of CPU per second of audio, want 900 / 45", warm, got)
 		}
-		if lv.Summary.Warmup != warm || lv.Summary.Requests != 45-warm || lv.SLO[0].N != 45-warm {
-			t.Errorf("warm-up %d: summary warmup %d of %d requests, SLO over %d", warm, lv.Summary.Warmup, lv.Summary.Requests, lv.SLO[0].N)
+		if st := lv.Steady; st == nil || !st.Known || !st.Steady {
+			t.Errorf("warm-up %d: steady %+v, want known and steady", warm, st)
+		}
+		left := 15 - warm
+		if w := lv.SteadyWindow; w == nil || !w.Known || w.LeftOut != left || w.FromRequest != left+1 {
+			t.Errorf("warm-up %d: window %+v, want %d left out", warm, w, left)
+		}
+		if lv.Summary.Warmup != warm || lv.Summary.Requests != 30 || lv.SLO[0].N != 30 || lv.Summary.Calls != 45 {
+			t.Errorf("warm-up %d: summary warmup %d of %d requests, %d calls, SLO over %d", warm, lv.Summary.Warmup,
+				lv.Summary.Requests, lv.Summary.Calls, lv.SLO[0].N)
+		}
+		// An over-saturated level has no steady state: nothing is cut.
+		over := Level(set, 2, rows, LevelExtras{OverSaturated: &artifact.LevelTrend{Rising: true}})
+		if w := over.SteadyWindow; w == nil || w.Known || w.LeftOut != 0 || over.Summary.Requests != 45-warm {
+			t.Errorf("warm-up %d, over-saturated: window %+v over %d requests, want nothing cut", warm, w, over.Summary.Requests)
 		}
 	}
 }

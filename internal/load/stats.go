@@ -11,7 +11,8 @@ import (
 // Dist summarises one measure over many requests. Percentiles interpolate
 // linearly between the closest ranks (as stats.percentile does).
 // P50CI, P95CI and P99CI are the 95 % order-statistic intervals of those
-// percentiles over the same values (internal/interval).
+// percentiles over the same values (internal/interval), widened for the
+// correlation of a call's values when their calls are known.
 type Dist struct {
 	N                             int
 	P50, P90, P95, P99, Mean, Max float64
@@ -20,25 +21,32 @@ type Dist struct {
 
 // Summarize returns the distribution of xs; NaN values (a request that
 // does not have the figure) and infinities are left out. N is 0 when
-// nothing is left.
-func Summarize(xs []float64) Dist {
+// nothing is left. calls[i] is the call xs[i] came from: the intervals
+// account for the correlation of a call's values (interval.CallsCI); nil
+// takes every value as independent.
+func Summarize(xs []float64, calls []int) Dist {
 	s := make([]float64, 0, len(xs))
-	for _, x := range xs {
+	var cs []int
+	for i, x := range xs {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
 			s = append(s, x)
+			if calls != nil {
+				cs = append(cs, calls[i])
+			}
 		}
 	}
 	if len(s) == 0 {
 		return Dist{}
 	}
+	d := Dist{N: len(s), P50CI: interval.CallsCI(s, cs, 50), P95CI: interval.CallsCI(s, cs, 95), P99CI: interval.CallsCI(s, cs, 99)}
 	sort.Float64s(s)
 	sum := 0.0
 	for _, x := range s {
 		sum += x
 	}
-	return Dist{N: len(s), P50: interval.PercentileOf(s, 50), P90: interval.PercentileOf(s, 90), P95: interval.PercentileOf(s, 95),
-		P99: interval.PercentileOf(s, 99), Mean: sum / float64(len(s)), Max: s[len(s)-1],
-		P50CI: interval.PercentileCI(s, 50), P95CI: interval.PercentileCI(s, 95), P99CI: interval.PercentileCI(s, 99)}
+	d.P50, d.P90, d.P95, d.P99 = interval.PercentileOf(s, 50), interval.PercentileOf(s, 90), interval.PercentileOf(s, 95), interval.PercentileOf(s, 99)
+	d.Mean, d.Max = sum/float64(len(s)), s[len(s)-1]
+	return d
 }
 
 // Record is the distribution as the artifacts write it: what it is over,

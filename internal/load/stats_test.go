@@ -19,7 +19,7 @@ func TestRecordPercentileIntervals(t *testing.T) {
 	for i := 20; i >= 1; i-- {
 		xs = append(xs, float64(10*i))
 	}
-	rec := Summarize(xs).Record("requests")
+	rec := Summarize(xs, nil).Record("requests")
 	if rec.N != 20 || rec.P50CI == nil || *rec.P50CI != [2]float64{60, 150} {
 		t.Fatalf("p50_ci = %v over %d, want [60 150] over 20", rec.P50CI, rec.N)
 	}
@@ -43,7 +43,7 @@ func TestRecordPercentileIntervals(t *testing.T) {
 	for i := 1; i <= 400; i++ {
 		many = append(many, float64(i))
 	}
-	rec = Summarize(many).Record("requests")
+	rec = Summarize(many, nil).Record("requests")
 	for name, c := range map[string]struct {
 		est *float64
 		ci  *[2]float64
@@ -53,7 +53,7 @@ func TestRecordPercentileIntervals(t *testing.T) {
 		}
 	}
 	// No values: every interval null.
-	if rec := Summarize(nil).Record("requests"); rec.P50CI != nil || rec.P95CI != nil || rec.P99CI != nil {
+	if rec := Summarize(nil, nil).Record("requests"); rec.P50CI != nil || rec.P95CI != nil || rec.P99CI != nil {
 		t.Fatalf("n = 0: intervals %v %v %v, want null", rec.P50CI, rec.P95CI, rec.P99CI)
 	}
 }
@@ -70,7 +70,7 @@ func TestRecordKeepsTheMicrosecond(t *testing.T) {
 		xs = append(xs, 0.5*float64(i)+0.0000004)
 	}
 	xs[11] = 7.8500004
-	rec := Summarize(xs).Record("requests")
+	rec := Summarize(xs, nil).Record("requests")
 	vals := map[string]*float64{"p50": rec.P50, "p90": rec.P90, "p95": rec.P95, "p99": rec.P99,
 		"mean": rec.Mean, "max": rec.Max, "p50_ci lo": &rec.P50CI[0], "p50_ci hi": &rec.P50CI[1]}
 	for name, v := range vals {

@@ -404,7 +404,7 @@ func (s *sweep) runSearch() error {
 			at[level] = k
 		}
 		round := Step{Level: level, Calls: d.Calls, Met: rec.SLOMet, Failed: rec.Summary.Failed,
-			OverSaturated: rec.OverSaturated != nil, Values: sloValues(rows, set.SLO)}
+			OverSaturated: rec.OverSaturated != nil, Values: sloValues(rows, set.SLO), CallOf: sloCalls(rows, set.SLO)}
 		if i, ok := inPath[level]; ok {
 			// Until decided the search sees a level once, as one step
 			// of every round it ran: it decides on levels, and gives
@@ -414,6 +414,20 @@ func (s *sweep) runSearch() error {
 			p.Met, p.OverSaturated = p.Met && round.Met, p.OverSaturated || round.OverSaturated
 			for j := range p.Values {
 				p.Values[j] = append(p.Values[j], round.Values[j]...)
+				if p.CallOf != nil && round.CallOf != nil {
+					// A round's call k is another call than an earlier
+					// round's: its numbers move past theirs.
+					own := append([]int(nil), p.CallOf[j]...)
+					for _, c := range round.CallOf[j] {
+						if c >= 0 {
+							c += ran[level] << 24
+						} else {
+							c -= ran[level] << 24
+						}
+						own = append(own, c)
+					}
+					p.CallOf[j] = own
+				}
 			}
 		} else {
 			if s.until() {
@@ -475,8 +489,8 @@ func (s *sweep) runSearch() error {
 }
 
 // sloValues are a round's values of each SLO for the search: those of
-// its requests (warm-up left out), a request that failed or never
-// reached the figure +Inf; nil without SLOs.
+// its requests (warm-up and the transient left out: Measured), a request
+// that failed or never reached the figure +Inf; nil without SLOs.
 func sloValues(rows []artifact.LoadRequest, slos []artifact.SLO) [][]float64 {
 	if len(slos) == 0 {
 		return nil
@@ -484,10 +498,7 @@ func sloValues(rows []artifact.LoadRequest, slos []artifact.SLO) [][]float64 {
 	out := make([][]float64, len(slos))
 	for i, slo := range slos {
 		xs := []float64{}
-		for _, r := range rows {
-			if r.Warmup {
-				continue
-			}
+		for _, r := range Measured(rows) {
 			if v, ok, _ := value(r.Request, slo.Metric); ok {
 				xs = append(xs, v)
 			} else {

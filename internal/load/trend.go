@@ -19,7 +19,8 @@ type Window struct {
 }
 
 // Trend is how a level's latency moved over its requests: the medians of
-// its first, middle and last thirds.
+// its first, middle and last thirds, and the rank correlation of its
+// batch means with time.
 type Trend struct {
 	Thirds [3]Window
 	// Rising: each third's median interval lies wholly above the one
@@ -32,7 +33,26 @@ type Trend struct {
 	// is false when a third has too few requests to bound its median
 	// (fewer than 6, so fewer than 18 requests): nothing is said then.
 	Steady, Known bool
+	// Drift is the rank correlation of the batch means with time: a
+	// trend across the level that the thirds' intervals may not show.
+	Drift Drift
 }
+
+// Drift is the trend test of a level's requests: the means of batches of
+// TrendBatch requests in the order they started (a late request makes its
+// batch's mean late, above every other), and Spearman's rank correlation
+// of those means with time. Drifting: its p-value is below 5 % and the
+// first and last thirds' medians differ by more than the steady state's
+// tolerance (SteadyTolerance of the lower, or the minimum rise): a
+// trend the level's figures mix, too large to be no change of regime.
+type Drift struct {
+	Batches  int
+	Rank     interval.Rank
+	Drifting bool
+}
+
+// TrendBatch is the requests a batch mean of the drift test averages.
+const TrendBatch = WindowBatch
 
 // SteadyTolerance is the share by which the first and last thirds'
 // medians may differ and still be steady when their intervals are apart:
@@ -67,6 +87,17 @@ func TrendOf(xs []float64, minRise float64) Trend {
 	apart := a.Hi < c.Lo || c.Hi < a.Lo
 	t.Steady = !t.Known || !apart || math.Abs(c.P50-a.P50) <= math.Max(SteadyTolerance*math.Min(a.P50, c.P50), minRise)
 	t.Rising = a.Bounded && b.Bounded && c.Bounded && b.Lo > a.Hi && c.Lo > b.Hi && c.P50-a.P50 >= minRise
+	means := make([]float64, n/TrendBatch)
+	for j := range means {
+		sum := 0.0
+		for _, x := range s[j*TrendBatch : (j+1)*TrendBatch] {
+			sum += x
+		}
+		means[j] = sum / TrendBatch
+	}
+	t.Drift = Drift{Batches: len(means), Rank: interval.Spearman(means)}
+	moved := math.Abs(c.P50-a.P50) > math.Max(SteadyTolerance*math.Min(a.P50, c.P50), minRise)
+	t.Drift.Drifting = t.Drift.Rank.Known && t.Drift.Rank.P < 1-interval.Level && moved
 	return t
 }
 

@@ -94,3 +94,54 @@ func TestTrendSteadyTolerance(t *testing.T) {
 		t.Errorf("6.0 to 7.0 ms, 2 ms the least change: %+v, want steady", tr)
 	}
 }
+
+// TestTrendDrift: a latency that rises by 40 % across the level through
+// wide noise leaves the thirds' intervals overlapping (steady) but its
+// batch means' rank correlation with time says it drifts; one
+// distribution drifts in few of 100 seeded series; a rise within the
+// steady state's tolerance never does, however significant; fewer than 5
+// batches say nothing.
+func TestTrendDrift(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 9))
+	caught := 0
+	for range 20 {
+		xs := make([]float64, 60)
+		for i := range xs {
+			xs[i] = 100 + 40*float64(i)/60 + 25*rng.NormFloat64()
+		}
+		tr := TrendOf(xs, 10)
+		if tr.Drift.Batches != 12 || !tr.Drift.Rank.Known {
+			t.Fatalf("%+v: want 12 batches tested", tr.Drift)
+		}
+		if tr.Drift.Drifting && tr.Steady {
+			caught++
+		}
+	}
+	if caught < 10 {
+		t.Errorf("a rise of 40 %% through the noise: %d of 20 steady by the thirds and drifting, want most", caught)
+	}
+	drifting := 0
+	for range 100 {
+		xs := make([]float64, 60)
+		for i := range xs {
+			xs[i] = 100 + 25*rng.NormFloat64()
+		}
+		if TrendOf(xs, 10).Drift.Drifting {
+			drifting++
+		}
+	}
+	if drifting > 6 {
+		t.Errorf("one distribution: %d of 100 drifting", drifting)
+	}
+	small := make([]float64, 60)
+	for i := range small {
+		small[i] = 100 + 5*float64(i)/60 + 0.1*rng.NormFloat64()
+	}
+	if tr := TrendOf(small, 10); !(tr.Drift.Rank.P < 0.001) || tr.Drift.Drifting {
+		t.Errorf("a rise of 5 %%: %+v, want significant and not drifting", tr.Drift)
+	}
+	if tr := TrendOf(small[:24], 10); tr.Drift.Batches != 4 || tr.Drift.Rank.Known || tr.Drift.Drifting {
+		t.Errorf("24 requests: %+v, want 4 batches, nothing known", tr.Drift)
+	}
+}

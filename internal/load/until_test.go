@@ -119,7 +119,7 @@ func TestSweepUntilBudget(t *testing.T) {
 	if want := load.MoreToDecide(l.SLO[0]); !reflect.DeepEqual(u, want) || u.MoreRequests == nil && u.Why == "" {
 		t.Errorf("undecided %+v, want MoreToDecide's %+v", u, want)
 	}
-	for _, want := range []string{"(limit 300 ms, n=100): met, undecided\n",
+	for _, want := range []string{"(limit 300 ms, n=100): met (undecided: the interval holds the limit)\n",
 		"  undecided after 5 rounds, 100 requests: --budget 100 requests leaves no further round\n",
 		"    first_sentence_ms p50 (n=100): " + loadtext.MoreText(u) + "\n",
 		"until decided: undecided after --budget 100 requests: at 1: first_sentence_ms p50 ("} {

@@ -154,6 +154,22 @@ func tableCases() []levelCase {
 	calm := level(7)
 	calm.Summary.Client = &artifact.ClientUse{Cores: 8, CPUMs: 1200, Busy: 0.05, ReaderCPUMs: 300, ReaderWaitMs: f(240), ReaderRuns: f(48000)}
 
+	// A level whose first 15 requests were its transient, and one whose
+	// window is the whole level.
+	transient, whole := level(2), level(3)
+	idx := 19
+	transient.SteadyWindow = &artifact.SteadyWindow{Metric: "ttft_ms", Rule: "MSER-5", Batch: 5, Batches: 11, Known: true,
+		FromRequest: 16, FromIndex: &idx, LeftOut: 15}
+	whole.SteadyWindow = &artifact.SteadyWindow{Metric: "ttft_ms", Rule: "MSER-5", Batch: 5, Batches: 8, Known: true, FromRequest: 1}
+	// A level steady by its thirds whose batch means still rose.
+	drifting := level(4)
+	drifting.Steady = trend(true, true, f(100), f(115), f(130))
+	drifting.Steady.Drift = &artifact.TrendDrift{Batch: 5, Batches: 12, Rho: f(0.7133), P: f(0.0092), Known: true, Drifting: true}
+	// SLO verdicts with their intervals: below the limit, and holding it.
+	decided, undecided := level(5), level(6)
+	decided.SLO[0].CIMs, decided.SLO[0].Side = &[2]*float64{f(480), f(530)}, "below"
+	undecided.SLO = []artifact.SLOVerdict{slo("ttft_ms", 95, 800, f(780), 40, 0, 0)}
+	undecided.SLO[0].CIMs, undecided.SLO[0].Side = &[2]*float64{f(700), f(900)}, "straddles"
 	drift := level(8)
 	drift.Steady = trend(false, true, f(100), f(180), f(260))
 	late := missed(9, 1900)
@@ -181,6 +197,9 @@ func tableCases() []levelCase {
 		{name: "failure kinds", mode: "concurrency", labels: []string{"4"}, levels: []artifact.LoadLevel{kinds}},
 		{name: "client", mode: "concurrency", labels: []string{"5", "6", "7"}, levels: []artifact.LoadLevel{busy, wait, calm}},
 		{name: "not steady", mode: "concurrency", labels: []string{"8", "9"}, levels: []artifact.LoadLevel{drift, late}},
+		{name: "drifting", mode: "concurrency", labels: []string{"4"}, levels: []artifact.LoadLevel{drifting}},
+		{name: "slo intervals", mode: "concurrency", labels: []string{"5", "6"}, levels: []artifact.LoadLevel{decided, undecided}},
+		{name: "transient", mode: "concurrency", labels: []string{"2", "3"}, levels: []artifact.LoadLevel{transient, whole}},
 		{name: "no content", mode: "concurrency", labels: []string{"10", "11"}, levels: []artifact.LoadLevel{empty, emptyFailed}},
 		{name: "spoken", mode: "concurrency", engine: "espeak-ng", labels: []string{"1"}, levels: []artifact.LoadLevel{spoken}},
 		{name: "spoken without engine", mode: "concurrency", labels: []string{"1"}, levels: []artifact.LoadLevel{spoken}},

@@ -73,6 +73,19 @@ func ThirdsText(t artifact.LevelTrend) string {
 	return "p50 of each third " + strings.Join(parts, " -> ") + " ms"
 }
 
+// DriftLine is the warning under a level whose steady window still
+// drifts (LevelTrend.Drift): which way, the rank correlation with its
+// p-value, and the thirds.
+func DriftLine(t artifact.LevelTrend) string {
+	d := t.Drift
+	way := "rose"
+	if *d.Rho < 0 {
+		way = "fell"
+	}
+	return fmt.Sprintf("  drifting: %s %s across the level's steady window (Spearman's rho %.2f of %d batch means of %d against time, p %.4f; %s): "+
+		"its figures mix what came before and after", t.Metric, way, *d.Rho, d.Batches, d.Batch, *d.P, ThirdsText(t))
+}
+
 // heldButFailed says a level missed for its failed requests alone: every
 // SLO held, yet a level holds only when no request failed.
 func heldButFailed(l *artifact.LoadLevel) bool {

@@ -132,6 +132,35 @@ func TestLevelNotSteady(t *testing.T) {
 	}
 }
 
+// TestLevelTransient: a level whose steady window cut a transient says
+// how many requests it left out; one whose window is whole says nothing.
+func TestLevelTransient(t *testing.T) {
+	lines, _ := levelLines(tableCase(t, "transient"))
+	hasLine(t, lines, "  steady from request 16 (MSER-5 on ttft_ms): the 15 before it left out of the level's figures as its warm-up")
+	if n := strings.Count(strings.Join(lines, "\n"), "steady from"); n != 1 {
+		t.Errorf("%d window lines, want 1", n)
+	}
+}
+
+// TestLevelDrifting: a level steady by its thirds whose batch means'
+// rank correlation with time is significant warns; one not drifting
+// does not.
+func TestLevelDrifting(t *testing.T) {
+	lines, _ := levelLines(tableCase(t, "drifting"))
+	hasLine(t, lines, "  drifting: queue_ms + ttft_ms rose across the level's steady window (Spearman's rho 0.71 of 12 batch means of 5 "+
+		"against time, p 0.0092; p50 of each third 100 [98, inf] -> 115 [113, inf] -> 130 [128, inf] ms): its figures mix what came before and after")
+	noLine(t, (&loadtext.Table{}).Level("1", level(1)), "drifting")
+}
+
+// TestLevelSLOIntervals: an SLO's value is printed with its interval
+// (the one that takes a call's requests as correlated), and an interval
+// that holds the limit says the verdict is undecided by it.
+func TestLevelSLOIntervals(t *testing.T) {
+	lines, _ := levelLines(tableCase(t, "slo intervals"))
+	hasLine(t, lines, "  SLO ttft_ms p95 512 ms [480, 530] (limit 800 ms, n=40): met",
+		"  SLO ttft_ms p95 780 ms [700, 900] (limit 800 ms, n=40): met (undecided: the interval holds the limit)")
+}
+
 func TestLevelNoContent(t *testing.T) {
 	lines, _ := levelLines(tableCase(t, "no content"))
 	hasLine(t, lines,

@@ -177,13 +177,13 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 		if v.Met {
 			met = "met"
 		}
-		if v.CIMs != nil {
-			// Until decided: the interval the decision is made on.
-			value += " " + Bounds(v.ValueMs, *v.CIMs)
+		// Its interval (one call's requests taken as correlated), when
+		// both sides are bounded; one that holds the limit leaves the
+		// verdict undecided.
+		if ci := v.CIMs; v.ValueMs != nil && ci != nil && ci[0] != nil && ci[1] != nil {
+			value += " " + Bounds(v.ValueMs, *ci)
 			if v.Side == "straddles" {
-				met += ", undecided"
-			} else {
-				met += ", decided"
+				met += " (undecided: the interval holds the limit)"
 			}
 		}
 		lines = append(lines, fmt.Sprintf("  SLO %s p%s %s (limit %s ms, n=%d): %s", v.Metric, g(v.Percentile), value, g(v.LimitMs), v.N, met))
@@ -210,6 +210,10 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	if line := clientLine(s); line != "" {
 		lines = append(lines, line)
 	}
+	if w := l.SteadyWindow; w != nil && w.LeftOut > 0 {
+		lines = append(lines, fmt.Sprintf("  steady from request %d (%s on %s): the %d before it left out of the level's figures as its warm-up",
+			w.FromRequest, w.Rule, w.Metric, w.LeftOut))
+	}
 	if st := l.Steady; l.OverSaturated == nil && st != nil && st.Known && !st.Steady {
 		// A third whose median is late (inf) holds mostly failed
 		// requests or ones that never reached the figure: a warm-up
@@ -222,6 +226,8 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 		}
 		lines = append(lines, fmt.Sprintf("  not steady: %s moved over the level (%s): its first and last thirds disagree; %s",
 			st.Metric, ThirdsText(*st), why))
+	} else if l.OverSaturated == nil && st != nil && st.Drift != nil && st.Drift.Drifting {
+		lines = append(lines, DriftLine(*st))
 	}
 	return lines
 }

@@ -68,6 +68,9 @@ func loadSummary(l *rundir.Load, version string) section {
 	if t := shardsTable(l); t != nil {
 		s.Tables = append(s.Tables, *t)
 	}
+	if t := steadyTable(l); t != nil {
+		s.Tables = append(s.Tables, *t)
+	}
 	if t := clientTable(l); t != nil {
 		s.Tables = append(s.Tables, *t)
 	}

@@ -55,13 +55,22 @@ func at(r artifact.LoadRequest, t *float64) (float64, bool) {
 }
 
 func requestsFigure(l *rundir.Load, level float64) (figure, error) {
-	var rs []artifact.LoadRequest
-	for _, r := range l.Requests {
+	type one struct {
+		r         artifact.LoadRequest
+		transient bool // before the level's steady window
+	}
+	var all []one
+	skip := l.Transient()
+	for i, r := range l.Requests {
 		if r.Level == level && !r.Warmup {
-			rs = append(rs, r)
+			all = append(all, one{r, skip[i]})
 		}
 	}
-	sort.SliceStable(rs, func(i, j int) bool { return startOf(rs[i]) < startOf(rs[j]) })
+	sort.SliceStable(all, func(i, j int) bool { return startOf(all[i].r) < startOf(all[j].r) })
+	rs := make([]artifact.LoadRequest, len(all))
+	for i, o := range all {
+		rs[i] = o.r
+	}
 	names := make([]string, len(rs))
 	every := max(1, len(rs)/20)
 	for i, r := range rs {
@@ -76,7 +85,7 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	rowH := min(18, max(3, 420/float64(len(rs))))
 	chart.Rows(p, names, 0)
 	p.X.Min = 0
-	var queued, sent, failed []chart.Span
+	var queued, sent, failed, transient []chart.Span
 	var ttft, sentence []chart.Tick
 	tab := table{Head: []string{"request", "start_ms", "queue_ms", "ttft_ms", "first_sentence_ms", "total_ms", "error"}}
 	for i, r := range rs {
@@ -88,9 +97,14 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 		if !ok {
 			end = startOf(r)
 		}
-		if r.Error != nil {
+		name := requestName(r)
+		switch {
+		case r.Error != nil:
 			failed = append(failed, chart.Span{Row: row, From: startOf(r), To: end})
-		} else {
+		case all[i].transient:
+			transient = append(transient, chart.Span{Row: row, From: startOf(r), To: end})
+			name += " (transient)"
+		default:
 			sent = append(sent, chart.Span{Row: row, From: startOf(r), To: end})
 		}
 		if t, ok := at(r, r.TTFTMs); ok {
@@ -99,12 +113,15 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 		if t, ok := at(r, r.FirstSentenceMs); ok {
 			sentence = append(sentence, chart.Tick{Row: row, At: t})
 		}
-		tab.add(requestName(r), numP(r.StartMs), numP(r.QueueMs), numP(r.TTFTMs), numP(r.FirstSentenceMs), numP(r.TotalMs), errText(r))
+		tab.add(name, numP(r.StartMs), numP(r.QueueMs), numP(r.TTFTMs), numP(r.FirstSentenceMs), numP(r.TotalMs), errText(r))
 	}
 	thick := vg.Length(rowH * 0.7)
 	chart.AddSpans(p, "queued (waiting for a call)", queued, chart.Queue, thick)
 	chart.AddSpans(p, "sent until its end", sent, chart.Cached, thick)
 	chart.AddSpans(p, "failed", failed, chart.Cut, thick)
+	if len(transient) > 0 {
+		chart.AddSpans(p, "before the steady window (left out of the figures)", transient, chart.Transient, thick)
+	}
 	chart.AddTicks(p, "first token", ttft, chart.TTFT, thick+2, 1.5)
 	chart.AddTicks(p, "first sentence", sentence, chart.FirstSentence, thick+2, 1.5)
 	f, err := draw(p, vg.Length(max(75+rowH*float64(len(rs)), 40+6*float64(chart.LegendLine))), summaryOf(tab))

@@ -39,3 +39,36 @@ func TestRequestsOfShardsHaveTheirOwnNames(t *testing.T) {
 		t.Errorf("an unsharded request is named by its index alone: %v %q", err, f.More.Rows[0].Cells)
 	}
 }
+
+// TestRequestsBeforeTheSteadyWindow: the requests a level's steady window
+// left out are named so in its table and drawn as a series of their own.
+func TestRequestsBeforeTheSteadyWindow(t *testing.T) {
+	var rows []artifact.LoadRequest
+	for i := 1; i <= 40; i++ {
+		ttft, start, total := 5+0.1*float64(i%3), float64(10*i), 20.0
+		if i <= 10 {
+			ttft = 200 + float64(i%3)
+		}
+		r := artifact.LoadRequest{Level: 1, Call: i, Turn: 1}
+		r.Index, r.TTFTMs, r.StartMs, r.TotalMs = i, &ttft, &start, &total
+		rows = append(rows, r)
+	}
+	from := 11
+	l := &rundir.Load{Settings: artifact.LoadSettings{Mode: "concurrency"}, Requests: rows,
+		Levels: []artifact.LoadLevel{{Level: 1, SteadyWindow: &artifact.SteadyWindow{Known: true, FromRequest: 11, FromIndex: &from, LeftOut: 10}}}}
+	f, err := requestsFigure(l, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for _, r := range f.More.Rows {
+		if strings.HasSuffix(r.Cells[0], " (transient)") {
+			marked++
+		}
+	}
+	if marked != 10 || f.More.Rows[9].Cells[0] != "10 (transient)" || f.More.Rows[10].Cells[0] != "11" ||
+		!strings.Contains(string(f.SVG), "before the steady window") {
+		t.Errorf("%d rows marked transient (10th %q, 11th %q), legend in the chart: %v", marked, f.More.Rows[9].Cells[0],
+			f.More.Rows[10].Cells[0], strings.Contains(string(f.SVG), "before the steady window"))
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/figures"
+	"ttftlab/internal/load"
 )
 
 // Samples are the timed figures of a lab run, each with the values it was
@@ -84,8 +86,9 @@ func (l *Lab) Samples() []figures.Sample {
 var LoadMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms"}
 
 // Samples are the timed figures of a load run: per level and metric the
-// requests after warm-up, a failed request (or one without that time) as
-// +Inf. Levels are in the order they ran.
+// requests after warm-up and the level's transient (Transient), a failed
+// request (or one without that time) as +Inf. Levels are in the order
+// they ran.
 func (l *Load) Samples() []figures.Sample {
 	type key struct {
 		level  float64
@@ -102,8 +105,9 @@ func (l *Load) Samples() []figures.Sample {
 			break
 		}
 	}
-	for _, r := range l.Requests {
-		if r.Warmup {
+	skip := l.Transient()
+	for i, r := range l.Requests {
+		if r.Warmup || skip[i] {
 			continue
 		}
 		if !seen[r.Level] {
@@ -127,6 +131,35 @@ func (l *Load) Samples() []figures.Sample {
 		for _, m := range metrics {
 			out = append(out, figures.Sample{Name: "level " + name + " " + m, Unit: "ms",
 				Over: "requests of level " + name + " after warm-up, failed ones above every time", Values: vals[key{lv, m}]})
+		}
+	}
+	return out
+}
+
+// Transient marks the rows (by their place in Requests) before their
+// level's steady window, where the level's record left some out: the
+// window found again from the level's rows by the rule that found it
+// (load.SteadyWindow). A search's rows (a level's rounds together) and a
+// merge's (whose order is the shards' wall clocks) are all kept.
+func (l *Load) Transient() []bool {
+	out := make([]bool, len(l.Requests))
+	if l.Settings.SearchMax > 0 || l.Settings.Shards > 0 {
+		return out
+	}
+	for _, lv := range l.Levels {
+		if w := lv.SteadyWindow; w == nil || w.LeftOut == 0 {
+			continue
+		}
+		var at []int
+		var rows []artifact.LoadRequest
+		for i, r := range l.Requests {
+			if r.Level == lv.Level {
+				at, rows = append(at, i), append(rows, r)
+			}
+		}
+		_, cut := load.SteadyWindow(rows, nil)
+		for k, c := range cut {
+			out[at[k]] = c
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/load"
 )
 
 func TestLabSamples(t *testing.T) {
@@ -94,5 +95,33 @@ func TestRunDirs(t *testing.T) {
 	ds, err := RunDirs(dir)
 	if err != nil || len(ds) != 10 || filepath.Base(ds[1]) != "run-2" || filepath.Base(ds[9]) != "run-10" {
 		t.Fatalf("%v, %v", ds, err)
+	}
+}
+
+// TestLoadSamplesLeaveOutTheTransient: a sweep level whose record left a
+// transient out of its figures pools without it, found again by the
+// same rule (load.SteadyWindow); a search's rows are all kept.
+func TestLoadSamplesLeaveOutTheTransient(t *testing.T) {
+	var rows []artifact.LoadRequest
+	for i := 1; i <= 40; i++ {
+		ttft := 5 + 0.1*float64(i%3)
+		if i <= 10 {
+			ttft = 200 + float64(i%3)
+		}
+		r := artifact.LoadRequest{Level: 1, Call: i}
+		r.Index, r.TTFTMs, r.FirstSentenceMs, r.TotalMs = i, &ttft, &ttft, &ttft
+		rows = append(rows, r)
+	}
+	w, _ := load.SteadyWindow(rows, nil)
+	if w.LeftOut != 10 {
+		t.Fatalf("window %+v: want the 10 slow requests cut", w)
+	}
+	l := &Load{Requests: rows, Levels: []artifact.LoadLevel{{Level: 1, SteadyWindow: &w}}}
+	if v := l.Samples()[0].Values; len(v) != 30 || v[0] > 10 {
+		t.Errorf("%d values from %v: want the 30 after the transient", len(v), v[0])
+	}
+	l.Settings.SearchMax = 8
+	if v := l.Samples()[0].Values; len(v) != 40 {
+		t.Errorf("a search: %d values, want all 40", len(v))
 	}
 }
