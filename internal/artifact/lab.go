@@ -173,7 +173,8 @@ type CancelAttempt struct {
 	FinishReason   string  `json:"finish_reason,omitempty"`
 }
 
-// Cancel is cancel.json: a cut mid-answer and the slot going idle.
+// Cancel is cancel.json: a cut mid-answer and the slot going idle, as
+// often as the lab's --repeat asks.
 type Cancel struct {
 	MaxTokens      float64  `json:"max_tokens"`
 	CutAfterMs     *float64 `json:"cut_after_ms,omitempty"`
@@ -196,11 +197,28 @@ type Cancel struct {
 	// LogFrom and LogCancelTask only when the lab had the server's log.
 	LogFrom       *LogMark `json:"log_from,omitempty"`
 	LogCancelTask *bool    `json:"log_cancel_task,omitempty"`
+	// Repeat is how many repetitions the step was asked for (the lab's
+	// --repeat); Runs are the valid ones in order, each a measurement of
+	// its own with its attempts (the top level holds the first, the log's
+	// fields only the top level); Discarded are those set aside, with
+	// why. All three absent in a file written before the step repeated.
+	Repeat    int               `json:"repeat,omitempty"`
+	Runs      []Cancel          `json:"runs,omitempty"`
+	Discarded []json.RawMessage `json:"discarded,omitempty"`
+}
+
+// Repetitions are the cut's measurements: Runs, or the top level alone in
+// a file written before the step repeated.
+func (c Cancel) Repetitions() []Cancel {
+	if len(c.Runs) > 0 {
+		return c.Runs
+	}
+	return []Cancel{c}
 }
 
 // Bargein is bargein.json: the caller interrupts after a few chunks, then
 // the next turn with the half answer in its history, against the same
-// turn with the cache flushed.
+// turn with the cache flushed; as often as the lab's --repeat asks.
 type Bargein struct {
 	Question        string  `json:"question,omitempty"`
 	FollowUp        string  `json:"follow_up,omitempty"`
@@ -212,6 +230,23 @@ type Bargein struct {
 	PartialText     string  `json:"partial_text,omitempty"`
 	Resumed         Tokens  `json:"resumed"`
 	Cold            Tokens  `json:"cold"`
+	// Repeat is how many repetitions the step was asked for (the lab's
+	// --repeat); Runs are the valid ones in order, each with the fields
+	// of one measurement (received_tokens to cold; the top level holds
+	// the first); Discarded are those set aside, with why. All three
+	// absent in a file written before the step repeated.
+	Repeat    int               `json:"repeat,omitempty"`
+	Runs      []Bargein         `json:"runs,omitempty"`
+	Discarded []json.RawMessage `json:"discarded,omitempty"`
+}
+
+// Repetitions are the barge-in's measurements: Runs, or the top level
+// alone in a file written before the step repeated.
+func (b Bargein) Repetitions() []Bargein {
+	if len(b.Runs) > 0 {
+		return b.Runs
+	}
+	return []Bargein{b}
 }
 
 // PrefixPosition is one place of the changing line: what the request cost

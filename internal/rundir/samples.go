@@ -56,12 +56,22 @@ func (l *Lab) Samples() []figures.Sample {
 			add("speech stall_ms", "sentence step, played back", s.Pacing.StallMs)
 		}
 	}
-	if c := l.Cancel; c != nil && c.SlotIdleAfterMs != nil {
-		add("cancel slot idle after close_ms", "cancel step, evidence "+c.Evidence, *c.SlotIdleAfterMs)
+	if c := l.Cancel; c != nil {
+		var idle []float64
+		for _, r := range c.Repetitions() {
+			if r.SlotIdleAfterMs != nil {
+				idle = append(idle, *r.SlotIdleAfterMs)
+			}
+		}
+		add("cancel slot idle after close_ms", "cancel step runs, evidence "+c.Evidence, idle...)
 	}
 	if b := l.Bargein; b != nil {
-		add("bargein resumed ttft_ms", "bargein step, next turn cached", b.Resumed.TTFTMs)
-		add("bargein cold ttft_ms", "bargein step, next turn cache flushed", b.Cold.TTFTMs)
+		var resumed, cold []float64
+		for _, r := range b.Repetitions() {
+			resumed, cold = append(resumed, r.Resumed.TTFTMs), append(cold, r.Cold.TTFTMs)
+		}
+		add("bargein resumed ttft_ms", "bargein step runs, next turn cached", resumed...)
+		add("bargein cold ttft_ms", "bargein step runs, next turn cache flushed", cold...)
 	}
 	if a := l.Audio; a != nil && len(a.Runs) > 0 {
 		var first, sent, tts, under []float64

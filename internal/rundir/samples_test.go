@@ -125,3 +125,47 @@ func TestLoadSamplesLeaveOutTheTransient(t *testing.T) {
 		t.Errorf("a search: %d values, want all 40", len(v))
 	}
 }
+
+// TestLabSamplesCancelAndBargeinRepetitions: the cancel and barge-in
+// figures take every repetition of the file's runs, and the top level of
+// a file written before the steps repeated.
+func TestLabSamplesCancelAndBargeinRepetitions(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	turn := func(resumed, cold float64) Bargein {
+		return Bargein{Resumed: Tokens{TTFTMs: resumed}, Cold: Tokens{TTFTMs: cold}}
+	}
+	repeated := &Lab{
+		Cancel: &Cancel{SlotIdleAfterMs: f(2), Evidence: "slots", Repeat: 3,
+			Runs: []Cancel{{SlotIdleAfterMs: f(2)}, {SlotIdleAfterMs: f(5)}, {SlotIdleAfterMs: f(3)}}},
+		Bargein: &Bargein{Resumed: Tokens{TTFTMs: 20}, Cold: Tokens{TTFTMs: 100}, Repeat: 2,
+			Runs: []Bargein{turn(20, 100), turn(25, 110)}},
+	}
+	older := &Lab{Cancel: &Cancel{SlotIdleAfterMs: f(4)}, Bargein: &Bargein{Resumed: Tokens{TTFTMs: 30}, Cold: Tokens{TTFTMs: 90}}}
+	for _, c := range []struct {
+		name string
+		lab  *Lab
+		want map[string][]float64
+	}{
+		{"runs", repeated, map[string][]float64{"cancel slot idle after close_ms": {2, 5, 3},
+			"bargein resumed ttft_ms": {20, 25}, "bargein cold ttft_ms": {100, 110}}},
+		{"top level", older, map[string][]float64{"cancel slot idle after close_ms": {4},
+			"bargein resumed ttft_ms": {30}, "bargein cold ttft_ms": {90}}},
+	} {
+		got := map[string][]float64{}
+		for _, s := range c.lab.Samples() {
+			got[s.Name] = s.Values
+		}
+		for name, want := range c.want {
+			if !slices.Equal(got[name], want) {
+				t.Errorf("%s: %s = %v, want %v", c.name, name, got[name], want)
+			}
+		}
+	}
+	// Client-side evidence has no idle times: no figure.
+	client := &Lab{Cancel: &Cancel{Evidence: "client", Repeat: 2, Runs: []Cancel{{}, {}}}}
+	for _, s := range client.Samples() {
+		if s.Name == "cancel slot idle after close_ms" {
+			t.Errorf("client-side evidence gave %v", s.Values)
+		}
+	}
+}
