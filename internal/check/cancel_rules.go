@@ -2,10 +2,14 @@ package check
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
+
+	"ttftlab/internal/artifact"
 )
 
 // logCancelLine is what llama-server logs when it drops a task whose client
@@ -13,68 +17,160 @@ import (
 const logCancelLine = "cancel task"
 
 // cancelRules check that the cut request really was cut and the server
-// noticed.
+// noticed, in every repetition the file records.
 var cancelRules = []rule{
-	{"cancel cut short", []string{"cancel.json"}, func(l *lab) error {
+	{"cancel runs", []string{"cancel.json"}, func(l *lab) error {
 		c := l.cancel
-		if !(c.ReceivedTokens >= 1) {
-			return fmt.Errorf("received_tokens is %s, want at least 1: nothing streamed before the cut", num(c.ReceivedTokens))
+		var differs string
+		if len(c.Runs) > 0 {
+			differs = cancelDiffers(c, c.Runs[0])
 		}
-		if !(c.ReceivedTokens < c.MaxTokens) {
-			return fmt.Errorf("received_tokens %s is not below max_tokens %s: the answer ran to its end, so nothing was cancelled; cut earlier or raise max_tokens",
-				num(c.ReceivedTokens), num(c.MaxTokens))
-		}
-		return l.pass("%s of %s tokens", num(c.ReceivedTokens), num(c.MaxTokens))
+		return l.repeatHeld(c.Repeat, len(c.Runs), differs)
+	}},
+	{"cancel cut short", []string{"cancel.json"}, func(l *lab) error {
+		return eachRepetition(l, l.cancel.Repetitions(), func(c artifact.Cancel) (string, error) {
+			if !(c.ReceivedTokens >= 1) {
+				return "", fmt.Errorf("received_tokens is %s, want at least 1: nothing streamed before the cut", num(c.ReceivedTokens))
+			}
+			if !(c.ReceivedTokens < c.MaxTokens) {
+				return "", fmt.Errorf("received_tokens %s is not below max_tokens %s: the answer ran to its end, so nothing was cancelled; cut earlier or raise max_tokens",
+					num(c.ReceivedTokens), num(c.MaxTokens))
+			}
+			return fmt.Sprintf("%s of %s tokens", num(c.ReceivedTokens), num(c.MaxTokens)), nil
+		})
 	}},
 	{"cancel closed_at_ms > 0", []string{"cancel.json"}, func(l *lab) error {
-		if !(l.cancel.ClosedAtMs > 0) {
-			return fmt.Errorf("closed_at_ms is %s, want > 0", num(l.cancel.ClosedAtMs))
-		}
-		return l.pass("closed at %s ms", num(l.cancel.ClosedAtMs))
+		return eachRepetition(l, l.cancel.Repetitions(), func(c artifact.Cancel) (string, error) {
+			if !(c.ClosedAtMs > 0) {
+				return "", fmt.Errorf("closed_at_ms is %s, want > 0", num(c.ClosedAtMs))
+			}
+			return fmt.Sprintf("closed at %s ms", num(c.ClosedAtMs)), nil
+		})
 	}},
 	{"cancel evidence", []string{"cancel.json"}, func(l *lab) error {
-		c := l.cancel
-		switch c.Evidence {
-		case "", "slots", "metrics":
-			if c.SlotIdleAfterMs == nil {
-				return fmt.Errorf("slot_idle_after_ms is null, yet the evidence is %q: the server's own view must give the time it went idle", orSlots(c.Evidence))
+		// The evidence is the step's: its repetitions say it as its top
+		// level does.
+		evidence := l.cancel.Evidence
+		return eachRepetition(l, l.cancel.Repetitions(), func(c artifact.Cancel) (string, error) {
+			if c.Evidence != evidence {
+				return "", fmt.Errorf("evidence is %q, but the top level's is %q", c.Evidence, evidence)
 			}
-			return l.pass("from %s", orSlots(c.Evidence))
-		case "client":
-			if c.SlotIdleAfterMs != nil {
-				return fmt.Errorf("evidence is \"client\" but slot_idle_after_ms is %s: the client alone cannot see the server go idle", num(*c.SlotIdleAfterMs))
+			switch c.Evidence {
+			case "", "slots", "metrics":
+				if c.SlotIdleAfterMs == nil {
+					return "", fmt.Errorf("slot_idle_after_ms is null, yet the evidence is %q: the server's own view must give the time it went idle", orSlots(c.Evidence))
+				}
+				return "from " + orSlots(c.Evidence), nil
+			case "client":
+				if c.SlotIdleAfterMs != nil {
+					return "", fmt.Errorf("evidence is \"client\" but slot_idle_after_ms is %s: the client alone cannot see the server go idle", num(*c.SlotIdleAfterMs))
+				}
+				if c.NoEvidence == "" {
+					return "", fmt.Errorf("evidence is \"client\" without no_evidence saying why the server showed none")
+				}
+				return "", skip("client-side only: %s", c.NoEvidence)
 			}
-			if c.NoEvidence == "" {
-				return fmt.Errorf("evidence is \"client\" without no_evidence saying why the server showed none")
-			}
-			return skip("client-side only: %s", c.NoEvidence)
-		}
-		return fmt.Errorf("evidence %q is none of slots, metrics, client", c.Evidence)
+			return "", fmt.Errorf("evidence %q is none of slots, metrics, client", c.Evidence)
+		})
 	}},
 	{"cancel slot idle >= 0", []string{"cancel.json"}, func(l *lab) error {
-		v := l.cancel.SlotIdleAfterMs
-		if v == nil {
-			return skip("cancel.json has no slot_idle_after_ms (evidence %q)", l.cancel.Evidence)
-		}
-		if !(*v >= 0) {
-			return fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(*v))
-		}
-		return l.pass("idle %s ms after the close (%s)", num(*v), orSlots(l.cancel.Evidence))
+		return eachRepetition(l, l.cancel.Repetitions(), func(c artifact.Cancel) (string, error) {
+			v := c.SlotIdleAfterMs
+			if v == nil {
+				return "", skip("cancel.json has no slot_idle_after_ms (evidence %q)", l.cancel.Evidence)
+			}
+			if !(*v >= 0) {
+				return "", fmt.Errorf("slot_idle_after_ms is %s, want >= 0", num(*v))
+			}
+			return fmt.Sprintf("idle %s ms after the close (%s)", num(*v), orSlots(l.cancel.Evidence)), nil
+		})
 	}},
 	{"cancel flags", []string{"cancel.json"}, func(l *lab) error {
-		c := l.cancel
-		if c.Done == nil && c.Cut == nil {
-			return skip("cancel.json has neither done nor cut")
-		}
-		if c.Done != nil && *c.Done {
-			return fmt.Errorf("done is true: the stream reached data: [DONE], so it was not cut")
-		}
-		if c.Cut != nil && !*c.Cut {
-			return fmt.Errorf("cut is false: the client never closed the connection")
-		}
-		return l.pass("cut, not done")
+		return eachRepetition(l, l.cancel.Repetitions(), func(c artifact.Cancel) (string, error) {
+			if c.Done == nil && c.Cut == nil {
+				return "", skip("cancel.json has neither done nor cut")
+			}
+			if c.Done != nil && *c.Done {
+				return "", fmt.Errorf("done is true: the stream reached data: [DONE], so it was not cut")
+			}
+			if c.Cut != nil && !*c.Cut {
+				return "", fmt.Errorf("cut is false: the client never closed the connection")
+			}
+			return "cut, not done", nil
+		})
 	}},
 	{"cancel task in server log", nil, checkServerLog},
+}
+
+// cancelDiffers says how the top level of cancel.json differs from its
+// first repetition, which it holds; "" when it does not.
+func cancelDiffers(top, first artifact.Cancel) string {
+	var d []string
+	for _, f := range []struct {
+		name     string
+		top, run float64
+	}{{"max_tokens", top.MaxTokens, first.MaxTokens}, {"received_tokens", top.ReceivedTokens, first.ReceivedTokens},
+		{"closed_at_ms", top.ClosedAtMs, first.ClosedAtMs}} {
+		if f.top != f.run {
+			d = append(d, fmt.Sprintf("%s %s, runs[0] %s", f.name, num(f.top), num(f.run)))
+		}
+	}
+	if t, r := top.SlotIdleAfterMs, first.SlotIdleAfterMs; (t == nil) != (r == nil) || (t != nil && *t != *r) {
+		d = append(d, fmt.Sprintf("slot_idle_after_ms %s, runs[0] %s", numOrNull(t), numOrNull(r)))
+	}
+	return strings.Join(d, "; ")
+}
+
+// numOrNull formats a number that may be null.
+func numOrNull(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return num(*v)
+}
+
+// repeatHeld: a step's file that records its repeat holds that many
+// runs, the first of them at its top level (differs says how they
+// differ, "" when they agree). A file written before the step repeated
+// holds one measurement at its top level.
+func (l *lab) repeatHeld(repeat, runs int, differs string) error {
+	switch {
+	case repeat == 0 && runs == 0:
+		return l.pass("one measurement (written before the step repeated)")
+	case repeat == 0:
+		return fmt.Errorf("%d runs but no repeat saying how many were asked for", runs)
+	case runs != repeat:
+		return fmt.Errorf("%d runs, want %d (its repeat)", runs, repeat)
+	case differs != "":
+		return fmt.Errorf("the top level must hold the first repetition, but: %s", differs)
+	}
+	return l.pass("%d runs, the first at the top level", runs)
+}
+
+// eachRepetition holds every repetition of a step's file to check, which
+// says what it saw or why the repetition fails (or is skipped: a skip is
+// the step's, the same for every repetition); a failure names its
+// repetition when there are several. A pass shows the first repetition's.
+func eachRepetition[T any](l *lab, reps []T, check func(T) (string, error)) error {
+	var first string
+	for i, r := range reps {
+		seen, err := check(r)
+		var s skipError
+		switch {
+		case err == nil:
+		case len(reps) == 1 || errors.As(err, &s):
+			return err
+		default:
+			return fmt.Errorf("repetition %d of %d (runs[%d]): %w", i+1, len(reps), i, err)
+		}
+		if i == 0 {
+			first = seen
+		}
+	}
+	if len(reps) > 1 {
+		return l.pass("%s in the first of %d repetitions; all hold", first, len(reps))
+	}
+	return l.pass("%s", first)
 }
 
 // orSlots names the evidence of a file written before evidence was named:

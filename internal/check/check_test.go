@@ -298,12 +298,12 @@ func TestMissingFileSkipsItsChecks(t *testing.T) {
 	files := validFiles()
 	delete(files, "cancel.json")
 	got, _, _, out := runFolder(t, files, false)
-	for _, name := range []string{"cancel cut short", "cancel flags", "report copies sources", "cancel task in server log"} {
+	for _, name := range []string{"cancel runs", "cancel cut short", "cancel flags", "report copies sources", "cancel task in server log"} {
 		if got[name].status != "SKIP" || !strings.Contains(got[name].msg, "cancel.json") {
 			t.Errorf("%s = %+v, want SKIP naming cancel.json:\n%s", name, got[name], out)
 		}
 	}
-	if !strings.HasSuffix(out, " failed, 7 skipped\n") {
+	if !strings.HasSuffix(out, " failed, 8 skipped\n") {
 		t.Errorf("summary should count the skipped checks:\n%s", out)
 	}
 }

@@ -15,13 +15,25 @@ func (l *lab) loadBargein(data []byte) error {
 	if err := artifact.Decode(data, &l.bargein); err != nil {
 		return err
 	}
-	// The barge-in's verdict compares what each turn reused: both must say.
-	for _, t := range []struct {
-		name string
-		cost artifact.Tokens
-	}{{"resumed", l.bargein.Resumed}, {"cold", l.bargein.Cold}} {
-		if t.cost.CacheN == nil {
-			return fmt.Errorf("%s.cache_n is missing", t.name)
+	// The barge-in's verdict compares what each turn reused: both must
+	// say, in every repetition.
+	missing := func(at string, b artifact.Bargein) error {
+		for _, t := range []struct {
+			name string
+			cost artifact.Tokens
+		}{{"resumed", b.Resumed}, {"cold", b.Cold}} {
+			if t.cost.CacheN == nil {
+				return fmt.Errorf("%s%s.cache_n is missing", at, t.name)
+			}
+		}
+		return nil
+	}
+	if err := missing("", l.bargein); err != nil {
+		return err
+	}
+	for i, r := range l.bargein.Runs {
+		if err := missing(fmt.Sprintf("runs[%d].", i), r); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,34 +1,52 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"ttftlab/internal/artifact"
+)
 
 // voiceRules check what a voice agent needs: the text keeps ahead of the
 // speaker, an interrupted answer's cache serves the next turn, and a
 // changing line costs less cache the later it stands.
 var voiceRules = []rule{
 	{"sentence pacing", []string{"sentence.json"}, checkPacing},
-	{"bargein resumed reuses the cache", []string{"bargein.json"}, func(l *lab) error {
-		r, c := l.bargein.Resumed, l.bargein.Cold
-		if !(r.Cached() > 0 && r.PromptN < c.PromptN) {
-			return fmt.Errorf("resumed cache_n %s, prompt_n %s against cold prompt_n %s: the follow-up after the cut should reuse the interrupted turn's cache",
-				num(r.Cached()), num(r.PromptN), num(c.PromptN))
+	{"bargein runs", []string{"bargein.json"}, func(l *lab) error {
+		b := l.bargein
+		var differs string
+		if len(b.Runs) > 0 {
+			differs = bargeinDiffers(b, b.Runs[0])
 		}
-		return l.pass("resumed prompt_n %s (cache_n %s), cold prompt_n %s", num(r.PromptN), num(r.Cached()), num(c.PromptN))
+		return l.repeatHeld(b.Repeat, len(b.Runs), differs)
+	}},
+	{"bargein resumed reuses the cache", []string{"bargein.json"}, func(l *lab) error {
+		return eachRepetition(l, l.bargein.Repetitions(), func(b artifact.Bargein) (string, error) {
+			r, c := b.Resumed, b.Cold
+			if !(r.Cached() > 0 && r.PromptN < c.PromptN) {
+				return "", fmt.Errorf("resumed cache_n %s, prompt_n %s against cold prompt_n %s: the follow-up after the cut should reuse the interrupted turn's cache",
+					num(r.Cached()), num(r.PromptN), num(c.PromptN))
+			}
+			return fmt.Sprintf("resumed prompt_n %s (cache_n %s), cold prompt_n %s", num(r.PromptN), num(r.Cached()), num(c.PromptN)), nil
+		})
 	}},
 	{"bargein resumed answers sooner", []string{"bargein.json"}, func(l *lab) error {
-		r, c := l.bargein.Resumed, l.bargein.Cold
-		if !(r.TTFTMs < c.TTFTMs) {
-			return fmt.Errorf("resumed ttft_ms %s is not below cold ttft_ms %s", num(r.TTFTMs), num(c.TTFTMs))
-		}
-		return l.pass("ttft %s ms resumed, %s ms cold", num(r.TTFTMs), num(c.TTFTMs))
+		return eachRepetition(l, l.bargein.Repetitions(), func(b artifact.Bargein) (string, error) {
+			r, c := b.Resumed, b.Cold
+			if !(r.TTFTMs < c.TTFTMs) {
+				return "", fmt.Errorf("resumed ttft_ms %s is not below cold ttft_ms %s", num(r.TTFTMs), num(c.TTFTMs))
+			}
+			return fmt.Sprintf("ttft %s ms resumed, %s ms cold", num(r.TTFTMs), num(c.TTFTMs)), nil
+		})
 	}},
 	{"bargein cut and idle", []string{"bargein.json"}, func(l *lab) error {
-		b := l.bargein
-		if !(b.ReceivedTokens >= 1 && b.ClosedAtMs > 0 && b.SlotIdleAfterMs >= 0) {
-			return fmt.Errorf("received_tokens %s, closed_at_ms %s, slot_idle_after_ms %s: want a cut after at least one token and an idle slot",
-				num(b.ReceivedTokens), num(b.ClosedAtMs), num(b.SlotIdleAfterMs))
-		}
-		return l.pass("%s tokens, closed at %s ms, idle %s ms later", num(b.ReceivedTokens), num(b.ClosedAtMs), num(b.SlotIdleAfterMs))
+		return eachRepetition(l, l.bargein.Repetitions(), func(b artifact.Bargein) (string, error) {
+			if !(b.ReceivedTokens >= 1 && b.ClosedAtMs > 0 && b.SlotIdleAfterMs >= 0) {
+				return "", fmt.Errorf("received_tokens %s, closed_at_ms %s, slot_idle_after_ms %s: want a cut after at least one token and an idle slot",
+					num(b.ReceivedTokens), num(b.ClosedAtMs), num(b.SlotIdleAfterMs))
+			}
+			return fmt.Sprintf("%s tokens, closed at %s ms, idle %s ms later", num(b.ReceivedTokens), num(b.ClosedAtMs), num(b.SlotIdleAfterMs)), nil
+		})
 	}},
 	{"prefix cache_n grows later", []string{"prefix.json"}, func(l *lab) error {
 		rows := l.prefix.Positions
@@ -61,6 +79,26 @@ var voiceRules = []rule{
 		}
 		return l.pass("equal at %d places", n)
 	}},
+}
+
+// bargeinDiffers says how the top level of bargein.json differs from its
+// first repetition, which it holds; "" when it does not.
+func bargeinDiffers(top, first artifact.Bargein) string {
+	var d []string
+	for _, f := range []struct {
+		name     string
+		top, run float64
+	}{{"received_tokens", top.ReceivedTokens, first.ReceivedTokens}, {"closed_at_ms", top.ClosedAtMs, first.ClosedAtMs},
+		{"slot_idle_after_ms", top.SlotIdleAfterMs, first.SlotIdleAfterMs},
+		{"resumed.ttft_ms", top.Resumed.TTFTMs, first.Resumed.TTFTMs}, {"resumed.prompt_n", top.Resumed.PromptN, first.Resumed.PromptN},
+		{"resumed.cache_n", top.Resumed.Cached(), first.Resumed.Cached()},
+		{"cold.ttft_ms", top.Cold.TTFTMs, first.Cold.TTFTMs}, {"cold.prompt_n", top.Cold.PromptN, first.Cold.PromptN},
+		{"cold.cache_n", top.Cold.Cached(), first.Cold.Cached()}} {
+		if f.top != f.run {
+			d = append(d, fmt.Sprintf("%s %s, runs[0] %s", f.name, num(f.top), num(f.run)))
+		}
+	}
+	return strings.Join(d, "; ")
 }
 
 // checkPacing: sentences are spoken in order, none before it is ready,
