@@ -47,6 +47,19 @@ local function field(t, value)
   return v
 end
 
+-- median_of is the median of value over a repeated step's runs (those
+-- whose value is not null), over its top level in a file written before
+-- the step repeated; nil when there is none.
+local stats = require("stats")
+local function median_of(t, value)
+  local xs = {}
+  for _, r in ipairs(t.runs or { t }) do
+    local v = value(r)
+    if type(v) == "number" then xs[#xs + 1] = v end
+  end
+  if #xs > 0 then return stats.median(xs) end
+end
+
 local report = {
   ttft_p50_ms = field(ttft, function(t) return t.ttft_p50 end),
   total_p50_ms = field(ttft, function(t) return t.total_p50 end),
@@ -54,7 +67,7 @@ local report = {
   prompt_n_12docs = field(row12, function(r) return r.prompt_n end),
   cache_ttft_ms = field(cache, function(c) return c.second.ttft_ms end),
   first_sentence_ms = field(sent, function(s) return s.first_sentence_ms end),
-  cancel_idle_ms = field(cancel, function(c) return c.slot_idle_after_ms end),
+  cancel_idle_ms = field(cancel, function(c) return median_of(c, function(r) return r.slot_idle_after_ms end) end),
   speech_stall_ms = field(sent, function(s) return s.pacing and s.pacing.stall_ms end),
   first_audio_p50_ms = field(audio, function(a) return a.first_audio_p50 end),
   bargein_resumed_ttft_ms = field(bargein, function(b) return b.resumed.ttft_ms end),
