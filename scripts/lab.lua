@@ -29,7 +29,7 @@ local STEPS = {
     requires = { "prompt_tokens", "cached_tokens" } },
   { file = "06_sentence.lua", name = "sentence", artifacts = { "sentence.json" } },
   { file = "07_cancel.lua",   name = "cancel",   artifacts = { "cancel.json" } },
-  { file = "08_bargein.lua",  name = "bargein",  artifacts = { "bargein.json" }, docs = 12,
+  { file = "08_bargein.lua",  name = "bargein",  artifacts = { "bargein.json" }, docs = 6,
     requires = { "prompt_tokens", "cached_tokens", "flush", "busy_evidence" } },
   { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 4,
     requires = { "prompt_tokens", "cached_tokens" } },
