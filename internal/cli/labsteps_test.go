@@ -20,8 +20,8 @@ import (
 
 // TestLabFailedStepsExitOne runs the lab through a proxy to the real
 // llama-server that answers 500 to every chat request whose prompt holds
-// the fifth KB document (the prompts with 12 or more documents: prefill,
-// cache, barge-in), as
+// the fifth KB document (the prompts with 5 or more documents: prefill's
+// 12, cache, barge-in's 6), as
 // a server that fails some requests does. The lab must exit 1 naming the
 // failed steps, never say "passed" for them, record each step's status in
 // steps.json, and check must fail the folder. Before steps.json the lab
