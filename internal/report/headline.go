@@ -3,10 +3,12 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/figures"
+	"ttftlab/internal/interval"
 	"ttftlab/internal/rundir"
 )
 
@@ -69,9 +71,15 @@ func labHeadline(l *rundir.Lab) []headline {
 	}
 	if c := l.Cancel; c != nil {
 		h := headline{Label: "Slot idle after a hang-up"}
-		if c.SlotIdleAfterMs != nil {
-			h.Value = ms(*c.SlotIdleAfterMs)
-			h.Note = "after the client closed the stream, as " + evidenceText(c.Evidence) + " showed"
+		var idle []float64
+		for _, r := range c.Repetitions() {
+			if r.SlotIdleAfterMs != nil {
+				idle = append(idle, *r.SlotIdleAfterMs)
+			}
+		}
+		if len(idle) > 0 {
+			h.Value = ms(medianOf(idle))
+			h.Note = "after the client closed the stream, as " + evidenceText(c.Evidence) + " showed" + ofRuns("median", len(idle))
 		} else {
 			h.Value, h.Note = "not measured", "the server shows no slot state: "+c.NoEvidence
 		}
@@ -79,10 +87,29 @@ func labHeadline(l *rundir.Lab) []headline {
 	}
 	if b := l.Bargein; b != nil {
 		r := b.Resumed
+		var resumed, cold []float64
+		for _, x := range b.Repetitions() {
+			resumed, cold = append(resumed, x.Resumed.TTFTMs), append(cold, x.Cold.TTFTMs)
+		}
 		out = append(out, hl("A barge-in keeps", fmt.Sprintf("%s of %s tokens", num(r.Cached()), num(r.Cached()+r.PromptN)),
-			fmt.Sprintf("of the next turn's prompt in the cache: its TTFT %s, against %s cold", ms(r.TTFTMs), ms(b.Cold.TTFTMs))))
+			fmt.Sprintf("of the next turn's prompt in the cache: its TTFT %s, against %s cold%s", ms(medianOf(resumed)), ms(medianOf(cold)),
+				ofRuns("medians", len(resumed)))))
 	}
 	return out
+}
+
+// medianOf is the median of a step's repetitions, as report.json takes it.
+func medianOf(xs []float64) float64 {
+	return interval.PercentileOf(slices.Sorted(slices.Values(xs)), 50)
+}
+
+// ofRuns says over how many repetitions a headline's median (or medians,
+// the word) was taken; nothing for one.
+func ofRuns(word string, n int) string {
+	if n < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s of %d runs)", word, n)
 }
 
 func evidenceText(e string) string {
