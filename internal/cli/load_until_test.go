@@ -159,6 +159,19 @@ func TestLoadUntilDecidedSearch(t *testing.T) {
 		}
 		return xs
 	}
+	// calls are the calls of values' requests, a round's apart from
+	// another's, as the level's record counts them.
+	calls := func(rounds [][]artifact.LoadRequest) []int {
+		var ids []int
+		for k, round := range rounds {
+			for _, r := range round {
+				if r.TTFTMs != nil {
+					ids = append(ids, k<<24+r.Call)
+				}
+			}
+		}
+		return ids
+	}
 	for _, l := range doc.Levels {
 		d := l.Decision
 		rounds := levelRounds(rows, doc.Capacity.Search, l.Level)
@@ -167,11 +180,11 @@ func TestLoadUntilDecidedSearch(t *testing.T) {
 			continue
 		}
 		for k := 1; k < len(rounds); k++ {
-			if e := load.Estimate(values(rounds[:k]), slo); e.Side != load.Straddles {
+			if e := load.Estimate(values(rounds[:k]), calls(rounds[:k]), slo); e.Side != load.Straddles {
 				t.Errorf("level %g: decided (%s) after %d of its %d rounds, but ran on", l.Level, e.Side, k, len(rounds))
 			}
 		}
-		if e := load.Estimate(values(rounds), slo); e.Side == load.Straddles || string(e.Side) != l.SLO[0].Side {
+		if e := load.Estimate(values(rounds), calls(rounds), slo); e.Side == load.Straddles || string(e.Side) != l.SLO[0].Side {
 			t.Errorf("level %g: %s over every round, its verdict %q", l.Level, e.Side, l.SLO[0].Side)
 		}
 	}
