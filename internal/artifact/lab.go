@@ -113,12 +113,39 @@ func (t Tokens) Cached() float64 {
 	return *t.CacheN
 }
 
+// CacheRun is one repetition of the cache step: the long prompt cold, then
+// again, then with a changed first line.
+type CacheRun struct {
+	First         Tokens `json:"first"`
+	Second        Tokens `json:"second"`
+	ChangedPrefix Tokens `json:"changed_prefix"`
+}
+
 // Cache is cache.json: the long prompt twice, then with a changed first
-// line.
+// line, Repeat times (Runs); the top level holds the first repetition.
 type Cache struct {
 	First         Tokens `json:"first"`
 	Second        Tokens `json:"second"`
 	ChangedPrefix Tokens `json:"changed_prefix"`
+	// Docs is how many of the KB's documents the prompt holds; 0 in
+	// folders written before it was recorded (all of them).
+	Docs float64 `json:"docs,omitempty"`
+	// Repeat is how many repetitions the step was asked for (the lab's
+	// --repeat), Runs every valid one in order, Discarded the attempts
+	// set aside ({repetition, reason}); all absent in folders written
+	// before the step repeated (one measurement, the top level).
+	Repeat    int               `json:"repeat,omitempty"`
+	Runs      []CacheRun        `json:"runs,omitempty"`
+	Discarded []json.RawMessage `json:"discarded,omitempty"`
+}
+
+// Reps returns the repetitions: Runs, or the top level alone in a folder
+// written before the step repeated.
+func (c Cache) Reps() []CacheRun {
+	if c.Runs != nil {
+		return c.Runs
+	}
+	return []CacheRun{{First: c.First, Second: c.Second, ChangedPrefix: c.ChangedPrefix}}
 }
 
 // SpokenSentence is one sentence as a speaker would say it.
@@ -266,12 +293,33 @@ func (p PrefixPosition) Tokens() Tokens {
 	return Tokens{PromptN: p.PromptN, CacheN: p.CacheN, TTFTMs: p.TTFTMs}
 }
 
-// Prefix is prefix.json: where a changing line costs the cache.
+// PrefixRun is one repetition of the prefix step: every place of the
+// changing line, primed and timed, with that repetition's line.
+type PrefixRun struct {
+	ChangingLine string           `json:"changing_line,omitempty"`
+	Positions    []PrefixPosition `json:"positions"`
+}
+
+// Prefix is prefix.json: where a changing line costs the cache, Repeat
+// times (Runs); changing_line and positions hold the first repetition.
 type Prefix struct {
 	ChangingLine string           `json:"changing_line,omitempty"`
 	Docs         float64          `json:"docs,omitempty"`
 	Positions    []PrefixPosition `json:"positions"`
 	Advice       string           `json:"advice,omitempty"`
+	// Repeat, Runs and Discarded as in Cache.
+	Repeat    int               `json:"repeat,omitempty"`
+	Runs      []PrefixRun       `json:"runs,omitempty"`
+	Discarded []json.RawMessage `json:"discarded,omitempty"`
+}
+
+// Reps returns the repetitions: Runs, or the top level alone in a folder
+// written before the step repeated.
+func (p Prefix) Reps() []PrefixRun {
+	if p.Runs != nil {
+		return p.Runs
+	}
+	return []PrefixRun{{ChangingLine: p.ChangingLine, Positions: p.Positions}}
 }
 
 // Report is report.json: the headline numbers, copied from the other

@@ -46,5 +46,10 @@ func (l *lab) loadPrefix(data []byte) error {
 	if len(l.prefix.Positions) < 2 {
 		return fmt.Errorf("positions needs at least 2 places of the changing line")
 	}
+	for i, r := range l.prefix.Runs {
+		if len(r.Positions) < 2 {
+			return fmt.Errorf("runs[%d].positions needs at least 2 places of the changing line", i)
+		}
+	}
 	return nil
 }

@@ -102,37 +102,11 @@ var timingRules = []rule{
 		}
 		return l.pass("ttft - prompt_ms %s ms", prefillSeries(known, func(r artifact.PrefillRow) float64 { return r.TTFTMs - *r.PromptMs }))
 	}},
-	{"cache second reuses prefix", []string{"cache.json"}, func(l *lab) error {
-		f, s := l.cache.First.PromptN, l.cache.Second.PromptN
-		if !(s*10 <= f) {
-			return fmt.Errorf("second.prompt_n %s is above 10%% of first.prompt_n %s; the repeated prompt should come from the cache (cache_prompt true, same slot, --cache-ram 0)", num(s), num(f))
-		}
-		return l.pass("prompt_n %s, then %s", num(f), num(s))
-	}},
-	{"cache second faster", []string{"cache.json"}, func(l *lab) error {
-		f, s := l.cache.First.TTFTMs, l.cache.Second.TTFTMs
-		if !(s < f) {
-			return fmt.Errorf("second.ttft_ms %s is not below first.ttft_ms %s", num(s), num(f))
-		}
-		return l.pass("ttft %s ms, then %s ms", num(f), num(s))
-	}},
-	{"cache second cache_n > 0", []string{"cache.json"}, func(l *lab) error {
-		c := l.cache.Second.CacheN
-		if c == nil {
-			return skip("cache.json second has no cache_n")
-		}
-		if !(*c > 0) {
-			return fmt.Errorf("second.cache_n is %s, want > 0: the server reused nothing", num(*c))
-		}
-		return l.pass("cache_n %s", num(*c))
-	}},
-	{"cache changed prefix recomputes", []string{"cache.json"}, func(l *lab) error {
-		f, c := l.cache.First.PromptN, l.cache.ChangedPrefix.PromptN
-		if !(c*10 >= f*9) {
-			return fmt.Errorf("changed_prefix.prompt_n %s is below 90%% of first.prompt_n %s; a changed first line should force nearly the whole prompt to be evaluated again", num(c), num(f))
-		}
-		return l.pass("prompt_n %s of %s", num(c), num(f))
-	}},
+	{"cache runs", []string{"cache.json"}, checkCacheRuns},
+	{"cache second reuses prefix", []string{"cache.json"}, checkCacheSecondReuses},
+	{"cache second faster", []string{"cache.json"}, checkCacheSecondFaster},
+	{"cache second cache_n > 0", []string{"cache.json"}, checkCacheSecondCached},
+	{"cache changed prefix recomputes", []string{"cache.json"}, checkCacheChangedRecomputes},
 	{"sentence timing order", []string{"sentence.json"}, func(l *lab) error {
 		s := l.sentence
 		if !(s.TTFTMs <= s.FirstSentenceMs && s.FirstSentenceMs <= s.TotalMs && s.TTFTMs < s.TotalMs) {

@@ -48,37 +48,9 @@ var voiceRules = []rule{
 			return fmt.Sprintf("%s tokens, closed at %s ms, idle %s ms later", num(b.ReceivedTokens), num(b.ClosedAtMs), num(b.SlotIdleAfterMs)), nil
 		})
 	}},
-	{"prefix cache_n grows later", []string{"prefix.json"}, func(l *lab) error {
-		rows := l.prefix.Positions
-		for i := 1; i < len(rows); i++ {
-			if rows[i].Tokens().Cached() < rows[i-1].Tokens().Cached() {
-				return fmt.Errorf("cache_n %s with the line %s is below %s with it %s: the later the changing line, the more the cache keeps",
-					num(rows[i].Tokens().Cached()), rows[i].Position, num(rows[i-1].Tokens().Cached()), rows[i-1].Position)
-			}
-		}
-		first, last := rows[0], rows[len(rows)-1]
-		if !(last.Tokens().Cached() > first.Tokens().Cached()) {
-			return fmt.Errorf("cache_n %s %s is not above %s %s", num(last.Tokens().Cached()), last.Position, num(first.Tokens().Cached()), first.Position)
-		}
-		return l.pass("cache_n %s %s to %s %s", num(first.Tokens().Cached()), first.Position, num(last.Tokens().Cached()), last.Position)
-	}},
-	{"prefix cache_n is the first difference", []string{"prefix.json"}, func(l *lab) error {
-		n := 0
-		for _, r := range l.prefix.Positions {
-			if r.FirstDifference == nil {
-				continue
-			}
-			n++
-			if r.Tokens().Cached() != *r.FirstDifference {
-				return fmt.Errorf("with the line %s cache_n is %s but the prompts share %s tokens (first_difference): the server reused %s than its tokenizer allows",
-					r.Position, num(r.Tokens().Cached()), num(*r.FirstDifference), map[bool]string{true: "more", false: "less"}[r.Tokens().Cached() > *r.FirstDifference])
-			}
-		}
-		if n == 0 {
-			return skip("prefix.json has no first_difference (the server has no /apply-template or /tokenize)")
-		}
-		return l.pass("equal at %d places", n)
-	}},
+	{"prefix runs", []string{"prefix.json"}, checkPrefixRuns},
+	{"prefix cache_n grows later", []string{"prefix.json"}, checkPrefixGrowsLater},
+	{"prefix cache_n is the first difference", []string{"prefix.json"}, checkPrefixFirstDifference},
 }
 
 // bargeinDiffers says how the top level of bargein.json differs from its

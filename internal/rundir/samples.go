@@ -46,9 +46,14 @@ func (l *Lab) Samples() []figures.Sample {
 		}
 	}
 	if c := l.Cache; c != nil {
-		add("cache first ttft_ms", "cache step, the long prompt cold", c.First.TTFTMs)
-		add("cache hit ttft_ms", "cache step, the long prompt again", c.Second.TTFTMs)
-		add("cache changed first line ttft_ms", "cache step, the first line changed", c.ChangedPrefix.TTFTMs)
+		var first, hit, changed []float64
+		for _, r := range c.Reps() {
+			first, hit = append(first, r.First.TTFTMs), append(hit, r.Second.TTFTMs)
+			changed = append(changed, r.ChangedPrefix.TTFTMs)
+		}
+		add("cache first ttft_ms", "cache step, the long prompt cold", first...)
+		add("cache hit ttft_ms", "cache step, the long prompt again", hit...)
+		add("cache changed first line ttft_ms", "cache step, the first line changed", changed...)
 	}
 	if s := l.Sentence; s != nil {
 		add("first_sentence_ms", "sentence step", s.FirstSentenceMs)
@@ -85,8 +90,20 @@ func (l *Lab) Samples() []figures.Sample {
 		add("audio underrun_ms", "audio step runs, silence while speaking", under...)
 	}
 	if p := l.Prefix; p != nil {
-		for _, pos := range p.Positions {
-			add("prefix "+pos.Position+" ttft_ms", "prefix step, the changing line "+pos.Position, pos.TTFTMs)
+		// Each place's times over the repetitions, the places in the order
+		// they first appear.
+		var places []string
+		ttft := map[string][]float64{}
+		for _, r := range p.Reps() {
+			for _, pos := range r.Positions {
+				if _, seen := ttft[pos.Position]; !seen {
+					places = append(places, pos.Position)
+				}
+				ttft[pos.Position] = append(ttft[pos.Position], pos.TTFTMs)
+			}
+		}
+		for _, place := range places {
+			add("prefix "+place+" ttft_ms", "prefix step, the changing line "+place, ttft[place]...)
 		}
 	}
 	return out

@@ -44,6 +44,36 @@ func TestLabSamples(t *testing.T) {
 	}
 }
 
+// TestLabSamplesTakeEveryRepetition: the cache and prefix figures hold a
+// value from every repetition in runs, not the top level's alone (the
+// first repetition, repeated there).
+func TestLabSamplesTakeEveryRepetition(t *testing.T) {
+	tok := func(ms float64) Tokens { return Tokens{TTFTMs: ms} }
+	places := func(front, last float64) []artifact.PrefixPosition {
+		return []artifact.PrefixPosition{{Position: "front", TTFTMs: front}, {Position: "before_question", TTFTMs: last}}
+	}
+	l := &Lab{
+		Cache: &Cache{First: tok(30), Second: tok(9), ChangedPrefix: tok(31), Repeat: 3, Runs: []artifact.CacheRun{
+			{First: tok(30), Second: tok(9), ChangedPrefix: tok(31)},
+			{First: tok(32), Second: tok(8), ChangedPrefix: tok(33)},
+			{First: tok(29), Second: tok(7), ChangedPrefix: tok(34)}}},
+		Prefix: &Prefix{Positions: places(20, 5), Repeat: 2, Runs: []artifact.PrefixRun{
+			{Positions: places(20, 5)}, {Positions: places(22, 6)}}},
+	}
+	got := map[string][]float64{}
+	for _, s := range l.Samples() {
+		got[s.Name] = s.Values
+	}
+	for name, want := range map[string][]float64{
+		"cache first ttft_ms": {30, 32, 29}, "cache hit ttft_ms": {9, 8, 7}, "cache changed first line ttft_ms": {31, 33, 34},
+		"prefix front ttft_ms": {20, 22}, "prefix before_question ttft_ms": {5, 6},
+	} {
+		if !slices.Equal(got[name], want) {
+			t.Errorf("%s: %v, want %v", name, got[name], want)
+		}
+	}
+}
+
 func TestLoadSamplesFailuresAboveAndWarmupOut(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	kind := "http"
