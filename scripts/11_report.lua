@@ -1,4 +1,5 @@
--- Step 11: the headline numbers, copied from the artifacts of steps 3-10.
+-- Step 11: the headline numbers, copied from the artifacts of steps 3-10
+-- (the median over its runs where a step repeats its measurement).
 -- It summarises what was measured: a step that did not measure in this
 -- run (skipped, because the server cannot give what it measures; failed)
 -- leaves its numbers null, and not_measured names it with why. In the lab
@@ -65,15 +66,17 @@ local report = {
   total_p50_ms = field(ttft, function(t) return t.total_p50 end),
   ttft_12docs_ms = field(row12, function(r) return r.ttft_ms end),
   prompt_n_12docs = field(row12, function(r) return r.prompt_n end),
-  cache_ttft_ms = field(cache, function(c) return c.second.ttft_ms end),
+  cache_ttft_ms = field(cache, function(c) return median_of(c, function(r) return r.second.ttft_ms end) end),
   first_sentence_ms = field(sent, function(s) return s.first_sentence_ms end),
   cancel_idle_ms = field(cancel, function(c) return median_of(c, function(r) return r.slot_idle_after_ms end) end),
   speech_stall_ms = field(sent, function(s) return s.pacing and s.pacing.stall_ms end),
   first_audio_p50_ms = field(audio, function(a) return a.first_audio_p50 end),
   bargein_resumed_ttft_ms = field(bargein, function(b) return median_of(b, function(r) return r.resumed.ttft_ms end) end),
   bargein_cold_ttft_ms = field(bargein, function(b) return median_of(b, function(r) return r.cold.ttft_ms end) end),
-  prefix_front_prompt_n = field(prefix, function(p) return p.positions[1].prompt_n end),
-  prefix_last_prompt_n = field(prefix, function(p) return p.positions[#p.positions].prompt_n end),
+  prefix_front_prompt_n = field(prefix, function(p) return median_of(p, function(r) return r.positions[1].prompt_n end) end),
+  prefix_last_prompt_n = field(prefix, function(p)
+    return median_of(p, function(r) return r.positions[#r.positions].prompt_n end)
+  end),
   not_measured = #missed > 0 and not_measured or nil,
   model = model,
   server = info.server,

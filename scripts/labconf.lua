@@ -116,15 +116,24 @@ end })
 -- messages to send (a copy) and the note the artifact records (nil when
 -- cache_prompt = false does the work).
 M.COLD_NOTE = "a unique line at the very front of each prompt: the server ignores cache_prompt false"
-local cold_n = 0
 function M.cold(messages)
   if not M.caps.cold_prompt then return messages, nil end
-  cold_n = cold_n + 1
-  local line = string.format("Call %d-%d-%d.", os.time(), math.floor(now_ms() * 1000) % 1000000000, cold_n)
+  return M.fresh(messages), M.COLD_NOTE
+end
+
+-- fresh(messages) returns a copy of messages whose first message starts
+-- with a line of its own (the time, the clock's microseconds and a count),
+-- so no cache holds a prompt that shares more than the chat template's
+-- first tokens with it: not the slot's, not a host-memory cache that keeps
+-- earlier prompts (llama.cpp's --cache-ram), not a server's prefix cache.
+local fresh_n = 0
+function M.fresh(messages)
+  fresh_n = fresh_n + 1
+  local line = string.format("Call %d-%d-%d.", os.time(), math.floor(now_ms() * 1000) % 1000000000, fresh_n)
   local out = {}
   for i, m in ipairs(messages) do out[i] = { role = m.role, content = m.content } end
   out[1].content = line .. "\n" .. out[1].content
-  return out, M.COLD_NOTE
+  return out
 end
 
 local function number(v)

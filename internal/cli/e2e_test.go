@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/tts"
 )
 
@@ -103,8 +104,8 @@ func TestLabOtherKB(t *testing.T) {
 
 // TestLabChineseKB runs `ttftlab lab --kb scripts/kb-zh` from the module
 // root, as the docs say, against a server with a 2048-token context: every
-// step passes `ttftlab check`, and the longest prompt (all documents, in
-// the cache step) leaves room for a 120-token answer.
+// step passes `ttftlab check`, and the cache step's prompt (half of the
+// 14 documents, rounded up) leaves room for a 120-token answer.
 func TestLabChineseKB(t *testing.T) {
 	srv := startLlama(t, "-c", "2048")
 	out := t.TempDir()
@@ -120,17 +121,17 @@ func TestLabChineseKB(t *testing.T) {
 		} `json:"default_generation_settings"`
 	}
 	readJSON(t, filepath.Join(out, "props.json"), &props)
-	var cache map[string]struct {
-		PromptN int `json:"prompt_n"`
-		CacheN  int `json:"cache_n"`
-	}
+	var cache artifact.Cache
 	readJSON(t, filepath.Join(out, "cache.json"), &cache)
-	all := cache["first"].PromptN + cache["first"].CacheN
-	if props.Settings.NCtx != 2048 || all == 0 || all+120 > props.Settings.NCtx {
-		t.Errorf("all documents make a %d-token prompt in a %d-token context; with a 120-token answer it must fit 2048",
-			all, props.Settings.NCtx)
+	if cache.Docs != 7 {
+		t.Errorf("cache.json docs %v, want 7: half of the 14 documents", cache.Docs)
 	}
-	t.Logf("all of scripts/kb-zh: a %d-token prompt", all)
+	half := int(cache.First.PromptN + cache.First.Cached())
+	if props.Settings.NCtx != 2048 || half == 0 || half+120 > props.Settings.NCtx {
+		t.Errorf("half the documents make a %d-token prompt in a %d-token context; with a 120-token answer it must fit 2048",
+			half, props.Settings.NCtx)
+	}
+	t.Logf("half of scripts/kb-zh: a %d-token prompt", half)
 }
 
 // TestLabEmbeddedCopy runs the lab from a folder without scripts/: the copy

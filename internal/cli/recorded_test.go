@@ -21,7 +21,9 @@ import (
 // TestLoadSpeaksEveryAnswer; load-search: TestLoadSearchEndToEnd). Only
 // the first lines of a JSONL file are kept. They hold today's artifacts to
 // yesterday's field by field: no field may be lost, and every new one is
-// documented.
+// documented. The lab's cache.json was given the members of a repeated
+// step (repeat, runs, docs, method.cold_prompt) by hand: its one
+// measurement is its one run.
 
 const recordedDir = "testdata/recorded"
 
