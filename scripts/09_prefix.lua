@@ -1,15 +1,20 @@
--- Step 9: where a changing line costs the cache. A line that changes on
--- every call (the time) sits at one of several places in the KB prompt,
--- from the very front to right before the question. For each place the
--- cache is primed with the previous call's prompt (the line one minute
--- earlier), then the call is timed: what the server could reuse (cache_n)
--- and had to evaluate (prompt_n), beside the most reuse the server's own
--- template and tokenizer allow (prompt.first_difference).
+-- Step 9: where a changing line costs the cache, REPEAT times (--repeat,
+-- default 6). A line that changes on every call (the time) sits at one of
+-- several places in the KB prompt, from the very front to right before
+-- the question. For each place the cache is primed with the previous
+-- call's prompt (the line one minute earlier), then the call is timed:
+-- what the server could reuse (cache_n) and had to evaluate (prompt_n),
+-- beside the most reuse the server's own template and tokenizer allow
+-- (prompt.first_difference). Each attempt's clock stands two minutes
+-- after the last one's (14:04 and 14:05 first, then 14:06 and 14:07, ...),
+-- so no cache holds its prompts from an earlier attempt; a place whose
+-- timed call reused more than its primed prompt shares with it is set
+-- aside with why and the repetition measured again.
 local prompt = require("prompt")
+local stats = require("stats")
 local conf = dofile("labconf.lua")
 
-local DOCS = 4
-local BEFORE, NOW = "Current time: 14:04.", "Current time: 14:05."
+local DOCS = 2
 
 local docs = conf.need_docs(DOCS)
 local texts = {}
@@ -32,12 +37,10 @@ local function messages(position, line)
   return conf.messages(table.concat(parts, "\n\n"), user)
 end
 
--- measure is one request's figures; cache_n is nil when the server sent
--- no cached-token count (a hosted API that leaves it out).
-local function measure(msgs, what)
-  local _, _, timings, info = stream(msgs, { max_tokens = 8, cache_prompt = true })
-  local t = conf.need_tokens(timings, info, what)
-  return { prompt_n = t.prompt_n, cache_n = t.cache_n, ttft_ms = conf.need_ttft(info, what) }
+-- clock(minutes) is the changing line at 14:04 plus minutes.
+local function clock(minutes)
+  local m = 14 * 60 + 4 + minutes
+  return string.format("Current time: %02d:%02d.", math.floor(m / 60) % 24, m % 60)
 end
 
 -- NO_COUNT is the step's answer on a server that does not say what came
@@ -45,23 +48,61 @@ end
 local NO_COUNT = { skip = "the server sent no cached-token count (usage.prompt_tokens_details.cached_tokens); " ..
   "what each position of the changing line costs cannot be told" }
 
-local rows = json_array()
-for _, position in ipairs(POSITIONS) do
-  local primed, timed = messages(position, BEFORE), messages(position, NOW)
-  if measure(primed, "prefix " .. position .. " priming").cache_n == nil then return NO_COUNT end
-  local r = measure(timed, "prefix " .. position)
-  if r.cache_n == nil then return NO_COUNT end
-  local ok, diff = pcall(prompt.first_difference, primed, timed)
-  r.position = position
-  r.first_difference = ok and diff.tokens or json_null
-  r.at_char = ok and diff.at_char or json_null
-  rows[#rows + 1] = r
+-- measure is one request's figures; a server that sends no cached-token
+-- count (a hosted API that leaves it out) stops the step. The figures are
+-- first tokens: two are enough for one to be content.
+local function measure(msgs, what, max_tokens)
+  local _, _, timings, info = stream(msgs, { max_tokens = max_tokens or 2, cache_prompt = true })
+  local t = conf.need_tokens(timings, info, what)
+  if t.cache_n == nil then error(NO_COUNT, 0) end
+  return t, info
 end
 
-local front, last = rows[1], rows[#rows]
-local advice = string.format("at the front the changing line costs %d tokens of prefill and %.1f ms to first token; " ..
-  "right before the question %d tokens and %.1f ms", front.prompt_n, front.ttft_ms, last.prompt_n, last.ttft_ms)
-write_json("prefix.json", { changing_line = NOW, docs = DOCS, positions = rows, advice = advice })
+local attempt = 0
+local function repetition(k)
+  attempt = attempt + 1
+  local before, now = clock(2 * (attempt - 1)), clock(2 * (attempt - 1) + 1)
+  local rows = json_array()
+  for _, position in ipairs(POSITIONS) do
+    local primed, timed = messages(position, before), messages(position, now)
+    measure(primed, "prefix " .. position .. " priming", 1)
+    local what = "prefix " .. position
+    local t, info = measure(timed, what)
+    local r = { position = position, prompt_n = t.prompt_n, cache_n = t.cache_n, ttft_ms = conf.need_ttft(info, what) }
+    local ok, diff = pcall(prompt.first_difference, primed, timed)
+    if ok and r.cache_n > diff.tokens then
+      return nil, string.format("with the line %s the call reused %d tokens, more than the %d its primed prompt shares " ..
+        "with it: the cache held this very prompt", position, r.cache_n, diff.tokens)
+    end
+    r.first_difference = ok and diff.tokens or json_null
+    r.at_char = ok and diff.at_char or json_null
+    rows[#rows + 1] = r
+  end
+  return { changing_line = now, positions = rows }
+end
 
-print("prefix: " .. advice)
-return advice
+local ok, runs, discarded = pcall(conf.repeated, "prefix", repetition)
+if not ok then
+  if runs == NO_COUNT then return NO_COUNT end
+  error(runs, 0)
+end
+
+-- The medians over the repetitions of a place's figure.
+local function med(i, field)
+  local xs = {}
+  for j, run in ipairs(runs) do xs[j] = run.positions[i][field] end
+  return stats.median(xs)
+end
+local n = #POSITIONS
+local advice = string.format("at the front the changing line costs %g tokens of prefill and %.1f ms to first token; " ..
+  "right before the question %g tokens and %.1f ms", med(1, "prompt_n"), med(1, "ttft_ms"), med(n, "prompt_n"), med(n, "ttft_ms"))
+-- The top level holds the first repetition, as the file did before it
+-- had runs; advice is in the medians.
+local result = { changing_line = runs[1].changing_line, docs = DOCS, positions = runs[1].positions, advice = advice,
+  ["repeat"] = conf.REPEAT, runs = runs }
+if #discarded > 0 then result.discarded = discarded end
+write_json("prefix.json", result)
+
+local line = string.format("%s (medians of %d runs%s)", advice, #runs, #discarded > 0 and (", " .. #discarded .. " set aside") or "")
+print("prefix: " .. line)
+return line

@@ -31,7 +31,7 @@ local STEPS = {
   { file = "07_cancel.lua",   name = "cancel",   artifacts = { "cancel.json" } },
   { file = "08_bargein.lua",  name = "bargein",  artifacts = { "bargein.json" }, docs = 6,
     requires = { "prompt_tokens", "cached_tokens", "flush", "busy_evidence" } },
-  { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 4,
+  { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 2,
     requires = { "prompt_tokens", "cached_tokens" } },
   { file = "10_audio.lua",    name = "audio",    artifacts = { "audio.json" }, tts = true },
   -- The report summarises what the other steps measured and names those
