@@ -5,11 +5,10 @@
 -- call's prompt (the line one minute earlier), then the call is timed:
 -- what the server could reuse (cache_n) and had to evaluate (prompt_n),
 -- beside the most reuse the server's own template and tokenizer allow
--- (prompt.first_difference). Each attempt's clock stands two minutes
--- after the last one's (14:04 and 14:05 first, then 14:06 and 14:07, ...),
--- so no cache holds its prompts from an earlier attempt; a place whose
--- timed call reused more than its primed prompt shares with it is set
--- aside with why and the repetition measured again.
+-- (prompt.first_difference). A place whose timed call reused more than
+-- its primed prompt shares with it (the cache held that very prompt, from
+-- an earlier attempt) is set aside with why and the repetition measured
+-- again, from then on with a clock of its own at each attempt.
 local prompt = require("prompt")
 local stats = require("stats")
 local conf = dofile("labconf.lua")
@@ -58,10 +57,28 @@ local function measure(msgs, what, max_tokens)
   return t, info
 end
 
-local attempt = 0
+-- The clock of each attempt. While no attempt finds an earlier one's
+-- prompt in the server's cache, every attempt sends 14:04 and 14:05, and
+-- the prompts' first difference is asked once. Once one does (a
+-- host-memory cache such as llama.cpp's --cache-ram keeps earlier
+-- prompts), or where the server cannot say the first difference (so such
+-- a hit could not be told), each attempt's clock stands two minutes after
+-- the last one's (14:06 and 14:07, ...), its prompts new to every cache,
+-- with their own first difference.
+local fresh, attempt = false, 0
+local differences = {}
+local function first_difference(primed, timed, key)
+  if differences[key] == nil then
+    local ok, diff = pcall(prompt.first_difference, primed, timed)
+    differences[key] = ok and diff or false
+  end
+  return differences[key]
+end
+
 local function repetition(k)
   attempt = attempt + 1
-  local before, now = clock(2 * (attempt - 1)), clock(2 * (attempt - 1) + 1)
+  local shift = fresh and 2 * (attempt - 1) or 0
+  local before, now = clock(shift), clock(shift + 1)
   local rows = json_array()
   for _, position in ipairs(POSITIONS) do
     local primed, timed = messages(position, before), messages(position, now)
@@ -69,13 +86,16 @@ local function repetition(k)
     local what = "prefix " .. position
     local t, info = measure(timed, what)
     local r = { position = position, prompt_n = t.prompt_n, cache_n = t.cache_n, ttft_ms = conf.need_ttft(info, what) }
-    local ok, diff = pcall(prompt.first_difference, primed, timed)
-    if ok and r.cache_n > diff.tokens then
+    local diff = first_difference(primed, timed, now .. " " .. position)
+    if not diff then
+      fresh = true
+    elseif r.cache_n > diff.tokens then
+      fresh = true
       return nil, string.format("with the line %s the call reused %d tokens, more than the %d its primed prompt shares " ..
         "with it: the cache held this very prompt", position, r.cache_n, diff.tokens)
     end
-    r.first_difference = ok and diff.tokens or json_null
-    r.at_char = ok and diff.at_char or json_null
+    r.first_difference = diff and diff.tokens or json_null
+    r.at_char = diff and diff.at_char or json_null
     rows[#rows + 1] = r
   end
   return { changing_line = now, positions = rows }
