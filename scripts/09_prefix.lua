@@ -2,7 +2,8 @@
 -- default 6). A line that changes on every call (the time) sits at one of
 -- several places in the KB prompt, from the very front to right before
 -- the question. For each place the cache is primed with the previous
--- call's prompt (the line one minute earlier), then the call is timed:
+-- call's prompt (the line one minute earlier) up to the line, the part
+-- the call can reuse, then the call is timed:
 -- what the server could reuse (cache_n) and had to evaluate (prompt_n),
 -- beside the most reuse the server's own template and tokenizer allow
 -- (prompt.first_difference). A place whose timed call reused more than
@@ -19,20 +20,27 @@ local docs = conf.need_docs(DOCS)
 local texts = {}
 for i = 1, DOCS do texts[i] = docs[i] end
 
--- messages places line at position (nil: nowhere).
+-- messages places line at position. With cut the message that holds the
+-- line ends right after it: what follows a changed line is never reused,
+-- so a priming call needs the prompt up to the line only.
 local POSITIONS = { "front", "after_system", "between_docs", "after_docs", "before_question" }
-local function messages(position, line)
+local function messages(position, line, cut)
   local parts = { conf.SYSTEM_ONE }
   local half = math.floor(DOCS / 2)
   for i = 1, DOCS do
-    if position == "between_docs" and i == half + 1 then parts[#parts + 1] = line end
-    if position == "after_system" and i == 1 then parts[#parts + 1] = line end
+    if (position == "between_docs" and i == half + 1) or (position == "after_system" and i == 1) then
+      parts[#parts + 1] = line
+      if cut then break end
+    end
     parts[#parts + 1] = (prompt.build("", { texts[i] }, 1):gsub("^%s+", ""))
   end
   if position == "after_docs" then parts[#parts + 1] = line end
-  if position == "front" then table.insert(parts, 1, line) end
+  if position == "front" then
+    if cut then parts = {} end
+    table.insert(parts, 1, line)
+  end
   local user = conf.Q_SATURDAY
-  if position == "before_question" then user = line .. "\n" .. user end
+  if position == "before_question" then user = cut and line or (line .. "\n" .. user) end
   return conf.messages(table.concat(parts, "\n\n"), user)
 end
 
@@ -82,7 +90,7 @@ local function repetition(k)
   local rows = json_array()
   for _, position in ipairs(POSITIONS) do
     local primed, timed = messages(position, before), messages(position, now)
-    measure(primed, "prefix " .. position .. " priming", 1)
+    measure(messages(position, before, true), "prefix " .. position .. " priming", 1)
     local what = "prefix " .. position
     local t, info = measure(timed, what)
     local r = { position = position, prompt_n = t.prompt_n, cache_n = t.cache_n, ttft_ms = conf.need_ttft(info, what) }
