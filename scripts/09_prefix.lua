@@ -20,9 +20,10 @@ local docs = conf.need_docs(DOCS)
 local texts = {}
 for i = 1, DOCS do texts[i] = docs[i] end
 
--- messages places line at position. With cut the message that holds the
--- line ends right after it: what follows a changed line is never reused,
--- so a priming call needs the prompt up to the line only.
+-- messages places line at position. With cut a system message that holds
+-- the line ends right after it: what follows a changed line is never
+-- reused, so a priming call needs no more (before the question, what
+-- follows is the question alone, sent whole).
 local POSITIONS = { "front", "after_system", "between_docs", "after_docs", "before_question" }
 local function messages(position, line, cut)
   local parts = { conf.SYSTEM_ONE }
@@ -40,7 +41,7 @@ local function messages(position, line, cut)
     table.insert(parts, 1, line)
   end
   local user = conf.Q_SATURDAY
-  if position == "before_question" then user = cut and line or (line .. "\n" .. user) end
+  if position == "before_question" then user = line .. "\n" .. user end
   return conf.messages(table.concat(parts, "\n\n"), user)
 end
 
