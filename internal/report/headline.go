@@ -64,10 +64,10 @@ func labHeadline(l *rundir.Lab) []headline {
 			fmt.Sprintf("after the request; first token at %s, answer ended at %s", ms(s.TTFTMs), ms(s.TotalMs))))
 	}
 	if c := l.Cache; c != nil && c.First.TTFTMs > 0 {
-		saved := c.First.TTFTMs - c.Second.TTFTMs
-		out = append(out, hl("The prompt cache saves", ms(saved)+" of TTFT",
-			fmt.Sprintf("%s cold, %s with %s of %s prompt tokens reused", ms(c.First.TTFTMs), ms(c.Second.TTFTMs),
-				num(c.Second.Cached()), num(c.Second.Cached()+c.Second.PromptN))))
+		first, second, over := cacheMedians(c)
+		out = append(out, hl("The prompt cache saves", ms(first-second)+" of TTFT",
+			fmt.Sprintf("%s cold, %s with %s of %s prompt tokens reused%s", ms(first), ms(second),
+				num(c.Second.Cached()), num(c.Second.Cached()+c.Second.PromptN), over)))
 	}
 	if c := l.Cancel; c != nil {
 		h := headline{Label: "Slot idle after a hang-up"}
@@ -340,4 +340,14 @@ func spentBudget(l *rundir.Load) string {
 		return "--budget"
 	}
 	return "--search-budget"
+}
+
+// cacheMedians are the medians over the cache step's runs of the cold and
+// the cached TTFT, and what they are medians of ("" for one run).
+func cacheMedians(c *rundir.Cache) (first, second float64, over string) {
+	var fs, ss []float64
+	for _, r := range c.Reps() {
+		fs, ss = append(fs, r.First.TTFTMs), append(ss, r.Second.TTFTMs)
+	}
+	return medianOf(fs), medianOf(ss), ofRuns("medians", len(fs))
 }

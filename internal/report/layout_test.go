@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,10 +77,27 @@ func TestHeadlineLeadsThePage(t *testing.T) {
 	for _, x := range lab.Cancel.Repetitions() {
 		idle = append(idle, *x.SlotIdleAfterMs)
 	}
+	// The cache's saving is the medians' over its runs.
+	var firsts, seconds []float64
+	for _, run := range c.Runs {
+		firsts, seconds = append(firsts, run.First.TTFTMs), append(seconds, run.Second.TTFTMs)
+	}
+	if len(firsts) < 2 {
+		t.Fatalf("the lab run's cache.json has %d runs, want the step's repetitions", len(firsts))
+	}
+	slices.Sort(firsts)
+	slices.Sort(seconds)
+	mid := func(xs []float64) float64 {
+		if n := len(xs); n%2 == 0 {
+			return (xs[n/2-1] + xs[n/2]) / 2
+		}
+		return xs[len(xs)/2]
+	}
+	cacheFirst, cacheSecond := mid(firsts), mid(seconds)
 	ttft := ms(lab.TTFT.TTFTP50)
 	labWant := []string{"Time to first token</dt><dd class=\"value\">" + ttft + "<",
 		"First sentence ready to speak</dt><dd class=\"value\">" + ms(lab.Sentence.FirstSentenceMs) + "<",
-		"The prompt cache saves</dt><dd class=\"value\">" + ms(c.First.TTFTMs-c.Second.TTFTMs) + " of TTFT<",
+		"The prompt cache saves</dt><dd class=\"value\">" + ms(cacheFirst-cacheSecond) + " of TTFT<",
 		"Slot idle after a hang-up</dt><dd class=\"value\">" + ms(medianOf(idle)) + "<",
 		"A barge-in keeps</dt><dd class=\"value\">" + num(r.Cached()) + " of " + num(r.Cached()+r.PromptN) + " tokens<"}
 
