@@ -189,12 +189,6 @@ func checkPrefixFirstDifference(l *lab) error {
 	return l.pass("equal at %d places", n)
 }
 
-// medianFields are the numbers report.json holds as the median over a
-// step's runs: written to the microsecond, as every time is, the median
-// of an even count may be half a microsecond off the mean of the two
-// middle values the check computes.
-var medianFields = map[string]bool{"cache_ttft_ms": true, "prefix_front_prompt_n": true, "prefix_last_prompt_n": true}
-
 // cacheMedian is the median over cache.json's runs of second.ttft_ms,
 // the figure report.json copies.
 func (l *lab) cacheMedian() float64 {

@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// repeatedFiles is validFiles with cancel.json and bargein.json as the
+// repeatedCancelFiles is validFiles with cancel.json and bargein.json as the
 // repeated steps write them: their repetitions in runs, the first also at
 // the top level, and report.json holding their medians (cancel's of an
 // even count: 3.65, half way between 3.1 and 4.2).
-func repeatedFiles() map[string]string {
+func repeatedCancelFiles() map[string]string {
 	files := validFiles()
 	files["cancel.json"] = `{"max_tokens":400,"received_tokens":25,"closed_at_ms":50.5,"slot_idle_after_ms":4.2,"evidence":"slots",
  "cut_after_ms":50,"done":false,"cut":true,"attempts":[{"max_tokens":400,"cut_after_ms":50,"received_tokens":25,"total_ms":51,"cut":true}],
@@ -37,7 +37,7 @@ func repeatedFiles() map[string]string {
 // TestRepeatedStepsPass: the repeated cancel and barge-in files pass every
 // check, each rule over every repetition.
 func TestRepeatedStepsPass(t *testing.T) {
-	got, _, failed, out := runFolder(t, repeatedFiles(), true)
+	got, _, failed, out := runFolder(t, repeatedCancelFiles(), true)
 	if failed != 0 {
 		t.Fatalf("%d checks failed on the repeated files:\n%s", failed, out)
 	}
@@ -101,7 +101,7 @@ func TestBadRepetitionFailsItsCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			files := repeatedFiles()
+			files := repeatedCancelFiles()
 			for _, ch := range c.changes {
 				edit(t, files, ch.file, ch.old, ch.new)
 			}

@@ -119,6 +119,10 @@ func (l *lab) medianOfRuns(field string) bool {
 		return len(l.cancel.Runs) > 0
 	case "bargein_resumed_ttft_ms", "bargein_cold_ttft_ms":
 		return len(l.bargein.Runs) > 0
+	case "cache_ttft_ms":
+		return len(l.cache.Runs) > 0
+	case "prefix_front_prompt_n", "prefix_last_prompt_n":
+		return len(l.prefix.Runs) > 0
 	}
 	return false
 }
