@@ -1,9 +1,12 @@
--- Step 11: the headline numbers, copied from the artifacts of steps 3-10.
+-- Step 11: the headline numbers, copied from the artifacts of steps 3-10:
+-- of a step that repeats its measurement, the median over its runs.
 -- It summarises what was measured: a step that did not measure in this
 -- run (skipped, because the server cannot give what it measures; failed)
 -- leaves its numbers null, and not_measured names it with why. In the lab
 -- steps.json says how each step ended; run alone, the folder's steps.json
 -- (the last lab's) does, and a file that is not there was not measured.
+local stats = require("stats")
+
 local function find_docs(rows, n)
   for _, r in ipairs(rows) do
     if r.docs == n then return r end
@@ -39,6 +42,19 @@ local sent, cancel, bargein, prefix = source("sentence"), source("cancel"), sour
 local audio = source("audio")
 local row12 = prefill and find_docs(prefill, 12)
 
+-- median is the median over a step's repetitions (t.runs; t itself in a
+-- file written before the step repeated) of pick(run), leaving out runs
+-- where it is nil; nil when none has it.
+local function median(t, pick)
+  local xs = {}
+  for _, r in ipairs(t.runs or { t }) do
+    local v = pick(r)
+    if v ~= nil then xs[#xs + 1] = v end
+  end
+  if #xs == 0 then return nil end
+  return stats.median(xs)
+end
+
 -- field is value(t) when step's file t was read, else null.
 local function field(t, value)
   if t == nil then return json_null end
@@ -53,9 +69,9 @@ local report = {
   ttft_12docs_ms = field(row12, function(r) return r.ttft_ms end),
   prompt_n_12docs = field(row12, function(r) return r.prompt_n end),
   cache_ttft_ms = field(cache, function(c) return c.second.ttft_ms end),
-  first_sentence_ms = field(sent, function(s) return s.first_sentence_ms end),
+  first_sentence_ms = field(sent, function(s) return median(s, function(x) return x.first_sentence_ms end) end),
   cancel_idle_ms = field(cancel, function(c) return c.slot_idle_after_ms end),
-  speech_stall_ms = field(sent, function(s) return s.pacing and s.pacing.stall_ms end),
+  speech_stall_ms = field(sent, function(s) return median(s, function(x) return x.pacing and x.pacing.stall_ms end) end),
   first_audio_p50_ms = field(audio, function(a) return a.first_audio_p50 end),
   bargein_resumed_ttft_ms = field(bargein, function(b) return b.resumed.ttft_ms end),
   bargein_cold_ttft_ms = field(bargein, function(b) return b.cold.ttft_ms end),
