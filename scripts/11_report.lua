@@ -66,8 +66,8 @@ end
 local report = {
   ttft_p50_ms = field(ttft, function(t) return t.ttft_p50 end),
   total_p50_ms = field(ttft, function(t) return t.total_p50 end),
-  ttft_12docs_ms = field(row12, function(r) return r.ttft_ms end),
-  prompt_n_12docs = field(row12, function(r) return r.prompt_n end),
+  ttft_12docs_ms = field(row12, function(r) return median(r, function(x) return x.ttft_ms end) end),
+  prompt_n_12docs = field(row12, function(r) return median(r, function(x) return x.prompt_n end) end),
   cache_ttft_ms = field(cache, function(c) return c.second.ttft_ms end),
   first_sentence_ms = field(sent, function(s) return median(s, function(x) return x.first_sentence_ms end) end),
   cancel_idle_ms = field(cancel, function(c) return c.slot_idle_after_ms end),
