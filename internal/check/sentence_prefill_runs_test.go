@@ -25,7 +25,7 @@ const sentenceRun2 = `{"ttft_ms":13.5,"first_sentence_ms":50,"total_ms":95,
 var sentenceRunsJSON = strings.TrimSuffix(sentenceRun, "}") +
 	`,"chunks":[{"t_ms":12.5,"text":"We open at 8 a.m. on Saturday."},{"t_ms":90,"text":" Bring ID."}],` +
 	`"repeat":2,"runs":[` + sentenceRun + `,` + sentenceRun2 + `],` +
-	`"discarded":[{"repetition":2,"reason":"the first sentence arrived in the read of the first token"}]}`
+	`"discarded":[{"repetition":2,"reason":"whole answer arrived in one read"}]}`
 
 // prefillRunsJSON is prefill.json of two repetitions; in the second the 12
 // docs took 230 ms.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +19,8 @@ import (
 // TestLabRepeatsSentencePrefillAndAudio: with --repeat 3 the sentence,
 // prefill and audio steps write 3 valid runs each, and set aside what the
 // real server cannot be made to produce, with why: in front of it, the
-// sentence step's first answer comes in one write (its first sentence in
-// the read of its first token), and the 12-docs prompt of the prefill
+// sentence step's first answer comes in one write (read whole at once),
+// and the 12-docs prompt of the prefill
 // step's second repetition says it found 1000 tokens in the cache. Each
 // is measured again, and check passes the folder.
 func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
@@ -64,9 +65,13 @@ func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
 		if cached {
 			all = bytes.Replace(all, []byte(`"cache_n":0,`), []byte(`"cache_n":1000,`), 1)
 		}
+		// The whole answer in one write of the body, which a length
+		// (no chunked encoding) leaves in one piece.
 		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.Header().Set("Content-Length", strconv.Itoa(len(all)))
 		w.WriteHeader(resp.StatusCode)
-		w.Write(all) // the whole answer in one write
+		w.(http.Flusher).Flush()
+		w.Write(all)
 		return true
 	})
 	steps := []string{"prefill", "sentence"}
@@ -95,7 +100,7 @@ func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
 		t.Errorf("sentence.json: repeat %d, %d runs, top level first_sentence_ms %v, runs[0]'s %v; want 3 runs, the first at the top",
 			sentence.Repeat, len(sentence.Runs), sentence.FirstSentenceMs, sentence.Runs)
 	}
-	wantDiscarded(t, "sentence.json", sentence.Discarded, 1, "the first sentence arrived in the read of the first token")
+	wantDiscarded(t, "sentence.json", sentence.Discarded, 1, "whole answer arrived in one read")
 	if !strings.Contains(stdout, "(3 runs, 1 set aside)") {
 		t.Errorf("the sentence step's line does not say its runs and the one set aside")
 	}
