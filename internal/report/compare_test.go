@@ -105,7 +105,9 @@ func compared(t *testing.T, seed uint64, a, b string) (string, *artifact.Compare
 }
 
 // enough says whether both sides' samples of a figure bound its
-// percentile (the same order-statistic interval as the page's tables).
+// percentile (the same order-statistic interval as the page's tables) and
+// the percentile is above 0: B/A of a 0 ms statistic (no stall in any
+// run) has no ratio, and interval.RatioCI leaves it unbounded.
 func enough(t *testing.T, a, b []string, name, stat string) bool {
 	t.Helper()
 	p, _ := strconv.ParseFloat(strings.TrimPrefix(stat, "p"), 64)
@@ -118,7 +120,7 @@ func enough(t *testing.T, a, b []string, name, stat string) bool {
 				}
 			}
 		}
-		if interval.PercentileCI(vs, p).Unbounded {
+		if ci := interval.PercentileCI(vs, p); ci.Unbounded || !(interval.Quantile(p)(vs) > 0) {
 			return false
 		}
 	}
