@@ -21,7 +21,9 @@ import (
 // TestLoadSpeaksEveryAnswer; load-search: TestLoadSearchEndToEnd). Only
 // the first lines of a JSONL file are kept. They hold today's artifacts to
 // yesterday's field by field: no field may be lost, and every new one is
-// documented.
+// documented. The lab's sentence.json, prefill.json and audio.json were
+// given the members of a repeated step (repeat, runs) by hand: their one
+// measurement is their one run (audio's 5 runs, its repeat 5).
 
 const recordedDir = "testdata/recorded"
 
