@@ -1,9 +1,12 @@
--- Step 10: when the caller first hears the answer. Five times the same
--- question, each sentence of the answer sent to the speech server the
--- moment it is complete (stream()'s tts option, the voice module), its
--- audio played back as a speaker plays it. The speech server is --tts, or
--- the default engine (espeak-ng, a formant synthesizer: its timings are
--- not a neural voice's), which the lab starts for this step.
+-- Step 10: when the caller first hears the answer. REPEAT times (--repeat,
+-- default 6) the same question, each sentence of the answer sent to the
+-- speech server the moment it is complete (stream()'s tts option, the
+-- voice module), its audio played back as a speaker plays it. The speech
+-- server is --tts, or the default engine (espeak-ng, a formant synthesizer:
+-- its timings are not a neural voice's), which the lab starts for this
+-- step. A run whose whole answer came off the socket in one read cannot
+-- tell the first token from the end: it is set aside with why and measured
+-- again (labconf.repeated).
 local stats = require("stats")
 local conf = dofile("labconf.lua")
 
@@ -12,18 +15,10 @@ if tts == nil then
   return { skip = why }
 end
 
-local RUNS = 5
-local runs, discarded, timeline = {}, {}, nil
-local function col(name)
-  local out = {}
-  for i, r in ipairs(runs) do out[i] = r[name] end
-  return out
-end
-
-for i = 1, RUNS do
-  local chunks, total_ms, _, info, set_aside = conf.timed_stream(conf.messages(conf.SYSTEM_THREE, conf.Q_FASTING),
-    { max_tokens = 120, tts = true }, "audio run " .. i)
-  for _, d in ipairs(set_aside) do discarded[#discarded + 1] = d end
+local timeline
+local runs, discarded = conf.repeated("audio", function(i)
+  local chunks, total_ms, _, info = stream(conf.messages(conf.SYSTEM_THREE, conf.Q_FASTING), { max_tokens = 120, tts = true })
+  local ttft = conf.need_ttft(info, "audio run " .. i)
   if info.tts_errors > 0 then
     for _, s in ipairs(info.spoken) do
       if s.error then
@@ -31,14 +26,27 @@ for i = 1, RUNS do
       end
     end
   end
+  if not (ttft < total_ms) then
+    return nil, string.format("whole answer arrived in one read (ttft_ms %.3f = total_ms %.3f)", ttft, total_ms)
+  end
   local first = info.spoken[1]
   if first == nil or info.first_audio_ms == nil then
     error(string.format("audio run %d: no audio came for an answer of %d chunks", i, #chunks))
   end
   local audio_ms = 0
   for _, s in ipairs(info.spoken) do audio_ms = audio_ms + s.audio_ms end
-  runs[i] = {
-    ttft_ms = info.ttft_ms,
+  if i == 1 then
+    local spoken, timed = json_array(), json_array()
+    for k, s in ipairs(info.spoken) do
+      spoken[k] = { text = s.text, voice = s.voice, ready_ms = s.ready_ms, tts_sent_ms = s.tts_sent_ms,
+        first_audio_ms = s.first_audio_ms, first_voiced_ms = s.first_voiced_ms, audio_done_ms = s.audio_done_ms,
+        audio_ms = s.audio_ms, start_ms = s.start_ms, end_ms = s.end_ms }
+    end
+    for k, c in ipairs(chunks) do timed[k] = { t_ms = c.t_ms, text = c.text } end
+    timeline = { spoken = spoken, chunks = timed }
+  end
+  return {
+    ttft_ms = ttft,
     first_sentence_ms = first.ready_ms,
     tts_sent_ms = first.tts_sent_ms,
     first_audio_ms = info.first_audio_ms,
@@ -52,21 +60,17 @@ for i = 1, RUNS do
     sentences = #info.spoken,
     total_ms = total_ms,
   }
-  if i == 1 then
-    local spoken, timed = json_array(), json_array()
-    for k, s in ipairs(info.spoken) do
-      spoken[k] = { text = s.text, voice = s.voice, ready_ms = s.ready_ms, tts_sent_ms = s.tts_sent_ms,
-        first_audio_ms = s.first_audio_ms, first_voiced_ms = s.first_voiced_ms, audio_done_ms = s.audio_done_ms,
-        audio_ms = s.audio_ms, start_ms = s.start_ms, end_ms = s.end_ms }
-    end
-    for k, c in ipairs(chunks) do timed[k] = { t_ms = c.t_ms, text = c.text } end
-    timeline = { spoken = spoken, chunks = timed }
-  end
+end)
+local function col(name)
+  local out = {}
+  for i, r in ipairs(runs) do out[i] = r[name] end
+  return out
 end
 
 local fa, fs = stats.median(col("first_audio_ms")), stats.median(col("first_sentence_ms"))
 local result = {
   tts = tts,
+  ["repeat"] = conf.REPEAT,
   runs = runs,
   ttft_p50 = stats.median(col("ttft_ms")),
   first_sentence_p50 = fs,
@@ -82,7 +86,8 @@ local result = {
 if #discarded > 0 then result.discarded = discarded end
 write_json("audio.json", result)
 
-local line = string.format("first audio p50 %.1f ms (first sentence %.1f ms, speech %.0f%% of the wait), underrun p50 %.0f ms, %s (%d runs)",
-  fa, fs, 100 * result.tts_share, result.underrun_p50, tts.engine ~= "" and tts.engine or tts.url, RUNS)
+local line = string.format("first audio p50 %.1f ms (first sentence %.1f ms, speech %.0f%% of the wait), underrun p50 %.0f ms, %s (%d runs%s)",
+  fa, fs, 100 * result.tts_share, result.underrun_p50, tts.engine ~= "" and tts.engine or tts.url, #runs,
+  #discarded > 0 and (", " .. #discarded .. " set aside") or "")
 print("audio: " .. line)
 return line

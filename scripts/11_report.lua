@@ -5,6 +5,8 @@
 -- leaves its numbers null, and not_measured names it with why. In the lab
 -- steps.json says how each step ended; run alone, the folder's steps.json
 -- (the last lab's) does, and a file that is not there was not measured.
+local stats = require("stats")
+
 local function find_docs(rows, n)
   for _, r in ipairs(rows) do
     if r.docs == n then return r end
@@ -64,12 +66,12 @@ end
 local report = {
   ttft_p50_ms = field(ttft, function(t) return t.ttft_p50 end),
   total_p50_ms = field(ttft, function(t) return t.total_p50 end),
-  ttft_12docs_ms = field(row12, function(r) return r.ttft_ms end),
-  prompt_n_12docs = field(row12, function(r) return r.prompt_n end),
+  ttft_12docs_ms = field(row12, function(r) return median_of(r, function(x) return x.ttft_ms end) end),
+  prompt_n_12docs = field(row12, function(r) return median_of(r, function(x) return x.prompt_n end) end),
   cache_ttft_ms = field(cache, function(c) return median_of(c, function(r) return r.second.ttft_ms end) end),
-  first_sentence_ms = field(sent, function(s) return s.first_sentence_ms end),
+  first_sentence_ms = field(sent, function(s) return median_of(s, function(x) return x.first_sentence_ms end) end),
   cancel_idle_ms = field(cancel, function(c) return median_of(c, function(r) return r.slot_idle_after_ms end) end),
-  speech_stall_ms = field(sent, function(s) return s.pacing and s.pacing.stall_ms end),
+  speech_stall_ms = field(sent, function(s) return median_of(s, function(x) return x.pacing and x.pacing.stall_ms end) end),
   first_audio_p50_ms = field(audio, function(a) return a.first_audio_p50 end),
   bargein_resumed_ttft_ms = field(bargein, function(b) return median_of(b, function(r) return r.resumed.ttft_ms end) end),
   bargein_cold_ttft_ms = field(bargein, function(b) return median_of(b, function(r) return r.cold.ttft_ms end) end),

@@ -55,11 +55,14 @@ type SpokenRow struct {
 	EndMs         float64  `json:"end_ms"`
 }
 
-// Audio is audio.json: five runs of the answer spoken sentence by
+// Audio is audio.json: Repeat runs of the answer spoken sentence by
 // sentence, their medians, and the first run's sentences and chunks for a
 // timeline.
 type Audio struct {
-	TTS              AudioTTS          `json:"tts"`
+	TTS AudioTTS `json:"tts"`
+	// Repeat is how many runs the step was asked for (the lab's
+	// --repeat); 0 in files written before it was recorded, which hold 5.
+	Repeat           int               `json:"repeat,omitempty"`
 	Runs             []AudioRun        `json:"runs"`
 	TTFTP50          float64           `json:"ttft_p50"`
 	FirstSentenceP50 float64           `json:"first_sentence_p50"`

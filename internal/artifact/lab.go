@@ -81,7 +81,9 @@ type TTFT struct {
 	Discarded []json.RawMessage `json:"discarded,omitempty"`
 }
 
-// PrefillRow is one row of prefill.json (an array of them).
+// PrefillRow is one row of prefill.json (an array of them, one row per
+// count of documents). Its values at the top level are the first
+// repetition's; Runs holds every repetition's.
 type PrefillRow struct {
 	Docs    float64 `json:"docs"`
 	PromptN float64 `json:"prompt_n"`
@@ -95,6 +97,57 @@ type PrefillRow struct {
 	ColdPrompt string  `json:"cold_prompt,omitempty"`
 	Note       string  `json:"note,omitempty"`
 	TTFTMs     float64 `json:"ttft_ms"`
+	// Repeat is how many repetitions the step was asked for (the lab's
+	// --repeat), the same in every row; 0 in files written before the
+	// step repeated, which hold one measurement and no Runs.
+	Repeat int `json:"repeat,omitempty"`
+	// Runs are this row's values in every valid repetition, in order (the
+	// first is the row's own). One repetition measures every row in turn.
+	Runs []PrefillRun `json:"runs,omitempty"`
+	// Discarded are the repetitions set aside ({repetition, reason}), the
+	// same in every row: a repetition is measured again whole.
+	Discarded []json.RawMessage `json:"discarded,omitempty"`
+}
+
+// PrefillRun is one repetition's measurement of a prefill row.
+type PrefillRun struct {
+	PromptN  float64  `json:"prompt_n"`
+	PromptMs *float64 `json:"prompt_ms"`
+	TTFTMs   float64  `json:"ttft_ms"`
+}
+
+// Repetitions are the row's values in every repetition: its Runs, or
+// the row itself in a file written before the step repeated.
+func (r PrefillRow) Repetitions() []PrefillRun {
+	if len(r.Runs) > 0 {
+		return r.Runs
+	}
+	return []PrefillRun{{PromptN: r.PromptN, PromptMs: r.PromptMs, TTFTMs: r.TTFTMs}}
+}
+
+// PrefillRepetitions are the rows as each repetition measured them: for
+// repetition k, every row with its values of runs[k]. As many as the
+// row with the fewest repetitions has; one, the rows as they are, in a
+// file written before the step repeated.
+func PrefillRepetitions(rows []PrefillRow) [][]PrefillRow {
+	if len(rows) == 0 {
+		return nil
+	}
+	n := len(rows[0].Repetitions())
+	for _, r := range rows[1:] {
+		n = min(n, len(r.Repetitions()))
+	}
+	out := make([][]PrefillRow, n)
+	for k := range out {
+		out[k] = make([]PrefillRow, len(rows))
+		for i, r := range rows {
+			run := r.Repetitions()[k]
+			r.PromptN, r.PromptMs, r.TTFTMs = run.PromptN, run.PromptMs, run.TTFTMs
+			r.Runs, r.Discarded = nil, nil
+			out[k][i] = r
+		}
+	}
+	return out
 }
 
 // Tokens is one timed request: the prompt tokens the server evaluated
@@ -168,17 +221,48 @@ type Pacing struct {
 	Sentences     []SpokenSentence `json:"sentences"`
 }
 
-// Sentence is sentence.json.
+// Sentence is sentence.json: the first repetition at the top level (its
+// chunks for the report's timeline), every repetition in Runs.
 type Sentence struct {
-	TTFTMs          float64           `json:"ttft_ms"`
-	FirstSentenceMs float64           `json:"first_sentence_ms"`
-	TotalMs         float64           `json:"total_ms"`
-	FirstSentence   string            `json:"first_sentence"`
-	Text            string            `json:"text"`
-	Chunks          []Chunk           `json:"chunks,omitempty"`
-	StampSource     string            `json:"stamp_source,omitempty"`
-	Discarded       []json.RawMessage `json:"discarded,omitempty"`
-	Pacing          *Pacing           `json:"pacing,omitempty"`
+	TTFTMs          float64 `json:"ttft_ms"`
+	FirstSentenceMs float64 `json:"first_sentence_ms"`
+	TotalMs         float64 `json:"total_ms"`
+	FirstSentence   string  `json:"first_sentence"`
+	Text            string  `json:"text"`
+	Chunks          []Chunk `json:"chunks,omitempty"`
+	StampSource     string  `json:"stamp_source,omitempty"`
+	// Discarded are the repetitions set aside ({repetition, reason}; in
+	// files written before the step repeated, {ttft_ms, total_ms,
+	// reason}).
+	Discarded []json.RawMessage `json:"discarded,omitempty"`
+	Pacing    *Pacing           `json:"pacing,omitempty"`
+	// Repeat is how many repetitions the step was asked for (the lab's
+	// --repeat); 0 in files written before the step repeated, which hold
+	// one measurement and no Runs.
+	Repeat int           `json:"repeat,omitempty"`
+	Runs   []SentenceRun `json:"runs,omitempty"`
+}
+
+// SentenceRun is one repetition of the sentence step: the members of
+// sentence.json's top level but the chunks.
+type SentenceRun struct {
+	TTFTMs          float64 `json:"ttft_ms"`
+	FirstSentenceMs float64 `json:"first_sentence_ms"`
+	TotalMs         float64 `json:"total_ms"`
+	FirstSentence   string  `json:"first_sentence"`
+	Text            string  `json:"text"`
+	StampSource     string  `json:"stamp_source,omitempty"`
+	Pacing          *Pacing `json:"pacing,omitempty"`
+}
+
+// Repetitions are the step's repetitions: Runs, or the one measurement
+// at the top level in a file written before the step repeated.
+func (s Sentence) Repetitions() []SentenceRun {
+	if len(s.Runs) > 0 {
+		return s.Runs
+	}
+	return []SentenceRun{{TTFTMs: s.TTFTMs, FirstSentenceMs: s.FirstSentenceMs, TotalMs: s.TotalMs,
+		FirstSentence: s.FirstSentence, Text: s.Text, StampSource: s.StampSource, Pacing: s.Pacing}}
 }
 
 // LogMark is where this run's lines began in the server log: the file (by

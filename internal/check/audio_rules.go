@@ -12,6 +12,16 @@ import (
 // first sentence, which comes after its first token; audio came; the
 // playback adds up.
 var audioRules = []rule{
+	{"audio runs", []string{artifact.AudioFile}, func(l *lab) error {
+		want := l.audio.Repeat
+		if want == 0 {
+			want = oldRuns
+		}
+		if n := len(l.audio.Runs); n != want {
+			return fmt.Errorf("audio.json has %d runs, want %d (its repeat)", n, want)
+		}
+		return l.pass("%d runs%s", want, discardedNote(len(l.audio.Discarded)))
+	}},
 	{"audio timing order", []string{artifact.AudioFile}, func(l *lab) error {
 		if len(l.audio.Runs) == 0 {
 			return fmt.Errorf("audio.json has no runs")

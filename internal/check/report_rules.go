@@ -123,8 +123,24 @@ func (l *lab) medianOfRuns(field string) bool {
 		return len(l.cache.Runs) > 0
 	case "prefix_front_prompt_n", "prefix_last_prompt_n":
 		return len(l.prefix.Runs) > 0
+	case "ttft_12docs_ms", "prompt_n_12docs":
+		row, ok := prefillRowFor(l.prefill, 12)
+		return ok && len(row.Runs) > 0
+	case "first_sentence_ms", "speech_stall_ms":
+		return len(l.sentence.Runs) > 0
 	}
 	return false
+}
+
+// medianOf names where report.json takes a number of a step that repeats:
+// the median over the runs in where, or the member itself in a file
+// written before the step repeated (no runs). The copy is the median as
+// a file keeps it: a time to the microsecond.
+func medianOf(runs int, where, member string) string {
+	if runs == 0 {
+		return where + " " + member
+	}
+	return fmt.Sprintf("the median of %s %s over its %d runs", where, member, runs)
 }
 
 // reportFields are the numbers report.json copies from file, which has
@@ -141,17 +157,29 @@ func (l *lab) reportFields(file string) ([]reportField, error) {
 		if !ok {
 			return nil, fmt.Errorf("prefill.json has no row with docs 12 to compare ttft_12docs_ms and prompt_n_12docs with")
 		}
-		return []reportField{{"ttft_12docs_ms", "prefill.json docs 12 ttft_ms", r.TTFT12DocsMs, v(row12.TTFTMs)},
-			{"prompt_n_12docs", "prefill.json docs 12 prompt_n", r.PromptN12Docs, v(row12.PromptN)}}, nil
+		var ttft, promptN []float64
+		for _, run := range row12.Repetitions() {
+			ttft, promptN = append(ttft, run.TTFTMs), append(promptN, run.PromptN)
+		}
+		return []reportField{{"ttft_12docs_ms", medianOf(len(row12.Runs), "prefill.json docs 12", "ttft_ms"), r.TTFT12DocsMs, artifact.Ms(median(ttft))},
+			{"prompt_n_12docs", medianOf(len(row12.Runs), "prefill.json docs 12", "prompt_n"), r.PromptN12Docs, v(median(promptN))}}, nil
 	case "cache.json":
 		return []reportField{{"cache_ttft_ms", "the median of cache.json's second.ttft_ms", r.CacheTTFTMs, v(l.cacheMedian())}}, nil
 	case "sentence.json":
-		var stall *float64
-		if p := l.sentence.Pacing; p != nil {
-			stall = v(p.StallMs)
+		var first, stalls []float64
+		for _, run := range l.sentence.Repetitions() {
+			first = append(first, run.FirstSentenceMs)
+			if p := run.Pacing; p != nil {
+				stalls = append(stalls, p.StallMs)
+			}
 		}
-		return []reportField{{"first_sentence_ms", "sentence.json first_sentence_ms", r.FirstSentenceMs, v(l.sentence.FirstSentenceMs)},
-			{"speech_stall_ms", "sentence.json pacing.stall_ms", r.SpeechStallMs, stall}}, nil
+		var stall *float64
+		if len(stalls) > 0 {
+			stall = artifact.Ms(median(stalls))
+		}
+		n := len(l.sentence.Runs)
+		return []reportField{{"first_sentence_ms", medianOf(n, "sentence.json", "first_sentence_ms"), r.FirstSentenceMs, artifact.Ms(median(first))},
+			{"speech_stall_ms", medianOf(n, "sentence.json", "pacing.stall_ms"), r.SpeechStallMs, stall}}, nil
 	case "cancel.json":
 		c := l.cancel
 		if len(c.Runs) == 0 {

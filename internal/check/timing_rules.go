@@ -57,74 +57,141 @@ var timingRules = []rule{
 		return l.median("total_p50", l.ttft.TotalP50, l.ttft.Runs, func(r artifact.TTFTRun) float64 { return r.TotalMs })
 	}},
 	{"prefill docs 0,4,12", []string{"prefill.json"}, checkPrefillDocs},
+	{"prefill runs", []string{"prefill.json"}, checkPrefillRuns},
 	{"prefill prompt_n grows", []string{"prefill.json"}, func(l *lab) error {
-		for i := 1; i < len(l.prefill); i++ {
-			a, b := l.prefill[i-1], l.prefill[i]
-			if !(b.PromptN > a.PromptN) {
-				return fmt.Errorf("prompt_n %s with %s docs is not above %s with %s docs; %s",
-					num(b.PromptN), num(b.Docs), num(a.PromptN), num(a.Docs), prefillHint(l.prefill))
+		err := eachPrefill(l, func(rows []artifact.PrefillRow) error {
+			for i := 1; i < len(rows); i++ {
+				a, b := rows[i-1], rows[i]
+				if !(b.PromptN > a.PromptN) {
+					return fmt.Errorf("prompt_n %s with %s docs is not above %s with %s docs; %s",
+						num(b.PromptN), num(b.Docs), num(a.PromptN), num(a.Docs), prefillHint(rows))
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return l.pass("prompt_n %s", prefillSeries(l.prefill, func(r artifact.PrefillRow) float64 { return r.PromptN }))
+		return l.pass("prompt_n %s%s", prefillSeries(l.prefill, func(r artifact.PrefillRow) float64 { return r.PromptN }), prefillOver(l))
 	}},
 	{"prefill ttft grows", []string{"prefill.json"}, func(l *lab) error {
-		zero, okZero := prefillRowFor(l.prefill, 0)
-		twelve, okTwelve := prefillRowFor(l.prefill, 12)
-		if !okZero || !okTwelve {
+		if _, ok := prefillRowFor(l.prefill, 0); !ok {
 			return fmt.Errorf("prefill.json needs rows for docs 0 and 12")
 		}
-		if !(twelve.TTFTMs > zero.TTFTMs) {
-			hint := ""
-			if !(twelve.PromptN > zero.PromptN) {
-				hint = "; " + prefillHint(l.prefill)
-			}
-			return fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)%s", num(twelve.TTFTMs), num(zero.TTFTMs), hint)
+		if _, ok := prefillRowFor(l.prefill, 12); !ok {
+			return fmt.Errorf("prefill.json needs rows for docs 0 and 12")
 		}
-		return l.pass("ttft %s ms with 0 docs < %s ms with 12", num(zero.TTFTMs), num(twelve.TTFTMs))
+		err := eachPrefill(l, func(rows []artifact.PrefillRow) error {
+			zero, _ := prefillRowFor(rows, 0)
+			twelve, _ := prefillRowFor(rows, 12)
+			if !(twelve.TTFTMs > zero.TTFTMs) {
+				hint := ""
+				if !(twelve.PromptN > zero.PromptN) {
+					hint = "; " + prefillHint(rows)
+				}
+				return fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)%s", num(twelve.TTFTMs), num(zero.TTFTMs), hint)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		zero, _ := prefillRowFor(l.prefill, 0)
+		twelve, _ := prefillRowFor(l.prefill, 12)
+		return l.pass("ttft %s ms with 0 docs < %s ms with 12%s", num(zero.TTFTMs), num(twelve.TTFTMs), prefillOver(l))
 	}},
 	{"prefill ttft >= prompt_ms", []string{"prefill.json"}, func(l *lab) error {
-		var bad []string
 		var known []artifact.PrefillRow
 		for _, r := range l.prefill {
-			if r.PromptMs == nil {
-				continue
-			}
-			known = append(known, r)
-			if r.TTFTMs < *r.PromptMs {
-				bad = append(bad, fmt.Sprintf("docs %s: ttft_ms %s < prompt_ms %s", num(r.Docs), num(r.TTFTMs), num(*r.PromptMs)))
+			if r.PromptMs != nil {
+				known = append(known, r)
 			}
 		}
 		if len(known) == 0 {
 			return skip("prefill.json has no prompt_ms: the server gives no server-side prefill time (ttft only)")
 		}
-		if len(bad) > 0 {
+		err := eachPrefill(l, func(rows []artifact.PrefillRow) error {
+			var bad []string
+			for _, r := range rows {
+				if r.PromptMs != nil && r.TTFTMs < *r.PromptMs {
+					bad = append(bad, fmt.Sprintf("docs %s: ttft_ms %s < prompt_ms %s", num(r.Docs), num(r.TTFTMs), num(*r.PromptMs)))
+				}
+			}
 			return problems(bad, "the client cannot see the first token before the server finished the prompt; is the clock started after the request was sent?")
+		})
+		if err != nil {
+			return err
 		}
-		return l.pass("ttft - prompt_ms %s ms", prefillSeries(known, func(r artifact.PrefillRow) float64 { return r.TTFTMs - *r.PromptMs }))
+		return l.pass("ttft - prompt_ms %s ms%s", prefillSeries(known, func(r artifact.PrefillRow) float64 { return r.TTFTMs - *r.PromptMs }), prefillOver(l))
 	}},
 	{"cache runs", []string{"cache.json"}, checkCacheRuns},
 	{"cache second reuses prefix", []string{"cache.json"}, checkCacheSecondReuses},
 	{"cache second faster", []string{"cache.json"}, checkCacheSecondFaster},
 	{"cache second cache_n > 0", []string{"cache.json"}, checkCacheSecondCached},
 	{"cache changed prefix recomputes", []string{"cache.json"}, checkCacheChangedRecomputes},
-	{"sentence timing order", []string{"sentence.json"}, func(l *lab) error {
+	{"sentence runs", []string{"sentence.json"}, func(l *lab) error {
 		s := l.sentence
-		if !(s.TTFTMs <= s.FirstSentenceMs && s.FirstSentenceMs <= s.TotalMs && s.TTFTMs < s.TotalMs) {
-			return fmt.Errorf("want ttft_ms <= first_sentence_ms <= total_ms and ttft_ms < total_ms, got %s, %s, %s",
-				num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs))
+		if s.Repeat == 0 && len(s.Runs) == 0 {
+			return l.pass("one measurement (written before the step repeated)")
 		}
-		return l.pass("ttft %s <= first sentence %s <= total %s ms", num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs))
+		if n := len(s.Runs); n != s.Repeat {
+			return fmt.Errorf("sentence.json has %d runs, want %d (its repeat)", n, s.Repeat)
+		}
+		if r := s.Runs[0]; r.TTFTMs != s.TTFTMs || r.FirstSentenceMs != s.FirstSentenceMs || r.TotalMs != s.TotalMs || r.Text != s.Text {
+			return fmt.Errorf("the top level (ttft_ms %s, first_sentence_ms %s, total_ms %s) is not runs[0] (%s, %s, %s): it holds the first repetition",
+				num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs), num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs))
+		}
+		return l.pass("%d runs%s", s.Repeat, discardedNote(len(s.Discarded)))
+	}},
+	{"sentence timing order", []string{"sentence.json"}, func(l *lab) error {
+		runs := l.sentence.Repetitions()
+		for i, s := range runs {
+			if !(s.TTFTMs <= s.FirstSentenceMs && s.FirstSentenceMs <= s.TotalMs && s.TTFTMs < s.TotalMs) {
+				return fmt.Errorf("%swant ttft_ms <= first_sentence_ms <= total_ms and ttft_ms < total_ms, got %s, %s, %s",
+					repetition(i, len(runs)), num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs))
+			}
+		}
+		s := runs[0]
+		return l.pass("ttft %s <= first sentence %s <= total %s ms%s", num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs), everyRun(len(runs)))
 	}},
 	{"sentence prefix of text", []string{"sentence.json"}, func(l *lab) error {
-		s := l.sentence
-		if s.FirstSentence == "" {
-			return fmt.Errorf("first_sentence is empty (text is %s)", excerpt(s.Text, 60))
+		runs := l.sentence.Repetitions()
+		for i, s := range runs {
+			if s.FirstSentence == "" {
+				return fmt.Errorf("%sfirst_sentence is empty (text is %s)", repetition(i, len(runs)), excerpt(s.Text, 60))
+			}
+			if !strings.HasPrefix(s.Text, s.FirstSentence) {
+				return fmt.Errorf("%sfirst_sentence %s is not the start of text %s", repetition(i, len(runs)), excerpt(s.FirstSentence, 60), excerpt(s.Text, 60))
+			}
 		}
-		if !strings.HasPrefix(s.Text, s.FirstSentence) {
-			return fmt.Errorf("first_sentence %s is not the start of text %s", excerpt(s.FirstSentence, 60), excerpt(s.Text, 60))
-		}
-		return l.pass("%s", excerpt(s.FirstSentence, 60))
+		return l.pass("%s%s", excerpt(runs[0].FirstSentence, 60), everyRun(len(runs)))
 	}},
+}
+
+// repetition names repetition i (from 0) of n at the start of a failure;
+// nothing when the file holds one measurement.
+func repetition(i, n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("repetition %d of %d: ", i+1, n)
+}
+
+// everyRun says, after a passing rule's values (the first repetition's),
+// that the rule held in every repetition.
+func everyRun(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (run 1; holds in all %d)", n)
+}
+
+// discardedNote says how many repetitions were set aside.
+func discardedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d set aside", n)
 }
 
 // problems fails with the listed problems and a hint, or passes when none.
@@ -222,6 +289,53 @@ func prefillRowFor(rows []artifact.PrefillRow, docs float64) (artifact.PrefillRo
 		}
 	}
 	return artifact.PrefillRow{}, false
+}
+
+// eachPrefill holds every repetition of prefill.json to check, which sees
+// the rows as that repetition measured them; the failure names the
+// repetition.
+func eachPrefill(l *lab, check func([]artifact.PrefillRow) error) error {
+	reps := artifact.PrefillRepetitions(l.prefill)
+	for i, rows := range reps {
+		if err := check(rows); err != nil {
+			return fmt.Errorf("%s%w", repetition(i, len(reps)), err)
+		}
+	}
+	return nil
+}
+
+// prefillOver says over how many repetitions a prefill rule held.
+func prefillOver(l *lab) string {
+	return everyRun(len(artifact.PrefillRepetitions(l.prefill)))
+}
+
+// checkPrefillRuns: every row holds repeat runs, its top-level values
+// the first's.
+func checkPrefillRuns(l *lab) error {
+	if len(l.prefill) == 0 {
+		return fmt.Errorf("prefill.json has no rows")
+	}
+	want := l.prefill[0].Repeat
+	for _, r := range l.prefill {
+		if r.Repeat != want {
+			return fmt.Errorf("the row of %s docs has repeat %d, the row of %s docs %d: one repetition measures every row",
+				num(r.Docs), r.Repeat, num(l.prefill[0].Docs), want)
+		}
+		if want == 0 && len(r.Runs) == 0 {
+			continue
+		}
+		if len(r.Runs) != want {
+			return fmt.Errorf("the row of %s docs has %d runs, want %d (its repeat)", num(r.Docs), len(r.Runs), want)
+		}
+		if f := r.Runs[0]; f.TTFTMs != r.TTFTMs || f.PromptN != r.PromptN {
+			return fmt.Errorf("the row of %s docs has ttft_ms %s, prompt_n %s, but its runs[0] %s, %s: the row holds the first repetition",
+				num(r.Docs), num(r.TTFTMs), num(r.PromptN), num(f.TTFTMs), num(f.PromptN))
+		}
+	}
+	if want == 0 {
+		return l.pass("one measurement (written before the step repeated)")
+	}
+	return l.pass("%d runs in each of %d rows%s", want, len(l.prefill), discardedNote(len(l.prefill[0].Discarded)))
 }
 
 // checkPrefillDocs wants docs strictly increasing and containing 0, 4 and

@@ -73,13 +73,28 @@ func bargeinDiffers(top, first artifact.Bargein) string {
 	return strings.Join(d, "; ")
 }
 
-// checkPacing: sentences are spoken in order, none before it is ready,
-// and the first clause is never later than the first sentence.
+// checkPacing: in every repetition, sentences are spoken in order, none
+// before it is ready, and the first clause is never later than the first
+// sentence.
 func checkPacing(l *lab) error {
-	p := l.sentence.Pacing
-	if p == nil {
+	runs := l.sentence.Repetitions()
+	if runs[0].Pacing == nil {
 		return skip("sentence.json has no pacing")
 	}
+	for i, r := range runs {
+		if r.Pacing == nil {
+			return fmt.Errorf("%sno pacing, but the first repetition has one", repetition(i, len(runs)))
+		}
+		if err := pacingHolds(r.Pacing); err != nil {
+			return fmt.Errorf("%s%w", repetition(i, len(runs)), err)
+		}
+	}
+	p := runs[0].Pacing
+	return l.pass("%d sentences spoken from %s to %s ms, %s stalls (%s ms)%s", len(p.Sentences), num(p.StartMs), num(p.EndMs), num(p.Stalls), num(p.StallMs), everyRun(len(runs)))
+}
+
+// pacingHolds is checkPacing's rule for one answer.
+func pacingHolds(p *artifact.Pacing) error {
 	if len(p.Sentences) == 0 {
 		return fmt.Errorf("pacing.sentences is empty, but the answer has a first sentence")
 	}
@@ -97,5 +112,5 @@ func checkPacing(l *lab) error {
 	if c := p.FirstClauseMs; c != nil && *c > first {
 		return fmt.Errorf("first_clause_ms %s is after the first sentence was ready (%s ms)", num(*c), num(first))
 	}
-	return l.pass("%d sentences spoken from %s to %s ms, %s stalls (%s ms)", len(p.Sentences), num(p.StartMs), num(p.EndMs), num(p.Stalls), num(p.StallMs))
+	return nil
 }

@@ -21,9 +21,10 @@ import (
 // TestLoadSpeaksEveryAnswer; load-search: TestLoadSearchEndToEnd). Only
 // the first lines of a JSONL file are kept. They hold today's artifacts to
 // yesterday's field by field: no field may be lost, and every new one is
-// documented. The lab's cache.json and prefix.json were given the members
-// of a repeated step (repeat, runs, docs, method.cold_prompt) by hand:
-// their one measurement is their one run.
+// documented. The lab's cache.json, prefix.json, sentence.json,
+// prefill.json and audio.json were given the members of a repeated step
+// (repeat, runs; cache and prefix also docs, method.cold_prompt) by hand:
+// their one measurement is their one run (audio's 5 runs, its repeat 5).
 
 const recordedDir = "testdata/recorded"
 

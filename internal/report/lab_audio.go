@@ -11,7 +11,7 @@ import (
 
 // audioSection: the audio step, when the caller first hears the answer:
 // the first run's answer with each sentence's speech request and audio
-// under it, and the five runs.
+// under it, and every run (--repeat).
 func audioSection(a *rundir.Audio) section {
 	sec := sectionOf("audio", "Time to first audio",
 		"Each sentence goes to the speech server the moment it is complete; a speaker plays the audio in order, and waits where the next sentence's audio has not come. "+

@@ -40,10 +40,15 @@ func (l *Lab) Samples() []figures.Sample {
 	}
 	for _, r := range l.Prefill {
 		d := strconv.FormatFloat(r.Docs, 'f', -1, 64)
-		add("prefill "+d+" docs ttft_ms", "prefill step, "+d+" docs, cache off", r.TTFTMs)
-		if r.PromptMs != nil {
-			add("prefill "+d+" docs prompt_ms", "prefill step, "+d+" docs, the server's timings", *r.PromptMs)
+		var ttft, prompt []float64
+		for _, run := range r.Repetitions() {
+			ttft = append(ttft, run.TTFTMs)
+			if run.PromptMs != nil {
+				prompt = append(prompt, *run.PromptMs)
+			}
 		}
+		add("prefill "+d+" docs ttft_ms", "prefill step runs, "+d+" docs, cache off", ttft...)
+		add("prefill "+d+" docs prompt_ms", "prefill step runs, "+d+" docs, the server's timings", prompt...)
 	}
 	if c := l.Cache; c != nil {
 		var first, hit, changed []float64
@@ -56,10 +61,15 @@ func (l *Lab) Samples() []figures.Sample {
 		add("cache changed first line ttft_ms", "cache step, the first line changed", changed...)
 	}
 	if s := l.Sentence; s != nil {
-		add("first_sentence_ms", "sentence step", s.FirstSentenceMs)
-		if s.Pacing != nil {
-			add("speech stall_ms", "sentence step, played back", s.Pacing.StallMs)
+		var first, stall []float64
+		for _, r := range s.Repetitions() {
+			first = append(first, r.FirstSentenceMs)
+			if r.Pacing != nil {
+				stall = append(stall, r.Pacing.StallMs)
+			}
 		}
+		add("first_sentence_ms", "sentence step runs", first...)
+		add("speech stall_ms", "sentence step runs, played back", stall...)
 	}
 	if c := l.Cancel; c != nil {
 		var idle []float64

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/tts"
+)
+
+// TestLabRepeatsSentencePrefillAndAudio: with --repeat 3 the sentence,
+// prefill and audio steps write 3 valid runs each, and set aside what the
+// real server cannot be made to produce, with why: in front of it, the
+// sentence step's first answer comes in one write (read whole at once),
+// and the 12-docs prompt of the prefill
+// step's second repetition says it found 1000 tokens in the cache. Each
+// is measured again, and check passes the folder.
+func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
+	srv := startLlama(t)
+	var mu sync.Mutex
+	sentences, saturdays := 0, 0
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/v1/chat/completions" {
+			return false
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		mu.Lock()
+		var whole, cached bool
+		switch {
+		case bytes.Contains(body, []byte("fasting blood test")):
+			sentences++
+			whole = sentences == 1
+		case bytes.Contains(body, []byte("open on Saturday")):
+			// 1 is the step's warm-up, 2-4 repetition 1, 5-7 repetition 2.
+			saturdays++
+			cached = saturdays == 7
+		}
+		mu.Unlock()
+		if !whole && !cached {
+			return false
+		}
+		resp, err := http.Post(srv.URL+r.URL.Path, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		all, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Error(err)
+		}
+		if cached {
+			all = bytes.Replace(all, []byte(`"cache_n":0,`), []byte(`"cache_n":1000,`), 1)
+		}
+		// The whole answer in one write of the body, which a length
+		// (no chunked encoding) leaves in one piece.
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.Header().Set("Content-Length", strconv.Itoa(len(all)))
+		w.WriteHeader(resp.StatusCode)
+		w.(http.Flusher).Flush()
+		w.Write(all)
+		return true
+	})
+	steps := []string{"prefill", "sentence"}
+	audio := true
+	if _, err := tts.Find(); err != nil {
+		if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
+			t.Fatalf("TTFTLAB_REQUIRE_TTS is set: %v", err)
+		}
+		t.Logf("the audio step is not run: %v", err)
+		audio = false
+	} else {
+		steps = append(steps, "audio")
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(append([]string{"lab", "--server", front.URL, "--out", out, "--server-log", srv.LogPath,
+		"--no-report", "--repeat", "3", "--"}, steps...)...)
+	t.Logf("lab output:\n%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("lab exited %d", code)
+	}
+	requireCheckPasses(t, out, srv.LogPath)
+
+	var sentence artifact.Sentence
+	readJSON(t, filepath.Join(out, "sentence.json"), &sentence)
+	if sentence.Repeat != 3 || len(sentence.Runs) != 3 || sentence.Runs[0].FirstSentenceMs != sentence.FirstSentenceMs {
+		t.Errorf("sentence.json: repeat %d, %d runs, top level first_sentence_ms %v, runs[0]'s %v; want 3 runs, the first at the top",
+			sentence.Repeat, len(sentence.Runs), sentence.FirstSentenceMs, sentence.Runs)
+	}
+	wantDiscarded(t, "sentence.json", sentence.Discarded, 1, "whole answer arrived in one read")
+	if !strings.Contains(stdout, "(3 runs, 1 set aside)") {
+		t.Errorf("the sentence step's line does not say its runs and the one set aside")
+	}
+
+	var prefill []artifact.PrefillRow
+	readJSON(t, filepath.Join(out, "prefill.json"), &prefill)
+	if len(prefill) != 3 {
+		t.Fatalf("prefill.json has %d rows, want 3", len(prefill))
+	}
+	for _, row := range prefill {
+		if row.Repeat != 3 || len(row.Runs) != 3 || row.Runs[0].TTFTMs != row.TTFTMs {
+			t.Errorf("prefill.json docs %v: repeat %d, runs %+v; want 3 runs, the first in the row", row.Docs, row.Repeat, row.Runs)
+		}
+		wantDiscarded(t, "prefill.json", row.Discarded, 2, "12 docs: the cold prompt found 1000 of its")
+	}
+
+	if audio {
+		var a artifact.Audio
+		readJSON(t, filepath.Join(out, "audio.json"), &a)
+		if a.Repeat != 3 || len(a.Runs) != 3 {
+			t.Errorf("audio.json: repeat %d, %d runs; want 3", a.Repeat, len(a.Runs))
+		}
+	}
+}
+
+// wantDiscarded fails t unless discarded is one repetition, number rep,
+// set aside for a reason that says why.
+func wantDiscarded(t *testing.T, file string, discarded []json.RawMessage, rep int, why string) {
+	t.Helper()
+	var got []struct {
+		Repetition int    `json:"repetition"`
+		Reason     string `json:"reason"`
+	}
+	for _, d := range discarded {
+		var e struct {
+			Repetition int    `json:"repetition"`
+			Reason     string `json:"reason"`
+		}
+		if err := json.Unmarshal(d, &e); err != nil {
+			t.Fatalf("%s discarded: %v", file, err)
+		}
+		got = append(got, e)
+	}
+	if len(got) != 1 || got[0].Repetition != rep || !strings.Contains(got[0].Reason, why) {
+		t.Errorf("%s discarded %+v, want repetition %d set aside saying %q", file, got, rep, why)
+	}
+}
