@@ -11,15 +11,26 @@ type Stat func(xs []float64) float64
 
 // Ratio is B/A of one statistic with its bootstrap interval.
 type Ratio struct {
-	Ratio     float64 // stat(B) / stat(A) on the samples as given
-	Lo, Hi    float64 // percentile bootstrap interval at Level
-	P         float64 // two-sided bootstrap p-value of "B/A = 1"
+	Ratio  float64 // stat(B) / stat(A) on the samples as given
+	Lo, Hi float64 // percentile bootstrap interval at Level
+	// Level is the interval's confidence: Level (0.95) as RatioCI gives
+	// it, or the one AtAlpha sets (Verdicts: the Holm step's).
+	Level float64
+	// P is the two-sided bootstrap p-value of "B/A = 1": the smallest a
+	// at which the interval at level 1 - a excludes 1 (AtAlpha), so the
+	// interval at 1 - a excludes 1 exactly when P <= a.
+	P         float64
 	SELog     float64 // bootstrap standard error of log(B/A)
 	RunsA     int     // runs of A and of B the interval is over
 	RunsB     int
 	Reps      int
 	Seed      uint64 // the seed the resampling used: record it beside the figure
 	Unbounded bool   // the statistic was not finite and positive on the samples or on too many resamples
+	// logs are the replicates' log(B/A), sorted, and below and above
+	// how many of them are <= 0 and >= 0 (B/A <= 1, >= 1): the interval
+	// at any level and the p-value come from them.
+	logs         []float64
+	below, above int
 }
 
 // RatioCI is the percentile-bootstrap interval of stat(B)/stat(A). a and b
@@ -28,7 +39,8 @@ type Ratio struct {
 // each drawn run (a two-level bootstrap), so the drift between runs is in
 // the interval when there are several runs; with one run per variant only
 // the requests are resampled. reps replicates (1000 when <= 0) from the
-// given seed; the same seed gives the same interval.
+// given seed; the same seed gives the same interval. The result keeps the
+// replicates, so AtAlpha gives the interval at any other level.
 func RatioCI(a, b [][]float64, stat Stat, reps int, seed uint64) Ratio {
 	if reps <= 0 {
 		reps = 1000
@@ -42,7 +54,7 @@ func RatioCI(a, b [][]float64, stat Stat, reps int, seed uint64) Ratio {
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	logs := make([]float64, 0, reps)
-	bad, below, above := 0, 0, 0
+	bad := 0
 	bufA, bufB := []float64{}, []float64{}
 	for i := 0; i < reps; i++ {
 		bufA = resample(rng, a, bufA[:0])
@@ -53,35 +65,104 @@ func RatioCI(a, b [][]float64, stat Stat, reps int, seed uint64) Ratio {
 			bad++
 			continue
 		}
-		if r <= 1 {
-			below++
-		}
-		if r >= 1 {
-			above++
-		}
 		logs = append(logs, math.Log(r))
 	}
-	if bad > reps/20 || len(logs) < 2 {
+	if bad > reps/20 {
 		out.Unbounded = true
 		return out
 	}
+	return fromReplicates(out, logs)
+}
+
+// fromReplicates fills in r's p-value, standard error and interval at
+// Level from the replicates' log(B/A); unbounded when they are too few
+// to give a Level interval.
+func fromReplicates(r Ratio, logs []float64) Ratio {
 	sort.Float64s(logs)
-	tail := (1 - Level) / 2
-	out.Lo = math.Exp(quantileSorted(logs, tail))
-	out.Hi = math.Exp(quantileSorted(logs, 1-tail))
-	m := float64(len(logs))
-	out.P = math.Min(1, 2*(float64(min(below, above))+1)/(m+1))
-	mean := 0.0
+	r.logs = logs
 	for _, l := range logs {
-		mean += l
+		if l <= 0 {
+			r.below++
+		}
+		if l >= 0 {
+			r.above++
+		}
 	}
-	mean /= m
-	ss := 0.0
-	for _, l := range logs {
-		ss += (l - mean) * (l - mean)
+	m := len(logs)
+	r.P = min(1, tailP(min(r.below, r.above), m))
+	if m >= 2 {
+		mean := 0.0
+		for _, l := range logs {
+			mean += l
+		}
+		mean /= float64(m)
+		ss := 0.0
+		for _, l := range logs {
+			ss += (l - mean) * (l - mean)
+		}
+		r.SELog = math.Sqrt(ss / float64(m-1))
 	}
-	out.SELog = math.Sqrt(ss / (m - 1))
-	return out
+	return r.AtAlpha(Alpha)
+}
+
+// tailP is the p-value of c of m replicates on the far side of 1:
+// 2·(c+1)/(m+1), the +1 counting the sample itself among the draws, so
+// the bootstrap never claims a p below what its replicates can show.
+func tailP(c, m int) float64 { return 2 * float64(c+1) / float64(m+1) }
+
+// trim is how many replicates the interval at level 1 - alpha leaves out
+// at each end: the most c with tailP(c, m) <= alpha, -1 when alpha is
+// finer than m replicates resolve. The interval then excludes 1 exactly
+// when no more than c replicates lie on the far side of 1, that is when
+// P <= alpha.
+func trim(alpha float64, m int) int {
+	c := int(math.Floor(alpha*float64(m+1)/2)) - 1
+	for c >= 0 && tailP(c, m) > alpha {
+		c--
+	}
+	for tailP(c+1, m) <= alpha {
+		c++
+	}
+	return c
+}
+
+// AtAlpha is r with its interval at confidence level 1 - alpha (0 <
+// alpha < 1): the order statistics of the replicates' B/A that leave out,
+// at each end, the most replicates c with 2·(c+1)/(m+1) <= alpha. It
+// excludes 1 exactly when P <= alpha (alpha, not the level, is given, so
+// that no rounding of 1 - level stands between them). Unbounded when r
+// has no replicates or too few to resolve alpha (fewer than 2/alpha - 1:
+// see RepsFor).
+func (r Ratio) AtAlpha(alpha float64) Ratio {
+	r.Level = 1 - alpha
+	r.Lo, r.Hi = 0, 0
+	if r.logs == nil {
+		r.Unbounded = true
+		return r
+	}
+	m := len(r.logs)
+	c := trim(alpha, m)
+	if c < 0 || c > m-1-c {
+		r.Unbounded = true
+		return r
+	}
+	r.Unbounded = false
+	r.Lo, r.Hi = math.Exp(r.logs[c]), math.Exp(r.logs[m-1-c])
+	return r
+}
+
+// RepsFor is the fewest bootstrap replicates with which every figure of
+// a comparison of the given number of figures has its interval at every
+// level Holm's correction may ask of it (down to 1 - Alpha/figures),
+// with as many replicates discarded as RatioCI allows.
+func RepsFor(figures int) int {
+	figures = max(figures, 1)
+	alpha := Alpha / float64(figures)
+	reps := int(math.Ceil(2/alpha)) - 1
+	for trim(alpha, reps-reps/20) < 0 {
+		reps++
+	}
+	return reps
 }
 
 func pool(runs [][]float64) []float64 {

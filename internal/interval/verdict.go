@@ -20,11 +20,15 @@ const (
 // the figures of one comparison.
 const Alpha = 1 - Level
 
-// Figure is one figure's comparison: its ratio, its verdict after the Holm
-// correction over all figures compared at once, and the runs per variant
-// that would detect a 5 % difference.
+// Figure is one figure's comparison: its ratio with the interval its
+// verdict was made with, its verdict after the Holm correction over all
+// figures compared at once, and the runs per variant that would detect a
+// 5 % difference.
 type Figure struct {
-	Name    string
+	Name string
+	// Ratio is the figure's ratio with its interval at the level of its
+	// Holm step (Ratio.Level): it excludes 1 when the verdict is faster
+	// or slower and holds 1 when it is no difference detected.
 	Ratio   Ratio
 	Verdict Verdict
 	// RunsFor5 is the number of runs per variant at which a 5 % difference
@@ -37,8 +41,16 @@ type Figure struct {
 const Detectable = 0.05
 
 // Verdicts applies the Holm step-down correction to the p-values of the
-// ratios (family-wise error rate Alpha) and gives each figure its verdict.
-// The order of names and ratios is kept.
+// ratios (family-wise error rate Alpha) and gives each figure its verdict
+// and the interval it was made with. Of the m figures with an interval,
+// sorted by p-value, the k-th (from 1) is tested at Alpha/(m-k+1) while
+// every smaller one was significant: a figure found significant gets its
+// interval at level 1 - Alpha/(m-k+1), which excludes 1; from the first
+// figure that is not, every remaining one gets its interval at that
+// step's level, which holds 1 (their p-values are above its threshold).
+// The direction is the side of 1 its replicates fall on. A ratio with
+// too few replicates for its level (RepsFor) has no interval there and
+// stays no difference detected. The order of names and ratios is kept.
 func Verdicts(names []string, ratios []Ratio) []Figure {
 	out := make([]Figure, len(ratios))
 	var idx []int
@@ -52,14 +64,23 @@ func Verdicts(names []string, ratios []Ratio) []Figure {
 	}
 	sort.SliceStable(idx, func(x, y int) bool { return ratios[idx[x]].P < ratios[idx[y]].P })
 	m := len(idx)
+	rejecting := true
+	a := Alpha
 	for k, i := range idx {
-		if ratios[i].P > Alpha/float64(m-k) {
-			break // Holm: this and every larger p-value are not significant
+		if rejecting {
+			a = Alpha / float64(m-k)
+			// Holm: once one p-value is above its threshold, it and every
+			// larger one are not significant, at this step's level.
+			rejecting = ratios[i].P <= a
 		}
-		if ratios[i].Ratio < 1 {
-			out[i].Verdict = Faster
-		} else {
+		out[i].Ratio = ratios[i].AtAlpha(a)
+		if !rejecting {
+			continue
+		}
+		if ratios[i].above > ratios[i].below {
 			out[i].Verdict = Slower
+		} else {
+			out[i].Verdict = Faster
 		}
 	}
 	return out
