@@ -15,8 +15,10 @@ type Compare struct {
 	RunsA int    `json:"runs_a"`
 	RunsB int    `json:"runs_b"`
 	// Seed and Reps are the bootstrap's: the same seed gives the same
-	// intervals. Level is the intervals' confidence (0.95); Alpha the
-	// family-wise error rate Holm's correction holds over the figures.
+	// intervals. Alpha is the family-wise error rate Holm's correction
+	// holds over the figures, Level its complement (0.95): each figure's
+	// interval has the level of its Holm step (CompareFigure.Level), 95 %
+	// or more.
 	Seed  uint64  `json:"seed"`
 	Reps  int     `json:"reps"`
 	Level float64 `json:"level"`
@@ -52,10 +54,14 @@ type CompareFigure struct {
 	B  *float64 `json:"b"`
 	NA int      `json:"n_a"`
 	NB int      `json:"n_b"`
-	// Ratio is B/A with its bootstrap interval at Level and the p-value of
-	// B/A = 1; null when there is none (too few samples).
+	// Ratio is B/A with the bootstrap interval its verdict was made with
+	// and the p-value of B/A = 1; null when there is none (too few
+	// samples). Level is the interval's confidence, that of the figure's
+	// Holm step, 1 - alpha/(m-k+1) for the k-th smallest p of m: the
+	// interval excludes 1 exactly when the verdict is faster or slower.
 	Ratio   *float64    `json:"ratio"`
 	RatioCI *[2]float64 `json:"ratio_ci"`
+	Level   *float64    `json:"level"`
 	P       *float64    `json:"p"`
 	// Verdict is "faster", "slower", "no difference detected" or "too few
 	// samples", after Holm's correction over every figure of the file.

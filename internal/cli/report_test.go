@@ -25,7 +25,7 @@ func TestReportCommand(t *testing.T) {
 		if len(c.args) == 2 {
 			// A comparison: the page, its verdicts beside it, then the
 			// verdicts as a table (TestReportCommandVerdicts).
-			want = out + "\n" + filepath.Join(dir, "ab.json") + "\nB/A, 95 % interval ("
+			want = out + "\n" + filepath.Join(dir, "ab.json") + "\nB/A, each interval at its verdict's Holm level ("
 		}
 		if code != 0 || !strings.HasPrefix(stdout, want) || len(c.args) == 1 && stdout != want {
 			t.Errorf("report %v: exit %d, stdout %q, stderr %q; want 0 and %q", c.args, code, stdout, stderr, want)

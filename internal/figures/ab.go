@@ -27,8 +27,11 @@ type ABFigure struct {
 	// OnlyIn is "A" or "B" when only that variant has the figure (no
 	// ratio, no verdict), else "".
 	OnlyIn string
-	// Ratio is B/A of the statistic; Ratio.Unbounded when it has no
-	// interval (too few samples, or a statistic that is a failure).
+	// Ratio is B/A of the statistic with the interval its verdict was
+	// made with, at the level of its Holm step (Ratio.Level: it excludes
+	// 1 when the verdict is faster or slower, holds 1 when not);
+	// Ratio.Unbounded when it has no interval (too few samples, or a
+	// statistic that is a failure).
 	Ratio    interval.Ratio
 	Verdict  interval.Verdict
 	RunsFor5 int
@@ -41,8 +44,11 @@ type ABFigure struct {
 type AB struct {
 	// Stats names the statistics compared, in order: "p50" (the median),
 	// then any others asked for.
-	Stats        []string
-	Seed         uint64
+	Stats []string
+	Seed  uint64
+	// Reps is the replicates of every figure's bootstrap: the number
+	// asked for, or more when Holm's finest level over the figures
+	// compared needs more (interval.RepsFor).
 	Reps         int
 	RunsA, RunsB int
 	// DriftCovered is true when each variant has at least two runs, so the
@@ -57,14 +63,17 @@ type AB struct {
 // both have and every statistic of stats ("p50", "p95": percentiles; nil
 // means just the median), B/A with its seeded two-level bootstrap
 // interval (interval.RatioCI: runs, then requests inside runs), the
-// verdicts corrected by Holm over all of them (interval.Verdicts) and the
+// verdicts corrected by Holm over all of them (interval.Verdicts), each
+// with the interval it was made with (at its Holm step's level), and the
 // runs per variant that would detect 5 %. A statistic that a variant's
 // samples cannot bound (Bounds) is "too few samples" without a bootstrap:
 // the bootstrap cannot draw beyond the samples, so from so few values its
 // interval would be narrower than the figure's own, and it would claim a
 // difference whenever the samples happen not to overlap. Figures are in
 // the order of their first appearance in A, then those only B has; a
-// figure's statistics in the order of stats. reps <= 0 means 1000.
+// figure's statistics in the order of stats. reps <= 0 means 1000; more
+// are drawn when the figures compared need them (interval.RepsFor: 1000
+// resolve Holm's levels over up to 23 figures).
 func CompareAB(a, b [][]Sample, stats []string, seed uint64, reps int) AB {
 	if reps <= 0 {
 		reps = 1000
@@ -81,9 +90,14 @@ func CompareAB(a, b [][]Sample, stats []string, seed uint64, reps int) AB {
 	for i, f := range pb {
 		byB[f.Name] = i
 	}
-	var names []string
-	var ratios []interval.Ratio
+	// First the figures and which of them get a bootstrap, so that the
+	// replicates are enough for Holm's finest level over all of them.
+	type runsOfFig struct {
+		a, b [][]float64
+		stat interval.Stat
+	}
 	var compared []int
+	var sides []runsOfFig
 	for _, f := range pa {
 		fa := f
 		j, ok := byB[f.Name]
@@ -99,21 +113,30 @@ func CompareAB(a, b [][]Sample, stats []string, seed uint64, reps int) AB {
 			fig := ABFigure{Name: f.Name, Stat: st, A: &fa, B: &fb, AValue: stat(flat(ra)), BValue: stat(flat(rb))}
 			if !Bounds(flat(ra), p) || !Bounds(flat(rb), p) || !ExactTestPossible(count(ra), count(rb)) {
 				fig.TooFew = true
-				fig.Ratio = interval.Ratio{Ratio: fig.BValue / fig.AValue, RunsA: len(ra), RunsB: len(rb), Reps: reps, Seed: seed, Unbounded: true}
+				fig.Ratio = interval.Ratio{Ratio: fig.BValue / fig.AValue, RunsA: len(ra), RunsB: len(rb), Seed: seed, Unbounded: true}
 				fig.Verdict = interval.Undecided
 				out.Figures = append(out.Figures, fig)
 				continue
 			}
-			fig.Ratio = interval.RatioCI(ra, rb, stat, reps, seed)
-			names = append(names, f.Name+" "+st)
-			ratios = append(ratios, fig.Ratio)
 			compared = append(compared, len(out.Figures))
+			sides = append(sides, runsOfFig{ra, rb, stat})
 			out.Figures = append(out.Figures, fig)
 		}
 	}
-	for i, v := range interval.Verdicts(names, ratios) {
-		f := &out.Figures[compared[i]]
-		f.Verdict, f.RunsFor5 = v.Verdict, v.RunsFor5
+	out.Reps = max(reps, interval.RepsFor(len(compared)))
+	names := make([]string, len(compared))
+	ratios := make([]interval.Ratio, len(compared))
+	for k, i := range compared {
+		f := &out.Figures[i]
+		names[k] = f.Name + " " + f.Stat
+		ratios[k] = interval.RatioCI(sides[k].a, sides[k].b, sides[k].stat, out.Reps, seed)
+	}
+	for k, v := range interval.Verdicts(names, ratios) {
+		f := &out.Figures[compared[k]]
+		f.Ratio, f.Verdict, f.RunsFor5 = v.Ratio, v.Verdict, v.RunsFor5
+	}
+	for i := range out.Figures {
+		out.Figures[i].Ratio.Reps = out.Reps
 	}
 	for _, f := range pb {
 		if _, ok := byA[f.Name]; !ok {

@@ -108,3 +108,43 @@ func TestABBAOrder(t *testing.T) {
 		t.Fatalf("ABBAOrder(3) = %v", got)
 	}
 }
+
+// Over 30 figures Holm's finest level is 1 - 0.05/30: 100 replicates
+// cannot resolve it, so CompareAB draws as many as interval.RepsFor
+// asks, and every figure has an interval at its level, one that excludes
+// 1 exactly when its verdict is faster or slower.
+func TestCompareABRepsForHolm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 30))
+	var a, b [][]Sample
+	for range 2 {
+		var ra, rb []Sample
+		for i := range 30 {
+			name := "f" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+			scale := 1 + float64(i%3)*0.15
+			ra = append(ra, Sample{Name: name, Unit: "ms", Values: lognormalRuns(rng, 1, 20, 1)[0][0].Values})
+			rb = append(rb, Sample{Name: name, Unit: "ms", Values: lognormalRuns(rng, 1, 20, scale)[0][0].Values})
+		}
+		a, b = append(a, ra), append(b, rb)
+	}
+	ab := CompareAB(a, b, nil, 3, 100)
+	if ab.Reps != interval.RepsFor(30) {
+		t.Fatalf("reps %d, want %d", ab.Reps, interval.RepsFor(30))
+	}
+	decided := 0
+	for _, f := range ab.Figures {
+		r := f.Ratio
+		if r.Unbounded || r.Reps != ab.Reps || !(r.Level >= interval.Level && r.Level <= 1-interval.Alpha/30+1e-12) {
+			t.Fatalf("%s: %+v", f.Name, r)
+		}
+		excludes := r.Lo > 1 || r.Hi < 1
+		if excludes != (f.Verdict == interval.Faster || f.Verdict == interval.Slower) {
+			t.Fatalf("%s: %s with [%v, %v] at %v", f.Name, f.Verdict, r.Lo, r.Hi, r.Level)
+		}
+		if excludes {
+			decided++
+		}
+	}
+	if decided == 0 {
+		t.Fatalf("no figure decided: the test does not reach a significant one")
+	}
+}

@@ -2,6 +2,7 @@ package figures
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"ttftlab/internal/artifact"
@@ -106,4 +107,19 @@ func Bounded(fs []artifact.Figure) (lines string, left int) {
 		}
 	}
 	return table(kept, true), left
+}
+
+// LevelText is a confidence level as the console and the pages show it
+// beside an interval: a percentage with the decimals it needs, up to two
+// unless fewer would round it to 100 ("95 %", "97.5 %", "98.33 %",
+// "99.995 %").
+func LevelText(level float64) string {
+	s := ""
+	for d := 2; d <= 6; d++ {
+		s = strings.TrimRight(strings.TrimRight(strconv.FormatFloat(100*level, 'f', d, 64), "0"), ".")
+		if s != "100" {
+			break
+		}
+	}
+	return s + " %"
 }

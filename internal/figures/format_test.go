@@ -80,3 +80,14 @@ func TestBounded(t *testing.T) {
 		t.Errorf("no interval at all: %q, %d left", table, left)
 	}
 }
+
+func TestLevelText(t *testing.T) {
+	for _, c := range []struct {
+		level float64
+		want  string
+	}{{0.95, "95 %"}, {1 - 0.05/2, "97.5 %"}, {1 - 0.05/3, "98.33 %"}, {1 - 0.05/40, "99.88 %"}, {1 - 0.05/1000, "99.995 %"}} {
+		if got := LevelText(c.level); got != c.want {
+			t.Errorf("LevelText(%v) = %q, want %q", c.level, got, c.want)
+		}
+	}
+}

@@ -85,8 +85,8 @@ func verdictStrip(c *artifact.Compare) []headline {
 func verdictSection(c *artifact.Compare) section {
 	s := section{ID: "verdicts", Title: "Verdicts: B against A",
 		Intro: "For every timed figure both have: B/A of its median (and, for a load level, of the percentiles its SLOs are set on, p95 when none) over the pooled samples, " +
-			"with its 95 % bootstrap interval (" + overText(c) + "). The verdict is corrected for comparing many figures at once (Holm): " +
-			"faster or slower only where the interval says so; no difference detected at this sample size; too few samples where a side has one sample " +
+			"with its bootstrap interval (" + overText(c) + "). The verdict is corrected for comparing many figures at once (Holm), and each interval is the one its verdict was made with, " +
+			"at the level of its Holm step (95 % or more, the level column): faster or slower exactly where it lies clear of 1; no difference detected at this sample size where it holds 1; too few samples where a side has too few samples " +
 			"or the statistic falls on a failed request. The last column is the runs per variant that would detect a 5 % difference. compare.json beside this page holds every number."}
 	if c.Warning != "" {
 		s.Quotes = append(s.Quotes, quote{Label: "warning", Text: c.Warning + ". With one run a side only the requests are resampled, and runs of one machine drift 10-30 % over minutes."})
@@ -117,22 +117,25 @@ func onlyText(c *artifact.Compare) string {
 
 // verdictTable is one row per figure and statistic.
 func verdictTable(c *artifact.Compare) table {
-	t := table{Caption: "B/A of every figure both have, with its 95 % interval and verdict",
-		Head: []string{"figure", "stat", "A", "B", "n (A, B)", "B/A", "95 % interval", "verdict", "runs for 5 %"}}
+	t := table{Caption: "B/A of every figure both have, with the interval its verdict was made with, its level and the verdict",
+		Head: []string{"figure", "stat", "A", "B", "n (A, B)", "B/A", "interval", "level", "verdict", "runs for 5 %"}}
 	for _, f := range c.Figures {
-		r, ci := ratioCIText(f)
+		r, ci, level := ratioCIText(f)
 		class := ""
 		if f.Verdict == string(interval.Slower) {
 			class = "bad"
 		}
-		t.addClass(class, f.Name+" ("+f.Unit+")", f.Stat, numP(f.A), numP(f.B), fmt.Sprintf("%d, %d", f.NA, f.NB), r, ci, f.Verdict, runsText(f))
+		t.addClass(class, f.Name+" ("+f.Unit+")", f.Stat, numP(f.A), numP(f.B), fmt.Sprintf("%d, %d", f.NA, f.NB), r, ci, level, f.Verdict, runsText(f))
 	}
-	t.Numeric = map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 8: true}
+	t.Numeric = map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 9: true}
 	return t
 }
 
+// verdictChartTitle is the title of the chart of every B/A.
+const verdictChartTitle = "B/A of every figure, with the interval its verdict was made with"
+
 // verdictFigure draws B/A of each figure as a bar from 1, coloured by its
-// verdict, with its interval as an error bar.
+// verdict, with the interval its verdict was made with as an error bar.
 func verdictFigure(c *artifact.Compare) (figure, error) {
 	var names []string
 	groups := map[string][]chart.Span{}
@@ -154,7 +157,7 @@ func verdictFigure(c *artifact.Compare) (figure, error) {
 	if len(names) == 0 {
 		return figure{}, fmt.Errorf("no figure has a ratio: the runs share no timed figure with a value")
 	}
-	p := chart.New("B/A of every figure, with its 95 % interval", "B/A, logarithmic (1×: the same; below: B faster)", "")
+	p := chart.New(verdictChartTitle, "B/A, logarithmic (1×: the same; below: B faster)", "")
 	h := rowsLayout(p, names, 6)
 	for _, g := range []struct {
 		v interval.Verdict
@@ -162,7 +165,7 @@ func verdictFigure(c *artifact.Compare) (figure, error) {
 	}{{interval.Slower, chart.Cut}, {interval.Faster, chart.Prompt}, {interval.NoDifference, chart.Cached}, {interval.Undecided, chart.Grid}} {
 		chart.AddSpans(p, string(g.v), groups[string(g.v)], g.c, 10)
 	}
-	chart.AddErrorBars(p, "95 % interval", cis, chart.Chunk, true)
+	chart.AddErrorBars(p, "interval at the verdict's level", cis, chart.Chunk, true)
 	chart.AddRule(p, "A (1×)", 1, true, chart.TTFT, true)
 	chart.RatioAxis(p, lo, hi)
 	return draw(p, h, verdictTable(c))

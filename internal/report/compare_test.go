@@ -204,6 +204,12 @@ func TestCompareVerdicts(t *testing.T) {
 							t.Errorf("x%g: %s %s: ratio %v, interval %v, p %v", k, f.Name, f.Stat, f.Ratio, f.RatioCI, f.P)
 						}
 					}
+					if (f.RatioCI == nil) != (f.Level == nil) || f.Level != nil && *f.Level < interval.Level {
+						t.Errorf("x%g: %s %s: interval %v at level %v", k, f.Name, f.Stat, f.RatioCI, f.Level)
+					}
+					if f.RatioCI != nil && (f.RatioCI[0] > 1 || f.RatioCI[1] < 1) != (f.Verdict == string(interval.Slower) || f.Verdict == string(interval.Faster)) {
+						t.Errorf("x%g: %s %s: %s beside %v at %v", k, f.Name, f.Stat, f.Verdict, f.RatioCI, *f.Level)
+					}
 					if f.NA == 1 {
 						single++
 					}
@@ -219,6 +225,24 @@ func TestCompareVerdicts(t *testing.T) {
 				}
 				if len(cmp.OnlyA)+len(cmp.OnlyB) != 0 {
 					t.Errorf("x%g: a run and its copy differ in figures: %v %v", k, cmp.OnlyA, cmp.OnlyB)
+				}
+				// The console and the page give each interval with its level.
+				var console bytes.Buffer
+				if err := FormatVerdicts(&console, cmp); err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(console.String(), "\n")
+				for i, f := range cmp.Figures {
+					if f.Level == nil {
+						continue
+					}
+					_, ci, level := ratioCIText(f)
+					if row := strings.Fields(lines[2+i]); !slices.Contains(row, level[:len(level)-2]) || !strings.Contains(lines[2+i], ci) {
+						t.Errorf("x%g: console row %q lacks %s at %s", k, lines[2+i], ci, level)
+					}
+					if !strings.Contains(page, "<td class=\"num\">"+strings.ReplaceAll(level, " ", "\u00a0")+"</td>") && !strings.Contains(page, "<td class=\"num\">"+level+"</td>") {
+						t.Errorf("x%g: the page lacks the level %s", k, level)
+					}
 				}
 			}
 		})
@@ -285,7 +309,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 	}
 	svg := ""
 	for _, m := range svgRe.FindAllStringSubmatch(page, -1) {
-		if m[1] == "B/A of every figure, with its 95 % interval" {
+		if m[1] == verdictChartTitle {
 			svg = m[2]
 		}
 	}

@@ -19,9 +19,9 @@ import (
 // fixed, so the same two folders give the same intervals.
 const DefaultSeed uint64 = 1
 
-// Reps is the bootstrap's number of replicates: enough that the smallest
-// p-value it can give (2/(Reps+1)) passes Holm's threshold over a load
-// run's many figures.
+// Reps is the bootstrap's number of replicates: enough that Holm's
+// finest level is resolved over up to 47 figures (interval.RepsFor);
+// figures.CompareAB draws more for more figures.
 const Reps = 2000
 
 // DriftWarning is said beside verdicts from a single run on a side: the
@@ -55,14 +55,15 @@ func stats(a, b run) []string {
 }
 
 // compare is the verdict on every figure both a and b have: B/A of each
-// statistic with its bootstrap interval (runs and requests resampled),
-// Holm-corrected over all of them, by figures.CompareAB: the one
-// comparison of ab() and of the report.
+// statistic with its bootstrap interval (runs and requests resampled) at
+// the level of its Holm step, Holm-corrected over all of them, by
+// figures.CompareAB: the one comparison of ab() and of the report.
 func compare(a, b run, seed uint64) *artifact.Compare {
 	c := &artifact.Compare{Kind: string(a.kind), A: absDir(a.dir()), B: absDir(b.dir()),
-		RunsA: len(a.perRun), RunsB: len(b.perRun), Seed: seed, Reps: Reps, Level: interval.Level, Alpha: interval.Alpha,
+		RunsA: len(a.perRun), RunsB: len(b.perRun), Seed: seed, Level: interval.Level, Alpha: interval.Alpha,
 		Figures: []artifact.CompareFigure{}, OnlyA: []string{}, OnlyB: []string{}}
 	ab := figures.CompareAB(a.perRun, b.perRun, stats(a, b), seed, Reps)
+	c.Reps = ab.Reps
 	c.DriftCovered = ab.DriftCovered
 	if !c.DriftCovered {
 		c.Warning = DriftWarning
@@ -87,6 +88,7 @@ func compare(a, b run, seed uint64) *artifact.Compare {
 		}
 		if !f.Ratio.Unbounded {
 			cf.RatioCI = artifact.CI(false, f.Ratio.Lo, f.Ratio.Hi)
+			cf.Level = artifact.Num(f.Ratio.Level)
 			cf.P = artifact.Num(f.Ratio.P)
 		}
 		if f.RunsFor5 > 0 {
@@ -107,17 +109,17 @@ func finiteOr(x float64) float64 {
 	return x
 }
 
-// ratioCIText is B/A with its interval, "1.30× [1.21, 1.42]", or the
-// ratio alone with "no interval".
-func ratioCIText(f artifact.CompareFigure) (string, string) {
+// ratioCIText is B/A, its interval and the interval's level, "1.30×",
+// "[1.21, 1.42]", "97.5 %", or the ratio alone with dashes.
+func ratioCIText(f artifact.CompareFigure) (string, string, string) {
 	r := "–"
 	if f.Ratio != nil {
 		r = strconv.FormatFloat(*f.Ratio, 'f', 2, 64) + "×"
 	}
-	if f.RatioCI == nil {
-		return r, "–"
+	if f.RatioCI == nil || f.Level == nil {
+		return r, "–", "–"
 	}
-	return r, fmt.Sprintf("[%s, %s]", strconv.FormatFloat(f.RatioCI[0], 'f', 2, 64), strconv.FormatFloat(f.RatioCI[1], 'f', 2, 64))
+	return r, fmt.Sprintf("[%s, %s]", strconv.FormatFloat(f.RatioCI[0], 'f', 2, 64), strconv.FormatFloat(f.RatioCI[1], 'f', 2, 64)), figures.LevelText(*f.Level)
 }
 
 func runsText(f artifact.CompareFigure) string {
@@ -151,15 +153,16 @@ func overText(c *artifact.Compare) string {
 }
 
 // FormatVerdicts writes the verdicts as a short table for the console:
-// each figure's B/A with its interval, verdict and the runs that would
-// detect 5 %, then the drift warning when it applies.
+// each figure's B/A with the interval its verdict was made with and that
+// interval's level, the verdict and the runs that would detect 5 %, then
+// the drift warning when it applies.
 func FormatVerdicts(w io.Writer, c *artifact.Compare) error {
-	fmt.Fprintf(w, "B/A, 95 %% interval (%s):\n", overText(c))
+	fmt.Fprintf(w, "B/A, each interval at its verdict's Holm level (%s):\n", overText(c))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "figure\tstat\tB/A\t95 % interval\tverdict\truns for 5 %")
+	fmt.Fprintln(tw, "figure\tstat\tB/A\tinterval\tlevel\tverdict\truns for 5 %")
 	for _, f := range c.Figures {
-		r, ci := ratioCIText(f)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Stat, r, ci, f.Verdict, runsText(f))
+		r, ci, level := ratioCIText(f)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Stat, r, ci, level, f.Verdict, runsText(f))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

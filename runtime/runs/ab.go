@@ -77,8 +77,8 @@ func (h Host) abOptions(L *lua.LState, v lua.LValue) abOpts {
 
 // AB is ab(fa, fb, opts) -> result: opts.runs runs of each variant
 // in ABBA order, then B/A of each figure's median with its bootstrap
-// interval over runs and samples and a Holm-corrected verdict
-// (figures.CompareAB).
+// interval over runs and samples and a Holm-corrected verdict, the
+// interval at the level the verdict was made with (figures.CompareAB).
 func (h Host) AB(L *lua.LState) int {
 	fa := L.CheckFunction(1)
 	fb := L.CheckFunction(2)
@@ -146,8 +146,9 @@ func (h Host) abFlush(L *lua.LState, o abOpts, where string) {
 
 // abResult is ab()'s result table: order, seed, reps, runs, stat,
 // drift_covered, warning (with one run of a variant), names (the
-// figures in order), figures = {name -> {a, b, ratio, ratio_ci, p,
-// verdict, runs_for_5pct, only_in}}, summary; print() shows the summary.
+// figures in order), figures = {name -> {a, b, ratio, ratio_ci, level,
+// p, verdict, runs_for_5pct, only_in}}, summary; print() shows the
+// summary.
 func (h Host) abResult(L *lua.LState, r figures.AB, order []string, o abOpts) *lua.LTable {
 	t := L.CreateTable(0, 10)
 	ord := L.CreateTable(len(order), 0)
@@ -184,6 +185,7 @@ func (h Host) abResult(L *lua.LState, r figures.AB, order []string, o abOpts) *l
 		}
 		if !f.Ratio.Unbounded {
 			ft.RawSetString("ratio_ci", pair(L, f.Ratio.Lo, f.Ratio.Hi))
+			ft.RawSetString("level", lua.LNumber(f.Ratio.Level))
 			ft.RawSetString("p", lua.LNumber(f.Ratio.P))
 		}
 		ft.RawSetString("verdict", lua.LString(f.Verdict))

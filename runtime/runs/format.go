@@ -36,30 +36,31 @@ const driftWarning = "one run of a variant: the intervals cover the noise betwee
 // abSummary is the verdict table of an ab() result.
 func abSummary(r figures.AB, runs int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ab: B/A of the median, %d run%s of each in ABBA order, seed %d, %d resamples; verdicts corrected by Holm over %d figure%s\n",
+	fmt.Fprintf(&b, "ab: B/A of the median, %d run%s of each in ABBA order, seed %d, %d resamples; verdicts corrected by Holm over %d figure%s, each interval at its verdict's level\n",
 		runs, plural(runs), r.Seed, r.Reps, compared(r), plural(compared(r)))
 	width := 6
 	for _, f := range r.Figures {
 		width = max(width, len(f.Name))
 	}
-	fmt.Fprintf(&b, "%-*s  %-12s  %-12s  %-6s  %-16s  %-22s  %s", width, "figure", "A p50", "B p50", "B/A", "95 % interval", "verdict", "runs for 5 %")
+	fmt.Fprintf(&b, "%-*s  %-12s  %-12s  %-6s  %-16s  %-8s  %-22s  %s", width, "figure", "A p50", "B p50", "B/A", "interval", "level", "verdict", "runs for 5 %")
 	for _, f := range r.Figures {
 		fmt.Fprintf(&b, "\n%-*s  ", width, f.Name)
 		if f.OnlyIn != "" {
 			fmt.Fprintf(&b, "only in %s", f.OnlyIn)
 			continue
 		}
-		ratio, ci, runs5 := "-", "-", "-"
+		ratio, ci, level, runs5 := "-", "-", "-", "-"
 		if !math.IsNaN(f.Ratio.Ratio) && !math.IsInf(f.Ratio.Ratio, 0) {
 			ratio = fmtRatio(f.Ratio.Ratio)
 		}
 		if !f.Ratio.Unbounded {
 			ci = fmt.Sprintf("[%s, %s]", fmtRatio(f.Ratio.Lo), fmtRatio(f.Ratio.Hi))
+			level = figures.LevelText(f.Ratio.Level)
 		}
 		if f.RunsFor5 > 0 {
 			runs5 = fmt.Sprint(f.RunsFor5)
 		}
-		fmt.Fprintf(&b, "%-12s  %-12s  %-6s  %-16s  %-22s  %s", p50Of(f.A), p50Of(f.B), ratio, ci, f.Verdict, runs5)
+		fmt.Fprintf(&b, "%-12s  %-12s  %-6s  %-16s  %-8s  %-22s  %s", p50Of(f.A), p50Of(f.B), ratio, ci, level, f.Verdict, runs5)
 	}
 	if !r.DriftCovered {
 		b.WriteString("\nwarning: " + driftWarning)

@@ -130,6 +130,7 @@ func TestABShiftIsSlower(t *testing.T) {
 		local f = r.figures.ttft_ms
 		assert(f.verdict == "slower", f.verdict)
 		assert(f.ratio > 1.1 and f.ratio < 1.3 and f.ratio_ci[1] > 1 and f.p <= 0.05, "ratio")
+		assert(f.level == 0.95, "one figure: Holm's one step is at 95 %, got " .. tostring(f.level))
 		assert(f.a.n == 400 and f.b.n == 400 and f.a.runs == 4 and f.runs_for_5pct >= 1, "pooled")
 		assert(f.a.over == "the values fa returned, pooled over its calls" and f.b.over:find("fb"), f.a.over)
 		assert(r.drift_covered and r.warning == nil and f.warning == nil, "four runs each cover the drift")
@@ -140,7 +141,7 @@ func TestABShiftIsSlower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	luatest.MustContain(t, out.String(), "ab: B/A of the median, 4 runs of each in ABBA order, seed 21", "ttft_ms", "slower")
+	luatest.MustContain(t, out.String(), "ab: B/A of the median, 4 runs of each in ABBA order, seed 21", "ttft_ms", "95 %  ", "slower")
 	luatest.MustNotContain(t, out.String(), "ab: run 1 of 8")
 }
 
