@@ -23,9 +23,13 @@ type Compare struct {
 	Reps  int     `json:"reps"`
 	Level float64 `json:"level"`
 	Alpha float64 `json:"alpha"`
-	// DriftCovered is true when both sides have two runs or more: the
-	// bootstrap resamples runs as well as requests. Otherwise Warning says
-	// that the drift between runs is not in the intervals.
+	// Interleaved is true when A and B are the two sides of one run that
+	// interleaved them (`ttftlab ab`: each step's repetitions A B B A).
+	// DriftCovered is true then: a drift of the machine fell on both
+	// sides alike. Of two runs made separately it is false, whatever
+	// their runs a side, and Warning says that the drift between when A
+	// ran and when B ran is not in the intervals.
+	Interleaved  bool   `json:"interleaved"`
 	DriftCovered bool   `json:"drift_covered"`
 	Warning      string `json:"warning"`
 	// Differ names what besides the figures is not the same in A and B,

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ttftlab/internal/report"
 )
 
 func TestReportCommand(t *testing.T) {
@@ -82,7 +84,7 @@ func TestLabNoReport(t *testing.T) {
 
 // TestReportCommandVerdicts: report A B prints the page's path, then
 // compare.json's, then each figure's verdict; --seed is the bootstrap's,
-// recorded, and the drift warning ends the table of two single runs.
+// recorded, and the drift warning ends the table of two separate runs.
 // Fails before this change: report printed the path alone, and had no
 // --seed.
 func TestReportCommandVerdicts(t *testing.T) {
@@ -96,7 +98,7 @@ func TestReportCommandVerdicts(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) < 4 || lines[0] != out || lines[1] != strings.TrimSuffix(out, ".html")+".json" ||
 		!strings.Contains(lines[2], "seed 42, 2000 replicates") || !strings.HasPrefix(lines[3], "figure ") ||
-		lines[len(lines)-1] != "warning: drift between runs is not covered: repeat with --runs" {
+		lines[len(lines)-1] != "warning: "+report.DriftWarning {
 		t.Fatalf("stdout:\n%s", stdout)
 	}
 	if !strings.Contains(stdout, "level 1 ttft_ms") || !strings.Contains(stdout, "no difference detected") {

@@ -62,7 +62,8 @@ func runsNote(r run) string {
 }
 
 // verdictStrip opens a comparison with its answer: how many figures B
-// made slower or faster, and whether the drift between runs is covered.
+// made slower or faster, and whether the drift between A's and B's runs
+// is covered.
 func verdictStrip(c *artifact.Compare) []headline {
 	h := hl("Verdicts, B against A", counts(c), overText(c))
 	for _, f := range c.Figures {
@@ -89,7 +90,7 @@ func verdictSection(c *artifact.Compare) section {
 			"at the level of its Holm step (95 % or more, the level column): faster or slower exactly where it lies clear of 1; no difference detected at this sample size where it holds 1; too few samples where a side has too few samples " +
 			"or the statistic falls on a failed request. The last column is the runs per variant that would detect a 5 % difference. compare.json beside this page holds every number."}
 	if c.Warning != "" {
-		s.Quotes = append(s.Quotes, quote{Label: "warning", Text: c.Warning + ". With one run a side only the requests are resampled, and runs of one machine drift 10-30 % over minutes."})
+		s.Quotes = append(s.Quotes, quote{Label: "warning", Text: c.Warning + ". Runs of one machine drift 10-30 % over minutes."})
 	}
 	if len(c.OnlyA)+len(c.OnlyB) > 0 {
 		s.Quotes = append(s.Quotes, quote{Label: "not compared", Text: onlyText(c)})

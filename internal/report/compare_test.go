@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -180,7 +181,7 @@ func TestCompareVerdicts(t *testing.T) {
 				if cmp.RunsA != 1 || cmp.RunsB != 1 || cmp.DriftCovered || cmp.Warning != DriftWarning || cmp.Seed != DefaultSeed || cmp.Reps != Reps {
 					t.Errorf("x%g: runs %d, %d, drift covered %v, warning %q, seed %d, reps %d", k, cmp.RunsA, cmp.RunsB, cmp.DriftCovered, cmp.Warning, cmp.Seed, cmp.Reps)
 				}
-				if !strings.Contains(page, DriftWarning) {
+				if !strings.Contains(page, html.EscapeString(DriftWarning)) {
 					t.Errorf("x%g: the page lacks the drift warning", k)
 				}
 				decided, slower, single := 0, 0, 0
@@ -277,8 +278,10 @@ func TestCompareSeed(t *testing.T) {
 
 // TestCompareRepeatedRuns: folders of repeated runs are compared over
 // their runs: the bootstrap resamples runs and requests, compare.json
-// records two runs a side, and the page carries no drift warning; the
-// verdicts lead the page, the chart draws each interval as an error bar.
+// records two runs a side, and the page still warns that the drift
+// between when A ran and when B ran is not covered (two separate
+// folders); the verdicts lead the page, the chart draws each interval
+// as an error bar.
 func TestCompareRepeatedRuns(t *testing.T) {
 	a := repeated(t, labRun(t), 2)
 	b := t.TempDir()
@@ -288,8 +291,8 @@ func TestCompareRepeatedRuns(t *testing.T) {
 		}
 	}
 	page, cmp := compared(t, DefaultSeed, a, b)
-	if cmp.RunsA != 2 || cmp.RunsB != 2 || !cmp.DriftCovered || cmp.Warning != "" || strings.Contains(page, DriftWarning) {
-		t.Errorf("runs %d, %d, drift covered %v, warning %q", cmp.RunsA, cmp.RunsB, cmp.DriftCovered, cmp.Warning)
+	if cmp.RunsA != 2 || cmp.RunsB != 2 || cmp.DriftCovered || cmp.Interleaved || cmp.Warning != DriftWarning || !strings.Contains(page, html.EscapeString(DriftWarning)) {
+		t.Errorf("runs %d, %d, drift covered %v, interleaved %v, warning %q", cmp.RunsA, cmp.RunsB, cmp.DriftCovered, cmp.Interleaved, cmp.Warning)
 	}
 	withCI := 0
 	for _, f := range cmp.Figures {
@@ -316,7 +319,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 	if got := bars(svg, chart.Chunk); withCI == 0 || got != withCI+1 {
 		t.Errorf("ratio chart: %d error bars with the legend's, want %d", got, withCI+1)
 	}
-	if !strings.Contains(page, "2 runs of A, 2 of B; bootstrap of runs and requests") {
+	if !strings.Contains(page, "2 runs of A, 2 of B, made separately; bootstrap of runs and requests") {
 		t.Errorf("the page does not say the runs are resampled")
 	}
 }
@@ -412,5 +415,42 @@ func TestCompareNamesEverySettingThatDiffers(t *testing.T) {
 	}
 	if got := settingsDiffer(la, la); len(got) != 0 {
 		t.Errorf("lab: a run differs from itself: %q", got)
+	}
+}
+
+// TestCompareInterleaved: the two sides of one interleaved run
+// (Meta.Interleaved, as `ttftlab ab` draws them) carry no drift warning,
+// on the page, in compare.json or on the console, and say how they ran;
+// the same folders compared as two separate runs do warn, on the page and
+// the console, naming `ttftlab ab`. Fails before this change: a single
+// run a side always warned "repeat with --runs", and no comparison could
+// say its sides ran interleaved.
+func TestCompareInterleaved(t *testing.T) {
+	a := labRun(t)
+	b := scaled(t, a, 1.3)
+	for _, interleaved := range []bool{true, false} {
+		d, err := Draw(filepath.Join(t.TempDir(), "compare.html"), Meta{Version: "test", Seed: DefaultSeed, Interleaved: interleaved}, a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := readFile(t, d.Path)
+		var c artifact.Compare
+		if err := artifact.DecodeStrict([]byte(readFile(t, d.ComparePath)), &c); err != nil {
+			t.Fatal(err)
+		}
+		var console bytes.Buffer
+		if err := FormatVerdicts(&console, &c); err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(page, html.EscapeString(DriftWarning)) || strings.Contains(page, "drift not covered") || strings.Contains(console.String(), "warning: ")
+		said := strings.Contains(page, "A and B ran interleaved, each step&#39;s repetitions in the order A B B A") &&
+			strings.Contains(console.String(), "A and B ran interleaved, each step's repetitions in the order A B B A, so a drift fell on both alike; one run a side; bootstrap of its repetitions")
+		if interleaved && (c.Warning != "" || !c.DriftCovered || !c.Interleaved || warned || !said) {
+			t.Errorf("interleaved: warning %q, drift covered %v, interleaved %v, warned %v, said how %v\n%s", c.Warning, c.DriftCovered, c.Interleaved, warned, said, console.String())
+		}
+		if !interleaved && (c.Warning != DriftWarning || c.DriftCovered || c.Interleaved || !strings.Contains(page, html.EscapeString(DriftWarning)) ||
+			!strings.HasSuffix(console.String(), "warning: "+DriftWarning+"\n") || !strings.Contains(DriftWarning, "`ttftlab ab` runs them interleaved and covers it")) {
+			t.Errorf("separate: warning %q, drift covered %v, interleaved %v\n%s", c.Warning, c.DriftCovered, c.Interleaved, console.String())
+		}
 	}
 }

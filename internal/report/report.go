@@ -27,6 +27,12 @@ type Meta struct {
 	// Seed is the bootstrap's seed of a comparison's intervals (the
 	// command line's default is DefaultSeed).
 	Seed uint64
+	// Interleaved says that the two folders compared are the two sides
+	// of one run that interleaved them (`ttftlab ab`: each step's
+	// repetitions in the order A B B A), so a drift of the machine fell
+	// on both alike; false for two runs made separately, whose drift
+	// between them no interval covers.
+	Interleaved bool
 }
 
 // FileName is the report's name in a run folder.
@@ -125,7 +131,7 @@ func build(meta Meta, dirs ...string) (*page, *artifact.Compare, error) {
 		return nil, nil, fmt.Errorf("cannot compare a %s run (%s) with a %s run (%s): pass two lab folders or two load folders",
 			a.kind, a.dir(), b.kind, b.dir())
 	}
-	c := compare(a, b, meta.Seed)
+	c := compare(a, b, meta)
 	return comparePage(meta, a, b, c), c, nil
 }
 

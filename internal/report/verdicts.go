@@ -24,9 +24,10 @@ const DefaultSeed uint64 = 1
 // figures.CompareAB draws more for more figures.
 const Reps = 2000
 
-// DriftWarning is said beside verdicts from a single run on a side: the
-// bootstrap resamples only its requests.
-const DriftWarning = "drift between runs is not covered: repeat with --runs"
+// DriftWarning is said beside the verdicts on two runs made separately:
+// however many runs a side pools, the machine may have drifted between
+// when A ran and when B ran.
+const DriftWarning = "A and B ran separately: the drift between when A ran and when B ran is not covered, even with --runs N a side (pooling a side's runs does not remove it); `ttftlab ab` runs them interleaved and covers it"
 
 // stats are the statistics compared for each figure: the median, and
 // for load runs also the percentiles their SLOs are set on (p95 when
@@ -58,13 +59,16 @@ func stats(a, b run) []string {
 // statistic with its bootstrap interval (runs and requests resampled) at
 // the level of its Holm step, Holm-corrected over all of them, by
 // figures.CompareAB: the one comparison of ab() and of the report.
-func compare(a, b run, seed uint64) *artifact.Compare {
+// Of the two sides of one interleaved run (meta.Interleaved) the drift
+// falls on both alike; of two separate runs it is not covered, and the
+// comparison says so.
+func compare(a, b run, meta Meta) *artifact.Compare {
 	c := &artifact.Compare{Kind: string(a.kind), A: absDir(a.dir()), B: absDir(b.dir()),
-		RunsA: len(a.perRun), RunsB: len(b.perRun), Seed: seed, Level: interval.Level, Alpha: interval.Alpha,
+		RunsA: len(a.perRun), RunsB: len(b.perRun), Seed: meta.Seed, Level: interval.Level, Alpha: interval.Alpha,
 		Figures: []artifact.CompareFigure{}, OnlyA: []string{}, OnlyB: []string{}}
-	ab := figures.CompareAB(a.perRun, b.perRun, stats(a, b), seed, Reps)
+	ab := figures.CompareAB(a.perRun, b.perRun, stats(a, b), meta.Seed, Reps)
 	c.Reps = ab.Reps
-	c.DriftCovered = ab.DriftCovered
+	c.Interleaved, c.DriftCovered = meta.Interleaved, meta.Interleaved
 	if !c.DriftCovered {
 		c.Warning = DriftWarning
 	}
@@ -142,13 +146,22 @@ func counts(c *artifact.Compare) string {
 	return strings.Join(parts, ", ")
 }
 
-// overText says what the intervals resample and with which seed.
+// overText says how A and B ran, what the intervals resample and with
+// which seed.
 func overText(c *artifact.Compare) string {
+	if c.Interleaved {
+		how, what := "one run a side", "its repetitions"
+		if c.RunsA > 1 || c.RunsB > 1 {
+			how, what = fmt.Sprintf("%d runs of A, %d of B", c.RunsA, c.RunsB), "runs and repetitions"
+		}
+		return fmt.Sprintf("A and B ran interleaved, each step's repetitions in the order A B B A, so a drift fell on both alike; %s; bootstrap of %s, seed %d, %d replicates; Holm over %d figures",
+			how, what, c.Seed, c.Reps, len(c.Figures))
+	}
 	what := "runs and requests"
-	if !c.DriftCovered {
+	if c.RunsA < 2 || c.RunsB < 2 {
 		what = "requests only"
 	}
-	return fmt.Sprintf("%d runs of A, %d of B; bootstrap of %s, seed %d, %d replicates; Holm over %d figures",
+	return fmt.Sprintf("%d runs of A, %d of B, made separately; bootstrap of %s, seed %d, %d replicates; Holm over %d figures",
 		c.RunsA, c.RunsB, what, c.Seed, c.Reps, len(c.Figures))
 }
 
