@@ -304,7 +304,8 @@ run number. opts: runs (of each, default 6), seed (of the bootstrap,
 default 21), reps (default 1000), flush (true: ask.flush() before every
 run; or a function), on_run(i, variant), quiet.
 result: order, seed, reps, runs, drift_covered, warning, names, summary,
-figures[name] = {a, b, ratio, ratio_ci, p, verdict, runs_for_5pct, only_in}.
+figures[name] = {a, b, ratio, ratio_ci, level, p, verdict, runs_for_5pct, only_in}
+(ratio_ci at level, that of the verdict's Holm step).
   ab(function() return ask(q, {docs = 0, quiet = true}) end,
      function() return ask(q, {docs = 4, quiet = true}) end, {runs = 5, flush = true})`},
 	{Name: "log_contains", Kind: Function, fn: (*VM).logContains,

@@ -19,7 +19,8 @@ func (c *reportCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("DIR [DIR_B] [--out FILE] [--server-log FILE] [--seed N]",
 		"Draws one self-contained HTML page of a lab or load run folder (default DIR/report.html),\n"+
 			"a folder of repeated runs (run-1 ... run-N) included, or, given two folders A and B,\n"+
-			"the verdict on every figure, B/A with its 95 % bootstrap interval, then the two side by side\n"+
+			"the verdict on every figure, B/A with the bootstrap interval its verdict was made with (at its\n"+
+			"Holm step's level, 95 % or more), then the two side by side\n"+
 			"(default B/compare.html, the verdicts in compare.json beside it, and on standard output).")
 	out := fs.String("out", "", "the HTML `file` to write")
 	serverLog := fs.String("server-log", "", "llama-server's log `file` of the run, for check's cancel-task rule")
