@@ -136,7 +136,9 @@ func CompareAB(a, b [][]Sample, stats []string, seed uint64, reps int) AB {
 		f.Ratio, f.Verdict, f.RunsFor5 = v.Ratio, v.Verdict, v.RunsFor5
 	}
 	for i := range out.Figures {
-		out.Figures[i].Ratio.Reps = out.Reps
+		if out.Figures[i].OnlyIn == "" {
+			out.Figures[i].Ratio.Reps = out.Reps
+		}
 	}
 	for _, f := range pb {
 		if _, ok := byA[f.Name]; !ok {

@@ -5,7 +5,9 @@ import (
 	"sort"
 )
 
-// Level is the confidence level of every interval this package gives.
+// Level is the confidence level of every interval this package gives,
+// but that of a ratio beside a Holm verdict, which is at its step's level
+// (Verdicts), Level or more.
 const Level = 0.95
 
 // Percentile is the distribution-free interval of the p-th percentile of
