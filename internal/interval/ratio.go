@@ -60,11 +60,14 @@ func RatioCI(a, b [][]float64, stat Stat, reps int, seed uint64) Ratio {
 		bufA = resample(rng, a, bufA[:0])
 		bufB = resample(rng, b, bufB[:0])
 		ra, rb := stat(bufA), stat(bufB)
-		r := rb / ra
-		if !(ra > 0) || !(rb > 0) || math.IsInf(r, 0) || math.IsNaN(r) {
+		// A statistic that is a failure (+Inf) gives no ratio: B/A would
+		// be 0 or +Inf, and one such replicate would be an end of the
+		// interval at a level fine enough.
+		if !(ra > 0) || !(rb > 0) || math.IsInf(ra, 0) || math.IsInf(rb, 0) {
 			bad++
 			continue
 		}
+		r := rb / ra
 		logs = append(logs, math.Log(r))
 	}
 	if bad > reps/20 {

@@ -212,3 +212,36 @@ func TestRepsFor(t *testing.T) {
 		}
 	}
 }
+
+// A resample whose statistic falls on failed requests (+Inf) is
+// discarded, not taken as B/A = 0 or +Inf: every interval, at every
+// level a Holm step may ask, is finite and positive or there is none.
+// Fails before this change: a median of A on failures gave B/A = 0, and
+// the interval at 99.6 % ran down to 0.
+func TestFailedResamplesAreDiscarded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	unbounded := 0
+	for trial := range 60 {
+		side := func() [][]float64 {
+			xs := lognormal(rng, 12, 1)
+			for i := range 1 + rng.IntN(4) {
+				xs[i] = math.Inf(1)
+			}
+			return [][]float64{xs[:6], xs[6:]}
+		}
+		r := RatioCI(side(), side(), Quantile(50), 2000, uint64(trial))
+		if r.Unbounded {
+			unbounded++
+			continue
+		}
+		for _, alpha := range []float64{Alpha, Alpha / 12} {
+			at := r.AtAlpha(alpha)
+			if !at.Unbounded && !(at.Lo > 0 && at.Hi < math.Inf(1)) {
+				t.Fatalf("trial %d: interval at %v: [%v, %v]", trial, at.Level, at.Lo, at.Hi)
+			}
+		}
+	}
+	if unbounded == 0 || unbounded == 60 {
+		t.Fatalf("%d of 60 unbounded: the samples do not test both sides", unbounded)
+	}
+}
