@@ -38,6 +38,10 @@ type ABFigure struct {
 	// TooFew is set when a variant's samples cannot bound the statistic
 	// (Bounds), so no bootstrap was run.
 	TooFew bool
+	// AllZero is set when every sample of both variants is 0: B is A
+	// exactly (B/A 1, its interval [1, 1], no difference detected), with
+	// no bootstrap and outside Holm's family.
+	AllZero bool
 }
 
 // AB is a comparison of variant A with variant B over their runs.
@@ -66,7 +70,9 @@ type AB struct {
 // verdicts corrected by Holm over all of them (interval.Verdicts), each
 // with the interval it was made with (at its Holm step's level), and the
 // runs per variant that would detect 5 %. A statistic that a variant's
-// samples cannot bound (Bounds) is "too few samples" without a bootstrap:
+// samples cannot bound (Bounds) is "too few samples" without a bootstrap,
+// and one that is 0 in every sample of both is "no difference detected"
+// (B/A 1 [1, 1]) without one, since B/A of 0 is no ratio to draw:
 // the bootstrap cannot draw beyond the samples, so from so few values its
 // interval would be narrower than the figure's own, and it would claim a
 // difference whenever the samples happen not to overlap. Figures are in
@@ -115,6 +121,15 @@ func CompareAB(a, b [][]Sample, stats []string, seed uint64, reps int) AB {
 				fig.TooFew = true
 				fig.Ratio = interval.Ratio{Ratio: fig.BValue / fig.AValue, RunsA: len(ra), RunsB: len(rb), Seed: seed, Unbounded: true}
 				fig.Verdict = interval.Undecided
+				out.Figures = append(out.Figures, fig)
+				continue
+			}
+			if allZero(ra) && allZero(rb) {
+				// A time that is 0 in every sample of both (no stall, no
+				// underrun): B is A exactly, though B/A of 0 is no number
+				// a bootstrap can draw.
+				fig.Ratio = interval.Ratio{Ratio: 1, Lo: 1, Hi: 1, Level: interval.Level, P: 1, RunsA: len(ra), RunsB: len(rb), Seed: seed}
+				fig.Verdict, fig.AllZero = interval.NoDifference, true
 				out.Figures = append(out.Figures, fig)
 				continue
 			}
@@ -210,6 +225,18 @@ func runsOf(runs [][]Sample, name string) [][]float64 {
 		}
 	}
 	return out
+}
+
+// allZero says whether every value of the runs is 0.
+func allZero(runs [][]float64) bool {
+	for _, r := range runs {
+		for _, v := range r {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func count(runs [][]float64) int {

@@ -148,3 +148,32 @@ func TestCompareABRepsForHolm(t *testing.T) {
 		t.Fatalf("no figure decided: the test does not reach a significant one")
 	}
 }
+
+// TestCompareABAllZero: a time that is 0 in every sample of both variants
+// (no stall in any run) is "no difference detected" with B/A 1 [1, 1],
+// not "too few samples" (B/A of 0 is no ratio a bootstrap can draw);
+// with too few samples it stays too few, and 0 in A alone is not taken
+// for equal.
+func TestCompareABAllZero(t *testing.T) {
+	zeros := func(n int) []float64 { return make([]float64, n) }
+	run := func(vs []float64) [][]Sample { return [][]Sample{{{Name: "stall_ms", Unit: "ms", Values: vs}}} }
+	for _, c := range []struct {
+		name    string
+		a, b    []float64
+		want    interval.Verdict
+		allZero bool
+	}{
+		{"both zero", zeros(6), zeros(6), interval.NoDifference, true},
+		{"too few", zeros(2), zeros(2), interval.Undecided, false},
+		{"A zero only", zeros(6), []float64{0, 0, 3, 4, 5, 6}, interval.Undecided, false},
+	} {
+		r := CompareAB(run(c.a), run(c.b), nil, 7, 200)
+		f := r.Figures[0]
+		if f.Verdict != c.want || f.AllZero != c.allZero {
+			t.Errorf("%s: verdict %q all zero %v, want %q %v", c.name, f.Verdict, f.AllZero, c.want, c.allZero)
+		}
+		if c.allZero && (f.Ratio.Unbounded || f.Ratio.Ratio != 1 || f.Ratio.Lo != 1 || f.Ratio.Hi != 1) {
+			t.Errorf("%s: ratio %+v, want 1 [1, 1]", c.name, f.Ratio)
+		}
+	}
+}
