@@ -15,7 +15,7 @@ import (
 // labCmd is `ttftlab lab [flags] [-- STEP...]`.
 type labCmd struct {
 	env   *env
-	flags hostFlags
+	flags labFlags
 }
 
 func newLab(e *env) runner { return &labCmd{env: e} }
@@ -24,32 +24,55 @@ func newLab(e *env) runner { return &labCmd{env: e} }
 // edits take effect without rebuilding.
 const workingTreeLab = "scripts/lab.lua"
 
+// labFlags are the flags of one lab run: lab's, and each side's of ab.
+type labFlags struct {
+	host      hostFlags
+	keepGoing bool
+	noReport  bool
+	repeat    int
+}
+
+func (l *labFlags) register(fs *flagSet) {
+	l.host.register(fs)
+	l.host.registerSynth(fs)
+	fs.BoolVar(&l.keepGoing, "keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
+	fs.BoolVar(&l.noReport, "no-report", false, "do not draw OUT/"+report.FileName+" at the end")
+	registerRepeat(fs, &l.repeat)
+}
+
+// script is the lab's run of steps (none: all): scripts/lab.lua from the
+// working tree when it exists, else the copy built into ttftlab.
+func (l *labFlags) script(steps []string) script {
+	s := script{flags: l.host, need: serverOrSynth, args: steps, stopOnFailure: !l.keepGoing, preflight: true, repeat: l.repeat}
+	if _, err := os.Stat(workingTreeLab); err == nil {
+		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLab) }
+	} else {
+		s.exec = func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "lab.lua") }
+	}
+	return s
+}
+
+// labStepsAbout says how a lab's steps are chosen, for the usage.
+func labStepsAbout() string {
+	return "Runs scripts/lab.lua from the working tree when it exists, else the copy built into ttftlab.\n" +
+		"STEP names (" + strings.Join(scripts.LabSteps(), ", ") + ") run only those steps."
+}
+
 func (c *labCmd) Run(ctx context.Context, args []string) error {
-	fs := c.env.flags("[flags] [-- STEP...]",
-		"Runs scripts/lab.lua from the working tree when it exists, else the copy built into ttftlab.\n"+
-			"STEP names ("+strings.Join(scripts.LabSteps(), ", ")+") run only those steps.")
+	fs := c.env.flags("[flags] [-- STEP...]", labStepsAbout())
 	c.flags.register(fs)
-	c.flags.registerSynth(fs)
-	keepGoing := fs.Bool("keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
-	noReport := fs.Bool("no-report", false, "do not draw OUT/"+report.FileName+" at the end")
-	repeat := registerRepeat(fs)
 	var runs int
 	registerRuns(fs, &runs)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if err := c.flags.check(fs); err != nil {
+	if err := c.flags.host.check(fs); err != nil {
 		return err
 	}
-	s := script{flags: c.flags, need: serverOrSynth, args: fs.Args(), stopOnFailure: !*keepGoing, preflight: true, repeat: *repeat,
-		runs: &runsPlan{n: runs, kind: rundir.KindLab, table: true}}
-	if !*noReport {
+	s := c.flags.script(fs.Args())
+	s.runs = &runsPlan{n: runs, kind: rundir.KindLab, table: true}
+	if !c.flags.noReport {
 		s.finish, s.runs.report = c.env.writeReport, c.env.writeReport
-	}
-	if _, err := os.Stat(workingTreeLab); err == nil {
-		s.exec = func(vm *runtime.VM) error { return vm.RunFile(workingTreeLab) }
-	} else {
-		s.exec = func(vm *runtime.VM) error { return vm.RunFS(scripts.FS, "lab.lua") }
 	}
 	return c.env.runScript(ctx, s)
 }
@@ -80,9 +103,7 @@ func (e *env) writeReport(ctx context.Context, out, serverLog string) error {
 const defaultRepeat = 6
 
 // registerRepeat adds --repeat to lab's (and ab's) flags.
-func registerRepeat(fs *flagSet) *int {
-	n := new(int)
+func registerRepeat(fs *flagSet, n *int) {
 	fs.intVar(n, "repeat", defaultRepeat, 1, 1000, "each step repeats its measurement this many times, "+
 		"so its figures have enough samples for a median's 95 % interval (6 is the fewest)")
-	return n
 }
