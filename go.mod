@@ -14,6 +14,7 @@ require (
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/plot v0.17.0
 	layeh.com/gopher-json v0.0.0-20190114024228-97fed8db8427
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

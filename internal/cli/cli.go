@@ -24,6 +24,7 @@ var commands = &group{
 	commands: []command{
 		{"run", "SCRIPT [flags] [-- args]", "run a Lua script", newRun},
 		{"lab", "[flags] [-- STEP...]", "run the whole lab (scripts/lab.lua)", newLab},
+		{"ab", "[flags] --a 'FLAGS' --b 'FLAGS' [-- STEP...]", "the lab of set-ups A and B taking turns, then B against A", newAB},
 		{"load", "[flags]", "many calls at once, a level at a time: the server's voice capacity", newLoad},
 		{"merge", "DIR... --out DIR", "merge the shard folders of a sharded load run into one load folder", newMerge},
 		{"check", "OUT_DIR [--server-log FILE]", "verify a lab output folder", newCheck},

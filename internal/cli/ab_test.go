@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ttftlab/internal/artifact"
+)
+
+// TestABSplitsFlagsAsAShell: a side's flags are one argument, split into
+// words as a POSIX shell splits them, nothing expanded.
+func TestABSplitsFlagsAsAShell(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{``, nil},
+		{`  `, nil},
+		{`--kb small`, []string{"--kb", "small"}},
+		{`--kb '/my docs' --model "a b.gguf"`, []string{"--kb", "/my docs", "--model", "a b.gguf"}},
+		{`--kb /my\ docs`, []string{"--kb", "/my docs"}},
+		{`--header "X-Note: say \"hi\""`, []string{"--header", `X-Note: say "hi"`}},
+		{`--header 'X-Note: it'"'"'s'`, []string{"--header", "X-Note: it's"}},
+		{`--kb=''`, []string{"--kb="}},
+		{`--kb "" --api chat`, []string{"--kb", "", "--api", "chat"}},
+		{`--kb ~/kb/*.md '$HOME'`, []string{"--kb", "~/kb/*.md", "$HOME"}},
+		{"--kb a\t--api\tchat", []string{"--kb", "a", "--api", "chat"}},
+	} {
+		got, err := splitFlags(c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("splitFlags(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{`--kb 'open`, `--kb "open`, `--kb $HOME`, "--kb `pwd`", `--kb "$(pwd)"`, `--kb {a,b}`,
+		`--kb a; --api chat`, `--kb a | x`, `--kb a > f`, "--kb a\n--api chat", `X=1 --kb a`, `--kb a &`} {
+		if got, err := splitFlags(in); err == nil {
+			t.Errorf("splitFlags(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+// TestABSideFlagErrors: a side's wrong flags are a usage error (exit 2)
+// that names the side and what it was given, before anything starts.
+func TestABSideFlagErrors(t *testing.T) {
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--a", "--kb small --concurency 3"}, `--a "--kb small --concurency 3": flag provided but not defined: -concurency`},
+		{[]string{"--b", "--repeat x"}, `--b "--repeat x": invalid value "x" for flag -repeat`},
+		{[]string{"--b", "--kb 'small"}, `--b "--kb 'small": 1:6: reached EOF without closing quote`},
+		{[]string{"--a", "--kb $KB"}, `--a "--kb $KB": $KB: nothing is expanded here`},
+		{[]string{"--b", "--kb small cache"}, `--b "--kb small cache": "cache" is not a flag (steps go after -- and run on both sides)`},
+		{[]string{"--b", "--out elsewhere"}, `--b "--out elsewhere": --out is both sides' folder`},
+		{[]string{"--a", "--b x"}, `--a "--b x": flag provided but not defined: -b`},
+		{[]string{"--b", "--server ftp://h"}, `--b "--server ftp://h": --server "ftp://h"`},
+		{[]string{"--runs", "3"}, `flag provided but not defined: -runs`},
+	} {
+		args := append([]string{"ab", "--out", out}, c.args...)
+		code, stdout, stderr := runCLI(append(args, "--", "ttft")...)
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "Usage: ttftlab ab") {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit 2 and %q", c.args, code, stderr, c.want)
+		}
+		if stdout != "" {
+			t.Errorf("%q: printed %q before refusing", c.args, stdout)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("a refused command wrote into OUT: %v", entries)
+	}
+}
+
+// TestABSideFlagsOverCommon: each side has the common flags with its own
+// over them, later flags winning, a repeatable flag added to.
+func TestABSideFlagsOverCommon(t *testing.T) {
+	e := newEnv(Stdio{Out: &strings.Builder{}, Err: &strings.Builder{}})
+	e.cmd = "ab"
+	var mu sync.Mutex
+	se, _ := e.prefixed("A | ", &mu)
+	s := &abSide{words: "--kb 'my kb' --repeat 3 --header 'X-Side: a'", env: se, out: "/o/A"}
+	w, err := splitFlags(s.words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--repeat", "8", "--kb", "common", "--header", "X-Both: 1", "--keep-going=false", "--a", s.words, "--", "cache"}
+	if err := s.parse("", args, w); err != nil {
+		t.Fatal(err)
+	}
+	h := s.flags.host
+	if s.flags.repeat != 3 || h.kb != "my kb" || s.flags.keepGoing || h.out != "/o/A" ||
+		h.ep.Header["X-Both"] != "1" || h.ep.Header["X-Side"] != "a" {
+		t.Fatalf("side flags: repeat %d, kb %q, keep-going %v, out %q, headers %v", s.flags.repeat, h.kb, s.flags.keepGoing, h.out, h.ep.Header)
+	}
+}
+
+// TestABTakesTurnsABBA: two set-ups, each at a server of its own (two
+// proxies in front of one llama-server, each recording its requests),
+// the ttft step repeated 4 times: the requests come A B B A A B B A, one
+// set-up at a time, and OUT holds A, B, the verdicts and the page.
+func TestABTakesTurnsABBA(t *testing.T) {
+	srv := startLlama(t)
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	var mu sync.Mutex
+	type req struct {
+		side       string
+		start, end time.Time
+	}
+	var reqs []req
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := func(side string) string {
+		rp := httputil.NewSingleHostReverseProxy(target)
+		rp.FlushInterval = -1
+		p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+				rp.ServeHTTP(w, r)
+				return
+			}
+			start := time.Now()
+			rp.ServeHTTP(w, r)
+			mu.Lock()
+			reqs = append(reqs, req{side, start, time.Now()})
+			mu.Unlock()
+		}))
+		t.Cleanup(p.Close)
+		return p.URL
+	}
+	a, b := proxy("A"), proxy("B")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("ab", "--out", out, "--repeat", "4", "--no-report",
+		"--a", "--server "+a, "--b", "--server '"+b+"'", "--", "ttft")
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	// A request's turn may hold more than one request (a whole answer
+	// in one read is streamed again), so the order is read as runs of
+	// one side: A BB AA BB A.
+	var order []string
+	var runs []string
+	for i, r := range reqs {
+		order = append(order, r.side)
+		if i == 0 || reqs[i-1].side != r.side {
+			runs = append(runs, r.side)
+		}
+		if i > 0 && r.start.Before(reqs[i-1].end) {
+			t.Errorf("request %d (%s) started before request %d (%s) ended", i, r.side, i-1, reqs[i-1].side)
+		}
+	}
+	if got := strings.Join(runs, ""); got != "ABABA" {
+		t.Fatalf("requests came %s (runs of one side: %s), want A BB AA BB A", strings.Join(order, " "), got)
+	}
+	for _, side := range []string{"A", "B"} {
+		var ttft struct {
+			Runs []any `json:"runs"`
+		}
+		readJSON(t, filepath.Join(out, side, "ttft.json"), &ttft)
+		if len(ttft.Runs) != 4 {
+			t.Errorf("%s's ttft.json has %d runs, want 4", side, len(ttft.Runs))
+		}
+		if !strings.Contains(stdout, side+" | ttft: ttft p50") {
+			t.Errorf("no line of %s's lab prefixed %q", side, side+" | ")
+		}
+	}
+	var cmp artifact.Compare
+	readJSON(t, filepath.Join(out, compareFile), &cmp)
+	if len(cmp.Figures) == 0 {
+		t.Fatal("compare.json holds no figure")
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Fatal(err)
+	}
+	verdicts := strings.Index(stdout, "B/A, 95 % interval")
+	where := strings.Index(stdout, "verdicts: "+filepath.Join(out, compareFile))
+	if verdicts < 0 || where < verdicts || !strings.Contains(stdout[verdicts:], "\nttft_ms ") {
+		t.Fatalf("the verdicts (at %d) do not come before where they are (at %d)", verdicts, where)
+	}
+}
