@@ -311,7 +311,7 @@ func (c *abCmd) finish(ctx context.Context, sides []*abSide, errs [2]error, logs
 	}
 	var compared error
 	drawn := false
-	if okA, okB := labDir(sides[0].out), labDir(sides[1].out); okA && okB {
+	if ctx.Err() == nil && labDir(sides[0].out) && labDir(sides[1].out) {
 		page := filepath.Join(out, report.FileName)
 		d, err := report.Draw(page, report.Meta{Version: buildVersion(), Seed: seed, Interleaved: true}, sides[0].out, sides[1].out)
 		if err == nil && d.ComparePath != filepath.Join(out, compareFile) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/interleave"
 )
 
 // TestABSplitsFlagsAsAShell: a side's flags are one argument, split into
@@ -187,5 +188,43 @@ func TestABTakesTurnsABBA(t *testing.T) {
 	where := strings.Index(stdout, "verdicts: "+filepath.Join(out, compareFile))
 	if verdicts < 0 || where < verdicts || !strings.Contains(stdout[verdicts:], "\nttft_ms ") {
 		t.Fatalf("the verdicts (at %d) do not come before where they are (at %d)", verdicts, where)
+	}
+}
+
+// TestABServersOfTheirOwn: set-ups that would start llama-server alike at
+// one address share it; started differently, B's moves to a free local
+// port, unless --b names the same --server itself.
+func TestABServersOfTheirOwn(t *testing.T) {
+	e := newEnv(Stdio{Out: &strings.Builder{}, Err: &strings.Builder{}})
+	e.cmd = "ab"
+	var mu sync.Mutex
+	sides := func(a, b string) (*abSide, *abSide, []string) {
+		args := []string{"--server", "http://127.0.0.1:8099", "--model", "m.gguf", "--a", a, "--b", b}
+		var s [2]*abSide
+		for i, words := range []string{a, b} {
+			se, _ := e.prefixed("| ", &mu)
+			s[i] = &abSide{side: []interleave.Side{interleave.A, interleave.B}[i], words: words, env: se}
+			w, err := splitFlags(words)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s[i].parse("", args, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s[0], s[1], args
+	}
+	a, b, args := sides("--kb x", "--kb y")
+	if err := ownServers(a, b, "", args); err != nil || b.flags.host.server != "http://127.0.0.1:8099" {
+		t.Fatalf("alike: B at %s, %v; want the shared server", b.flags.host.server, err)
+	}
+	a, b, args = sides("", "--model n.gguf")
+	if err := ownServers(a, b, "", args); err != nil || b.flags.host.server == a.flags.host.server ||
+		!strings.HasPrefix(b.flags.host.server, "http://127.0.0.1:") || b.flags.host.start.model != "n.gguf" {
+		t.Fatalf("another model: B at %s with %s, %v; want a port of its own", b.flags.host.server, b.flags.host.start.model, err)
+	}
+	a, b, args = sides("", "--ctx 2048 --server=http://127.0.0.1:8099")
+	if err := ownServers(a, b, "", args); err == nil || !strings.Contains(err.Error(), "give each its own --server") {
+		t.Fatalf("same --server named: %v", err)
 	}
 }
