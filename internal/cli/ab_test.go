@@ -228,3 +228,13 @@ func TestABServersOfTheirOwn(t *testing.T) {
 		t.Fatalf("same --server named: %v", err)
 	}
 }
+
+// TestABSetUpThatCannotRun: a set-up whose server does not answer ends
+// the command with exit 1, naming the set-up.
+func TestABSetUpThatCannotRun(t *testing.T) {
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	code, _, stderr := runCLI("ab", "--out", t.TempDir(), "--a", "--server http://127.0.0.1:1", "--", "ttft")
+	if code != 1 || !strings.Contains(stderr, "set-up A: no LLM server answers at http://127.0.0.1:1/health") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
