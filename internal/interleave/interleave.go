@@ -16,6 +16,7 @@ package interleave
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -49,9 +50,14 @@ type Turns struct {
 	holder  Side
 	sides   [2]run
 	// rank orders the step names: a step with a higher rank comes later
-	// in the script.
+	// in the script. A step of the order has a multiple of stride, a name
+	// within it the ranks after; last is the next rank after the order.
 	rank map[string]int
+	last int
 }
+
+// stride leaves room, after each step of the order, for the names within it.
+const stride = 1 << 16
 
 // run is what one side has done.
 type run struct {
@@ -65,15 +71,18 @@ type run struct {
 }
 
 // New returns the token, held by A. order names the steps in the order the
-// script runs them; a step it does not name ranks after those it names, in
-// the order the two runs first ask a turn in it.
+// script runs them. A name it does not list ranks right after the step
+// its first word names ("prefix front" after "prefix"), else after every
+// step it lists; such names rank among themselves in the order the two
+// runs first ask a turn in them.
 func New(order []string) *Turns {
 	t := &Turns{changed: make(chan struct{}), holder: A, rank: map[string]int{}}
 	for i, name := range order {
 		if _, ok := t.rank[name]; !ok {
-			t.rank[name] = i
+			t.rank[name] = i * stride
 		}
 	}
+	t.last = len(order) * stride
 	for i := range t.sides {
 		t.sides[i] = run{entered: map[string]bool{}, taken: map[string]int{}}
 	}
@@ -106,7 +115,7 @@ func (t *Turns) Take(ctx context.Context, side Side, step string) error {
 	if r.step != step {
 		r.step, r.entered[step] = step, true
 		if _, ok := t.rank[step]; !ok {
-			t.rank[step] = len(t.rank) + 1<<20
+			t.rank[step] = t.rankNew(step)
 		}
 		t.signal()
 	}
@@ -127,6 +136,24 @@ func (t *Turns) Take(ctx context.Context, side Side, step string) error {
 			return fmt.Errorf("waiting for %s's turn in %s: %w", side, step, err)
 		}
 	}
+}
+
+// rankNew ranks a name the order does not list, the first time a run asks
+// a turn in it: after the step its first word names and the names within
+// that step seen so far, else after everything seen so far.
+func (t *Turns) rankNew(step string) int {
+	word, _, _ := strings.Cut(step, " ")
+	if base, ok := t.rank[word]; ok && base%stride == 0 {
+		r := base
+		for _, v := range t.rank {
+			if v > r && v < base+stride {
+				r = v
+			}
+		}
+		return r + 1
+	}
+	t.last += stride
+	return t.last
 }
 
 // End says side's script has ended: it lets the token go for good, and

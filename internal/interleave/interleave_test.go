@@ -208,3 +208,16 @@ func TestCancelUnblocks(t *testing.T) {
 		t.Fatal("A's turn still waits after the cancel")
 	}
 }
+
+// TestNamesWithinAStep: a name the order does not list whose first word
+// is a step of the order ranks right after that step: B, which skipped
+// prefix and waits in audio, has not left audio behind A, whose names
+// within prefix come before it.
+func TestNamesWithinAStep(t *testing.T) {
+	got := play(t, []string{"prefix", "audio"},
+		[]step{{"prefix front", 2}, {"prefix end", 2}, {"audio", 2}}, []step{{"audio", 2}})
+	want := "prefix front:A prefix front:A prefix end:A prefix end:A audio:A audio:B audio:B audio:A"
+	if got != want {
+		t.Fatalf("order\n got %s\nwant %s", got, want)
+	}
+}
