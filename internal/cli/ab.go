@@ -31,9 +31,6 @@ type abCmd struct{ env *env }
 
 func newAB(e *env) runner { return &abCmd{env: e} }
 
-// compareFile is the verdicts' file in ab's folder.
-const compareFile = "compare.json"
-
 // abSide is one set-up: its lab flags (the common ones, then its own),
 // its console (each line prefixed with its name), its folder.
 type abSide struct {
@@ -51,7 +48,7 @@ func (c *abCmd) Run(ctx context.Context, args []string) error {
 	about := "Runs the lab twice, set-up A and set-up B, taking turns: each step's repetitions alternate\n" +
 		"A B B A, so drift falls on both alike. Every flag applies to both; --a and --b are each lab flags\n" +
 		"(quoted as a shell quotes) applied over them for that side alone, e.g. --a '--kb small' --b '--kb large'.\n" +
-		"Writes OUT/A and OUT/B (lab folders), OUT/" + compareFile + " and OUT/" + report.FileName +
+		"Writes OUT/A and OUT/B (lab folders), OUT/" + artifact.CompareFile + " and OUT/" + report.FileName +
 		", and prints the verdicts of B against A.\n" + labStepsAbout()
 	// The common flags are checked once more in each side's: what the
 	// check says (an API key's source) is said there.
@@ -61,7 +58,7 @@ func (c *abCmd) Run(ctx context.Context, args []string) error {
 	var common labFlags
 	common.register(fs)
 	words := registerSides(fs)
-	seed := fs.Uint64("seed", report.DefaultSeed, "the bootstrap's `seed` for the verdicts' intervals (recorded in "+compareFile+")")
+	seed := fs.Uint64("seed", report.DefaultSeed, "the bootstrap's `seed` for the verdicts' intervals (recorded in "+artifact.CompareFile+")")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -314,9 +311,9 @@ func (c *abCmd) finish(ctx context.Context, sides []*abSide, errs [2]error, logs
 	if ctx.Err() == nil && labDir(sides[0].out) && labDir(sides[1].out) {
 		page := filepath.Join(out, report.FileName)
 		d, err := report.Draw(page, report.Meta{Version: buildVersion(), Seed: seed, Interleaved: true}, sides[0].out, sides[1].out)
-		if err == nil && d.ComparePath != filepath.Join(out, compareFile) {
+		if err == nil && d.ComparePath != filepath.Join(out, artifact.CompareFile) {
 			// Draw puts the verdicts beside the page, named after it.
-			err = os.Rename(d.ComparePath, filepath.Join(out, compareFile))
+			err = os.Rename(d.ComparePath, filepath.Join(out, artifact.CompareFile))
 		}
 		if err == nil && ctx.Err() == nil {
 			fmt.Fprintln(c.env.Out)
@@ -335,7 +332,7 @@ func (c *abCmd) finish(ctx context.Context, sides []*abSide, errs [2]error, logs
 		fmt.Fprintf(c.env.Out, "%s: %s (verify with: %s)\n", s.side, s.out, verify)
 	}
 	if drawn {
-		fmt.Fprintf(c.env.Out, "verdicts: %s\nHTML report: %s\n", filepath.Join(out, compareFile), filepath.Join(out, report.FileName))
+		fmt.Fprintf(c.env.Out, "verdicts: %s\nHTML report: %s\n", filepath.Join(out, artifact.CompareFile), filepath.Join(out, report.FileName))
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()

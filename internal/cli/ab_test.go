@@ -177,7 +177,7 @@ func TestABTakesTurnsABBA(t *testing.T) {
 		}
 	}
 	var cmp artifact.Compare
-	readJSON(t, filepath.Join(out, compareFile), &cmp)
+	readJSON(t, filepath.Join(out, artifact.CompareFile), &cmp)
 	if len(cmp.Figures) == 0 {
 		t.Fatal("compare.json holds no figure")
 	}
@@ -185,7 +185,7 @@ func TestABTakesTurnsABBA(t *testing.T) {
 		t.Fatal(err)
 	}
 	verdicts := strings.Index(stdout, "B/A, 95 % interval")
-	where := strings.Index(stdout, "verdicts: "+filepath.Join(out, compareFile))
+	where := strings.Index(stdout, "verdicts: "+filepath.Join(out, artifact.CompareFile))
 	if verdicts < 0 || where < verdicts || !strings.Contains(stdout[verdicts:], "\nttft_ms ") {
 		t.Fatalf("the verdicts (at %d) do not come before where they are (at %d)", verdicts, where)
 	}
