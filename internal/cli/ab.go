@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -409,7 +410,7 @@ func (l *linePrefix) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	l.part = append(l.part, p...)
 	for {
-		i := strings.IndexByte(string(l.part), '\n')
+		i := bytes.IndexByte(l.part, '\n')
 		if i < 0 {
 			return len(p), nil
 		}

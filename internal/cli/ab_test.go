@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -236,5 +237,26 @@ func TestABSetUpThatCannotRun(t *testing.T) {
 	code, _, stderr := runCLI("ab", "--out", t.TempDir(), "--a", "--server http://127.0.0.1:1", "--", "ttft")
 	if code != 1 || !strings.Contains(stderr, "set-up A: no LLM server answers at http://127.0.0.1:1/health") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestABLinesPrefixed: each whole line of a set-up's output starts with
+// its name, also when written in pieces, and a last unended line is
+// written by flush.
+func TestABLinesPrefixed(t *testing.T) {
+	var out strings.Builder
+	var mu sync.Mutex
+	e := &env{Stdio: Stdio{Out: &out, Err: &out}}
+	a, flushA := e.prefixed("A | ", &mu)
+	b, flushB := e.prefixed("B | ", &mu)
+	fmt.Fprint(a.Out, "first ")
+	fmt.Fprint(b.Out, "one\ntwo\n\n")
+	fmt.Fprint(a.Out, "line\nsecond")
+	fmt.Fprint(b.Err, "err")
+	flushA()
+	flushB()
+	want := "B | one\nB | two\nB | \nA | first line\nA | second\nB | err\n"
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }
