@@ -260,3 +260,31 @@ func TestABLinesPrefixed(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// TestABFailedStepExitsOne: set-up B's server answers every request with
+// a 500, A's streams: both labs run (A takes B's forfeited turns), the
+// comparison is drawn from what both have, and the command exits 1
+// naming B and its failed step.
+func TestABFailedStepExitsOne(t *testing.T) {
+	serverTestEnv(t)
+	good := loadFaultServer(t, func(int64) (int, string, string) { return 0, "", "" })
+	bad := loadFaultServer(t, func(int64) (int, string, string) { return 500, "server_error", "boom" })
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("ab", "--out", out, "--no-report", "--repeat", "2",
+		"--a", "--server "+good, "--b", "--server "+bad, "--", "ttft")
+	t.Logf("%s%s", stdout, stderr)
+	want := "set-up B: step ttft failed (" + invokedAs() + " check " + filepath.Join(out, "B") + " says why)"
+	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "set-up A") {
+		t.Fatalf("exit %d, want 1 and %q alone", code, want)
+	}
+	var ttft struct {
+		Runs []any `json:"runs"`
+	}
+	readJSON(t, filepath.Join(out, "A", "ttft.json"), &ttft)
+	if len(ttft.Runs) != 2 {
+		t.Errorf("A's ttft.json has %d runs, want 2", len(ttft.Runs))
+	}
+	if code, _, _ := runCLI("check", filepath.Join(out, "A")); code != 0 {
+		t.Errorf("check A: exit %d", code)
+	}
+}
