@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -60,8 +62,19 @@ func (c *abCmd) Run(ctx context.Context, args []string) error {
 	common.register(fs)
 	words := registerSides(fs)
 	seed := fs.Uint64("seed", report.DefaultSeed, "the bootstrap's `seed` for the verdicts' intervals (recorded in "+artifact.CompareFile+")")
+	untilFlag, budget := registerUntil(fs)
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	var until *untilPlan
+	if *untilFlag {
+		var err error
+		if until, err = parseBudget(*budget); err != nil {
+			return fs.usageErrf("--budget %q: %v", *budget, err)
+		}
+		until.meta = report.Meta{Version: buildVersion(), Seed: *seed, Interleaved: true}
+	} else if fs.set("budget") {
+		return fs.usageErrf("--budget bounds --until-decided's rounds: give --until-decided too")
 	}
 	if err := common.host.check(fs); err != nil {
 		return err
@@ -89,7 +102,7 @@ func (c *abCmd) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.env.signals.describe("stopping both sides' scripts and closing open streams")
-	errs, logs, err := c.run(ctx, sides, fs.Args())
+	errs, logs, err := c.run(ctx, sides, fs.Args(), until)
 	if err != nil {
 		return err
 	}
@@ -151,6 +164,7 @@ func (s *abSide) parse(synopsis string, args, words []string) error {
 	s.flags.register(fs)
 	registerSides(fs)
 	fs.Uint64("seed", 0, "")
+	registerUntil(fs)
 	name := "--" + strings.ToLower(s.side.String())
 	wrap := func(err error) error {
 		var u *usageError
@@ -196,6 +210,21 @@ func ownServers(a, b *abSide, synopsis string, args []string) error {
 	return nil
 }
 
+// registerUntil adds --until-decided and --budget.
+func registerUntil(fs *flagSet) (*bool, *string) {
+	return fs.Bool("until-decided", false, "after the lab, add rounds to the steps whose figures are not decided (each a run of those steps, "+
+			"--repeat repetitions taking turns), until every figure is or --budget is spent; OUT/A and OUT/B then hold run-1 (the lab), run-2 ... (the rounds)"),
+		fs.String("budget", "10m", "with --until-decided: no round starts after this `DURATION` (e.g. 10m), "+
+			"or past N repetitions a side (e.g. 40)")
+}
+
+// set says whether the flag name was given.
+func (f *flagSet) set(name string) bool {
+	given := false
+	f.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
+}
+
 // startKey says how a side's llama-server would be started.
 func startKey(s *abSide) string {
 	return fmt.Sprintf("%+v %s", s.flags.host.start.options(), s.flags.host.synthPreset)
@@ -211,9 +240,10 @@ type running struct {
 }
 
 // run starts both sides' servers and runs their labs, taking turns, then
+// (with until) the rounds that decide what the labs left undecided, and
 // stops what it started. It returns each side's error and server log, or
 // the error that kept them from starting.
-func (c *abCmd) run(ctx context.Context, sides []*abSide, steps []string) (errs [2]error, logs [2]string, err error) {
+func (c *abCmd) run(ctx context.Context, sides []*abSide, steps []string, until *untilPlan) (errs [2]error, logs [2]string, err error) {
 	var up [2]*running
 	defer func() {
 		for i := 1; i >= 0; i-- {
@@ -234,6 +264,35 @@ func (c *abCmd) run(ctx context.Context, sides []*abSide, steps []string) (errs 
 		}
 		logs[i] = up[i].log
 	}
+	dirs := []string{"."}
+	if until != nil {
+		dirs[0] = rundir.RunPrefix + "1"
+	}
+	errs = takeTurns(ctx, sides, up, labs, dirs[0], nil)
+	if until != nil && errs[0] == nil && errs[1] == nil && ctx.Err() == nil {
+		dirs, errs = c.untilDecided(ctx, sides, up, labs, until, dirs)
+	}
+	// Each side's runs.json and page once both have measured: drawing
+	// would take the CPU from the other side's measurements.
+	for i, s := range sides {
+		if ctx.Err() != nil || !labDir(filepath.Join(s.out, dirs[0])) {
+			continue
+		}
+		if err := s.env.poolRuns(s.out, dirs, &runsPlan{n: len(dirs), kind: rundir.KindLab}); err != nil && errs[i] == nil {
+			errs[i] = err
+		}
+		if !s.flags.noReport {
+			if err := s.env.writeReport(ctx, s.out, logs[i]); err != nil {
+				fmt.Fprintf(s.env.Err, "%s: %v\n", label(s.env.cmd), err)
+			}
+		}
+	}
+	return errs, logs, nil
+}
+
+// takeTurns runs both sides' labs at once, one at a time, each into dir of
+// its folder, of the steps (nil: the labs' own).
+func takeTurns(ctx context.Context, sides []*abSide, up [2]*running, labs []script, dir string, steps []string) (errs [2]error) {
 	turns := interleave.New(scripts.LabSteps())
 	var wg sync.WaitGroup
 	for i, s := range sides {
@@ -245,28 +304,17 @@ func (c *abCmd) run(ctx context.Context, sides []*abSide, steps []string) (errs 
 				errs[i] = err
 				return
 			}
-			sc := labs[i]
+			sc, cfg := labs[i], up[i].cfg
+			if steps != nil {
+				sc.args = steps
+			}
+			cfg.Out = filepath.Join(s.out, dir)
 			sc.turn = func(step string) error { return turns.Take(ctx, s.side, step) }
-			errs[i] = s.env.execScript(ctx, sc, up[i].cfg)
+			errs[i] = s.env.execScript(ctx, sc, cfg)
 		}()
 	}
 	wg.Wait()
-	// Each side's runs.json and page once both have measured: drawing
-	// would take the CPU from the other side's measurements.
-	for i, s := range sides {
-		if ctx.Err() != nil || !labDir(s.out) {
-			continue
-		}
-		if err := s.env.poolRuns(s.out, []string{"."}, &runsPlan{n: 1, kind: rundir.KindLab}); err != nil && errs[i] == nil {
-			errs[i] = err
-		}
-		if !s.flags.noReport {
-			if err := s.env.writeReport(ctx, s.out, logs[i]); err != nil {
-				fmt.Fprintf(s.env.Err, "%s: %v\n", label(s.env.cmd), err)
-			}
-		}
-	}
-	return errs, logs, nil
+	return errs
 }
 
 // start makes sure of the side's server (share: the other side's, started
@@ -310,12 +358,7 @@ func (c *abCmd) finish(ctx context.Context, sides []*abSide, errs [2]error, logs
 	var compared error
 	drawn := false
 	if ctx.Err() == nil && labDir(sides[0].out) && labDir(sides[1].out) {
-		page := filepath.Join(out, report.FileName)
-		d, err := report.Draw(page, report.Meta{Version: buildVersion(), Seed: seed, Interleaved: true}, sides[0].out, sides[1].out)
-		if err == nil && d.ComparePath != filepath.Join(out, artifact.CompareFile) {
-			// Draw puts the verdicts beside the page, named after it.
-			err = os.Rename(d.ComparePath, filepath.Join(out, artifact.CompareFile))
-		}
+		d, err := drawCompare(out, report.Meta{Version: buildVersion(), Seed: seed, Interleaved: true}, sides[0].out, sides[1].out)
 		if err == nil && ctx.Err() == nil {
 			fmt.Fprintln(c.env.Out)
 			if err = report.FormatVerdicts(c.env.Out, d.Compare); err == nil {
@@ -356,6 +399,154 @@ func (c *abCmd) finish(ctx context.Context, sides []*abSide, errs [2]error, logs
 		return errors.New(strings.Join(msgs, "; "))
 	}
 	return nil
+}
+
+// untilPlan is --until-decided with its --budget: a time, or a count of
+// repetitions a side.
+type untilPlan struct {
+	time time.Duration
+	reps int
+	meta report.Meta
+}
+
+// parseBudget reads --budget: a duration, or a whole number of repetitions.
+func parseBudget(v string) (*untilPlan, error) {
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 1 {
+			return nil, errors.New("a count of repetitions is 1 or more")
+		}
+		return &untilPlan{reps: n}, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return nil, errors.New("want a duration (10m, 90s) or a count of repetitions a side (40)")
+	}
+	return &untilPlan{time: d}, nil
+}
+
+// untilDecided adds rounds, each into run-K of both folders, of the steps
+// whose figures the comparison of the runs so far leaves undecided, until
+// none is or the budget is spent, then says which were not decided. It
+// returns the runs and the sides' errors of the last round.
+func (c *abCmd) untilDecided(ctx context.Context, sides []*abSide, up [2]*running, labs []script, plan *untilPlan, dirs []string) ([]string, [2]error) {
+	begun, used := time.Now(), 0
+	name := label(c.env.cmd)
+	for {
+		for _, s := range sides {
+			if err := s.env.poolRuns(s.out, dirs, &runsPlan{n: len(dirs), kind: rundir.KindLab}); err != nil {
+				return dirs, [2]error{err}
+			}
+		}
+		d, err := drawCompare(filepath.Dir(sides[0].out), plan.meta, sides[0].out, sides[1].out)
+		if err != nil {
+			return dirs, [2]error{fmt.Errorf("comparing B with A: %w", err)}
+		}
+		open := undecided(d.Compare)
+		if len(open) == 0 {
+			fmt.Fprintf(c.env.Err, "%s: every figure decided after %d round(s) beyond the lab\n", name, len(dirs)-1)
+			return dirs, [2]error{}
+		}
+		steps := stepsOf(open, filepath.Join(sides[0].out, dirs[0]))
+		repeat := max(labs[0].repeat, labs[1].repeat)
+		cost := repeat * len(steps)
+		var over string
+		switch {
+		case len(steps) == 0:
+			over = "no step measures them"
+		case plan.reps > 0 && used+cost > plan.reps:
+			over = fmt.Sprintf("the budget of %d repetitions a side is spent (%d used)", plan.reps, used)
+		case plan.time > 0 && time.Since(begun) >= plan.time:
+			over = fmt.Sprintf("the budget of %s is spent", plan.time)
+		}
+		if over != "" {
+			fmt.Fprintf(c.env.Err, "%s: not decided after %d round(s) beyond the lab (%s):\n", name, len(dirs)-1, over)
+			for _, f := range open {
+				fmt.Fprintf(c.env.Err, "  %s: %s\n", f.Name, moreToDecide(f, len(dirs), repeat))
+			}
+			return dirs, [2]error{}
+		}
+		dir := rundir.RunPrefix + strconv.Itoa(len(dirs)+1)
+		names := make([]string, len(open))
+		for i, f := range open {
+			names[i] = f.Name
+		}
+		fmt.Fprintf(c.env.Err, "%s: round %d (%s): %s not decided; steps %s A B B A again\n",
+			name, len(dirs), dir, strings.Join(names, ", "), strings.Join(steps, ", "))
+		errs := takeTurns(ctx, sides, up, labs, dir, steps)
+		used += cost
+		if labDir(filepath.Join(sides[0].out, dir)) && labDir(filepath.Join(sides[1].out, dir)) {
+			dirs = append(dirs, dir)
+		}
+		if errs[0] != nil || errs[1] != nil || ctx.Err() != nil {
+			return dirs, errs
+		}
+	}
+}
+
+// undecided are the figures of c a round could still decide: too few
+// samples, or no difference detected with fewer runs than would detect 5 %
+// (or no count of them).
+func undecided(c *artifact.Compare) []artifact.CompareFigure {
+	var out []artifact.CompareFigure
+	for _, f := range c.Figures {
+		switch {
+		case f.Verdict == "too few samples":
+			out = append(out, f)
+		case f.Verdict == "no difference detected" && (f.RunsFor5Pct == nil || min(c.RunsA, c.RunsB) < *f.RunsFor5Pct):
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// moreToDecide says what would decide f after runs runs a side, each of
+// repeat repetitions.
+func moreToDecide(f artifact.CompareFigure, runs, repeat int) string {
+	if f.Verdict == "no difference detected" && f.RunsFor5Pct != nil {
+		more := *f.RunsFor5Pct - runs
+		return fmt.Sprintf("no difference detected; about %d more round(s) (%d repetitions a side) would detect a 5 %% difference",
+			more, more*repeat)
+	}
+	return f.Verdict + "; how many more rounds would decide it is not known"
+}
+
+// stepsOf are the lab's steps, in order, that measure the figures: the
+// step a figure's samples say they are over ("cache step, ...") in the
+// run in dir.
+func stepsOf(figs []artifact.CompareFigure, dir string) []string {
+	want := map[string]bool{}
+	for _, s := range rundir.ReadLab(dir, "").Samples() {
+		for _, f := range figs {
+			if s.Name == f.Name {
+				word, _, _ := strings.Cut(s.Over, " ")
+				want[strings.TrimSuffix(word, ",")] = true
+			}
+		}
+	}
+	var steps []string
+	for _, step := range scripts.LabSteps() {
+		if want[step] {
+			steps = append(steps, step)
+		}
+	}
+	return steps
+}
+
+// drawCompare draws B against A: OUT/report.html and the verdicts in
+// OUT/compare.json.
+func drawCompare(out string, meta report.Meta, a, b string) (report.Drawn, error) {
+	d, err := report.Draw(filepath.Join(out, report.FileName), meta, a, b)
+	if err != nil {
+		return d, err
+	}
+	if want := filepath.Join(out, artifact.CompareFile); d.ComparePath != want {
+		// Draw puts the verdicts beside the page, named after it.
+		if err := os.Rename(d.ComparePath, want); err != nil {
+			return d, err
+		}
+		d.ComparePath = want
+	}
+	return d, nil
 }
 
 // labDir says whether dir holds a lab run.

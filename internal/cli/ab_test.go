@@ -119,26 +119,13 @@ func TestABTakesTurnsABBA(t *testing.T) {
 		start, end time.Time
 	}
 	var reqs []req
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
+	record := func(side string, start, end time.Time) {
+		mu.Lock()
+		reqs = append(reqs, req{side, start, end})
+		mu.Unlock()
 	}
 	proxy := func(side string) string {
-		rp := httputil.NewSingleHostReverseProxy(target)
-		rp.FlushInterval = -1
-		p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-				rp.ServeHTTP(w, r)
-				return
-			}
-			start := time.Now()
-			rp.ServeHTTP(w, r)
-			mu.Lock()
-			reqs = append(reqs, req{side, start, time.Now()})
-			mu.Unlock()
-		}))
-		t.Cleanup(p.Close)
-		return p.URL
+		return chatProxy(t, srv.URL, 0, func(start, end time.Time) { record(side, start, end) })
 	}
 	a, b := proxy("A"), proxy("B")
 	out := t.TempDir()
@@ -286,5 +273,81 @@ func TestABFailedStepExitsOne(t *testing.T) {
 	}
 	if code, _, _ := runCLI("check", filepath.Join(out, "A")); code != 0 {
 		t.Errorf("check A: exit %d", code)
+	}
+}
+
+// chatProxy serves a proxy of the server at target that holds each chat
+// request back for delay, then streams its answer as it comes; done, when
+// set, is told when each chat request started and ended.
+func chatProxy(t *testing.T, target string, delay time.Duration, done func(start, end time.Time)) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1
+	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		time.Sleep(delay)
+		rp.ServeHTTP(w, r)
+		if done != nil {
+			done(start, time.Now())
+		}
+	}))
+	t.Cleanup(p.Close)
+	return p.URL
+}
+
+// TestABUntilDecided: B's server answers 80 ms later than A's (a proxy
+// holds its requests back), and two repetitions a run are too few for a
+// verdict: --until-decided adds runs of the ttft step, taking turns, until
+// B is decided slower, and stops there, well within its budget. With a
+// budget that allows one round, an A/A comparison stops after it, saying
+// what was not decided.
+func TestABUntilDecided(t *testing.T) {
+	srv := startLlama(t)
+	t.Setenv("TTFTLAB_STATE", t.TempDir())
+	fast, slow := chatProxy(t, srv.URL, 0, nil), chatProxy(t, srv.URL, 80*time.Millisecond, nil)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("ab", "--out", out, "--repeat", "2", "--no-report", "--until-decided", "--budget", "30",
+		"--a", "--server "+fast, "--b", "--server "+slow, "--", "ttft")
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var cmp artifact.Compare
+	readJSON(t, filepath.Join(out, artifact.CompareFile), &cmp)
+	for _, f := range cmp.Figures {
+		if f.Verdict != "slower" {
+			t.Errorf("%s: %s, want slower", f.Name, f.Verdict)
+		}
+	}
+	if cmp.RunsA < 2 || cmp.RunsA > 15 || cmp.RunsB != cmp.RunsA {
+		t.Errorf("runs %d of A, %d of B: want the lab and at least one round, stopped before the budget's 15 rounds", cmp.RunsA, cmp.RunsB)
+	}
+	if !strings.Contains(stderr, "every figure decided after "+itoa(cmp.RunsA-1)+" round(s) beyond the lab") {
+		t.Error("stderr does not say every figure was decided")
+	}
+	for _, side := range []string{"A", "B"} {
+		if code, stdout, _ := runCLI("check", filepath.Join(out, side)); code != 0 {
+			t.Errorf("check %s: exit %d\n%s", side, code, stdout)
+		}
+	}
+
+	out = t.TempDir()
+	code, stdout, stderr = runCLI("ab", "--out", out, "--repeat", "2", "--no-report", "--until-decided", "--budget", "3",
+		"--a", "--server "+fast, "--b", "--server "+fast, "--", "ttft")
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	want := "not decided after 1 round(s) beyond the lab (the budget of 3 repetitions a side is spent (2 used)):\n  ttft_ms: too few samples"
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, want 0 and %q", code, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "A", "run-2", "ttft.json")); err != nil {
+		t.Fatal(err)
 	}
 }
