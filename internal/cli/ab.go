@@ -432,14 +432,18 @@ func (c *abCmd) untilDecided(ctx context.Context, sides []*abSide, up [2]*runnin
 	begun, used := time.Now(), 0
 	name := label(c.env.cmd)
 	for {
-		for _, s := range sides {
-			if err := s.env.poolRuns(s.out, dirs, &runsPlan{n: len(dirs), kind: rundir.KindLab}); err != nil {
-				return dirs, [2]error{err}
-			}
+		var errs [2]error
+		for i, s := range sides {
+			errs[i] = s.env.poolRuns(s.out, dirs, &runsPlan{n: len(dirs), kind: rundir.KindLab})
+		}
+		if errs[0] != nil || errs[1] != nil {
+			return dirs, errs
 		}
 		d, err := drawCompare(filepath.Dir(sides[0].out), plan.meta, sides[0].out, sides[1].out)
 		if err != nil {
-			return dirs, [2]error{fmt.Errorf("comparing B with A: %w", err)}
+			// The comparison at the end says it again, and fails the command.
+			fmt.Fprintf(c.env.Err, "%s: no more rounds: comparing B with A: %v\n", name, err)
+			return dirs, errs
 		}
 		open := undecided(d.Compare)
 		if len(open) == 0 {
@@ -472,7 +476,7 @@ func (c *abCmd) untilDecided(ctx context.Context, sides []*abSide, up [2]*runnin
 		}
 		fmt.Fprintf(c.env.Err, "%s: round %d (%s): %s not decided; steps %s A B B A again\n",
 			name, len(dirs), dir, strings.Join(names, ", "), strings.Join(steps, ", "))
-		errs := takeTurns(ctx, sides, up, labs, dir, steps)
+		errs = takeTurns(ctx, sides, up, labs, dir, steps)
 		used += cost
 		if labDir(filepath.Join(sides[0].out, dir)) && labDir(filepath.Join(sides[1].out, dir)) {
 			dirs = append(dirs, dir)
