@@ -172,7 +172,7 @@ func TestABTakesTurnsABBA(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
 		t.Fatal(err)
 	}
-	verdicts := strings.Index(stdout, "B/A, 95 % interval")
+	verdicts := strings.Index(stdout, "\nB/A, ")
 	where := strings.Index(stdout, "verdicts: "+filepath.Join(out, artifact.CompareFile))
 	if verdicts < 0 || where < verdicts || !strings.Contains(stdout[verdicts:], "\nttft_ms ") {
 		t.Fatalf("the verdicts (at %d) do not come before where they are (at %d)", verdicts, where)
