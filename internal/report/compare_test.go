@@ -128,6 +128,24 @@ func enough(t *testing.T, a, b []string, name, stat string) bool {
 	return true
 }
 
+// zeroIn says whether every sample of the figure name in dir is 0.
+func zeroIn(t *testing.T, dir, name string) bool {
+	t.Helper()
+	seen := false
+	for _, s := range samplesOf(t, dir) {
+		if s.Name != name {
+			continue
+		}
+		for _, v := range s.Values {
+			if v != 0 {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
+}
+
 func samplesOf(t *testing.T, dir string) []figures.Sample {
 	t.Helper()
 	k, err := rundir.Detect(dir)
@@ -164,7 +182,8 @@ func verdictsOf(c *artifact.Compare) map[string]int {
 // TestCompareVerdicts: a run against a copy of itself gives no
 // difference detected for every figure whose samples bound its
 // statistic; against a copy with every time 1.3 times longer, slower for
-// those; too few samples for the others (a lab's steps repeat their
+// those; no difference detected (B/A 1 [1, 1]) for a time that is 0 in
+// every sample of both; too few samples for the others (a lab's steps repeat their
 // measurement, so none of its figures has a single sample, and at least
 // 20 are decided). Single runs carry the drift warning on the page, in compare.json
 // and on the console. Fails before this change: there were no verdicts.
@@ -187,7 +206,15 @@ func TestCompareVerdicts(t *testing.T) {
 				decided, slower, single := 0, 0, 0
 				for _, f := range cmp.Figures {
 					want := []string{string(interval.Undecided)}
-					if enough(t, []string{a}, []string{b}, f.Name, f.Stat) {
+					if zeroIn(t, a, f.Name) && zeroIn(t, b, f.Name) && f.NA >= 6 {
+						// 0 in every sample of both (no stall): B is A,
+						// however long B's other times are.
+						want = []string{string(interval.NoDifference)}
+						decided++
+						if f.Ratio == nil || *f.Ratio != 1 || f.RatioCI == nil || f.RatioCI[0] != 1 || f.RatioCI[1] != 1 {
+							t.Errorf("x%g: %s all 0: ratio %v, interval %v, want 1 [1, 1]", k, f.Name, f.Ratio, f.RatioCI)
+						}
+					} else if enough(t, []string{a}, []string{b}, f.Name, f.Stat) {
 						decided++
 						want = []string{string(interval.NoDifference)}
 						if k != 1 {
