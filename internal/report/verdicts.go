@@ -187,7 +187,7 @@ func FormatVerdicts(w io.Writer, c *artifact.Compare) error {
 		fmt.Fprintf(w, "only in B: %s\n", strings.Join(c.OnlyB, ", "))
 	}
 	for _, d := range c.Differ {
-		if _, err := fmt.Fprintf(w, "A and B differ in more than one change: %s\n", d); err != nil {
+		if _, err := fmt.Fprintf(w, "A and B differ: %s\n", d); err != nil {
 			return err
 		}
 	}
