@@ -116,13 +116,20 @@ type PrefillRun struct {
 	TTFTMs   float64  `json:"ttft_ms"`
 }
 
-// Repetitions are the row's values in every repetition: its Runs, or
-// the row itself in a file written before the step repeated.
+// Repetitions are the row's values in every repetition (see
+// repetitions).
 func (r PrefillRow) Repetitions() []PrefillRun {
-	if len(r.Runs) > 0 {
-		return r.Runs
+	return repetitions(r.Runs, func() PrefillRun { return PrefillRun{PromptN: r.PromptN, PromptMs: r.PromptMs, TTFTMs: r.TTFTMs} })
+}
+
+// repetitions is the one rule of a repeated step's file: its repetitions
+// are its runs; a file written before the step repeated has none, and
+// holds one measurement, its top level (made a run by top).
+func repetitions[R any](runs []R, top func() R) []R {
+	if len(runs) > 0 {
+		return runs
 	}
-	return []PrefillRun{{PromptN: r.PromptN, PromptMs: r.PromptMs, TTFTMs: r.TTFTMs}}
+	return []R{top()}
 }
 
 // PrefillRepetitions are the rows as each repetition measured them: for
@@ -192,13 +199,9 @@ type Cache struct {
 	Discarded []json.RawMessage `json:"discarded,omitempty"`
 }
 
-// Reps returns the repetitions: Runs, or the top level alone in a folder
-// written before the step repeated.
-func (c Cache) Reps() []CacheRun {
-	if c.Runs != nil {
-		return c.Runs
-	}
-	return []CacheRun{{First: c.First, Second: c.Second, ChangedPrefix: c.ChangedPrefix}}
+// Repetitions are the step's repetitions (see repetitions).
+func (c Cache) Repetitions() []CacheRun {
+	return repetitions(c.Runs, func() CacheRun { return CacheRun{First: c.First, Second: c.Second, ChangedPrefix: c.ChangedPrefix} })
 }
 
 // SpokenSentence is one sentence as a speaker would say it.
@@ -255,14 +258,12 @@ type SentenceRun struct {
 	Pacing          *Pacing `json:"pacing,omitempty"`
 }
 
-// Repetitions are the step's repetitions: Runs, or the one measurement
-// at the top level in a file written before the step repeated.
+// Repetitions are the step's repetitions (see repetitions).
 func (s Sentence) Repetitions() []SentenceRun {
-	if len(s.Runs) > 0 {
-		return s.Runs
-	}
-	return []SentenceRun{{TTFTMs: s.TTFTMs, FirstSentenceMs: s.FirstSentenceMs, TotalMs: s.TotalMs,
-		FirstSentence: s.FirstSentence, Text: s.Text, StampSource: s.StampSource, Pacing: s.Pacing}}
+	return repetitions(s.Runs, func() SentenceRun {
+		return SentenceRun{TTFTMs: s.TTFTMs, FirstSentenceMs: s.FirstSentenceMs, TotalMs: s.TotalMs,
+			FirstSentence: s.FirstSentence, Text: s.Text, StampSource: s.StampSource, Pacing: s.Pacing}
+	})
 }
 
 // LogMark is where this run's lines began in the server log: the file (by
@@ -318,13 +319,9 @@ type Cancel struct {
 	Discarded []json.RawMessage `json:"discarded,omitempty"`
 }
 
-// Repetitions are the cut's measurements: Runs, or the top level alone in
-// a file written before the step repeated.
+// Repetitions are the cut's measurements (see repetitions).
 func (c Cancel) Repetitions() []Cancel {
-	if len(c.Runs) > 0 {
-		return c.Runs
-	}
-	return []Cancel{c}
+	return repetitions(c.Runs, func() Cancel { return c })
 }
 
 // Bargein is bargein.json: the caller interrupts after a few chunks, then
@@ -351,13 +348,9 @@ type Bargein struct {
 	Discarded []json.RawMessage `json:"discarded,omitempty"`
 }
 
-// Repetitions are the barge-in's measurements: Runs, or the top level
-// alone in a file written before the step repeated.
+// Repetitions are the barge-in's measurements (see repetitions).
 func (b Bargein) Repetitions() []Bargein {
-	if len(b.Runs) > 0 {
-		return b.Runs
-	}
-	return []Bargein{b}
+	return repetitions(b.Runs, func() Bargein { return b })
 }
 
 // PrefixPosition is one place of the changing line: what the request cost
@@ -397,13 +390,9 @@ type Prefix struct {
 	Discarded []json.RawMessage `json:"discarded,omitempty"`
 }
 
-// Reps returns the repetitions: Runs, or the top level alone in a folder
-// written before the step repeated.
-func (p Prefix) Reps() []PrefixRun {
-	if p.Runs != nil {
-		return p.Runs
-	}
-	return []PrefixRun{{ChangingLine: p.ChangingLine, Positions: p.Positions}}
+// Repetitions are the step's repetitions (see repetitions).
+func (p Prefix) Repetitions() []PrefixRun {
+	return repetitions(p.Runs, func() PrefixRun { return PrefixRun{ChangingLine: p.ChangingLine, Positions: p.Positions} })
 }
 
 // Report is report.json: the headline numbers, copied from the other

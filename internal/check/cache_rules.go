@@ -68,7 +68,7 @@ func checkCacheRuns(l *lab) error {
 }
 
 func checkCacheSecondReuses(l *lab) error {
-	reps := l.cache.Reps()
+	reps := l.cache.Repetitions()
 	bad := everyRep(len(reps), l.cache.Runs != nil, func(i int) string {
 		f, s := reps[i].First.PromptN, reps[i].Second.PromptN
 		if s*10 <= f {
@@ -83,7 +83,7 @@ func checkCacheSecondReuses(l *lab) error {
 }
 
 func checkCacheSecondFaster(l *lab) error {
-	reps := l.cache.Reps()
+	reps := l.cache.Repetitions()
 	bad := everyRep(len(reps), l.cache.Runs != nil, func(i int) string {
 		f, s := reps[i].First.TTFTMs, reps[i].Second.TTFTMs
 		if s < f {
@@ -98,7 +98,7 @@ func checkCacheSecondFaster(l *lab) error {
 }
 
 func checkCacheSecondCached(l *lab) error {
-	reps := l.cache.Reps()
+	reps := l.cache.Repetitions()
 	for _, r := range reps {
 		if r.Second.CacheN == nil {
 			return skip("cache.json second has no cache_n")
@@ -117,7 +117,7 @@ func checkCacheSecondCached(l *lab) error {
 }
 
 func checkCacheChangedRecomputes(l *lab) error {
-	reps := l.cache.Reps()
+	reps := l.cache.Repetitions()
 	bad := everyRep(len(reps), l.cache.Runs != nil, func(i int) string {
 		f, c := reps[i].First.PromptN, reps[i].ChangedPrefix.PromptN
 		if c*10 >= f*9 {
@@ -138,7 +138,7 @@ func checkPrefixRuns(l *lab) error {
 }
 
 func checkPrefixGrowsLater(l *lab) error {
-	reps := l.prefix.Reps()
+	reps := l.prefix.Repetitions()
 	bad := everyRep(len(reps), l.prefix.Runs != nil, func(i int) string {
 		rows := reps[i].Positions
 		for j := 1; j < len(rows); j++ {
@@ -162,7 +162,7 @@ func checkPrefixGrowsLater(l *lab) error {
 }
 
 func checkPrefixFirstDifference(l *lab) error {
-	reps := l.prefix.Reps()
+	reps := l.prefix.Repetitions()
 	n := 0
 	bad := everyRep(len(reps), l.prefix.Runs != nil, func(i int) string {
 		for _, r := range reps[i].Positions {
@@ -193,7 +193,7 @@ func checkPrefixFirstDifference(l *lab) error {
 // the figure report.json copies.
 func (l *lab) cacheMedian() float64 {
 	var xs []float64
-	for _, r := range l.cache.Reps() {
+	for _, r := range l.cache.Repetitions() {
 		xs = append(xs, r.Second.TTFTMs)
 	}
 	return median(xs)
@@ -203,7 +203,7 @@ func (l *lab) cacheMedian() float64 {
 // the last place's prompt_n, the figures report.json copies.
 func (l *lab) prefixMedians() (front, last float64) {
 	var fs, ls []float64
-	for _, r := range l.prefix.Reps() {
+	for _, r := range l.prefix.Repetitions() {
 		fs, ls = append(fs, r.Positions[0].PromptN), append(ls, r.Positions[len(r.Positions)-1].PromptN)
 	}
 	return median(fs), median(ls)

@@ -346,7 +346,7 @@ func spentBudget(l *rundir.Load) string {
 // the cached TTFT, and what they are medians of ("" for one run).
 func cacheMedians(c *rundir.Cache) (first, second float64, over string) {
 	var fs, ss []float64
-	for _, r := range c.Reps() {
+	for _, r := range c.Repetitions() {
 		fs, ss = append(fs, r.First.TTFTMs), append(ss, r.Second.TTFTMs)
 	}
 	return medianOf(fs), medianOf(ss), ofRuns("medians", len(fs))

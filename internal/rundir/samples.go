@@ -52,7 +52,7 @@ func (l *Lab) Samples() []figures.Sample {
 	}
 	if c := l.Cache; c != nil {
 		var first, hit, changed []float64
-		for _, r := range c.Reps() {
+		for _, r := range c.Repetitions() {
 			first, hit = append(first, r.First.TTFTMs), append(hit, r.Second.TTFTMs)
 			changed = append(changed, r.ChangedPrefix.TTFTMs)
 		}
@@ -104,7 +104,7 @@ func (l *Lab) Samples() []figures.Sample {
 		// they first appear.
 		var places []string
 		ttft := map[string][]float64{}
-		for _, r := range p.Reps() {
+		for _, r := range p.Repetitions() {
 			for _, pos := range r.Positions {
 				if _, seen := ttft[pos.Position]; !seen {
 					places = append(places, pos.Position)
