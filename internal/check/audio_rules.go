@@ -13,41 +13,37 @@ import (
 // playback adds up.
 var audioRules = []rule{
 	{"audio runs", []string{artifact.AudioFile}, func(l *lab) error {
-		want := l.audio.Repeat
-		if want == 0 {
-			want = oldRuns
-		}
-		if n := len(l.audio.Runs); n != want {
-			return fmt.Errorf("audio.json has %d runs, want %d (its repeat)", n, want)
-		}
-		return l.pass("%d runs%s", want, discardedNote(len(l.audio.Discarded)))
+		a := l.audio
+		return l.checkRuns(len(a.Discarded), runsOf{name: "audio.json", repeat: a.Repeat, runs: len(a.Runs), legacy: oldRuns})
 	}},
 	{"audio timing order", []string{artifact.AudioFile}, func(l *lab) error {
 		if len(l.audio.Runs) == 0 {
 			return fmt.Errorf("audio.json has no runs")
 		}
-		for i, r := range l.audio.Runs {
+		return eachRepetition(l, l.audio.Runs, func(r artifact.AudioRun) (string, error) {
 			if !(r.TTFTMs <= r.FirstSentenceMs && r.FirstSentenceMs <= r.TTSSentMs && r.TTSSentMs <= r.FirstAudioMs) {
-				return fmt.Errorf("run %d: want ttft_ms <= first_sentence_ms <= tts_sent_ms <= first_audio_ms, got %s, %s, %s, %s",
-					i+1, num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TTSSentMs), num(r.FirstAudioMs))
+				return "", fmt.Errorf("want ttft_ms <= first_sentence_ms <= tts_sent_ms <= first_audio_ms, got %s, %s, %s, %s",
+					num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TTSSentMs), num(r.FirstAudioMs))
 			}
 			if r.FirstVoicedMs != nil && *r.FirstVoicedMs < r.FirstAudioMs {
-				return fmt.Errorf("run %d: first_voiced_ms %s before first_audio_ms %s", i+1, num(*r.FirstVoicedMs), num(r.FirstAudioMs))
+				return "", fmt.Errorf("first_voiced_ms %s before first_audio_ms %s", num(*r.FirstVoicedMs), num(r.FirstAudioMs))
 			}
 			if !near(r.FirstAudioMs-r.TTSSentMs, r.TTSFirstAudioMs) {
-				return fmt.Errorf("run %d: tts_first_audio_ms %s is not first_audio_ms - tts_sent_ms (%s)", i+1, num(r.TTSFirstAudioMs), num(r.FirstAudioMs-r.TTSSentMs))
+				return "", fmt.Errorf("tts_first_audio_ms %s is not first_audio_ms - tts_sent_ms (%s)", num(r.TTSFirstAudioMs), num(r.FirstAudioMs-r.TTSSentMs))
 			}
-		}
-		r := l.audio.Runs[0]
-		return l.pass("run 1: ttft %s <= first sentence %s <= sent %s <= first audio %s ms", num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TTSSentMs), num(r.FirstAudioMs))
+			return fmt.Sprintf("ttft %s <= first sentence %s <= sent %s <= first audio %s ms", num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TTSSentMs), num(r.FirstAudioMs)), nil
+		})
 	}},
 	{"audio came", []string{artifact.AudioFile}, func(l *lab) error {
-		for i, r := range l.audio.Runs {
-			if !(r.AudioMs > 0) || r.Sentences < 1 {
-				return fmt.Errorf("run %d: audio_ms %s over %s sentences: no audio", i+1, num(r.AudioMs), num(r.Sentences))
-			}
+		if len(l.audio.Runs) == 0 {
+			return fmt.Errorf("audio.json has no runs")
 		}
-		return l.pass("%d runs, run 1 %s ms of audio in %s sentences", len(l.audio.Runs), num(l.audio.Runs[0].AudioMs), num(l.audio.Runs[0].Sentences))
+		return eachRepetition(l, l.audio.Runs, func(r artifact.AudioRun) (string, error) {
+			if !(r.AudioMs > 0) || r.Sentences < 1 {
+				return "", fmt.Errorf("audio_ms %s over %s sentences: no audio", num(r.AudioMs), num(r.Sentences))
+			}
+			return fmt.Sprintf("%s ms of audio in %s sentences", num(r.AudioMs), num(r.Sentences)), nil
+		})
 	}},
 	{"audio playback adds up", []string{artifact.AudioFile}, checkPlayback},
 	{"audio medians", []string{artifact.AudioFile}, func(l *lab) error {

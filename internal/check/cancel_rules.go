@@ -2,11 +2,9 @@ package check
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"syscall"
 
 	"ttftlab/internal/artifact"
@@ -21,11 +19,7 @@ const logCancelLine = "cancel task"
 var cancelRules = []rule{
 	{"cancel runs", []string{"cancel.json"}, func(l *lab) error {
 		c := l.cancel
-		var differs string
-		if len(c.Runs) > 0 {
-			differs = cancelDiffers(c, c.Runs[0])
-		}
-		return l.repeatHeld(c.Repeat, len(c.Runs), differs)
+		return l.checkRuns(len(c.Discarded), runsOf{name: "cancel.json", repeat: c.Repeat, runs: len(c.Runs), top: c, first: first(c.Runs)})
 	}},
 	{"cancel cut short", []string{"cancel.json"}, func(l *lab) error {
 		return eachRepetition(l, l.cancel.Repetitions(), func(c artifact.Cancel) (string, error) {
@@ -100,77 +94,6 @@ var cancelRules = []rule{
 		})
 	}},
 	{"cancel task in server log", nil, checkServerLog},
-}
-
-// cancelDiffers says how the top level of cancel.json differs from its
-// first repetition, which it holds; "" when it does not.
-func cancelDiffers(top, first artifact.Cancel) string {
-	var d []string
-	for _, f := range []struct {
-		name     string
-		top, run float64
-	}{{"max_tokens", top.MaxTokens, first.MaxTokens}, {"received_tokens", top.ReceivedTokens, first.ReceivedTokens},
-		{"closed_at_ms", top.ClosedAtMs, first.ClosedAtMs}} {
-		if f.top != f.run {
-			d = append(d, fmt.Sprintf("%s %s, runs[0] %s", f.name, num(f.top), num(f.run)))
-		}
-	}
-	if t, r := top.SlotIdleAfterMs, first.SlotIdleAfterMs; (t == nil) != (r == nil) || (t != nil && *t != *r) {
-		d = append(d, fmt.Sprintf("slot_idle_after_ms %s, runs[0] %s", numOrNull(t), numOrNull(r)))
-	}
-	return strings.Join(d, "; ")
-}
-
-// numOrNull formats a number that may be null.
-func numOrNull(v *float64) string {
-	if v == nil {
-		return "null"
-	}
-	return num(*v)
-}
-
-// repeatHeld: a step's file that records its repeat holds that many
-// runs, the first of them at its top level (differs says how they
-// differ, "" when they agree). A file written before the step repeated
-// holds one measurement at its top level.
-func (l *lab) repeatHeld(repeat, runs int, differs string) error {
-	switch {
-	case repeat == 0 && runs == 0:
-		return l.pass("one measurement (written before the step repeated)")
-	case repeat == 0:
-		return fmt.Errorf("%d runs but no repeat saying how many were asked for", runs)
-	case runs != repeat:
-		return fmt.Errorf("%d runs, want %d (its repeat)", runs, repeat)
-	case differs != "":
-		return fmt.Errorf("the top level must hold the first repetition, but: %s", differs)
-	}
-	return l.pass("%d runs, the first at the top level", runs)
-}
-
-// eachRepetition holds every repetition of a step's file to check, which
-// says what it saw or why the repetition fails (or is skipped: a skip is
-// the step's, the same for every repetition); a failure names its
-// repetition when there are several. A pass shows the first repetition's.
-func eachRepetition[T any](l *lab, reps []T, check func(T) (string, error)) error {
-	var first string
-	for i, r := range reps {
-		seen, err := check(r)
-		var s skipError
-		switch {
-		case err == nil:
-		case len(reps) == 1 || errors.As(err, &s):
-			return err
-		default:
-			return fmt.Errorf("repetition %d of %d (runs[%d]): %w", i+1, len(reps), i, err)
-		}
-		if i == 0 {
-			first = seen
-		}
-	}
-	if len(reps) > 1 {
-		return l.pass("%s in the first of %d repetitions; all hold", first, len(reps))
-	}
-	return l.pass("%s", first)
 }
 
 // orSlots names the evidence of a file written before evidence was named:

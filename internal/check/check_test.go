@@ -93,6 +93,38 @@ func runFolder(t *testing.T, files map[string]string, withLog bool) (map[string]
 	return parseOutput(t, out.String()), passed, failed, out.String()
 }
 
+// wantOutcomes holds each named check of got to status, its message
+// saying what want gives it.
+func wantOutcomes(t *testing.T, got map[string]testOutcome, status string, want map[string]string, out string) {
+	t.Helper()
+	for name, w := range want {
+		if o := got[name]; o.status != status || !strings.Contains(o.msg, w) {
+			t.Errorf("%s = %+v, want %s saying %q:\n%s", name, o, status, w, out)
+		}
+	}
+}
+
+// onlyFails checks files and wants exactly one check to fail, fail, its
+// message naming each of msgs.
+func onlyFails(t *testing.T, files map[string]string, fail string, msgs ...string) {
+	t.Helper()
+	got, _, failed, out := runFolder(t, files, true)
+	var fails []string
+	for name, o := range got {
+		if o.status == "FAIL" {
+			fails = append(fails, name)
+		}
+	}
+	if failed != 1 || len(fails) != 1 || fails[0] != fail {
+		t.Fatalf("failed = %d %q, want exactly %q:\n%s", failed, fails, fail, out)
+	}
+	for _, w := range msgs {
+		if !strings.Contains(got[fail].msg, w) {
+			t.Errorf("message %q does not mention %q", got[fail].msg, w)
+		}
+	}
+}
+
 func parseOutput(t *testing.T, out string) map[string]testOutcome {
 	t.Helper()
 	got := map[string]testOutcome{}
@@ -114,17 +146,13 @@ func parseOutput(t *testing.T, out string) map[string]testOutcome {
 // TestPassLinesShowValues: a passing check says what it compared.
 func TestPassLinesShowValues(t *testing.T) {
 	got, _, _, out := runFolder(t, validFiles(), true)
-	for name, want := range map[string]string{
+	wantOutcomes(t, got, "PASS", map[string]string{
 		"ttft_p50 is median":    "12 ms of [",
 		"cache second faster":   "ttft 210 ms, then 15 ms",
 		"prefill ttft grows":    "with 0 docs <",
 		"cancel cut short":      "25 of 400 tokens",
 		"sentence timing order": "ttft 12.5 <= first sentence 40 <= total 90 ms",
-	} {
-		if got[name].status != "PASS" || !strings.Contains(got[name].msg, want) {
-			t.Errorf("%s = %+v, want PASS showing %q:\n%s", name, got[name], want, out)
-		}
-	}
+	}, out)
 }
 
 func TestValidFolderPasses(t *testing.T) {
@@ -275,21 +303,7 @@ func TestEachBrokenThingFailsItsCheck(t *testing.T) {
 			if c.remove != "" {
 				delete(files, c.remove)
 			}
-			got, _, failed, out := runFolder(t, files, true)
-			var fails []string
-			for name, o := range got {
-				if o.status == "FAIL" {
-					fails = append(fails, name)
-				}
-			}
-			if failed != 1 || len(fails) != 1 || fails[0] != c.fail {
-				t.Fatalf("failed = %d %q, want exactly %q:\n%s", failed, fails, c.fail, out)
-			}
-			for _, w := range c.msg {
-				if !strings.Contains(got[c.fail].msg, w) {
-					t.Errorf("message %q does not mention %q", got[c.fail].msg, w)
-				}
-			}
+			onlyFails(t, files, c.fail, c.msg...)
 		})
 	}
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,14 +17,8 @@ const oldRuns = 5
 // longer prompts taking longer, the prompt cache saving work.
 var timingRules = []rule{
 	{"ttft runs", []string{"ttft.json"}, func(l *lab) error {
-		want := l.ttft.Repeat
-		if want == 0 {
-			want = oldRuns
-		}
-		if n := len(l.ttft.Runs); n != want {
-			return fmt.Errorf("ttft.json has %d runs, want %d (its repeat)", n, want)
-		}
-		return l.pass("%d runs", want)
+		t := l.ttft
+		return l.checkRuns(len(t.Discarded), runsOf{name: "ttft.json", repeat: t.Repeat, runs: len(t.Runs), legacy: oldRuns})
 	}},
 	{"ttft < total per run", []string{"ttft.json"}, func(l *lab) error {
 		var bad []string
@@ -59,20 +54,16 @@ var timingRules = []rule{
 	{"prefill docs 0,4,12", []string{"prefill.json"}, checkPrefillDocs},
 	{"prefill runs", []string{"prefill.json"}, checkPrefillRuns},
 	{"prefill prompt_n grows", []string{"prefill.json"}, func(l *lab) error {
-		err := eachPrefill(l, func(rows []artifact.PrefillRow) error {
+		return eachRepetition(l, artifact.PrefillRepetitions(l.prefill), func(rows []artifact.PrefillRow) (string, error) {
 			for i := 1; i < len(rows); i++ {
 				a, b := rows[i-1], rows[i]
 				if !(b.PromptN > a.PromptN) {
-					return fmt.Errorf("prompt_n %s with %s docs is not above %s with %s docs; %s",
+					return "", fmt.Errorf("prompt_n %s with %s docs is not above %s with %s docs; %s",
 						num(b.PromptN), num(b.Docs), num(a.PromptN), num(a.Docs), prefillHint(rows))
 				}
 			}
-			return nil
+			return "prompt_n " + prefillSeries(rows, func(r artifact.PrefillRow) float64 { return r.PromptN }), nil
 		})
-		if err != nil {
-			return err
-		}
-		return l.pass("prompt_n %s%s", prefillSeries(l.prefill, func(r artifact.PrefillRow) float64 { return r.PromptN }), prefillOver(l))
 	}},
 	{"prefill ttft grows", []string{"prefill.json"}, func(l *lab) error {
 		if _, ok := prefillRowFor(l.prefill, 0); !ok {
@@ -81,7 +72,7 @@ var timingRules = []rule{
 		if _, ok := prefillRowFor(l.prefill, 12); !ok {
 			return fmt.Errorf("prefill.json needs rows for docs 0 and 12")
 		}
-		err := eachPrefill(l, func(rows []artifact.PrefillRow) error {
+		return eachRepetition(l, artifact.PrefillRepetitions(l.prefill), func(rows []artifact.PrefillRow) (string, error) {
 			zero, _ := prefillRowFor(rows, 0)
 			twelve, _ := prefillRowFor(rows, 12)
 			if !(twelve.TTFTMs > zero.TTFTMs) {
@@ -89,40 +80,28 @@ var timingRules = []rule{
 				if !(twelve.PromptN > zero.PromptN) {
 					hint = "; " + prefillHint(rows)
 				}
-				return fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)%s", num(twelve.TTFTMs), num(zero.TTFTMs), hint)
+				return "", fmt.Errorf("ttft_ms with 12 docs (%s) is not above ttft_ms with 0 docs (%s)%s", num(twelve.TTFTMs), num(zero.TTFTMs), hint)
 			}
-			return nil
+			return fmt.Sprintf("ttft %s ms with 0 docs < %s ms with 12", num(zero.TTFTMs), num(twelve.TTFTMs)), nil
 		})
-		if err != nil {
-			return err
-		}
-		zero, _ := prefillRowFor(l.prefill, 0)
-		twelve, _ := prefillRowFor(l.prefill, 12)
-		return l.pass("ttft %s ms with 0 docs < %s ms with 12%s", num(zero.TTFTMs), num(twelve.TTFTMs), prefillOver(l))
 	}},
 	{"prefill ttft >= prompt_ms", []string{"prefill.json"}, func(l *lab) error {
-		var known []artifact.PrefillRow
-		for _, r := range l.prefill {
-			if r.PromptMs != nil {
-				known = append(known, r)
-			}
-		}
-		if len(known) == 0 {
+		if !slices.ContainsFunc(l.prefill, func(r artifact.PrefillRow) bool { return r.PromptMs != nil }) {
 			return skip("prefill.json has no prompt_ms: the server gives no server-side prefill time (ttft only)")
 		}
-		err := eachPrefill(l, func(rows []artifact.PrefillRow) error {
+		return eachRepetition(l, artifact.PrefillRepetitions(l.prefill), func(rows []artifact.PrefillRow) (string, error) {
 			var bad []string
-			for _, r := range rows {
-				if r.PromptMs != nil && r.TTFTMs < *r.PromptMs {
+			known := slices.DeleteFunc(slices.Clone(rows), func(r artifact.PrefillRow) bool { return r.PromptMs == nil })
+			for _, r := range known {
+				if r.TTFTMs < *r.PromptMs {
 					bad = append(bad, fmt.Sprintf("docs %s: ttft_ms %s < prompt_ms %s", num(r.Docs), num(r.TTFTMs), num(*r.PromptMs)))
 				}
 			}
-			return problems(bad, "the client cannot see the first token before the server finished the prompt; is the clock started after the request was sent?")
+			if err := problems(bad, "the client cannot see the first token before the server finished the prompt; is the clock started after the request was sent?"); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("ttft - prompt_ms %s ms", prefillSeries(known, func(r artifact.PrefillRow) float64 { return r.TTFTMs - *r.PromptMs })), nil
 		})
-		if err != nil {
-			return err
-		}
-		return l.pass("ttft - prompt_ms %s ms%s", prefillSeries(known, func(r artifact.PrefillRow) float64 { return r.TTFTMs - *r.PromptMs }), prefillOver(l))
 	}},
 	{"cache runs", []string{"cache.json"}, checkCacheRuns},
 	{"cache second reuses prefix", []string{"cache.json"}, checkCacheSecondReuses},
@@ -131,67 +110,28 @@ var timingRules = []rule{
 	{"cache changed prefix recomputes", []string{"cache.json"}, checkCacheChangedRecomputes},
 	{"sentence runs", []string{"sentence.json"}, func(l *lab) error {
 		s := l.sentence
-		if s.Repeat == 0 && len(s.Runs) == 0 {
-			return l.pass("one measurement (written before the step repeated)")
-		}
-		if n := len(s.Runs); n != s.Repeat {
-			return fmt.Errorf("sentence.json has %d runs, want %d (its repeat)", n, s.Repeat)
-		}
-		if r := s.Runs[0]; r.TTFTMs != s.TTFTMs || r.FirstSentenceMs != s.FirstSentenceMs || r.TotalMs != s.TotalMs || r.Text != s.Text {
-			return fmt.Errorf("the top level (ttft_ms %s, first_sentence_ms %s, total_ms %s) is not runs[0] (%s, %s, %s): it holds the first repetition",
-				num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs), num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs))
-		}
-		return l.pass("%d runs%s", s.Repeat, discardedNote(len(s.Discarded)))
+		return l.checkRuns(len(s.Discarded), runsOf{name: "sentence.json", repeat: s.Repeat, runs: len(s.Runs), top: s, first: first(s.Runs)})
 	}},
 	{"sentence timing order", []string{"sentence.json"}, func(l *lab) error {
-		runs := l.sentence.Repetitions()
-		for i, s := range runs {
+		return eachRepetition(l, l.sentence.Repetitions(), func(s artifact.SentenceRun) (string, error) {
 			if !(s.TTFTMs <= s.FirstSentenceMs && s.FirstSentenceMs <= s.TotalMs && s.TTFTMs < s.TotalMs) {
-				return fmt.Errorf("%swant ttft_ms <= first_sentence_ms <= total_ms and ttft_ms < total_ms, got %s, %s, %s",
-					repetition(i, len(runs)), num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs))
+				return "", fmt.Errorf("want ttft_ms <= first_sentence_ms <= total_ms and ttft_ms < total_ms, got %s, %s, %s",
+					num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs))
 			}
-		}
-		s := runs[0]
-		return l.pass("ttft %s <= first sentence %s <= total %s ms%s", num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs), everyRun(len(runs)))
+			return fmt.Sprintf("ttft %s <= first sentence %s <= total %s ms", num(s.TTFTMs), num(s.FirstSentenceMs), num(s.TotalMs)), nil
+		})
 	}},
 	{"sentence prefix of text", []string{"sentence.json"}, func(l *lab) error {
-		runs := l.sentence.Repetitions()
-		for i, s := range runs {
+		return eachRepetition(l, l.sentence.Repetitions(), func(s artifact.SentenceRun) (string, error) {
 			if s.FirstSentence == "" {
-				return fmt.Errorf("%sfirst_sentence is empty (text is %s)", repetition(i, len(runs)), excerpt(s.Text, 60))
+				return "", fmt.Errorf("first_sentence is empty (text is %s)", excerpt(s.Text, 60))
 			}
 			if !strings.HasPrefix(s.Text, s.FirstSentence) {
-				return fmt.Errorf("%sfirst_sentence %s is not the start of text %s", repetition(i, len(runs)), excerpt(s.FirstSentence, 60), excerpt(s.Text, 60))
+				return "", fmt.Errorf("first_sentence %s is not the start of text %s", excerpt(s.FirstSentence, 60), excerpt(s.Text, 60))
 			}
-		}
-		return l.pass("%s%s", excerpt(runs[0].FirstSentence, 60), everyRun(len(runs)))
+			return excerpt(s.FirstSentence, 60), nil
+		})
 	}},
-}
-
-// repetition names repetition i (from 0) of n at the start of a failure;
-// nothing when the file holds one measurement.
-func repetition(i, n int) string {
-	if n <= 1 {
-		return ""
-	}
-	return fmt.Sprintf("repetition %d of %d: ", i+1, n)
-}
-
-// everyRun says, after a passing rule's values (the first repetition's),
-// that the rule held in every repetition.
-func everyRun(n int) string {
-	if n <= 1 {
-		return ""
-	}
-	return fmt.Sprintf(" (run 1; holds in all %d)", n)
-}
-
-// discardedNote says how many repetitions were set aside.
-func discardedNote(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", %d set aside", n)
 }
 
 // problems fails with the listed problems and a hint, or passes when none.
@@ -291,51 +231,21 @@ func prefillRowFor(rows []artifact.PrefillRow, docs float64) (artifact.PrefillRo
 	return artifact.PrefillRow{}, false
 }
 
-// eachPrefill holds every repetition of prefill.json to check, which sees
-// the rows as that repetition measured them; the failure names the
-// repetition.
-func eachPrefill(l *lab, check func([]artifact.PrefillRow) error) error {
-	reps := artifact.PrefillRepetitions(l.prefill)
-	for i, rows := range reps {
-		if err := check(rows); err != nil {
-			return fmt.Errorf("%s%w", repetition(i, len(reps)), err)
-		}
-	}
-	return nil
-}
-
-// prefillOver says over how many repetitions a prefill rule held.
-func prefillOver(l *lab) string {
-	return everyRun(len(artifact.PrefillRepetitions(l.prefill)))
-}
-
-// checkPrefillRuns: every row holds repeat runs, its top-level values
-// the first's.
+// checkPrefillRuns: every row holds the rule of "<step> runs", with one
+// repeat: one repetition measures every row.
 func checkPrefillRuns(l *lab) error {
 	if len(l.prefill) == 0 {
 		return fmt.Errorf("prefill.json has no rows")
 	}
-	want := l.prefill[0].Repeat
+	var rows []runsOf
 	for _, r := range l.prefill {
-		if r.Repeat != want {
+		if r0 := l.prefill[0]; r.Repeat != r0.Repeat {
 			return fmt.Errorf("the row of %s docs has repeat %d, the row of %s docs %d: one repetition measures every row",
-				num(r.Docs), r.Repeat, num(l.prefill[0].Docs), want)
+				num(r.Docs), r.Repeat, num(r0.Docs), r0.Repeat)
 		}
-		if want == 0 && len(r.Runs) == 0 {
-			continue
-		}
-		if len(r.Runs) != want {
-			return fmt.Errorf("the row of %s docs has %d runs, want %d (its repeat)", num(r.Docs), len(r.Runs), want)
-		}
-		if f := r.Runs[0]; f.TTFTMs != r.TTFTMs || f.PromptN != r.PromptN {
-			return fmt.Errorf("the row of %s docs has ttft_ms %s, prompt_n %s, but its runs[0] %s, %s: the row holds the first repetition",
-				num(r.Docs), num(r.TTFTMs), num(r.PromptN), num(f.TTFTMs), num(f.PromptN))
-		}
+		rows = append(rows, runsOf{name: "prefill.json's row of " + num(r.Docs) + " docs", repeat: r.Repeat, runs: len(r.Runs), top: r, first: first(r.Runs)})
 	}
-	if want == 0 {
-		return l.pass("one measurement (written before the step repeated)")
-	}
-	return l.pass("%d runs in each of %d rows%s", want, len(l.prefill), discardedNote(len(l.prefill[0].Discarded)))
+	return l.checkRuns(len(l.prefill[0].Discarded), rows...)
 }
 
 // checkPrefillDocs wants docs strictly increasing and containing 0, 4 and

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"strings"
 
 	"ttftlab/internal/artifact"
 )
@@ -14,11 +13,7 @@ var voiceRules = []rule{
 	{"sentence pacing", []string{"sentence.json"}, checkPacing},
 	{"bargein runs", []string{"bargein.json"}, func(l *lab) error {
 		b := l.bargein
-		var differs string
-		if len(b.Runs) > 0 {
-			differs = bargeinDiffers(b, b.Runs[0])
-		}
-		return l.repeatHeld(b.Repeat, len(b.Runs), differs)
+		return l.checkRuns(len(b.Discarded), runsOf{name: "bargein.json", repeat: b.Repeat, runs: len(b.Runs), top: b, first: first(b.Runs)})
 	}},
 	{"bargein resumed reuses the cache", []string{"bargein.json"}, func(l *lab) error {
 		return eachRepetition(l, l.bargein.Repetitions(), func(b artifact.Bargein) (string, error) {
@@ -53,26 +48,6 @@ var voiceRules = []rule{
 	{"prefix cache_n is the first difference", []string{"prefix.json"}, checkPrefixFirstDifference},
 }
 
-// bargeinDiffers says how the top level of bargein.json differs from its
-// first repetition, which it holds; "" when it does not.
-func bargeinDiffers(top, first artifact.Bargein) string {
-	var d []string
-	for _, f := range []struct {
-		name     string
-		top, run float64
-	}{{"received_tokens", top.ReceivedTokens, first.ReceivedTokens}, {"closed_at_ms", top.ClosedAtMs, first.ClosedAtMs},
-		{"slot_idle_after_ms", top.SlotIdleAfterMs, first.SlotIdleAfterMs},
-		{"resumed.ttft_ms", top.Resumed.TTFTMs, first.Resumed.TTFTMs}, {"resumed.prompt_n", top.Resumed.PromptN, first.Resumed.PromptN},
-		{"resumed.cache_n", top.Resumed.Cached(), first.Resumed.Cached()},
-		{"cold.ttft_ms", top.Cold.TTFTMs, first.Cold.TTFTMs}, {"cold.prompt_n", top.Cold.PromptN, first.Cold.PromptN},
-		{"cold.cache_n", top.Cold.Cached(), first.Cold.Cached()}} {
-		if f.top != f.run {
-			d = append(d, fmt.Sprintf("%s %s, runs[0] %s", f.name, num(f.top), num(f.run)))
-		}
-	}
-	return strings.Join(d, "; ")
-}
-
 // checkPacing: in every repetition, sentences are spoken in order, none
 // before it is ready, and the first clause is never later than the first
 // sentence.
@@ -81,16 +56,16 @@ func checkPacing(l *lab) error {
 	if runs[0].Pacing == nil {
 		return skip("sentence.json has no pacing")
 	}
-	for i, r := range runs {
-		if r.Pacing == nil {
-			return fmt.Errorf("%sno pacing, but the first repetition has one", repetition(i, len(runs)))
+	return eachRepetition(l, runs, func(r artifact.SentenceRun) (string, error) {
+		p := r.Pacing
+		if p == nil {
+			return "", fmt.Errorf("no pacing, but the first repetition has one")
 		}
-		if err := pacingHolds(r.Pacing); err != nil {
-			return fmt.Errorf("%s%w", repetition(i, len(runs)), err)
+		if err := pacingHolds(p); err != nil {
+			return "", err
 		}
-	}
-	p := runs[0].Pacing
-	return l.pass("%d sentences spoken from %s to %s ms, %s stalls (%s ms)%s", len(p.Sentences), num(p.StartMs), num(p.EndMs), num(p.Stalls), num(p.StallMs), everyRun(len(runs)))
+		return fmt.Sprintf("%d sentences spoken from %s to %s ms, %s stalls (%s ms)", len(p.Sentences), num(p.StartMs), num(p.EndMs), num(p.Stalls), num(p.StallMs)), nil
+	})
 }
 
 // pacingHolds is checkPacing's rule for one answer.
