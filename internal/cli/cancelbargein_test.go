@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
 	"sort"
@@ -25,18 +24,11 @@ import (
 func TestCancelAndBargeinRepeat(t *testing.T) {
 	srv := startLlama(t)
 	var cancelCut, bargeinCut, dropSlots atomic.Bool
-	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		if r.URL.Path == "/slots" && dropSlots.CompareAndSwap(true, false) {
-			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-				conn.Close()
-			}
+			hangUp(w)
 			return true
 		}
-		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			return false
-		}
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		switch {
 		case !bytes.Contains(body, []byte("List the numbers")):
 		case bytes.Contains(body, []byte(`"max_tokens":1000`)):
@@ -73,13 +65,7 @@ func TestCancelAndBargeinRepeat(t *testing.T) {
 		if f.repeat != 3 || f.runs != 3 {
 			t.Errorf("%s: repeat %d, %d runs; want 3 and 3", f.name, f.repeat, f.runs)
 		}
-		var d struct {
-			Repetition int    `json:"repetition"`
-			Reason     string `json:"reason"`
-		}
-		if len(f.discarded) != 1 || json.Unmarshal(f.discarded[0], &d) != nil || d.Repetition != 1 || !strings.HasPrefix(d.Reason, noState) {
-			t.Errorf("%s: discarded %s, want the first repetition set aside for want of the slot's state", f.name, f.discarded)
-		}
+		wantDiscarded(t, f.name, f.discarded, 1, noState)
 	}
 	for i, r := range cancel.Runs {
 		if r.SlotIdleAfterMs == nil || len(r.Attempts) == 0 || !(r.ReceivedTokens >= 1 && r.ReceivedTokens < r.MaxTokens) {

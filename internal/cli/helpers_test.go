@@ -17,6 +17,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -857,4 +859,83 @@ func tinyShard(id string, i, n int) artifact.Load {
 	return artifact.Load{Settings: artifact.LoadSettings{Server: "http://llm:8080", Mode: "rate", Levels: []float64{1}, RunID: id,
 		Shard: &artifact.LoadShard{Index: i, Count: n, Host: fmt.Sprintf("pod-%d", i)}, Requests: 4, Turns: 1, MaxTokens: 64,
 		Seed: 42, SLO: []artifact.SLO{}}, Levels: []artifact.LoadLevel{}}
+}
+
+// frontOfLlama is a server in front of srv: each request goes to answer
+// first, and to srv when answer returns false. chat is the body of a chat
+// completions request (nil for any other), which r still holds whole for
+// srv.
+func frontOfLlama(t *testing.T, srv *llamaserver.Server, answer func(w http.ResponseWriter, r *http.Request, chat []byte) bool) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	// A fresh connection a request: a kept-alive one that llama-server has
+	// just closed turns a request into the proxy's own 502 ("proxy error:
+	// EOF"), not the answer a test is about.
+	proxy.Transport = &http.Transport{DisableKeepAlives: true}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var chat []byte
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				t.Errorf("reading a chat request: %v", err)
+			}
+			chat, r.Body = body, io.NopCloser(bytes.NewReader(body))
+		}
+		if !answer(w, r, chat) {
+			proxy.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(front.Close)
+	return front
+}
+
+// hangUp closes the connection of w's request without an answer.
+func hangUp(w http.ResponseWriter) {
+	if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+		conn.Close()
+	}
+}
+
+// askLlama sends the chat request r (its body chat) to srv itself, past
+// the front, and returns the answer with its whole body; nil when it
+// failed, which fails t.
+func askLlama(t *testing.T, srv *llamaserver.Server, r *http.Request, chat []byte) (*http.Response, []byte) {
+	resp, err := http.Post(srv.URL+r.URL.Path, "application/json", bytes.NewReader(chat))
+	if err != nil {
+		t.Errorf("asking llama-server past the front: %v", err)
+		return nil, nil
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Errorf("reading llama-server's answer past the front: %v", err)
+	}
+	return resp, body
+}
+
+// wantDiscarded fails t unless a repeated step's discarded is one
+// repetition, number rep, set aside for a reason that says why.
+func wantDiscarded(t *testing.T, file string, discarded []json.RawMessage, rep int, why string) {
+	t.Helper()
+	var got []struct {
+		Repetition int    `json:"repetition"`
+		Reason     string `json:"reason"`
+	}
+	for _, d := range discarded {
+		got = append(got, struct {
+			Repetition int    `json:"repetition"`
+			Reason     string `json:"reason"`
+		}{})
+		if err := json.Unmarshal(d, &got[len(got)-1]); err != nil {
+			t.Fatalf("%s discarded: %v", file, err)
+		}
+	}
+	if len(got) != 1 || got[0].Repetition != rep || !strings.Contains(got[0].Reason, why) {
+		t.Errorf("%s discarded %s, want repetition %d set aside saying %q", file, discarded, rep, why)
+	}
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,16 +25,7 @@ func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
 	srv := startLlama(t)
 	var mu sync.Mutex
 	sentences, saturdays := 0, 0
-	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
-		if r.URL.Path != "/v1/chat/completions" {
-			return false
-		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			t.Error(err)
-			return false
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		mu.Lock()
 		var whole, cached bool
 		switch {
@@ -52,15 +41,9 @@ func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
 		if !whole && !cached {
 			return false
 		}
-		resp, err := http.Post(srv.URL+r.URL.Path, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Error(err)
+		resp, all := askLlama(t, srv, r, body)
+		if resp == nil {
 			return false
-		}
-		all, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Error(err)
 		}
 		if cached {
 			all = bytes.Replace(all, []byte(`"cache_n":0,`), []byte(`"cache_n":1000,`), 1)
@@ -123,28 +106,5 @@ func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
 		if a.Repeat != 3 || len(a.Runs) != 3 {
 			t.Errorf("audio.json: repeat %d, %d runs; want 3", a.Repeat, len(a.Runs))
 		}
-	}
-}
-
-// wantDiscarded fails t unless discarded is one repetition, number rep,
-// set aside for a reason that says why.
-func wantDiscarded(t *testing.T, file string, discarded []json.RawMessage, rep int, why string) {
-	t.Helper()
-	var got []struct {
-		Repetition int    `json:"repetition"`
-		Reason     string `json:"reason"`
-	}
-	for _, d := range discarded {
-		var e struct {
-			Repetition int    `json:"repetition"`
-			Reason     string `json:"reason"`
-		}
-		if err := json.Unmarshal(d, &e); err != nil {
-			t.Fatalf("%s discarded: %v", file, err)
-		}
-		got = append(got, e)
-	}
-	if len(got) != 1 || got[0].Repetition != rep || !strings.Contains(got[0].Reason, why) {
-		t.Errorf("%s discarded %+v, want repetition %d set aside saying %q", file, got, rep, why)
 	}
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,12 +27,7 @@ func TestLabCacheAndPrefixRepeat(t *testing.T) {
 	srv := startLlama(t)
 	var mu sync.Mutex
 	warmed := map[string]bool{}
-	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
-		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			return false
-		}
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		which := ""
 		switch {
 		case bytes.Contains(body, []byte("Call ")) && !bytes.Contains(body, []byte("Current time")):
@@ -47,13 +40,7 @@ func TestLabCacheAndPrefixRepeat(t *testing.T) {
 		warmed[which] = true
 		mu.Unlock()
 		if warm {
-			resp, err := http.Post(srv.URL+r.URL.Path, "application/json", bytes.NewReader(body))
-			if err != nil {
-				t.Errorf("warming %s: %v", which, err)
-				return false
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			askLlama(t, srv, r, body)
 		}
 		return false
 	})
@@ -64,22 +51,6 @@ func TestLabCacheAndPrefixRepeat(t *testing.T) {
 		t.Fatalf("lab -- cache prefix exited %d", code)
 	}
 	requireCheckPasses(t, out, srv.LogPath)
-
-	type setAside struct {
-		Repetition int    `json:"repetition"`
-		Reason     string `json:"reason"`
-	}
-	aside := func(file string, raw []json.RawMessage) []setAside {
-		var got []setAside
-		for _, d := range raw {
-			var s setAside
-			if err := json.Unmarshal(d, &s); err != nil {
-				t.Errorf("%s discarded: %v", file, err)
-			}
-			got = append(got, s)
-		}
-		return got
-	}
 
 	var cache artifact.Cache
 	readJSON(t, filepath.Join(out, "cache.json"), &cache)
@@ -95,9 +66,7 @@ func TestLabCacheAndPrefixRepeat(t *testing.T) {
 				i, r.First.Cached(), total, r.Second.PromptN)
 		}
 	}
-	if d := aside("cache.json", cache.Discarded); len(d) != 1 || d[0].Repetition != 1 || !strings.Contains(d[0].Reason, "it was not cold") {
-		t.Errorf("cache.json discarded %+v, want repetition 1 set aside as not cold", d)
-	}
+	wantDiscarded(t, "cache.json", cache.Discarded, 1, "it was not cold")
 
 	var prefix artifact.Prefix
 	readJSON(t, filepath.Join(out, "prefix.json"), &prefix)
@@ -114,9 +83,7 @@ func TestLabCacheAndPrefixRepeat(t *testing.T) {
 			t.Errorf("prefix.json runs[%d].changing_line %q, want %q", i, got, want)
 		}
 	}
-	if d := aside("prefix.json", prefix.Discarded); len(d) != 1 || d[0].Repetition != 1 || !strings.Contains(d[0].Reason, "held this very prompt") {
-		t.Errorf("prefix.json discarded %+v, want repetition 1 set aside as served from the cache", d)
-	}
+	wantDiscarded(t, "prefix.json", prefix.Discarded, 1, "held this very prompt")
 
 	lab := rundir.ReadLab(out, "")
 	n := map[string]int{}

@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"ttftlab/internal/artifact"
-	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/servers/servertest"
 	"ttftlab/internal/tts"
 )
@@ -30,10 +26,8 @@ import (
 // printed "all 10 steps passed" and exited 0.
 func TestLabFailedStepsExitOne(t *testing.T) {
 	srv := startLlama(t)
-	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if strings.HasSuffix(r.URL.Path, "/chat/completions") && bytes.Contains(body, []byte("Appointments and cancellations")) {
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request, chat []byte) bool {
+		if bytes.Contains(chat, []byte("Appointments and cancellations")) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
 			io.WriteString(w, `{"error":{"code":500,"message":"backend failed","type":"server_error"}}`)
@@ -113,13 +107,11 @@ func TestLabPartialFolderChecks(t *testing.T) {
 // the steps after it left "not run".
 func TestLabStepFailsWhenAskingTheServerFails(t *testing.T) {
 	srv := startLlama(t)
-	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+	front := frontOfLlama(t, srv, func(w http.ResponseWriter, r *http.Request, chat []byte) bool {
 		if r.URL.Path != "/slots" && r.URL.Path != "/metrics" {
 			return false
 		}
-		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-			conn.Close()
-		}
+		hangUp(w)
 		return true
 	})
 	out := t.TempDir()
@@ -150,29 +142,6 @@ func TestLabStepFailsWhenAskingTheServerFails(t *testing.T) {
 	if !strings.Contains(stdout, "1 of 2 steps failed (bargein)") {
 		t.Errorf("no summary naming the failed step")
 	}
-}
-
-// frontOfLlama is a server in front of srv: each request goes to answer
-// first, and to srv when answer returns false.
-func frontOfLlama(t *testing.T, srv *llamaserver.Server, answer func(http.ResponseWriter, *http.Request) bool) *httptest.Server {
-	t.Helper()
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	// A fresh connection a request: a kept-alive one that llama-server has
-	// just closed turns a request into the proxy's own 502 ("proxy error:
-	// EOF"), not the answer a test is about.
-	proxy.Transport = &http.Transport{DisableKeepAlives: true}
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !answer(w, r) {
-			proxy.ServeHTTP(w, r)
-		}
-	}))
-	t.Cleanup(front.Close)
-	return front
 }
 
 // TestLabFailsWhatCheckFails: against an Ollama-like server whose chat
