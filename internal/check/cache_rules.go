@@ -115,23 +115,3 @@ func checkPrefixFirstDifference(l *lab) error {
 		return fmt.Sprintf("equal at %d places", n), nil
 	})
 }
-
-// cacheMedian is the median over cache.json's runs of second.ttft_ms,
-// the figure report.json copies.
-func (l *lab) cacheMedian() float64 {
-	var xs []float64
-	for _, r := range l.cache.Repetitions() {
-		xs = append(xs, r.Second.TTFTMs)
-	}
-	return median(xs)
-}
-
-// prefixMedians are the medians over prefix.json's runs of the first and
-// the last place's prompt_n, the figures report.json copies.
-func (l *lab) prefixMedians() (front, last float64) {
-	var fs, ls []float64
-	for _, r := range l.prefix.Repetitions() {
-		fs, ls = append(fs, r.Positions[0].PromptN), append(ls, r.Positions[len(r.Positions)-1].PromptN)
-	}
-	return median(fs), median(ls)
-}

@@ -115,7 +115,7 @@ func TestReportCopiesMediansOfRuns(t *testing.T) {
 	}
 	edit(t, files, "report.json", `"cache_ttft_ms":14.501`, `"cache_ttft_ms":15`)
 	got, _, _, _ := runFolder(t, files, true)
-	if o := got["report copies sources"]; o.status != "FAIL" || !strings.Contains(o.msg, "cache_ttft_ms is 15 but the median of cache.json's second.ttft_ms is 14.50") {
+	if o := got["report copies sources"]; o.status != "FAIL" || !strings.Contains(o.msg, "cache_ttft_ms is 15 but the median of cache.json second.ttft_ms over its 2 runs is 14.50") {
 		t.Errorf("report copies sources = %+v, want the first run's value refused", o)
 	}
 }

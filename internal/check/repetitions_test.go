@@ -79,7 +79,7 @@ func TestBadRepetitionFailsItsCheck(t *testing.T) {
  "cut_after_ms"`}},
 			fail: "cancel runs", msg: []string{"cancel.json's top level is not its first run", "closed_at_ms 51, runs[0] 50.5"}},
 		{name: "report holds the first, not the median", changes: []change{{"report.json", `"cancel_idle_ms":3.65`, `"cancel_idle_ms":4.2`}},
-			fail: "report copies sources", msg: []string{"cancel_idle_ms is 4.2 but the median of cancel.json runs' slot_idle_after_ms is 3.65"}},
+			fail: "report copies sources", msg: []string{"cancel_idle_ms is 4.2 but the median of cancel.json slot_idle_after_ms over its 4 runs is 3.65"}},
 		{name: "a later follow-up did not reuse", changes: []change{{"bargein.json", `"resumed":{"prompt_n":75,"cache_n":1268,"ttft_ms":28}`, `"resumed":{"prompt_n":75,"cache_n":0,"ttft_ms":28}`}},
 			fail: "bargein resumed reuses the cache", msg: []string{"repetition 2 of 3: ", "resumed cache_n 0"}},
 		{name: "a later follow-up slower", changes: []change{{"bargein.json", `"ttft_ms":35}`, `"ttft_ms":300}`}},

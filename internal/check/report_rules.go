@@ -10,7 +10,7 @@ import (
 
 // reportRules check that report.json copies its numbers from the step files
 // unchanged (exact float64 equality: a copy must not be rounded), or the
-// median of a step's repetitions (medianOfRuns).
+// median of a step's repetitions (fromRuns).
 var reportRules = []rule{
 	{"server kind", []string{"server.json"}, checkServerKind},
 	{"report copies sources", []string{"report.json"}, checkReport},
@@ -103,33 +103,13 @@ func strOrNull(s *string) string {
 var reportSources = []string{"ttft.json", "prefill.json", "cache.json", "sentence.json", "cancel.json", "bargein.json", "prefix.json", "audio.json"}
 
 // reportField is one number report.json copies: where from, and its value
-// there (nil: null there too).
+// there (nil: null there too). ofRuns: want is the median over a file's
+// runs, which the lab took before writing it to the microsecond, so the
+// copy equals it to within that.
 type reportField struct {
 	field, from string
 	got, want   *float64
-}
-
-// medianOfRuns says whether report.json's field is the median of its
-// step's repetitions (the step's file has runs): the lab took it before
-// writing it to the microsecond, so it equals the median of the written
-// runs to within that.
-func (l *lab) medianOfRuns(field string) bool {
-	switch field {
-	case "cancel_idle_ms":
-		return len(l.cancel.Runs) > 0
-	case "bargein_resumed_ttft_ms", "bargein_cold_ttft_ms":
-		return len(l.bargein.Runs) > 0
-	case "cache_ttft_ms":
-		return len(l.cache.Runs) > 0
-	case "prefix_front_prompt_n", "prefix_last_prompt_n":
-		return len(l.prefix.Runs) > 0
-	case "ttft_12docs_ms", "prompt_n_12docs":
-		row, ok := prefillRowFor(l.prefill, 12)
-		return ok && len(row.Runs) > 0
-	case "first_sentence_ms", "speech_stall_ms":
-		return len(l.sentence.Runs) > 0
-	}
-	return false
+	ofRuns      bool
 }
 
 // medianOf names where report.json takes a number of a step that repeats:
@@ -143,6 +123,24 @@ func medianOf(runs int, where, member string) string {
 	return fmt.Sprintf("the median of %s %s over its %d runs", where, member, runs)
 }
 
+// fromRuns is report.json's field copied from a member of a repeated
+// step's repetitions (reps; runs of them in the file's runs): the median
+// of those that have it, null where none does, named as medianOf names it.
+func fromRuns[R any](field string, got *float64, reps []R, runs int, where, member string, pick func(R) *float64) reportField {
+	var xs []float64
+	for _, r := range reps {
+		if x := pick(r); x != nil {
+			xs = append(xs, *x)
+		}
+	}
+	var want *float64
+	if len(xs) > 0 {
+		m := median(xs)
+		want = &m
+	}
+	return reportField{field, medianOf(runs, where, member), got, want, runs > 0}
+}
+
 // reportFields are the numbers report.json copies from file, which has
 // loaded.
 func (l *lab) reportFields(file string) ([]reportField, error) {
@@ -150,70 +148,50 @@ func (l *lab) reportFields(file string) ([]reportField, error) {
 	v := func(x float64) *float64 { return &x }
 	switch file {
 	case "ttft.json":
-		return []reportField{{"ttft_p50_ms", "ttft.json ttft_p50", r.TTFTP50Ms, v(l.ttft.TTFTP50)},
-			{"total_p50_ms", "ttft.json total_p50", r.TotalP50Ms, v(l.ttft.TotalP50)}}, nil
+		return []reportField{{"ttft_p50_ms", "ttft.json ttft_p50", r.TTFTP50Ms, v(l.ttft.TTFTP50), false},
+			{"total_p50_ms", "ttft.json total_p50", r.TotalP50Ms, v(l.ttft.TotalP50), false}}, nil
 	case "prefill.json":
 		row12, ok := prefillRowFor(l.prefill, 12)
 		if !ok {
 			return nil, fmt.Errorf("prefill.json has no row with docs 12 to compare ttft_12docs_ms and prompt_n_12docs with")
 		}
-		var ttft, promptN []float64
-		for _, run := range row12.Repetitions() {
-			ttft, promptN = append(ttft, run.TTFTMs), append(promptN, run.PromptN)
-		}
-		return []reportField{{"ttft_12docs_ms", medianOf(len(row12.Runs), "prefill.json docs 12", "ttft_ms"), r.TTFT12DocsMs, artifact.Ms(median(ttft))},
-			{"prompt_n_12docs", medianOf(len(row12.Runs), "prefill.json docs 12", "prompt_n"), r.PromptN12Docs, v(median(promptN))}}, nil
+		reps, n := row12.Repetitions(), len(row12.Runs)
+		return []reportField{
+			fromRuns("ttft_12docs_ms", r.TTFT12DocsMs, reps, n, "prefill.json docs 12", "ttft_ms", func(x artifact.PrefillRun) *float64 { return &x.TTFTMs }),
+			fromRuns("prompt_n_12docs", r.PromptN12Docs, reps, n, "prefill.json docs 12", "prompt_n", func(x artifact.PrefillRun) *float64 { return &x.PromptN }),
+		}, nil
 	case "cache.json":
-		return []reportField{{"cache_ttft_ms", "the median of cache.json's second.ttft_ms", r.CacheTTFTMs, v(l.cacheMedian())}}, nil
+		return []reportField{fromRuns("cache_ttft_ms", r.CacheTTFTMs, l.cache.Repetitions(), len(l.cache.Runs), "cache.json", "second.ttft_ms",
+			func(x artifact.CacheRun) *float64 { return &x.Second.TTFTMs })}, nil
 	case "sentence.json":
-		var first, stalls []float64
-		for _, run := range l.sentence.Repetitions() {
-			first = append(first, run.FirstSentenceMs)
-			if p := run.Pacing; p != nil {
-				stalls = append(stalls, p.StallMs)
-			}
-		}
-		var stall *float64
-		if len(stalls) > 0 {
-			stall = artifact.Ms(median(stalls))
-		}
-		n := len(l.sentence.Runs)
-		return []reportField{{"first_sentence_ms", medianOf(n, "sentence.json", "first_sentence_ms"), r.FirstSentenceMs, artifact.Ms(median(first))},
-			{"speech_stall_ms", medianOf(n, "sentence.json", "pacing.stall_ms"), r.SpeechStallMs, stall}}, nil
+		reps, n := l.sentence.Repetitions(), len(l.sentence.Runs)
+		return []reportField{
+			fromRuns("first_sentence_ms", r.FirstSentenceMs, reps, n, "sentence.json", "first_sentence_ms", func(x artifact.SentenceRun) *float64 { return &x.FirstSentenceMs }),
+			fromRuns("speech_stall_ms", r.SpeechStallMs, reps, n, "sentence.json", "pacing.stall_ms", func(x artifact.SentenceRun) *float64 {
+				if x.Pacing == nil {
+					return nil
+				}
+				return &x.Pacing.StallMs
+			}),
+		}, nil
 	case "cancel.json":
-		c := l.cancel
-		if len(c.Runs) == 0 {
-			return []reportField{{"cancel_idle_ms", "cancel.json slot_idle_after_ms", r.CancelIdleMs, c.SlotIdleAfterMs}}, nil
-		}
-		var idle []float64
-		for _, run := range c.Runs {
-			if run.SlotIdleAfterMs != nil {
-				idle = append(idle, *run.SlotIdleAfterMs)
-			}
-		}
-		var want *float64
-		if len(idle) > 0 {
-			want = v(median(idle))
-		}
-		return []reportField{{"cancel_idle_ms", "the median of cancel.json runs' slot_idle_after_ms", r.CancelIdleMs, want}}, nil
+		return []reportField{fromRuns("cancel_idle_ms", r.CancelIdleMs, l.cancel.Repetitions(), len(l.cancel.Runs), "cancel.json", "slot_idle_after_ms",
+			func(x artifact.Cancel) *float64 { return x.SlotIdleAfterMs })}, nil
 	case "bargein.json":
-		b := l.bargein
-		if len(b.Runs) == 0 {
-			return []reportField{{"bargein_resumed_ttft_ms", "bargein.json resumed.ttft_ms", r.BargeinResumedTTFTMs, v(b.Resumed.TTFTMs)},
-				{"bargein_cold_ttft_ms", "bargein.json cold.ttft_ms", r.BargeinColdTTFTMs, v(b.Cold.TTFTMs)}}, nil
-		}
-		var resumed, cold []float64
-		for _, run := range b.Runs {
-			resumed, cold = append(resumed, run.Resumed.TTFTMs), append(cold, run.Cold.TTFTMs)
-		}
-		return []reportField{{"bargein_resumed_ttft_ms", "the median of bargein.json runs' resumed.ttft_ms", r.BargeinResumedTTFTMs, v(median(resumed))},
-			{"bargein_cold_ttft_ms", "the median of bargein.json runs' cold.ttft_ms", r.BargeinColdTTFTMs, v(median(cold))}}, nil
+		reps, n := l.bargein.Repetitions(), len(l.bargein.Runs)
+		return []reportField{
+			fromRuns("bargein_resumed_ttft_ms", r.BargeinResumedTTFTMs, reps, n, "bargein.json", "resumed.ttft_ms", func(x artifact.Bargein) *float64 { return &x.Resumed.TTFTMs }),
+			fromRuns("bargein_cold_ttft_ms", r.BargeinColdTTFTMs, reps, n, "bargein.json", "cold.ttft_ms", func(x artifact.Bargein) *float64 { return &x.Cold.TTFTMs }),
+		}, nil
 	case "audio.json":
-		return []reportField{{"first_audio_p50_ms", "audio.json first_audio_p50", r.FirstAudioP50Ms, v(l.audio.FirstAudioP50)}}, nil
+		return []reportField{{"first_audio_p50_ms", "audio.json first_audio_p50", r.FirstAudioP50Ms, v(l.audio.FirstAudioP50), false}}, nil
 	case "prefix.json":
-		front, last := l.prefixMedians()
-		return []reportField{{"prefix_front_prompt_n", "the median of prefix.json's positions[1].prompt_n", r.PrefixFrontPromptN, v(front)},
-			{"prefix_last_prompt_n", "the median of prefix.json's last position's prompt_n", r.PrefixLastPromptN, v(last)}}, nil
+		reps, n := l.prefix.Repetitions(), len(l.prefix.Runs)
+		last := fmt.Sprintf("positions[%d].prompt_n", len(reps[0].Positions)-1)
+		return []reportField{
+			fromRuns("prefix_front_prompt_n", r.PrefixFrontPromptN, reps, n, "prefix.json", "positions[0].prompt_n", func(x artifact.PrefixRun) *float64 { return &x.Positions[0].PromptN }),
+			fromRuns("prefix_last_prompt_n", r.PrefixLastPromptN, reps, n, "prefix.json", last, func(x artifact.PrefixRun) *float64 { return &x.Positions[len(x.Positions)-1].PromptN }),
+		}, nil
 	}
 	panic("no report fields for " + file)
 }
@@ -283,7 +261,7 @@ func checkReport(l *lab) error {
 				bad = append(bad, fmt.Sprintf("%s is null but %s is %s", f.field, f.from, exact(*f.want)))
 			case f.want == nil:
 				bad = append(bad, fmt.Sprintf("%s is %s but %s is null", f.field, exact(*f.got), f.from))
-			case *f.got != *f.want && !(l.medianOfRuns(f.field) && near(*f.got, *f.want)):
+			case *f.got != *f.want && !(f.ofRuns && near(*f.got, *f.want)):
 				// every digit: a copy must match exactly, so show where it does not
 				bad = append(bad, fmt.Sprintf("%s is %s but %s is %s", f.field, exact(*f.got), f.from, exact(*f.want)))
 			}
