@@ -25,13 +25,11 @@ func prefixRun(line string, between, lastDiff int) string {
 // repeatedFiles is validFiles with cache.json and prefix.json of three
 // runs each, the first at the top level, and report.json's medians.
 func repeatedFiles(cacheRuns, prefixRuns []string) map[string]string {
-	files := validFiles()
-	top := strings.TrimSuffix(cacheRuns[0], "}")
-	files["cache.json"] = fmt.Sprintf(`%s,"docs":8,"repeat":%d,"runs":[%s],"discarded":[{"repetition":2,"reason":"first found 900 of its 1200 prompt tokens in the cache: it was not cold"}]}`,
-		top, len(cacheRuns), strings.Join(cacheRuns, ","))
-	top = strings.TrimSuffix(prefixRuns[0], "}")
-	files["prefix.json"] = fmt.Sprintf(`%s,"docs":2,"advice":"...","repeat":%d,"runs":[%s]}`, top, len(prefixRuns), strings.Join(prefixRuns, ","))
-	return files
+	return filesWith(map[string]string{
+		"cache.json": repeatedJSON(cacheRuns, `"docs":8`,
+			`[{"repetition":2,"reason":"first found 900 of its 1200 prompt tokens in the cache: it was not cold"}]`),
+		"prefix.json": repeatedJSON(prefixRuns, `"docs":2,"advice":"..."`, ""),
+	})
 }
 
 func goodCacheRuns() []string {

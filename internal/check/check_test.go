@@ -93,6 +93,33 @@ func runFolder(t *testing.T, files map[string]string, withLog bool) (map[string]
 	return parseOutput(t, out.String()), passed, failed, out.String()
 }
 
+// repeatedJSON is a repeated step's file of these runs: the first run's
+// members at its top level with extra's, then repeat, runs and, unless
+// "", discarded.
+func repeatedJSON(runs []string, extra, discarded string) string {
+	s := fmt.Sprintf(`%s,%s,"repeat":%d,"runs":[%s]`, strings.TrimSuffix(runs[0], "}"), extra, len(runs), strings.Join(runs, ","))
+	if discarded != "" {
+		s += `,"discarded":` + discarded
+	}
+	return s + "}"
+}
+
+// filesWith is validFiles with these files and report.json's numbers
+// changed, each pair's first string (which must be there) to its second.
+func filesWith(files map[string]string, report ...[2]string) map[string]string {
+	f := validFiles()
+	for name, content := range files {
+		f[name] = content
+	}
+	for _, c := range report {
+		if !strings.Contains(f["report.json"], c[0]) {
+			panic(c[0] + " not in report.json")
+		}
+		f["report.json"] = strings.Replace(f["report.json"], c[0], c[1], 1)
+	}
+	return f
+}
+
 // wantOutcomes holds each named check of got to status, its message
 // saying what want gives it.
 func wantOutcomes(t *testing.T, got map[string]testOutcome, status string, want map[string]string, out string) {

@@ -1,17 +1,13 @@
 package check
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // repeatedCancelFiles is validFiles with cancel.json and bargein.json as the
 // repeated steps write them: their repetitions in runs, the first also at
 // the top level, and report.json holding their medians (cancel's of an
 // even count: 3.65, half way between 3.1 and 4.2).
 func repeatedCancelFiles() map[string]string {
-	files := validFiles()
-	files["cancel.json"] = `{"max_tokens":400,"received_tokens":25,"closed_at_ms":50.5,"slot_idle_after_ms":4.2,"evidence":"slots",
+	return filesWith(map[string]string{"cancel.json": `{"max_tokens":400,"received_tokens":25,"closed_at_ms":50.5,"slot_idle_after_ms":4.2,"evidence":"slots",
  "cut_after_ms":50,"done":false,"cut":true,"attempts":[{"max_tokens":400,"cut_after_ms":50,"received_tokens":25,"total_ms":51,"cut":true}],
  "log_cancel_task":true,"log_from":{"path":"server.log","offset":0,"inode":0},
  "repeat":4,"runs":[
@@ -19,8 +15,8 @@ func repeatedCancelFiles() map[string]string {
   {"max_tokens":400,"received_tokens":24,"closed_at_ms":50.25,"slot_idle_after_ms":2.5,"evidence":"slots","done":false,"cut":true},
   {"max_tokens":400,"received_tokens":26,"closed_at_ms":50.75,"slot_idle_after_ms":3.1,"evidence":"slots","done":false,"cut":true},
   {"max_tokens":400,"received_tokens":23,"closed_at_ms":50.125,"slot_idle_after_ms":6,"evidence":"slots","done":false,"cut":true}],
- "discarded":[{"repetition":3,"reason":"the server showed no state after the cut (/slots did not answer)"}]}`
-	files["bargein.json"] = `{"question":"q","follow_up":"f","docs":6,"cut_after_chunks":16,"received_tokens":16,
+ "discarded":[{"repetition":3,"reason":"the server showed no state after the cut (/slots did not answer)"}]}`,
+		"bargein.json": `{"question":"q","follow_up":"f","docs":6,"cut_after_chunks":16,"received_tokens":16,
  "closed_at_ms":250.5,"slot_idle_after_ms":6.5,"partial_text":"One, two",
  "resumed":{"prompt_n":75,"cache_n":1268,"ttft_ms":31.2},"cold":{"prompt_n":1332,"cache_n":11,"ttft_ms":252},
  "repeat":3,"runs":[
@@ -29,9 +25,8 @@ func repeatedCancelFiles() map[string]string {
   {"received_tokens":16,"closed_at_ms":30.5,"slot_idle_after_ms":2,"partial_text":"One, two",
    "resumed":{"prompt_n":75,"cache_n":1268,"ttft_ms":28},"cold":{"prompt_n":1332,"cache_n":11,"ttft_ms":240}},
   {"received_tokens":16,"closed_at_ms":31,"slot_idle_after_ms":3,"partial_text":"One, two",
-   "resumed":{"prompt_n":75,"cache_n":1268,"ttft_ms":35},"cold":{"prompt_n":1332,"cache_n":11,"ttft_ms":260}}]}`
-	files["report.json"] = strings.Replace(files["report.json"], `"cancel_idle_ms":4.2`, `"cancel_idle_ms":3.65`, 1)
-	return files
+   "resumed":{"prompt_n":75,"cache_n":1268,"ttft_ms":35},"cold":{"prompt_n":1332,"cache_n":11,"ttft_ms":260}}]}`,
+	}, [2]string{`"cancel_idle_ms":4.2`, `"cancel_idle_ms":3.65`})
 }
 
 // TestRepeatedStepsPass: the repeated cancel and barge-in files pass every

@@ -22,10 +22,9 @@ const sentenceRun2 = `{"ttft_ms":13.5,"first_sentence_ms":50,"total_ms":95,
 
 // sentenceRunsJSON is sentence.json of two repetitions: the first at the
 // top level, with its chunks.
-var sentenceRunsJSON = strings.TrimSuffix(sentenceRun, "}") +
-	`,"chunks":[{"t_ms":12.5,"text":"We open at 8 a.m. on Saturday."},{"t_ms":90,"text":" Bring ID."}],` +
-	`"repeat":2,"runs":[` + sentenceRun + `,` + sentenceRun2 + `],` +
-	`"discarded":[{"repetition":2,"reason":"whole answer arrived in one read"}]}`
+var sentenceRunsJSON = repeatedJSON([]string{sentenceRun, sentenceRun2},
+	`"chunks":[{"t_ms":12.5,"text":"We open at 8 a.m. on Saturday."},{"t_ms":90,"text":" Bring ID."}]`,
+	`[{"repetition":2,"reason":"whole answer arrived in one read"}]`)
 
 // prefillRunsJSON is prefill.json of two repetitions; in the second the 12
 // docs took 230 ms.
@@ -40,19 +39,9 @@ const prefillRunsJSON = `[
 // repeatedSentenceFiles are validFiles with the sentence and prefill steps
 // repeated twice, and report.json holding the medians over their runs.
 func repeatedSentenceFiles() map[string]string {
-	f := validFiles()
-	f["sentence.json"] = sentenceRunsJSON
-	f["prefill.json"] = prefillRunsJSON
-	r := f["report.json"]
-	for _, c := range [][2]string{{`"ttft_12docs_ms":215.75`, `"ttft_12docs_ms":222.875`},
-		{`"first_sentence_ms":40`, `"first_sentence_ms":45`}, {`"speech_stall_ms":0`, `"speech_stall_ms":50`}} {
-		if !strings.Contains(r, c[0]) {
-			panic(c[0] + " not in report.json")
-		}
-		r = strings.Replace(r, c[0], c[1], 1)
-	}
-	f["report.json"] = r
-	return f
+	return filesWith(map[string]string{"sentence.json": sentenceRunsJSON, "prefill.json": prefillRunsJSON},
+		[2]string{`"ttft_12docs_ms":215.75`, `"ttft_12docs_ms":222.875`},
+		[2]string{`"first_sentence_ms":40`, `"first_sentence_ms":45`}, [2]string{`"speech_stall_ms":0`, `"speech_stall_ms":50`})
 }
 
 // TestRepeatedSentenceAndPrefillChecks: the rules of one measurement hold
