@@ -6,17 +6,12 @@ import (
 	"ttftlab/internal/artifact"
 )
 
+// The cache and prefix steps' rules (timingRules and voiceRules list
+// them).
+
 func checkCacheRuns(l *lab) error {
 	c := l.cache
-	return l.checkRuns(len(c.Discarded), runsOf{name: "cache.json", repeat: c.Repeat, runs: len(c.Runs), top: c, first: first(c.Runs)})
-}
-
-// first is runs[0], nil without runs.
-func first[R any](runs []R) any {
-	if len(runs) == 0 {
-		return nil
-	}
-	return runs[0]
+	return l.checkRuns(len(c.Discarded), runsOf{name: "cache.json", repeat: c.Repeat, runs: len(c.Runs), top: c, first: firstRun(c.Runs)})
 }
 
 func checkCacheSecondReuses(l *lab) error {
@@ -66,7 +61,7 @@ func checkCacheChangedRecomputes(l *lab) error {
 
 func checkPrefixRuns(l *lab) error {
 	p := l.prefix
-	return l.checkRuns(len(p.Discarded), runsOf{name: "prefix.json", repeat: p.Repeat, runs: len(p.Runs), top: p, first: first(p.Runs)})
+	return l.checkRuns(len(p.Discarded), runsOf{name: "prefix.json", repeat: p.Repeat, runs: len(p.Runs), top: p, first: firstRun(p.Runs)})
 }
 
 func checkPrefixGrowsLater(l *lab) error {

@@ -19,7 +19,7 @@ const logCancelLine = "cancel task"
 var cancelRules = []rule{
 	{"cancel runs", []string{"cancel.json"}, func(l *lab) error {
 		c := l.cancel
-		return l.checkRuns(len(c.Discarded), runsOf{name: "cancel.json", repeat: c.Repeat, runs: len(c.Runs), top: c, first: first(c.Runs)})
+		return l.checkRuns(len(c.Discarded), runsOf{name: "cancel.json", repeat: c.Repeat, runs: len(c.Runs), top: c, first: firstRun(c.Runs)})
 	}},
 	{"cancel cut short", []string{"cancel.json"}, func(l *lab) error {
 		return eachRepetition(l, l.cancel.Repetitions(), func(c artifact.Cancel) (string, error) {

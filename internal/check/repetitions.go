@@ -78,6 +78,14 @@ func (l *lab) checkRuns(discarded int, files ...runsOf) error {
 	return l.pass("%d runs%s%s%s", f.runs, rows, top, aside)
 }
 
+// firstRun is runs[0] (runsOf's first), nil without runs.
+func firstRun[R any](runs []R) any {
+	if len(runs) == 0 {
+		return nil
+	}
+	return runs[0]
+}
+
 // topDiffers says where top differs from first, member by member of
 // first ("cold.ttft_ms 250, runs[0] 252"); "" when it holds first. Members
 // only the top level has (chunks, attempts, the log's) are its own.

@@ -110,7 +110,7 @@ var timingRules = []rule{
 	{"cache changed prefix recomputes", []string{"cache.json"}, checkCacheChangedRecomputes},
 	{"sentence runs", []string{"sentence.json"}, func(l *lab) error {
 		s := l.sentence
-		return l.checkRuns(len(s.Discarded), runsOf{name: "sentence.json", repeat: s.Repeat, runs: len(s.Runs), top: s, first: first(s.Runs)})
+		return l.checkRuns(len(s.Discarded), runsOf{name: "sentence.json", repeat: s.Repeat, runs: len(s.Runs), top: s, first: firstRun(s.Runs)})
 	}},
 	{"sentence timing order", []string{"sentence.json"}, func(l *lab) error {
 		return eachRepetition(l, l.sentence.Repetitions(), func(s artifact.SentenceRun) (string, error) {
@@ -243,7 +243,7 @@ func checkPrefillRuns(l *lab) error {
 			return fmt.Errorf("the row of %s docs has repeat %d, the row of %s docs %d: one repetition measures every row",
 				num(r.Docs), r.Repeat, num(r0.Docs), r0.Repeat)
 		}
-		rows = append(rows, runsOf{name: "prefill.json's row of " + num(r.Docs) + " docs", repeat: r.Repeat, runs: len(r.Runs), top: r, first: first(r.Runs)})
+		rows = append(rows, runsOf{name: "prefill.json's row of " + num(r.Docs) + " docs", repeat: r.Repeat, runs: len(r.Runs), top: r, first: firstRun(r.Runs)})
 	}
 	return l.checkRuns(len(l.prefill[0].Discarded), rows...)
 }

@@ -13,7 +13,7 @@ var voiceRules = []rule{
 	{"sentence pacing", []string{"sentence.json"}, checkPacing},
 	{"bargein runs", []string{"bargein.json"}, func(l *lab) error {
 		b := l.bargein
-		return l.checkRuns(len(b.Discarded), runsOf{name: "bargein.json", repeat: b.Repeat, runs: len(b.Runs), top: b, first: first(b.Runs)})
+		return l.checkRuns(len(b.Discarded), runsOf{name: "bargein.json", repeat: b.Repeat, runs: len(b.Runs), top: b, first: firstRun(b.Runs)})
 	}},
 	{"bargein resumed reuses the cache", []string{"bargein.json"}, func(l *lab) error {
 		return eachRepetition(l, l.bargein.Repetitions(), func(b artifact.Bargein) (string, error) {
