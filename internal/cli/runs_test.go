@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -146,9 +147,8 @@ func TestLoadRunsFailedRun(t *testing.T) {
 // runs) with the mean inside its t-interval across the runs; the console
 // prints that line; check passes on the folder. One run gets runs.json
 // over dirs ["."]: ttft_ms's mean over the 6 samples, and its p50 bounded
-// (6 samples are the fewest that bound a median); its console
-// prints the intervals that exist and one line naming runs.json for the
-// figures without any (at most three "too few samples" in all).
+// (6 samples are the fewest that bound a median); its console prints
+// every figure's median with its interval, none "too few samples".
 // Fails before this change: lab has no --runs, and writes no runs.json.
 func TestLabRunsRealServer(t *testing.T) {
 	srv := startLlama(t)
@@ -200,11 +200,16 @@ func TestLabRunsRealServer(t *testing.T) {
 	if !strings.Contains(stdout, "over 6 samples   n 6") {
 		t.Errorf("one run: the console lacks the ttft_ms line with its intervals")
 	}
-	// One run bounds few figures: the console prints those and one line
-	// pointing to runs.json for the rest, not a line of "too few samples"
-	// each (25 of them once, burying the report's path).
-	if n := strings.Count(stdout, "too few samples"); n > 3 || !strings.Contains(stdout, "are in runs.json") {
-		t.Errorf("one run: %d mentions of too few samples, want at most 3 and one line naming runs.json", n)
+	// Every step repeats its measurement (--repeat, default 6): one run
+	// bounds every figure's median, and the console prints each with its
+	// interval, none "too few samples".
+	for _, name := range []string{"cache first ttft_ms", "bargein cold ttft_ms", "prefix front ttft_ms", "cancel slot idle after close_ms"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +p50 [0-9.]+ ms \[[0-9.]+, [0-9.]+\]`).MatchString(stdout) {
+			t.Errorf("one run: the console lacks %s's median with its interval", name)
+		}
+	}
+	if n := strings.Count(stdout, "too few samples"); n > 0 {
+		t.Errorf("one run: %d mentions of too few samples, want none: every step repeats its measurement", n)
 	}
 }
 
