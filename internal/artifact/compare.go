@@ -73,4 +73,8 @@ type CompareFigure struct {
 	// RunsFor5Pct is the runs per variant that would detect a 5 %
 	// difference (power 80 %); null when unknown.
 	RunsFor5Pct *int `json:"runs_for_5pct"`
+	// AllZero is true when every sample of both sides is 0 (no stall, no
+	// underrun): B is A exactly, B/A 1 [1, 1], no difference detected,
+	// and no more samples would change it; absent otherwise.
+	AllZero bool `json:"all_zero,omitempty"`
 }

@@ -489,13 +489,15 @@ func (c *abCmd) untilDecided(ctx context.Context, sides []*abSide, up [2]*runnin
 
 // undecided are the figures of c a round could still decide: too few
 // samples, or no difference detected with fewer runs than would detect 5 %
-// (or no count of them).
+// (or no count of them), but for a figure that is 0 in every sample of
+// both (B is A exactly: no round would change it).
 func undecided(c *artifact.Compare) []artifact.CompareFigure {
 	var out []artifact.CompareFigure
 	for _, f := range c.Figures {
 		switch {
 		case f.Verdict == "too few samples":
 			out = append(out, f)
+		case f.AllZero:
 		case f.Verdict == "no difference detected" && (f.RunsFor5Pct == nil || min(c.RunsA, c.RunsB) < *f.RunsFor5Pct):
 			out = append(out, f)
 		}

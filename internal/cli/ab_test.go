@@ -351,3 +351,26 @@ func TestABUntilDecided(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestABUndecidedFigures: a round is for a figure with too few samples,
+// or no difference detected with fewer runs than would detect 5 % (or no
+// count of them); not for a decided one, nor for one that is 0 in every
+// sample of both (B is A exactly).
+func TestABUndecidedFigures(t *testing.T) {
+	n := func(v int) *int { return &v }
+	c := &artifact.Compare{RunsA: 2, RunsB: 2, Figures: []artifact.CompareFigure{
+		{Name: "few", Verdict: "too few samples"},
+		{Name: "underpowered", Verdict: "no difference detected", RunsFor5Pct: n(9)},
+		{Name: "unknown power", Verdict: "no difference detected"},
+		{Name: "powered", Verdict: "no difference detected", RunsFor5Pct: n(2)},
+		{Name: "slower", Verdict: "slower", RunsFor5Pct: n(40)},
+		{Name: "stall", Verdict: "no difference detected", AllZero: true},
+	}}
+	var got []string
+	for _, f := range undecided(c) {
+		got = append(got, f.Name)
+	}
+	if strings.Join(got, ",") != "few,underpowered,unknown power" {
+		t.Errorf("undecided %v, want few, underpowered, unknown power", got)
+	}
+}

@@ -86,7 +86,7 @@ func compare(a, b run, meta Meta) *artifact.Compare {
 			continue
 		}
 		cf := artifact.CompareFigure{Name: f.Name, Unit: f.A.Unit, Stat: f.Stat, A: artifact.Num(finiteOr(f.AValue)),
-			B: artifact.Num(finiteOr(f.BValue)), NA: f.A.N, NB: f.B.N, Verdict: string(f.Verdict)}
+			B: artifact.Num(finiteOr(f.BValue)), NA: f.A.N, NB: f.B.N, Verdict: string(f.Verdict), AllZero: f.AllZero}
 		if r := f.Ratio.Ratio; !math.IsInf(r, 0) && r > 0 {
 			cf.Ratio = artifact.Num(r)
 		}
