@@ -25,6 +25,9 @@ type flagSet struct {
 	synopsis, about string
 	// args are the arguments that are not flags, in order.
 	args []string
+	// elsewhere says, for a flag this command lacks but another has, where
+	// it belongs and why (lab's --until-decided is ab's).
+	elsewhere map[string]string
 }
 
 // flags starts a command's flag set; synopsis follows "ttftlab CMD".
@@ -93,6 +96,9 @@ func (f *flagSet) suggest(err error) error {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !ok {
 		return err
+	}
+	if where, ok := f.elsewhere[name]; ok {
+		return fmt.Errorf("%w: %s", err, where)
 	}
 	var names []string
 	f.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })

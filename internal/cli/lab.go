@@ -60,6 +60,8 @@ func labStepsAbout() string {
 
 func (c *labCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("[flags] [-- STEP...]", labStepsAbout())
+	fs.elsewhere = map[string]string{"until-decided": "one lab has no verdict to decide; " +
+		"`ttftlab ab --until-decided --a FLAGS --b FLAGS` runs two set-ups until every A/B verdict is decided"}
 	c.flags.register(fs)
 	var runs int
 	registerRuns(fs, &runs)

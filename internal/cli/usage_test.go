@@ -187,6 +187,8 @@ func TestFlagTyposSuggest(t *testing.T) {
 	}{
 		{[]string{"load", "--concurency", "4"}, "flag provided but not defined: -concurency; did you mean --concurrency?"},
 		{[]string{"lab", "--keep-goin"}, "did you mean --keep-going?"},
+		// A flag of another command says where it belongs.
+		{[]string{"lab", "--until-decided"}, "one lab has no verdict to decide; `ttftlab ab --until-decided"},
 		{[]string{"load", "--slo", "first_sentense_ms<=500@p95"}, `no metric "first_sentense_ms" (did you mean "first_sentence_ms"?)`},
 	} {
 		code, _, stderr := runCLI(c.args...)
