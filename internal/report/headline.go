@@ -60,8 +60,13 @@ func labHeadline(l *rundir.Lab) []headline {
 			fmt.Sprintf("%s of %d runs, prompt cache off%s; the whole answer %s", median, len(t.Runs), mean, ms(t.TotalP50))))
 	}
 	if s := l.Sentence; s != nil && s.FirstSentenceMs > 0 {
-		out = append(out, hl("First sentence ready to speak", ms(s.FirstSentenceMs),
-			fmt.Sprintf("after the request; first token at %s, answer ended at %s", ms(s.TTFTMs), ms(s.TotalMs))))
+		var first, ttft, total []float64
+		for _, r := range s.Repetitions() {
+			first, ttft, total = append(first, r.FirstSentenceMs), append(ttft, r.TTFTMs), append(total, r.TotalMs)
+		}
+		out = append(out, hl("First sentence ready to speak", ms(medianOf(first)),
+			fmt.Sprintf("after the request; first token at %s, answer ended at %s%s", ms(medianOf(ttft)), ms(medianOf(total)),
+				ofRuns("medians", len(first)))))
 	}
 	if c := l.Cache; c != nil && c.First.TTFTMs > 0 {
 		first, second, over := cacheMedians(c)

@@ -94,9 +94,13 @@ func TestHeadlineLeadsThePage(t *testing.T) {
 		return xs[len(xs)/2]
 	}
 	cacheFirst, cacheSecond := mid(firsts), mid(seconds)
+	var sentences []float64 // the sentence step's repetitions
+	for _, x := range lab.Sentence.Repetitions() {
+		sentences = append(sentences, x.FirstSentenceMs)
+	}
 	ttft := ms(lab.TTFT.TTFTP50)
 	labWant := []string{"Time to first token</dt><dd class=\"value\">" + ttft + "<",
-		"First sentence ready to speak</dt><dd class=\"value\">" + ms(lab.Sentence.FirstSentenceMs) + "<",
+		"First sentence ready to speak</dt><dd class=\"value\">" + ms(medianOf(sentences)) + "<",
 		"The prompt cache saves</dt><dd class=\"value\">" + ms(cacheFirst-cacheSecond) + " of TTFT<",
 		"Slot idle after a hang-up</dt><dd class=\"value\">" + ms(medianOf(idle)) + "<",
 		"A barge-in keeps</dt><dd class=\"value\">" + num(r.Cached()) + " of " + num(r.Cached()+r.PromptN) + " tokens<"}
