@@ -68,7 +68,8 @@ type CompareFigure struct {
 	Level   *float64    `json:"level"`
 	P       *float64    `json:"p"`
 	// Verdict is "faster", "slower", "no difference detected" or "too few
-	// samples", after Holm's correction over every figure of the file.
+	// samples", after Holm's correction over the figures of the file with
+	// an interval that are not AllZero.
 	Verdict string `json:"verdict"`
 	// RunsFor5Pct is the runs per variant that would detect a 5 %
 	// difference (power 80 %); null when unknown.

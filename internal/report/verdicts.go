@@ -154,15 +154,31 @@ func overText(c *artifact.Compare) string {
 		if c.RunsA > 1 || c.RunsB > 1 {
 			how, what = fmt.Sprintf("%d runs of A, %d of B", c.RunsA, c.RunsB), "runs and repetitions"
 		}
-		return fmt.Sprintf("A and B ran interleaved, each step's repetitions in the order A B B A, so a drift fell on both alike; %s; bootstrap of %s, seed %d, %d replicates; Holm over %d figures",
-			how, what, c.Seed, c.Reps, len(c.Figures))
+		return fmt.Sprintf("A and B ran interleaved, each step's repetitions in the order A B B A, so a drift fell on both alike; %s; bootstrap of %s, seed %d, %d replicates; %s",
+			how, what, c.Seed, c.Reps, holmText(c))
 	}
 	what := "runs and requests"
 	if c.RunsA < 2 || c.RunsB < 2 {
 		what = "requests only"
 	}
-	return fmt.Sprintf("%d runs of A, %d of B, made separately; bootstrap of %s, seed %d, %d replicates; Holm over %d figures",
-		c.RunsA, c.RunsB, what, c.Seed, c.Reps, len(c.Figures))
+	return fmt.Sprintf("%d runs of A, %d of B, made separately; bootstrap of %s, seed %d, %d replicates; %s",
+		c.RunsA, c.RunsB, what, c.Seed, c.Reps, holmText(c))
+}
+
+// holmText says over how many figures Holm's correction ran: those with
+// an interval, not one of too few samples nor one that is 0 on both sides
+// (all_zero), which stand outside its family.
+func holmText(c *artifact.Compare) string {
+	n := 0
+	for _, f := range c.Figures {
+		if f.Verdict != string(interval.Undecided) && !f.AllZero {
+			n++
+		}
+	}
+	if n == 1 {
+		return "Holm over 1 figure"
+	}
+	return fmt.Sprintf("Holm over %d figures", n)
 }
 
 // FormatVerdicts writes the verdicts as a short table for the console:

@@ -79,10 +79,12 @@ func fmtRatio(x float64) string {
 	return fmt.Sprintf("%.3f", x)
 }
 
+// compared is how many figures Holm's correction ran over: neither too
+// few samples nor 0 on both sides (outside its family).
 func compared(r figures.AB) int {
 	n := 0
 	for _, f := range r.Figures {
-		if f.OnlyIn == "" && !f.TooFew && !f.Ratio.Unbounded {
+		if f.OnlyIn == "" && !f.TooFew && !f.Ratio.Unbounded && !f.AllZero {
 			n++
 		}
 	}
