@@ -45,7 +45,7 @@ local keep_going = KEEP_GOING ~= false
 local function step_names()
   local names = {}
   for _, step in ipairs(STEPS) do names[#names + 1] = step.name end
-  return table.concat(names, ", ")
+  return names
 end
 
 local function find_step(name)
@@ -58,7 +58,9 @@ local selected = {}
 for i = 1, #arg do
   local step = find_step(arg[i])
   if not step then
-    eprint(string.format("ttftlab lab: unknown step %q; steps are: %s", arg[i], step_names()))
+    local near = require("options").suggest(arg[i], step_names())
+    eprint(string.format("ttftlab lab: unknown step %q%s; steps are: %s", arg[i],
+      near and string.format(" (did you mean %q?)", near) or "", table.concat(step_names(), ", ")))
     os.exit(2)
   end
   selected[step] = true

@@ -58,8 +58,12 @@ func (c *abCmd) Run(ctx context.Context, args []string) error {
 	quiet := *c.env
 	quiet.Err = io.Discard
 	fs := quiet.flags(synopsis, about)
+	fs.elsewhere = map[string]string{"runs": "ab runs each set-up once, interleaved; " +
+		"--repeat N gives each step more repetitions, --until-decided adds rounds until every verdict is decided"}
 	var common labFlags
 	common.register(fs)
+	fs.Lookup("no-report").Usage = "do not draw OUT/A/" + report.FileName + " and OUT/B/" + report.FileName +
+		" (the comparison's OUT/" + report.FileName + " is always drawn)"
 	words := registerSides(fs)
 	seed := fs.Uint64("seed", report.DefaultSeed, "the bootstrap's `seed` for the verdicts' intervals (recorded in "+artifact.CompareFile+")")
 	untilFlag, budget := registerUntil(fs)
@@ -127,6 +131,7 @@ func (f *flagSet) sideWords(side interleave.Side, words string) ([]string, error
 	}
 	// The side's words alone, in a flag set without the flags of both.
 	alone := f.env.flags(f.synopsis, "")
+	alone.elsewhere = f.elsewhere
 	var l labFlags
 	l.register(alone)
 	if err := alone.parse(w); err != nil {

@@ -123,7 +123,8 @@ func TestLabChecksInputsBeforeAServerStarts(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--", "nosuchstep"}, 2, `unknown step "nosuchstep"`},
+		{[]string{"--", "nosuchstep"}, 2, `unknown step "nosuchstep"; steps are: server, stream`},
+		{[]string{"--", "cach"}, 2, `unknown step "cach" (did you mean "cache"?); steps are: server, stream`},
 		{[]string{"--kb", empty}, 1, "no *.md files"},
 		{[]string{"--kb", filepath.Join(empty, "nope"), "--", "prefill"}, 1, "does not exist"},
 	}
@@ -151,6 +152,11 @@ func TestHelpReadsWell(t *testing.T) {
 		if !strings.Contains(out, flag) {
 			t.Errorf("server up -h lacks %s", flag)
 		}
+	}
+	// ab's --no-report leaves the comparison's page drawn, and says so.
+	_, out, _ = runCLI("ab", "-h")
+	if !strings.Contains(out, "do not draw OUT/A/report.html and OUT/B/report.html (the comparison's OUT/report.html is always drawn)") {
+		t.Errorf("ab -h does not say what --no-report leaves out:\n%s", out)
 	}
 	code, _, stderr := runCLI("lab", "--no-such-flag")
 	if code != 2 || !strings.HasPrefix(stderr, "ttftlab lab: flag provided but not defined: -no-such-flag\n") ||
@@ -189,6 +195,8 @@ func TestFlagTyposSuggest(t *testing.T) {
 		{[]string{"lab", "--keep-goin"}, "did you mean --keep-going?"},
 		// A flag of another command says where it belongs.
 		{[]string{"lab", "--until-decided"}, "one lab has no verdict to decide; `ttftlab ab --until-decided"},
+		{[]string{"ab", "--runs", "3"}, "-runs: ab runs each set-up once, interleaved; --repeat N gives each step more repetitions"},
+		{[]string{"ab", "--a", "--runs 3"}, `--a "--runs 3": flag provided but not defined: -runs: ab runs each set-up once`},
 		{[]string{"load", "--slo", "first_sentense_ms<=500@p95"}, `no metric "first_sentense_ms" (did you mean "first_sentence_ms"?)`},
 	} {
 		code, _, stderr := runCLI(c.args...)
