@@ -71,7 +71,7 @@ local function is_selected(step) return #arg == 0 or selected[step] end
 -- steps need, before anything runs.
 for _, step in ipairs(STEPS) do
   if is_selected(step) and step.docs then
-    dofile("labconf.lua").need_docs(step.docs)
+    dofile("labconf.lua").need_docs(step.docs, step.name)
   end
 end
 if PREFLIGHT then

@@ -258,12 +258,18 @@ function M.n_ctx()
   return 2048
 end
 
--- need_docs returns the KB's documents, at least n of them.
-function M.need_docs(n)
+-- need_docs returns the KB's documents, at least n of them; step, when
+-- given, is the step that needs them, named in the error (the lab checks
+-- every chosen step's need before any runs).
+function M.need_docs(n, step)
   local docs = kb_docs()
   if #docs < n then
-    error(string.format("the KB in %s has %d documents; this step needs at least %d (pass --kb DIR)",
-      tostring(KB_DIR or "the bundled KB"), #docs, n), 2)
+    local who, out = "this step", ""
+    if step then
+      who, out = "step " .. step, ", or run the other steps alone: -- STEP..."
+    end
+    error(string.format("the KB in %s has %d documents; %s needs at least %d (pass --kb DIR%s)",
+      tostring(KB_DIR or "the bundled KB"), #docs, who, n, out), 2)
   end
   return docs
 end

@@ -9,7 +9,8 @@ import (
 
 // TestLabKBErrorsWithoutTraceback: the lab refuses a KB that is missing or
 // too small before it looks for a server, with the message and its line
-// but no Lua stack traceback, and an empty file in the KB is named once.
+// but no Lua stack traceback, and an empty file in the KB is named once;
+// a KB too small names the step that needs more and the way round it.
 // Fails before this change: both came with a traceback, and the empty
 // file counted as a document without a word.
 func TestLabKBErrorsWithoutTraceback(t *testing.T) {
@@ -21,7 +22,7 @@ func TestLabKBErrorsWithoutTraceback(t *testing.T) {
 		want []string
 	}{
 		{filepath.Join(t.TempDir(), "nope"), []string{"does not exist", "--kb names a folder"}},
-		{small, []string{"has 1 documents", "needs at least", "warning: kb: " + filepath.Join(small, "b.md") + " is empty"}},
+		{small, []string{"has 1 documents", "step prefill needs at least 12 (pass --kb DIR, or run the other steps alone: -- STEP...)", "warning: kb: " + filepath.Join(small, "b.md") + " is empty"}},
 	} {
 		code, _, stderr := runCLI("lab", "--kb", c.kb, "--server", noServer, "--out", t.TempDir())
 		if code != 1 || strings.Contains(stderr, "stack traceback") {
