@@ -204,19 +204,36 @@ func (e *env) poolRuns(out string, dirs []string, plan *runsPlan) error {
 			fmt.Fprintf(e.Out, "\nfigures over %d runs with 95 %% intervals (%s):\n%s", len(dirs), path, figures.Table(doc.Figures))
 			return nil
 		}
-		// One run bounds few figures: print the intervals that exist and
-		// one line for the others, not a line of "too few samples" each.
-		table, left := figures.Bounded(doc.Figures)
+		// Print the intervals that exist and one line for the figures
+		// whose median has none, not a line of "too few samples" each.
+		table, _ := figures.Bounded(doc.Figures)
 		if table == "" {
-			fmt.Fprintf(e.Out, "\nfigures over one run: too few samples for a 95 %% interval; all %d are in %s (--runs 3 or more bounds them)\n", left, path)
+			fmt.Fprintf(e.Out, "\nfigures over one run: too few samples for a 95 %% interval; all %d are in %s (%s)\n", len(doc.Figures), path, boundsMedians)
 			return nil
 		}
 		fmt.Fprintf(e.Out, "\nfigures over one run with 95 %% intervals (%s):\n%s", path, table)
-		if left > 0 {
-			fmt.Fprintf(e.Out, "%d more figure(s) have too few samples in one run for an interval; all are in %s (--runs 3 or more bounds them)\n", left, artifact.RunsFile)
-		}
+		fmt.Fprint(e.Out, unboundedMedians(doc.Figures))
 	}
 	return nil
+}
+
+// boundsMedians says what gives one run's medians their intervals.
+const boundsMedians = "--repeat 6, the default, bounds each median; --runs N pools more"
+
+// unboundedMedians is the line under one run's figures for those whose
+// median has no interval (too few samples: a step run with --repeat
+// below 6), or nothing.
+func unboundedMedians(fs []artifact.Figure) string {
+	n := 0
+	for _, f := range fs {
+		if f.P50CI == nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d figure(s) have too few samples in one run for their median's interval; all are in %s (%s)\n", n, artifact.RunsFile, boundsMedians)
 }
 
 // runSamples are the figures of the run in dir with their samples.
