@@ -11,7 +11,7 @@ import (
 // TestHolmCountsItsFamily: the console's and the page's "Holm over N
 // figures" counts the figures Holm's correction ran over, not one of too
 // few samples nor one that is 0 on both sides (all_zero), whose levels
-// show they stood outside it.
+// show they stood outside it; one run of A is "1 run", not "1 runs".
 func TestHolmCountsItsFamily(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	c := &artifact.Compare{Interleaved: true, RunsA: 1, RunsB: 1, Seed: 1, Reps: 2000, Figures: []artifact.CompareFigure{
@@ -29,7 +29,7 @@ func TestHolmCountsItsFamily(t *testing.T) {
 	}
 	c.Interleaved = false
 	c.Figures = c.Figures[:1]
-	if got := overText(c); !strings.HasSuffix(got, "; Holm over 1 figure") {
-		t.Errorf("one figure: %q", got)
+	if got := overText(c); !strings.HasSuffix(got, "; Holm over 1 figure") || !strings.HasPrefix(got, "1 run of A, 1 of B, made separately;") {
+		t.Errorf("one figure, one run a side: %q", got)
 	}
 }

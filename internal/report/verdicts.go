@@ -152,7 +152,7 @@ func overText(c *artifact.Compare) string {
 	if c.Interleaved {
 		how, what := "one run a side", "its repetitions"
 		if c.RunsA > 1 || c.RunsB > 1 {
-			how, what = fmt.Sprintf("%d runs of A, %d of B", c.RunsA, c.RunsB), "runs and repetitions"
+			how, what = runsOfAB(c), "runs and repetitions"
 		}
 		return fmt.Sprintf("A and B ran interleaved, each step's repetitions in the order A B B A, so a drift fell on both alike; %s; bootstrap of %s, seed %d, %d replicates; %s",
 			how, what, c.Seed, c.Reps, holmText(c))
@@ -161,8 +161,16 @@ func overText(c *artifact.Compare) string {
 	if c.RunsA < 2 || c.RunsB < 2 {
 		what = "requests only"
 	}
-	return fmt.Sprintf("%d runs of A, %d of B, made separately; bootstrap of %s, seed %d, %d replicates; %s",
-		c.RunsA, c.RunsB, what, c.Seed, c.Reps, holmText(c))
+	return fmt.Sprintf("%s, made separately; bootstrap of %s, seed %d, %d replicates; %s",
+		runsOfAB(c), what, c.Seed, c.Reps, holmText(c))
+}
+
+// runsOfAB says how many runs each side has: "2 runs of A, 1 of B".
+func runsOfAB(c *artifact.Compare) string {
+	if c.RunsA == 1 {
+		return fmt.Sprintf("1 run of A, %d of B", c.RunsB)
+	}
+	return fmt.Sprintf("%d runs of A, %d of B", c.RunsA, c.RunsB)
 }
 
 // holmText says over how many figures Holm's correction ran: those with
