@@ -220,7 +220,7 @@ func registerUntil(fs *flagSet) (*bool, *string) {
 	return fs.Bool("until-decided", false, "after the lab, add rounds to the steps whose figures are not decided (each a run of those steps, "+
 			"--repeat repetitions taking turns), until every figure is or --budget is spent; OUT/A and OUT/B then hold run-1 (the lab), run-2 ... (the rounds)"),
 		fs.String("budget", "10m", "with --until-decided: no round starts after this `DURATION` (e.g. 10m), "+
-			"or past N repetitions a side (e.g. 40)")
+			"or past N repetitions a side beyond the lab (e.g. 40)")
 }
 
 // set says whether the flag name was given.
@@ -463,7 +463,7 @@ func (c *abCmd) untilDecided(ctx context.Context, sides []*abSide, up [2]*runnin
 		case len(steps) == 0:
 			over = "no step measures them"
 		case plan.reps > 0 && used+cost > plan.reps:
-			over = fmt.Sprintf("the budget of %d repetitions a side is spent (%d used)", plan.reps, used)
+			over = fmt.Sprintf("the budget of %d repetitions a side beyond the lab is spent: %d used", plan.reps, used)
 		case plan.time > 0 && time.Since(begun) >= plan.time:
 			over = fmt.Sprintf("the budget of %s is spent", plan.time)
 		}

@@ -343,7 +343,7 @@ func TestABUntilDecided(t *testing.T) {
 	code, stdout, stderr = runCLI("ab", "--out", out, "--repeat", "2", "--no-report", "--until-decided", "--budget", "3",
 		"--a", "--server "+fast, "--b", "--server "+fast, "--", "ttft")
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	want := "not decided after 1 round(s) beyond the lab (the budget of 3 repetitions a side is spent (2 used)):\n  ttft_ms: too few samples"
+	want := "not decided after 1 round(s) beyond the lab (the budget of 3 repetitions a side beyond the lab is spent: 2 used):\n  ttft_ms: too few samples"
 	if code != 0 || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, want 0 and %q", code, want)
 	}
