@@ -131,7 +131,16 @@ func (f *flagSet) sideWords(side interleave.Side, words string) ([]string, error
 	}
 	// The side's words alone, in a flag set without the flags of both.
 	alone := f.env.flags(f.synopsis, "")
-	alone.elsewhere = f.elsewhere
+	alone.elsewhere = map[string]string{}
+	for name, where := range f.elsewhere {
+		alone.elsewhere[name] = where
+	}
+	for _, both := range []string{"seed", "until-decided", "budget"} {
+		alone.elsewhere[both] = "--" + both + " is one for both set-ups: give it among the common flags, outside --a and --b"
+	}
+	for _, side := range []string{"a", "b"} {
+		alone.elsewhere[side] = "--a and --b stand among the common flags, each once, not inside a set-up's own flags"
+	}
 	var l labFlags
 	l.register(alone)
 	if err := alone.parse(w); err != nil {

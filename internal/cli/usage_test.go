@@ -197,6 +197,9 @@ func TestFlagTyposSuggest(t *testing.T) {
 		{[]string{"lab", "--until-decided"}, "one lab has no verdict to decide; `ttftlab ab --until-decided"},
 		{[]string{"ab", "--runs", "3"}, "-runs: ab runs each set-up once, interleaved; --repeat N gives each step more repetitions"},
 		{[]string{"ab", "--a", "--runs 3"}, `--a "--runs 3": flag provided but not defined: -runs: ab runs each set-up once`},
+		// A flag of both set-ups inside a set-up's own says where it goes.
+		{[]string{"ab", "--a", "--seed 3"}, `--a "--seed 3": flag provided but not defined: -seed: --seed is one for both set-ups: give it among the common flags, outside --a and --b`},
+		{[]string{"ab", "--a", "--b x"}, `--a "--b x": flag provided but not defined: -b: --a and --b stand among the common flags`},
 		{[]string{"load", "--slo", "first_sentense_ms<=500@p95"}, `no metric "first_sentense_ms" (did you mean "first_sentence_ms"?)`},
 	} {
 		code, _, stderr := runCLI(c.args...)
