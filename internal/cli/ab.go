@@ -228,7 +228,7 @@ func ownServers(a, b *abSide, synopsis string, args []string) error {
 func registerUntil(fs *flagSet) (*bool, *string) {
 	return fs.Bool("until-decided", false, "after the lab, add rounds to the steps whose figures are not decided (each a run of those steps, "+
 			"--repeat repetitions taking turns), until every figure is or --budget is spent; OUT/A and OUT/B then hold run-1 (the lab), run-2 ... (the rounds)"),
-		fs.String("budget", "10m", "with --until-decided: no round starts after this `DURATION` (e.g. 10m), "+
+		fs.String("budget", "10m", "`DURATION or N` with --until-decided: no round starts after DURATION (e.g. 10m), "+
 			"or past N repetitions a side beyond the lab (e.g. 40)")
 }
 

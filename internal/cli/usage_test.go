@@ -158,6 +158,10 @@ func TestHelpReadsWell(t *testing.T) {
 	if !strings.Contains(out, "do not draw OUT/A/report.html and OUT/B/report.html (the comparison's OUT/report.html is always drawn)") {
 		t.Errorf("ab -h does not say what --no-report leaves out:\n%s", out)
 	}
+	// ab's --budget takes a count as well as a time, and its placeholder says so.
+	if !strings.Contains(out, "-budget DURATION or N\n") {
+		t.Errorf("ab -h: --budget's placeholder hides the count it takes:\n%s", out)
+	}
 	code, _, stderr := runCLI("lab", "--no-such-flag")
 	if code != 2 || !strings.HasPrefix(stderr, "ttftlab lab: flag provided but not defined: -no-such-flag\n") ||
 		strings.Count(stderr, "\n") > 6 {
