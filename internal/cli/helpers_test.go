@@ -629,34 +629,40 @@ type slotServer struct {
 func (s *slotServer) start(t *testing.T) string {
 	t.Helper()
 	s.slots = make(chan struct{}, s.k)
+	return fakeLlama(t, "slot", 8, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.slots <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		began := time.Now()
+		defer func() { <-s.slots }()
+		w.Header().Set("Content-Type", "text/event-stream")
+		time.Sleep(s.first)
+		io.WriteString(w, chatChunk("Yes, we open on Saturday."))
+		w.(http.Flusher).Flush()
+		time.Sleep(s.hold - time.Since(began))
+		io.WriteString(w, chatChunk(" Bye.")+chatEnd)
+		w.(http.Flusher).Flush()
+	})
+}
+
+// fakeLlama starts llama-server as `ttftlab load` sees it: /health ok,
+// /props with name's model and slots slots, /slots empty, every chat
+// request (its body read) answered by chat, anything else 501.
+func fakeLlama(t *testing.T, name string, slots int, chat http.HandlerFunc) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/health":
 			io.WriteString(w, `{"status":"ok"}`)
 		case "/props":
-			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":8,"model_path":"/models/slot.gguf","build_info":"b1-slot"}`)
+			fmt.Fprintf(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":%d,"model_path":"/models/%s.gguf","build_info":"b1-%s"}`, slots, name, name)
 		case "/slots":
 			io.WriteString(w, `[]`)
 		case "/v1/chat/completions":
 			io.ReadAll(r.Body)
-			select {
-			case s.slots <- struct{}{}:
-			case <-r.Context().Done():
-				return
-			}
-			began := time.Now()
-			defer func() { <-s.slots }()
-			w.Header().Set("Content-Type", "text/event-stream")
-			chunk := func(text string) string {
-				q, _ := json.Marshal(text)
-				return `data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n"
-			}
-			time.Sleep(s.first)
-			io.WriteString(w, chunk("Yes, we open on Saturday."))
-			w.(http.Flusher).Flush()
-			time.Sleep(s.hold - time.Since(began))
-			io.WriteString(w, chunk(" Bye.")+`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}]}`+"\n\n"+"data: [DONE]\n\n")
-			w.(http.Flusher).Flush()
+			chat(w, r)
 		default:
 			w.WriteHeader(http.StatusNotImplemented)
 			io.WriteString(w, `{"error":{"code":501,"message":"not supported","type":"not_supported_error"}}`)
@@ -665,6 +671,15 @@ func (s *slotServer) start(t *testing.T) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// chatChunk is one content chunk of a streamed chat answer; chatEnd ends
+// the answer.
+func chatChunk(text string) string {
+	q, _ := json.Marshal(text)
+	return `data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n"
+}
+
+const chatEnd = `data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}]}` + "\n\n" + "data: [DONE]\n\n"
 
 // runShards runs `ttftlab load` once per shard of n, as separate
 // processes side by side with the environment's variables and env

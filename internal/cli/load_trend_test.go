@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -98,38 +97,22 @@ func TestLoadFindsItsWarmup(t *testing.T) {
 	t.Parallel()
 	const cold = 12
 	var served atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/health":
-			io.WriteString(w, `{"status":"ok"}`)
-		case "/props":
-			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":1,"model_path":"/models/cold.gguf","build_info":"b1-cold"}`)
-		case "/slots":
-			io.WriteString(w, `[]`)
-		case "/v1/chat/completions":
-			io.ReadAll(r.Body)
-			w.Header().Set("Content-Type", "text/event-stream")
-			chunk := func(text string) string {
-				return `data: {"choices":[{"delta":{"content":"` + text + `"},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n"
-			}
-			slow := served.Add(1) <= cold
-			if slow {
-				time.Sleep(100 * time.Millisecond)
-			} else {
-				time.Sleep(2 * time.Millisecond)
-			}
-			io.WriteString(w, chunk("Yes, we open on Saturday."))
-			if slow {
-				io.WriteString(w, chunk(" From nine."))
-			}
-			io.WriteString(w, chunk(" Bye.")+`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}]}`+"\n\n"+"data: [DONE]\n\n")
-		default:
-			w.WriteHeader(http.StatusNotImplemented)
+	url := fakeLlama(t, "cold", 1, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		slow := served.Add(1) <= cold
+		if slow {
+			time.Sleep(100 * time.Millisecond)
+		} else {
+			time.Sleep(2 * time.Millisecond)
 		}
-	}))
-	t.Cleanup(srv.Close)
+		io.WriteString(w, chatChunk("Yes, we open on Saturday."))
+		if slow {
+			io.WriteString(w, chatChunk(" From nine."))
+		}
+		io.WriteString(w, chatChunk(" Bye.")+chatEnd)
+	})
 	out := t.TempDir()
-	code, stdout, stderr := runCLI("load", "--server", srv.URL, "--concurrency", "1", "--requests", "40", "--docs", "0",
+	code, stdout, stderr := runCLI("load", "--server", url, "--concurrency", "1", "--requests", "40", "--docs", "0",
 		"--seed", "7", "--out", out, "--no-report", "--slo", "ttft_ms<=5000@p50")
 	t.Logf("%s%s", stdout, stderr)
 	doc := strictLoad(t, out)

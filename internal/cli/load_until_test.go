@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,42 +27,22 @@ type crowdServer struct {
 
 func (s *crowdServer) start(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/health":
-			io.WriteString(w, `{"status":"ok"}`)
-		case "/props":
-			io.WriteString(w, `{"default_generation_settings":{"n_ctx":4096},"total_slots":8,"model_path":"/models/crowd.gguf","build_info":"b1-crowd"}`)
-		case "/slots":
-			io.WriteString(w, `[]`)
-		case "/v1/chat/completions":
-			io.ReadAll(r.Body)
-			s.inFlight.Add(1)
-			offset := s.offsets[int(s.n.Add(1)-1)%len(s.offsets)]
-			began, most := time.Now(), int64(0)
-			for {
-				most = max(most, s.inFlight.Load())
-				if time.Since(began) >= time.Duration(most)*s.per+offset {
-					break
-				}
-				time.Sleep(2 * time.Millisecond)
+	return fakeLlama(t, "crowd", 8, func(w http.ResponseWriter, r *http.Request) {
+		s.inFlight.Add(1)
+		offset := s.offsets[int(s.n.Add(1)-1)%len(s.offsets)]
+		began, most := time.Now(), int64(0)
+		for {
+			most = max(most, s.inFlight.Load())
+			if time.Since(began) >= time.Duration(most)*s.per+offset {
+				break
 			}
-			s.inFlight.Add(-1) // its answer follows at once
-			w.Header().Set("Content-Type", "text/event-stream")
-			chunk := func(text string) string {
-				q, _ := json.Marshal(text)
-				return `data: {"choices":[{"delta":{"content":` + string(q) + `},"finish_reason":null,"index":0}],"object":"chat.completion.chunk"}` + "\n\n"
-			}
-			io.WriteString(w, chunk("Yes, we open on Saturday.")+chunk(" Bye.")+
-				`data: {"choices":[{"delta":{},"finish_reason":"stop","index":0}]}`+"\n\n"+"data: [DONE]\n\n")
-			w.(http.Flusher).Flush()
-		default:
-			w.WriteHeader(http.StatusNotImplemented)
-			io.WriteString(w, `{"error":{"code":501,"message":"not supported","type":"not_supported_error"}}`)
+			time.Sleep(2 * time.Millisecond)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		s.inFlight.Add(-1) // its answer follows at once
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, chatChunk("Yes, we open on Saturday.")+chatChunk(" Bye.")+chatEnd)
+		w.(http.Flusher).Flush()
+	})
 }
 
 // TestLoadUntilDecidedFlags: --until-decided needs an --slo of its own,
