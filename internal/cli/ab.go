@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/interleave"
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/report"
@@ -127,7 +129,7 @@ func (f *flagSet) sideWords(side interleave.Side, words string) ([]string, error
 	name := "--" + strings.ToLower(side.String())
 	w, err := splitFlags(words)
 	if err != nil {
-		return nil, f.usageErrf("%s %q: %v", name, words, err)
+		return nil, f.usageErrf("%s %q: %v", name, shownWords(words), err)
 	}
 	// The side's words alone, in a flag set without the flags of both.
 	alone := f.env.flags(f.synopsis, "")
@@ -148,15 +150,15 @@ func (f *flagSet) sideWords(side interleave.Side, words string) ([]string, error
 		if errors.As(err, &u) {
 			err = u.err
 		}
-		return nil, f.usageErrf("%s %q: %v", name, words, err)
+		return nil, f.usageErrf("%s %q: %v", name, shownWords(words), err)
 	}
 	if alone.NArg() > 0 {
-		return nil, f.usageErrf("%s %q: %q is not a flag (steps go after -- and run on both sides)", name, words, alone.Arg(0))
+		return nil, f.usageErrf("%s %q: %q is not a flag (steps go after -- and run on both sides)", name, shownWords(words), alone.Arg(0))
 	}
 	var both error
 	alone.Visit(func(fl *flag.Flag) {
 		if fl.Name == "out" {
-			both = f.usageErrf("%s %q: --out is both sides' folder (A writes OUT/A, B OUT/B)", name, words)
+			both = f.usageErrf("%s %q: --out is both sides' folder (A writes OUT/A, B OUT/B)", name, shownWords(words))
 		}
 	})
 	return w, both
@@ -183,10 +185,10 @@ func (s *abSide) parse(synopsis string, args, words []string) error {
 	wrap := func(err error) error {
 		var u *usageError
 		if errors.As(err, &u) {
-			u.err = fmt.Errorf("%s %q: %w", name, s.words, u.err)
+			u.err = fmt.Errorf("%s %q: %w", name, shownWords(s.words), u.err)
 			return u
 		}
-		return fmt.Errorf("%s %q: %w", name, s.words, err)
+		return fmt.Errorf("%s %q: %w", name, shownWords(s.words), err)
 	}
 	if err := fs.parse(all); err != nil {
 		return wrap(err)
@@ -685,4 +687,29 @@ func splitFlags(s string) ([]string, error) {
 		words = append(words, fields[0])
 	}
 	return words, nil
+}
+
+// secretFlag matches an API key or a header given in a set-up's flags,
+// with its value: --api-key KEY, --api-key=KEY, --header 'Name: value'.
+var secretFlag = regexp.MustCompile(`(-{1,2}(?:api-key|header)(?:=|\s+))('[^']*'|"[^"]*"|\S+)`)
+
+// shownWords is a set-up's flags as they may be shown in a message: the
+// value of --api-key and of a secret header (endpoint.Secret) replaced by
+// endpoint.Redacted, as every other place shows them. It works on the
+// text as typed, so flags that do not split are shown safely too.
+func shownWords(words string) string {
+	return secretFlag.ReplaceAllStringFunc(words, func(m string) string {
+		sub := secretFlag.FindStringSubmatch(m)
+		flag, value := sub[1], strings.Trim(sub[2], `'"`)
+		if strings.Contains(flag, "header") {
+			name, _, ok := strings.Cut(value, ":")
+			if ok && !endpoint.Secret(strings.TrimSpace(name)) {
+				return m
+			}
+			if ok {
+				return flag + "'" + strings.TrimSpace(name) + ": " + endpoint.Redacted + "'"
+			}
+		}
+		return flag + endpoint.Redacted
+	})
 }

@@ -374,3 +374,23 @@ func TestABUndecidedFigures(t *testing.T) {
 		t.Errorf("undecided %v, want few, underpowered, unknown power", got)
 	}
 }
+
+// TestABSideFlagsHideKeys: a set-up's flags quoted in an error never show
+// its API key nor a secret header's value, split or not, as the key is
+// shown nowhere else; a header that is no secret is shown as typed.
+func TestABSideFlagsHideKeys(t *testing.T) {
+	for _, b := range []string{
+		"--api-key sk-live-123 --kb 'x",
+		"--api-key=sk-live-123 --out y",
+		`--header "Authorization: Bearer sk-live-123" --kb 'x`,
+		"--api-key 'sk-live-123' --bogus",
+	} {
+		code, stdout, stderr := runCLI("ab", "--b", b, "--", "ttft")
+		if code != 2 || strings.Contains(stdout+stderr, "sk-live-123") || !strings.Contains(stderr, "[redacted]") {
+			t.Errorf("--b %q: exit %d, output %q: want a usage error with the key redacted", b, code, stdout+stderr)
+		}
+	}
+	if got := shownWords("--header 'X-Team: voice' --api-key k"); got != "--header 'X-Team: voice' --api-key [redacted]" {
+		t.Errorf("shownWords: %q", got)
+	}
+}
