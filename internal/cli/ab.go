@@ -22,6 +22,7 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/endpoint"
 	"ttftlab/internal/interleave"
+	"ttftlab/internal/interval"
 	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/report"
 	"ttftlab/internal/rundir"
@@ -511,10 +512,10 @@ func undecided(c *artifact.Compare) []artifact.CompareFigure {
 	var out []artifact.CompareFigure
 	for _, f := range c.Figures {
 		switch {
-		case f.Verdict == "too few samples":
+		case f.Verdict == string(interval.Undecided):
 			out = append(out, f)
 		case f.AllZero:
-		case f.Verdict == "no difference detected" && (f.RunsFor5Pct == nil || min(c.RunsA, c.RunsB) < *f.RunsFor5Pct):
+		case f.Verdict == string(interval.NoDifference) && (f.RunsFor5Pct == nil || min(c.RunsA, c.RunsB) < *f.RunsFor5Pct):
 			out = append(out, f)
 		}
 	}
@@ -524,7 +525,7 @@ func undecided(c *artifact.Compare) []artifact.CompareFigure {
 // moreToDecide says what would decide f after runs runs a side, each of
 // repeat repetitions.
 func moreToDecide(f artifact.CompareFigure, runs, repeat int) string {
-	if f.Verdict == "no difference detected" && f.RunsFor5Pct != nil {
+	if f.Verdict == string(interval.NoDifference) && f.RunsFor5Pct != nil {
 		more := *f.RunsFor5Pct - runs
 		return fmt.Sprintf("no difference detected; about %d more round(s) (%d repetitions a side) would detect a 5 %% difference",
 			more, more*repeat)
