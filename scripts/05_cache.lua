@@ -11,7 +11,6 @@
 -- prompt cached, or whose second did not hit, is set aside with why and
 -- measured again. Tokens come from timings or usage (cached_tokens).
 local prompt = require("prompt")
-local stats = require("stats")
 local conf = dofile("labconf.lua")
 
 local all = conf.need_docs(1)
@@ -72,9 +71,7 @@ result.method = { tokens_from = source, cold_prompt = "a line of its own at the 
 write_json("cache.json", result)
 
 local function med(part, field)
-  local xs = {}
-  for i, r in ipairs(runs) do xs[i] = r[part][field] end
-  return stats.median(xs)
+  return conf.median_of(runs, function(r) return r[part][field] end)
 end
 local line = string.format("first %g tok %.1f ms; second %g tok %.1f ms; changed prefix %g tok %.1f ms " ..
   "(%d docs, medians of %d runs%s)",

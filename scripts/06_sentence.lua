@@ -10,7 +10,6 @@
 -- machine).
 local sentence = require("sentence")
 local speech = require("speech")
-local stats = require("stats")
 local conf = dofile("labconf.lua")
 
 -- Played back as a speaker would at 15 characters a second: does the text
@@ -66,11 +65,7 @@ result.runs = runs
 if #discarded > 0 then result.discarded = discarded end
 write_json("sentence.json", result)
 
-local function p50(pick)
-  local xs = {}
-  for i, r in ipairs(runs) do xs[i] = pick(r) end
-  return stats.median(xs)
-end
+local function p50(pick) return conf.median_of(runs, pick) end
 local quoted = string.format("%q", runs[1].first_sentence):gsub("\\\n", "\\n") -- on one line
 local line = string.format("ttft p50 %.1f ms, first sentence p50 %.1f ms, total p50 %.1f ms, spoken with stalls p50 %.0f ms (%d runs%s): %s",
   p50(function(r) return r.ttft_ms end), p50(function(r) return r.first_sentence_ms end),

@@ -11,7 +11,6 @@
 -- an earlier attempt) is set aside with why and the repetition measured
 -- again, from then on with a clock of its own at each attempt.
 local prompt = require("prompt")
-local stats = require("stats")
 local conf = dofile("labconf.lua")
 
 local DOCS = 2
@@ -118,9 +117,7 @@ end
 
 -- The medians over the repetitions of a place's figure.
 local function med(i, field)
-  local xs = {}
-  for j, run in ipairs(runs) do xs[j] = run.positions[i][field] end
-  return stats.median(xs)
+  return conf.median_of(runs, function(run) return run.positions[i][field] end)
 end
 local n = #POSITIONS
 local advice = string.format("at the front the changing line costs %g tokens of prefill and %.1f ms to first token; " ..

@@ -5,7 +5,6 @@
 -- leaves its numbers null, and not_measured names it with why. In the lab
 -- steps.json says how each step ended; run alone, the folder's steps.json
 -- (the last lab's) does, and a file that is not there was not measured.
-local stats = require("stats")
 
 local function find_docs(rows, n)
   for _, r in ipairs(rows) do
@@ -50,17 +49,12 @@ local function field(t, value)
   return v
 end
 
--- median_of is the median of value over a repeated step's runs (those
--- whose value is not null), over its top level in a file written before
--- the step repeated; nil when there is none.
-local stats = require("stats")
+-- median_of is the median of value over a repeated step's runs
+-- (labconf.median_of), over its top level in a file written before the
+-- step repeated; nil when there is none.
+local median_of_runs = dofile("labconf.lua").median_of
 local function median_of(t, value)
-  local xs = {}
-  for _, r in ipairs(t.runs or { t }) do
-    local v = value(r)
-    if type(v) == "number" then xs[#xs + 1] = v end
-  end
-  if #xs > 0 then return stats.median(xs) end
+  return median_of_runs(t.runs or { t }, value)
 end
 
 local report = {

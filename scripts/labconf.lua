@@ -86,6 +86,19 @@ function M.repeated(what, fn)
   return runs, discarded
 end
 
+-- median_of is the median of pick(run) over a step's repetitions,
+-- leaving out runs where it is not a number; nil when none has one. The
+-- steps' summary lines and the report step's copies take their medians
+-- here.
+function M.median_of(runs, pick)
+  local xs = {}
+  for _, r in ipairs(runs) do
+    local v = pick(r)
+    if type(v) == "number" then xs[#xs + 1] = v end
+  end
+  if #xs > 0 then return require("stats").median(xs) end
+end
+
 -- need_timings returns the server's timings or raises: llama-server sends
 -- them in its last chunk; other servers may not.
 function M.need_timings(timings, what)
