@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,8 @@ import (
 // and the 12-docs prompt of the prefill
 // step's second repetition says it found 1000 tokens in the cache. Each
 // is measured again, and check passes the folder.
+var maxTokens = regexp.MustCompile(`"max_tokens":\s*[0-9]+`)
+
 func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
 	srv := startLlama(t)
 	var mu sync.Mutex
@@ -40,6 +43,15 @@ func TestLabRepeatsSentencePrefillAndAudio(t *testing.T) {
 		mu.Unlock()
 		if !whole && !cached {
 			return false
+		}
+		if whole {
+			// A short answer: a few kB leave in one segment, where the
+			// whole 120 tokens (tens of kB) may leave in two, and
+			// arrive in two reads some µs apart on a busy machine.
+			if !maxTokens.Match(body) {
+				t.Errorf("the sentence step's request has no max_tokens to shorten: %s", body)
+			}
+			body = maxTokens.ReplaceAll(body, []byte(`"max_tokens":4`))
 		}
 		resp, all := askLlama(t, srv, r, body)
 		if resp == nil {
