@@ -13,13 +13,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ttftlab/internal/audio"
+	"ttftlab/internal/espeak"
 )
 
 // Model is the model name the server answers to (and lists).
 const Model = "espeak-ng"
-
-// espeakRate is the sample rate espeak-ng writes.
-const espeakRate = 22050
 
 // baseWPM is espeak-ng's default speaking rate, speed 1.0.
 const baseWPM = 175
@@ -39,53 +39,19 @@ type Server struct {
 	CPU atomic.Int64
 
 	voicesOnce sync.Once
-	voices     map[string]bool
+	voices     espeak.Voices
 	voicesErr  error
 }
 
-// knows says whether espeak-ng has voice v: a language code, a voice
-// file or another language a voice speaks, as `espeak-ng --voices` lists
-// them, with an optional +variant. espeak-ng itself falls back to English
-// for a voice it lacks, which would measure the wrong voice.
+// knows says whether espeak-ng has voice v (espeak.Voices.Has).
+// espeak-ng itself falls back to English for a voice it lacks, which
+// would measure the wrong voice.
 func (s *Server) knows(v string) (bool, error) {
-	s.voicesOnce.Do(func() {
-		out, err := exec.Command(s.Bin, "--voices").Output()
-		if err != nil {
-			s.voicesErr = fmt.Errorf("cannot list espeak-ng's voices (%s --voices): %v", s.Bin, err)
-			return
-		}
-		s.voices = parseVoices(string(out))
-	})
+	s.voicesOnce.Do(func() { s.voices, s.voicesErr = espeak.ListVoices(s.Bin) })
 	if s.voicesErr != nil {
 		return false, s.voicesErr
 	}
-	base, _, _ := strings.Cut(v, "+")
-	return s.voices[strings.ToLower(base)], nil
-}
-
-// parseVoices reads the table `espeak-ng --voices` prints.
-func parseVoices(table string) map[string]bool {
-	known := map[string]bool{}
-	for _, line := range strings.Split(table, "\n")[1:] {
-		f := strings.Fields(line)
-		if len(f) < 5 {
-			continue
-		}
-		known[strings.ToLower(f[1])] = true
-		file := strings.ToLower(f[4])
-		known[file] = true
-		if _, b, ok := strings.Cut(file, "/"); ok {
-			known[b] = true
-		}
-		// Other languages: "(en 2)(en-gb 5)".
-		rest := strings.Join(f[5:], " ")
-		for _, part := range strings.Split(rest, "(")[1:] {
-			if code, _, ok := strings.Cut(part, " "); ok {
-				known[strings.ToLower(code)] = true
-			}
-		}
-	}
-	return known
+	return s.voices.Has(v), nil
 }
 
 // request is what the server reads of a speech request.
@@ -217,7 +183,7 @@ func (s *Server) relay(w http.ResponseWriter, out io.Reader, format string) (int
 	fl, _ := w.(http.Flusher)
 	buf := make([]byte, 8192)
 	var head []byte
-	var rs *resampler
+	var rs *audio.Resampler
 	var conv []byte
 	var n int64
 	started := false
@@ -233,12 +199,12 @@ func (s *Server) relay(w http.ResponseWriter, out io.Reader, format string) (int
 					if string(head[:4]) != "RIFF" || string(head[36:40]) != "data" {
 						return n, errors.New("espeak-ng's output does not start with a 44-byte WAV header")
 					}
-					rs = &resampler{from: espeakRate, to: 24000}
+					rs = audio.NewResampler(espeak.Rate, audio.OpenAIPCM.SampleRate)
 					b = head[wavHeader:]
 				}
 			}
 			if rs != nil {
-				conv = rs.push(conv[:0], b)
+				conv = rs.Push(conv[:0], b)
 				b = conv
 			}
 		}

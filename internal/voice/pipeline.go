@@ -19,9 +19,9 @@ import (
 
 	"ttftlab/internal/audio"
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/espeak"
 	"ttftlab/internal/sentence"
 	"ttftlab/internal/stream"
-	"ttftlab/internal/tts"
 )
 
 // Speech is how the sentences are asked of the speech server.
@@ -201,7 +201,7 @@ func (p *Pipeline) End(res *stream.Result, err error) {
 func (p *Pipeline) send(text string, readyMs float64) {
 	voice := p.sp.Voice
 	if voice == "" {
-		voice = tts.VoiceFor(text)
+		voice = espeak.VoiceFor(text)
 	}
 	r := &request{text: text, voice: voice, readyMs: readyMs}
 	p.sent = append(p.sent, r)

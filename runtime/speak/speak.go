@@ -11,8 +11,8 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/audio"
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/espeak"
 	"ttftlab/internal/stream"
-	"ttftlab/internal/tts"
 	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/request"
 	"ttftlab/runtime/suggest"
@@ -251,7 +251,7 @@ func (spk *Binder) speakArgs(L *lua.LState, fname string, opts lua.LValue, text 
 		bad("opts.sample_rate must be positive, got %d", c.rate)
 	}
 	if c.voice == "" && text != "" {
-		c.voice = tts.VoiceFor(text)
+		c.voice = espeak.VoiceFor(text)
 	}
 	return c
 }

@@ -1,12 +1,13 @@
-package tts
+package audio
 
 import "encoding/binary"
 
-// resampler converts 16-bit mono PCM from one rate to another by linear
-// interpolation, a read at a time: OpenAI's "pcm" is 24 kHz and espeak-ng
-// speaks at 22.05 kHz. Linear interpolation is coarse for listening and
-// exact enough for timing: every input frame maps to its time.
-type resampler struct {
+// Resampler converts 16-bit mono PCM from one rate to another by linear
+// interpolation, a read at a time: OpenAI's "pcm" is 24 kHz, espeak-ng
+// speaks at 22.05 kHz, a speech-to-text upload is 16 kHz. Linear
+// interpolation is coarse for listening and exact enough for timing:
+// every input frame maps to its time.
+type Resampler struct {
 	from, to int
 	// pos is the next output frame's position in input frames, relative
 	// to prev (the last input frame of the previous read).
@@ -16,8 +17,13 @@ type resampler struct {
 	odd     []byte // half a frame left from the previous read
 }
 
-// push converts b and appends the output to out.
-func (r *resampler) push(out, b []byte) []byte {
+// NewResampler converts from Hz to Hz (both above 0).
+func NewResampler(from, to int) *Resampler { return &Resampler{from: from, to: to} }
+
+// Push converts b (little-endian PCM16, split anywhere) and appends the
+// output to out. n input frames make n*to/from output frames, less the
+// interpolation's last step.
+func (r *Resampler) Push(out, b []byte) []byte {
 	if len(r.odd) > 0 {
 		b = append(r.odd, b...)
 		r.odd = nil
