@@ -28,8 +28,8 @@ type Format struct {
 // told (--tts-sample-rate): raw PCM carries no header.
 var OpenAIPCM = Format{SampleRate: 24000, Channels: 1, BitsPerSample: 16}
 
-// frameBytes is the bytes of one sample of every channel.
-func (f Format) frameBytes() int { return f.Channels * f.BitsPerSample / 8 }
+// FrameBytes is the bytes of one sample of every channel.
+func (f Format) FrameBytes() int { return f.Channels * f.BitsPerSample / 8 }
 
 func (f Format) check() error {
 	if f.SampleRate <= 0 || f.Channels <= 0 {
@@ -77,7 +77,10 @@ type Meter struct {
 	// voicedFrame is the index of the first voiced frame: where in the
 	// audio the voice begins, as opposed to when its bytes arrived.
 	voicedFrame int64
-	err         error
+	// dataSize is the size the data chunk's header gives (perhaps a
+	// placeholder).
+	dataSize int64
+	err      error
 }
 
 // NewWAV is a meter of a WAV answer.
@@ -139,6 +142,7 @@ func (m *Meter) header(b []byte) []byte {
 			if id == "data" {
 				// The size may be a placeholder (a pipe cannot seek back
 				// to write it): the samples run to the end of the answer.
+				m.dataSize = int64(uint32(size))
 				m.headerBytes += 8
 				rest := m.head[8:]
 				m.head = nil
@@ -155,10 +159,16 @@ func (m *Meter) header(b []byte) []byte {
 					m.err = fmt.Errorf("the WAV fmt chunk is %d bytes, want 16 or more", size)
 					return nil
 				}
-				if len(m.head) < 8+16 {
+				// WAVE_FORMAT_EXTENSIBLE names its samples' kind in the
+				// extension's subformat: the first 40 bytes are read.
+				need := 16
+				if size >= 40 && len(m.head) >= 10 && binary.LittleEndian.Uint16(m.head[8:10]) == formatExtensible {
+					need = 40
+				}
+				if len(m.head) < 8+need {
 					break
 				}
-				m.err = m.readFmt(m.head[8 : 8+16])
+				m.err = m.readFmt(m.head[8 : 8+need])
 				if m.err != nil {
 					return nil
 				}
@@ -185,12 +195,20 @@ func (m *Meter) readFmt(b []byte) error {
 		SampleRate:    int(binary.LittleEndian.Uint32(b[4:8])),
 		BitsPerSample: int(binary.LittleEndian.Uint16(b[14:16])),
 	}
+	if code == formatExtensible && len(b) >= 40 {
+		// The subformat GUID begins with the format code it stands for.
+		sub := binary.LittleEndian.Uint16(b[24:26])
+		if sub != 1 && sub != 3 {
+			return fmt.Errorf("WAV format extensible of subformat %d is not read (1: integer PCM, 3: float)", sub)
+		}
+		code = sub
+	}
 	switch code {
-	case 1, 0xFFFE: // PCM; extensible is read as its bits say
+	case 1, formatExtensible: // PCM; extensible without its subformat is read as its bits say
 	case 3:
 		f.Float = true
 	default:
-		return fmt.Errorf("WAV format code %d is not read (1: integer PCM, 3: float)", code)
+		return fmt.Errorf("WAV format code %d is not read (1: integer PCM, 3: float, 0xFFFE: extensible)", code)
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -205,7 +223,7 @@ func (m *Meter) samples(tMs float64, b []byte) {
 		return
 	}
 	m.audioBytes += int64(len(b))
-	fb := m.format.frameBytes()
+	fb := m.format.FrameBytes()
 	if len(m.part) > 0 {
 		need := fb - len(m.part)
 		if len(b) < need {
@@ -241,20 +259,50 @@ func (m *Meter) frame(tMs float64, f []byte) {
 }
 
 // amplitude is |sample| as a share of full scale.
-func (m *Meter) amplitude(s []byte) float64 {
+func (m *Meter) amplitude(s []byte) float64 { return math.Abs(m.format.Sample(s)) }
+
+// Sample is one channel's sample s (BitsPerSample/8 bytes, little-endian)
+// as a share of full scale, from -1 to 1.
+func (f Format) Sample(s []byte) float64 {
 	switch {
-	case m.format.Float:
-		return math.Abs(float64(math.Float32frombits(binary.LittleEndian.Uint32(s))))
+	case f.Float:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(s)))
 	case len(s) == 1:
-		return math.Abs(float64(int(s[0])-128)) / 128
+		return float64(int(s[0])-128) / 128
 	case len(s) == 2:
-		return math.Abs(float64(int16(binary.LittleEndian.Uint16(s)))) / 32768
+		return float64(int16(binary.LittleEndian.Uint16(s))) / 32768
 	case len(s) == 3:
 		v := int32(uint32(s[0])<<8|uint32(s[1])<<16|uint32(s[2])<<24) >> 8
-		return math.Abs(float64(v)) / (1 << 23)
+		return float64(v) / (1 << 23)
 	default:
-		return math.Abs(float64(int32(binary.LittleEndian.Uint32(s)))) / (1 << 31)
+		return float64(int32(binary.LittleEndian.Uint32(s))) / (1 << 31)
 	}
+}
+
+// formatExtensible is WAVE_FORMAT_EXTENSIBLE's format code.
+const formatExtensible = 0xFFFE
+
+// DecodeWAV splits a whole WAV file into its format and its samples'
+// bytes (whole frames): the header read as a meter reads it, the data
+// chunk's size taken when it fits the file, else (a placeholder) the
+// samples run to its end.
+func DecodeWAV(b []byte) (Format, []byte, error) {
+	m := NewWAV(DefaultThreshold)
+	data := m.header(b)
+	if m.err != nil {
+		return Format{}, nil, m.err
+	}
+	if !m.inData {
+		if m.headerBytes == 0 && len(m.head) < 12 {
+			return Format{}, nil, fmt.Errorf("the file is %d bytes, too short for a WAV header", len(b))
+		}
+		return Format{}, nil, fmt.Errorf("the WAV file has no data chunk (or its header is cut short)")
+	}
+	if m.dataSize > 0 && m.dataSize <= int64(len(data)) {
+		data = data[:m.dataSize]
+	}
+	fb := m.format.FrameBytes()
+	return m.format, data[:len(data)/fb*fb], nil
 }
 
 // Err is why the meter stopped reading, nil when it did not.

@@ -21,8 +21,8 @@ func wav(f Format, code uint16, list bool, samples []byte) []byte {
 	u16(code)
 	u16(uint16(f.Channels))
 	u32(uint32(f.SampleRate))
-	u32(uint32(f.SampleRate * f.frameBytes()))
-	u16(uint16(f.frameBytes()))
+	u32(uint32(f.SampleRate * f.FrameBytes()))
+	u16(uint16(f.FrameBytes()))
 	u16(uint16(f.BitsPerSample))
 	u16(0)
 	if list {
