@@ -25,10 +25,18 @@ const (
 	// its end is the end of the body. It is no text API: ParseAPI and
 	// APINames do not offer it.
 	APISpeech
+	// APITranscription is /v1/audio/transcriptions (and whisper.cpp's
+	// /inference): the body is multipart (its Content-Type in
+	// Request.Header), the answer either one JSON object whose "text" is
+	// the transcript, its end the end of the body, or (stream=true)
+	// server-sent events transcript.text.delta, whose deltas are the
+	// content chunks, ended by transcript.text.done. Result.Transcript
+	// holds the transcript. It is no text API either.
+	APITranscription
 )
 
-var apiNames = [...]string{"chat", "completions", "responses", "speech"}
-var apiPaths = [...]string{"/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/audio/speech"}
+var apiNames = [...]string{"chat", "completions", "responses", "speech", "transcription"}
+var apiPaths = [...]string{"/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/audio/speech", "/v1/audio/transcriptions"}
 
 // textAPIs is the number of APIs that stream text.
 const textAPIs = 3
@@ -68,6 +76,8 @@ func (a API) endMarker() string {
 		return "response.completed (or response.incomplete, response.failed)"
 	case APISpeech:
 		return "the end of the audio"
+	case APITranscription:
+		return "the transcript (the JSON answer's end, or transcript.text.done)"
 	}
 	return "data: [DONE]"
 }
@@ -79,6 +89,8 @@ func (a API) eventNoun() string {
 		return "a completions chunk"
 	case APIResponses:
 		return "a Responses API event"
+	case APITranscription:
+		return "a transcription event"
 	}
 	return "a chat-completion chunk"
 }

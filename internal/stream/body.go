@@ -132,6 +132,9 @@ func (r *run) parse(p []byte, st stamp) (stop bool, err error) {
 	if r.meter != nil {
 		return r.audio(p, st)
 	}
+	if r.inWhole {
+		return r.wholeRead(p, st)
+	}
 	if r.parser.Unknown == nil {
 		r.parser.Unknown = r.strayLine
 	}
@@ -167,6 +170,9 @@ func (r *run) countLines() {
 func (r *run) ended(readErr error, at time.Duration) error {
 	if reason, _ := r.cl.state(); reason != notClosed {
 		return r.closedOutcome()
+	}
+	if r.inWhole {
+		return r.wholeEnd(readErr, at)
 	}
 	r.res.TotalMs = ms(at)
 	if r.meter != nil && errors.Is(readErr, io.EOF) {

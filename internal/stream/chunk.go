@@ -17,6 +17,9 @@ var doneData = []byte("[DONE]")
 // their own (responseEvent).
 func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 	at := ev.Stamp.at - r.t0
+	if r.req.API == APITranscription {
+		return r.transcriptEvent(ev, at)
+	}
 	first(&r.res.Info.FirstEventMs, ms(at))
 	if bytes.Equal(bytes.TrimSpace(ev.Data), doneData) {
 		r.res.Info.Done = true

@@ -60,6 +60,9 @@ type closer struct {
 	clk     clock
 	cancel  context.CancelFunc // cancels dialing and the HTTP request, for closes before a connection exists
 	afterT0 func()             // runs right after the first request write returns
+	// sent is when the last request write so far returned (since
+	// clk.base; 0 before the first).
+	sent atomic.Int64
 
 	mu     sync.Mutex
 	conn   wireConn
@@ -97,7 +100,7 @@ func (c *closer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	tc := &timedConn{Conn: conn, clk: c.clk, afterT0: c.afterT0}
+	tc := &timedConn{Conn: conn, clk: c.clk, afterT0: c.afterT0, sent: &c.sent}
 	if !c.attach(tc) {
 		conn.Close()
 		return nil, errClosedEarly
@@ -146,7 +149,8 @@ var dialNoDelay = wire.DialNoDelay
 type timedConn struct {
 	net.Conn
 	clk     clock
-	afterT0 func() // runs once the first request write has returned
+	afterT0 func()        // runs once the first request write has returned
+	sent    *atomic.Int64 // when the last request write returned
 	armed   atomic.Bool
 	wrote   atomic.Bool
 	start   atomic.Int64 // t0 as nanoseconds since clk.base
@@ -159,6 +163,9 @@ func (c *timedConn) Write(p []byte) (int, error) {
 		c.wrote.Store(true)
 	}
 	n, err := c.Conn.Write(p)
+	if c.wrote.Load() {
+		c.sent.Store(int64(c.clk.now()))
+	}
 	if first && c.afterT0 != nil {
 		c.afterT0()
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -113,14 +114,21 @@ func run1(ctx context.Context, req Request, opt options, scrub *endpoint.Scrubbe
 	if len(req.Body) == 0 {
 		return r.res, newError(KindRequest, "POST", target, nil, "the request body is empty")
 	}
-	if req.API == APISpeech {
+	switch req.API {
+	case APISpeech:
 		if err := r.speech(); err != nil {
 			return r.res, err
 		}
+	case APITranscription:
+		r.transcription()
 	}
 	rt := routeOf(opt, target)
 	err = viaProxy(r.execute(req.Body, rt.taken(opt)), "POST", target, rt)
 	r.res.Info.StampSource = sourceOf(r.sources)
+	if r.cl != nil && r.cl.sent.Load() > 0 && r.t0 > 0 {
+		sent := time.Duration(r.cl.sent.Load())
+		r.res.Info.SentMs = ms(sent - r.t0)
+	}
 	if r.meter != nil {
 		a := r.meter.Result()
 		r.res.Audio = &a
@@ -199,8 +207,15 @@ type run struct {
 	pieces   [][]byte
 	rawBuf   []byte // one read's body pieces joined for RawOut
 
-	parser  sse.ParserOf[stamp]
-	meter   *audio.Meter // an APISpeech answer's
+	parser sse.ParserOf[stamp]
+	meter  *audio.Meter // an APISpeech answer's
+	// whole gathers an APITranscription answer that is one JSON object;
+	// wholeAt is the stamp of the read that brought its last bytes.
+	whole   []byte
+	inWhole bool
+	wholeAt time.Duration
+	// deltas joins a streamed transcription's deltas.
+	deltas  strings.Builder
 	chunks  int
 	bytes   int64
 	sources uint8 // bit set of the content chunks' stamp sources

@@ -93,6 +93,9 @@ func (r *run) executeRaw(reqCtx context.Context, u *url.URL, body []byte, w Wire
 	// server may refuse a request before reading all of it), as net/http
 	// does; without one, the write error is what went wrong.
 	werr := write(head, body, r.cl.afterT0)
+	if werr == nil {
+		r.cl.sent.Store(int64(r.clk.now()))
+	}
 	resp, err := r.readHead()
 	if err != nil {
 		if werr != nil && !errors.Is(werr, wire.ErrWriteClosed) {

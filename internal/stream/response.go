@@ -49,6 +49,10 @@ func (r *run) checkResponse(resp *http.Response) error {
 	if r.meter != nil {
 		return r.checkAudio(resp, ct)
 	}
+	if r.req.API == APITranscription {
+		r.checkTranscription(resp, ct)
+		return nil
+	}
 	if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
 		body := r.readStart(resp.Body, peekLimit)
 		return r.fail(KindNotStream, nil,

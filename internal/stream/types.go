@@ -17,6 +17,7 @@ package stream
 import (
 	"crypto/tls"
 	"io"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -178,6 +179,10 @@ type Info struct {
 	FinishReason string
 	// Status is the HTTP status code.
 	Status int
+	// SentMs is when the request's last byte was written: the return of
+	// the write that finished its body (0 when it was not written
+	// whole).
+	SentMs float64
 	// API is the streaming API the answer was read as (Request.API).
 	API API
 	// Lines counts the complete non-blank lines received, comments
@@ -232,4 +237,24 @@ type Result struct {
 	// when its first sample and first voiced sample arrived, its format,
 	// bytes and length.
 	Audio *audio.Result
+	// Transcript is what an APITranscription answer held (nil for the
+	// other APIs, and without a 2xx answer).
+	Transcript *Transcript
+}
+
+// Transcript is the transcript of an APITranscription answer. Its
+// stamps are the Result's: the final transcript arrived at TotalMs when
+// Info.Done (the read that completed the JSON answer, or the
+// transcript.text.done event), the first partial at Info.TTFTMs (the
+// first transcript.text.delta, a content chunk).
+type Transcript struct {
+	// Text is the JSON answer's "text", or the transcript.text.done
+	// event's (the deltas joined when the stream ended with [DONE]
+	// instead).
+	Text string
+	// Streamed says the answer was an event stream (stream=true).
+	Streamed bool
+	// Header is the answer's head, where a server reports what it did
+	// (a queue time).
+	Header http.Header
 }
