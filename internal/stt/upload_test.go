@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -58,8 +59,7 @@ func TestUploadStampsAndRequest(t *testing.T) {
 		{APIWhisper, stttest.Whisper, "/inference", "/inference", ""},
 	} {
 		name := string(tc.api) + " " + tc.base
-		fake := stttest.New(tc.kind, "what time is it", 150*time.Millisecond)
-		fake.QueueMs = tc.queue
+		fake := stttest.Start(&stttest.Server{Kind: tc.kind, Text: "what time is it", Delay: 150 * time.Millisecond, QueueMs: tc.queue})
 		cfg := testConfig(fake.URL+tc.base, tc.api)
 		res, err := Transcribe(context.Background(), cfg, clip)
 		returned := time.Now()
@@ -176,8 +176,7 @@ func TestUploadFailureKinds(t *testing.T) {
 			if api == APIWhisper {
 				kind = stttest.Whisper
 			}
-			fake := stttest.New(kind, "hi", 0)
-			fake.Status, fake.Never = tc.status, tc.never
+			fake := stttest.Start(&stttest.Server{Kind: kind, Text: "hi", Status: tc.status, Never: tc.never})
 			cfg := testConfig(fake.URL, api)
 			cfg.Timeout = 300 * time.Millisecond
 			res, err := Transcribe(context.Background(), cfg, clip)
@@ -219,5 +218,23 @@ func TestUploadWaitsForTheCaller(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindDropped || !errors.Is(err, context.Canceled) || len(fake.Received()) != 0 {
 		t.Fatalf("error %v, %d requests", err, len(fake.Received()))
+	}
+}
+
+// TestUploadTLS: the endpoint's TLS settings are the upload's; without
+// them the fake's certificate is refused.
+func TestUploadTLS(t *testing.T) {
+	fake := stttest.StartTLS(&stttest.Server{Kind: stttest.OpenAI, Text: "over tls"})
+	defer fake.Close()
+	cfg := testConfig(fake.URL, APIOpenAI)
+	_, err := Transcribe(context.Background(), cfg, clipOf(120))
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindConnect || !strings.Contains(e.Msg, "certificate") {
+		t.Fatalf("an unknown certificate: %v", err)
+	}
+	cfg.Endpoint.TLS = fake.Client().Transport.(*http.Transport).TLSClientConfig
+	res, err := Transcribe(context.Background(), cfg, clipOf(120))
+	if err != nil || res.Text != "over tls" {
+		t.Fatalf("with the endpoint's TLS: %v, %+v", err, res)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -78,8 +79,22 @@ type Server struct {
 
 // New starts a fake of kind answering text after delay.
 func New(kind Kind, text string, delay time.Duration) *Server {
-	s := &Server{Kind: kind, Text: text, Delay: delay}
+	return Start(&Server{Kind: kind, Text: text, Delay: delay})
+}
+
+// Start serves s, its settings filled in (they are not to change once
+// it serves).
+func Start(s *Server) *Server {
 	s.Server = httptest.NewServer(s)
+	return s
+}
+
+// StartTLS is Start on https://, with httptest's certificate (Client()'s
+// TLS configuration trusts it); a refused handshake is not logged.
+func StartTLS(s *Server) *Server {
+	s.Server = httptest.NewUnstartedServer(s)
+	s.Server.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.Server.StartTLS()
 	return s
 }
 
