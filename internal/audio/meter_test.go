@@ -142,3 +142,52 @@ func TestPCMAndErrors(t *testing.T) {
 		t.Fatal("real-time factor")
 	}
 }
+
+// TestExtensibleSubformat: WAVE_FORMAT_EXTENSIBLE's samples are what its
+// subformat says, float or integer, however the header is split.
+func TestExtensibleSubformat(t *testing.T) {
+	ext := func(sub uint16, bits int, samples []byte) []byte {
+		var b []byte
+		u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
+		u16 := func(v uint16) { b = binary.LittleEndian.AppendUint16(b, v) }
+		b = append(b, "RIFF"...)
+		u32(0x7ffff024)
+		b = append(b, "WAVEfmt "...)
+		u32(40)
+		u16(0xFFFE)
+		u16(1)
+		u32(8000)
+		u32(uint32(8000 * bits / 8))
+		u16(uint16(bits / 8))
+		u16(uint16(bits))
+		u16(22)
+		u16(uint16(bits))
+		u32(0)
+		u16(sub)
+		b = append(b, "\x00\x00\x00\x00\x10\x00\x80\x00\x00\xAA\x00\x38\x9B\x71"...)
+		b = append(b, "data"...)
+		u32(0x7ffff000)
+		return append(b, samples...)
+	}
+	// Silence then a half-scale sample, as float.
+	var fl []byte
+	for _, v := range []float32{0, 0, 0.5} {
+		fl = binary.LittleEndian.AppendUint32(fl, math.Float32bits(v))
+	}
+	data := ext(3, 32, fl)
+	m := NewWAV(DefaultThreshold)
+	for i := range data {
+		m.Feed(float64(i), data[i:i+1])
+	}
+	r := m.Result()
+	if m.Err() != nil || !r.Format.Float || r.VoiceStartsMs == nil || *r.VoiceStartsMs != 2*1000.0/8000 {
+		t.Fatalf("float extensible: %+v, %v", r, m.Err())
+	}
+	f, s, err := DecodeWAV(data)
+	if err != nil || len(s) != 12 || f.Sample(s[8:]) != 0.5 {
+		t.Fatalf("decoded %+v, %d bytes, %v", f, len(s), err)
+	}
+	if _, _, err := DecodeWAV(ext(2, 16, nil)); err == nil || !strings.Contains(err.Error(), "subformat 2") {
+		t.Fatalf("ADPCM subformat: %v", err)
+	}
+}
