@@ -25,6 +25,12 @@ var InstallScript []byte
 //go:embed install-espeak-ng.sh
 var InstallSpeechScript []byte
 
+// InstallSTTScript is install-pocketsphinx.sh, so `ttftlab stt install`
+// works without the source tree.
+//
+//go:embed install-pocketsphinx.sh
+var InstallSTTScript []byte
+
 // InstallerFiles are what the install scripts source from their folder,
 // by name, to be written beside them (installer.Script.Beside).
 var InstallerFiles = map[string][]byte{"private-apt.sh": privateApt}
