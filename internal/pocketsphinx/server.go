@@ -1,0 +1,290 @@
+// Package pocketsphinx is the default speech-to-text engine: Debian's
+// pocketsphinx 5 with its en-us model, installed on first use into a
+// private folder, and served behind OpenAI's transcription endpoint.
+package pocketsphinx
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Model is the model name the server answers to (and lists).
+const Model = "pocketsphinx-en-us"
+
+// Server answers OpenAI's POST /v1/audio/transcriptions (a WAV file of any
+// rate; json, text, or with stream=true server-sent events) by running
+// `pocketsphinx live -`: one process a request, a warm one kept ready so
+// that none pays the model's load.
+// GET /health and GET /v1/models answer too. The zero value with Bin set
+// is ready; Close stops its processes.
+type Server struct {
+	// Bin is the pocketsphinx to run.
+	Bin string
+	// Log, when set, gets a line per request.
+	Log io.Writer
+	// CPU is the CPU time (ns) its decoder processes used so far, counted
+	// when each exits.
+	CPU atomic.Int64
+
+	mu      sync.Mutex
+	spare   *decoder
+	running map[*decoder]bool
+	closed  bool
+}
+
+// Warm starts a decoder to be ready for the next request, when none is;
+// each request starts the next one when it ends.
+func (s *Server) Warm() error {
+	s.mu.Lock()
+	if s.spare != nil || s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	d, err := s.spawn()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spare != nil || s.closed {
+		go d.stop()
+		return nil
+	}
+	s.spare = d
+	return nil
+}
+
+// take is a decoder for one request: the warm one, else a new one.
+func (s *Server) take() (*decoder, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errClosed
+	}
+	d := s.spare
+	s.spare = nil
+	s.mu.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	return s.spawn()
+}
+
+// done ends a request's decoder and starts the next warm one, after the
+// request rather than beside it: the model's load would take a core from
+// the decoding being timed.
+func (s *Server) done(d *decoder) {
+	d.stop()
+	s.Warm()
+}
+
+// track keeps the running processes, for Close.
+func (s *Server) track(d *decoder, running bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		s.running = map[*decoder]bool{}
+	}
+	if running {
+		s.running[d] = true
+	} else {
+		delete(s.running, d)
+	}
+}
+
+// Close stops every decoder process the server started (each by its
+// PID), the warm one too; requests after it fail.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.spare = nil
+	var all []*decoder
+	for d := range s.running {
+		all = append(all, d)
+	}
+	s.mu.Unlock()
+	for _, d := range all {
+		d.kill()
+	}
+	return nil
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/health" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"ok"}`)
+	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"ttftlab"}]}`, Model)
+	case r.URL.Path == "/v1/audio/transcriptions" && r.Method == http.MethodPost:
+		s.transcription(w, r)
+	case r.URL.Path == "/v1/audio/transcriptions":
+		failf(w, http.StatusMethodNotAllowed, "use POST for /v1/audio/transcriptions")
+	default:
+		failf(w, http.StatusNotFound, "no such path %s: this server answers POST /v1/audio/transcriptions, GET /health and GET /v1/models", r.URL.Path)
+	}
+}
+
+// failf answers an error in OpenAI's shape.
+func failf(w http.ResponseWriter, code int, format string, args ...any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	msg, _ := json.Marshal(fmt.Sprintf(format, args...))
+	fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
+}
+
+// checkLanguage accepts English ("" too: the model's own); the en-us
+// model recognizes nothing else.
+func checkLanguage(lang string) error {
+	switch strings.ToLower(strings.ReplaceAll(lang, "_", "-")) {
+	case "", "en", "en-us":
+		return nil
+	}
+	return fmt.Errorf("language %q is not served: pocketsphinx's en-us model recognizes English only (en, en-US); "+
+		"for another language run a speech-to-text server for it and name its URL", lang)
+}
+
+// maxUpload is the largest transcription request read: 64 MiB, a half
+// hour of 16 kHz audio.
+const maxUpload = 64 << 20
+
+func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+	if err := r.ParseMultipartForm(8 << 20); err != nil {
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			failf(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes", maxUpload)
+			return
+		}
+		failf(w, http.StatusBadRequest, "the body is not a multipart form: %v; send the audio as the form's field \"file\"", err)
+		return
+	}
+	if err := checkLanguage(r.FormValue("language")); err != nil {
+		failf(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	format := r.FormValue("response_format")
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" && format != "text" {
+		failf(w, http.StatusBadRequest, "response_format %q is not served: ask for json or text", format)
+		return
+	}
+	stream := false
+	if v := r.FormValue("stream"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			failf(w, http.StatusBadRequest, "stream %q is not true or false", v)
+			return
+		}
+		stream = b
+	}
+	f, _, err := r.FormFile("file")
+	if err != nil {
+		failf(w, http.StatusBadRequest, "no audio: send it as the form's field \"file\" (%v)", err)
+		return
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		failf(w, http.StatusBadRequest, "reading the file: %v", err)
+		return
+	}
+	samples, rate, err := decodeWAV(data)
+	if err != nil {
+		failf(w, http.StatusBadRequest, "the file is not audio pocketsphinx is given: %v; send a WAV file (any rate, any channels, integer or float samples)", err)
+		return
+	}
+	pcm := pcm16((&resampler{from: rate, to: Rate}).push(nil, samples))
+
+	d, err := s.take()
+	if err != nil {
+		failf(w, http.StatusServiceUnavailable, "%v", err)
+		return
+	}
+	defer s.done(d)
+	stopOnGone := context.AfterFunc(r.Context(), d.kill)
+	defer stopOnGone()
+	go func() {
+		d.write(pcm) // a failure shows as the process's exit
+		d.closeInput()
+	}()
+
+	var texts []string
+	var fl http.Flusher
+	if stream {
+		fl, _ = w.(http.Flusher)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	started := false
+	for {
+		u, err := d.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if r.Context().Err() != nil {
+				return
+			}
+			if !started {
+				failf(w, http.StatusInternalServerError, "%v", err)
+				return
+			}
+			event(w, fl, map[string]any{"type": "error", "error": map[string]string{"message": err.Error()}})
+			return
+		}
+		text := strings.TrimSpace(u.Text)
+		if text == "" {
+			continue
+		}
+		delta := text
+		if len(texts) > 0 {
+			delta = " " + text
+		}
+		texts = append(texts, text)
+		if stream {
+			if !started {
+				w.WriteHeader(http.StatusOK)
+				started = true
+			}
+			event(w, fl, map[string]any{"type": "transcript.text.delta", "delta": delta})
+		}
+	}
+	text := strings.Join(texts, " ")
+	switch {
+	case stream:
+		event(w, fl, map[string]any{"type": "transcript.text.done", "text": text})
+	case format == "text":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, text+"\n")
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"text": text})
+	}
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, "stt: %.2f s of audio at %d Hz -> %d words in %s\n", float64(len(samples))/float64(rate), rate, len(strings.Fields(text)), time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// event writes one server-sent event and flushes it.
+func event(w io.Writer, fl http.Flusher, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if fl != nil {
+		fl.Flush()
+	}
+}
