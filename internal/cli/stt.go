@@ -2,9 +2,9 @@ package cli
 
 var sttCommands = &group{
 	name:  "stt",
-	about: "ttftlab stt: the default speech-to-text engine (Debian's pocketsphinx 5 behind OpenAI's /v1/audio/transcriptions)",
+	about: "ttftlab stt: the default speech-to-text engine (Debian's pocketsphinx 5 behind OpenAI's /v1/audio/transcriptions and /v1/realtime)",
 	commands: []command{
-		{"serve", "[--host H] [--port N]", "answer POST /v1/audio/transcriptions with pocketsphinx until Ctrl-C", newSTTServe},
+		{"serve", "[--host H] [--port N]", "answer POST /v1/audio/transcriptions and GET /v1/realtime with pocketsphinx until Ctrl-C", newSTTServe},
 		{"install", "[--force]", "install pocketsphinx and its en-us model into ttftlab's cache and print its path", newSTTInstall},
 	},
 	notes: `pocketsphinx is a 2010s recognizer: English only, its accuracy and its timing are not a modern

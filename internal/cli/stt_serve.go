@@ -24,8 +24,11 @@ const defaultSTTPort = 8000
 func (c *sttServeCmd) Run(ctx context.Context, args []string) error {
 	fs := c.env.flags("[--host H] [--port N]",
 		"Answers OpenAI's POST /v1/audio/transcriptions (a WAV file of any rate; response_format json or\n"+
-			"text; stream=true for transcript.text.delta/done events) by running pocketsphinx 5 with its en-us\n"+
-			"model (installed on first use): one process a request, a warm one kept ready. English only.")
+			"text; stream=true for transcript.text.delta/done events) and GET /v1/realtime (OpenAI's Realtime\n"+
+			"transcription session over a WebSocket: PCM16 appended as it is spoken, speech_started from an\n"+
+			"energy detector, the transcript when pocketsphinx ends the utterance) by running pocketsphinx 5\n"+
+			"with its en-us model (installed on first use): one process a request or connection, a warm one\n"+
+			"kept ready. English only.")
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	port := fs.intFlag("port", defaultSTTPort, 0, 65535, "port to listen on (0: a free one)")
 	verbose := fs.Bool("v", false, "print a line per request")
@@ -54,7 +57,7 @@ func (c *sttServeCmd) Run(ctx context.Context, args []string) error {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	c.env.signals.describe("stopping the speech-to-text server")
-	fmt.Fprintf(c.env.Out, "speech-to-text server: http://%s (POST /v1/audio/transcriptions; %s %s); Ctrl-C stops it\n",
+	fmt.Fprintf(c.env.Out, "speech-to-text server: http://%s (POST /v1/audio/transcriptions, GET /v1/realtime; %s %s); Ctrl-C stops it\n",
 		ln.Addr(), pocketsphinx.Version(bin), bin)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

@@ -1,6 +1,7 @@
 // Package pocketsphinx is the default speech-to-text engine: Debian's
 // pocketsphinx 5 with its en-us model, installed on first use into a
-// private folder, and served behind OpenAI's transcription endpoint.
+// private folder, and served behind OpenAI's transcription endpoint and a
+// Realtime transcription WebSocket.
 package pocketsphinx
 
 import (
@@ -21,9 +22,10 @@ import (
 const Model = "pocketsphinx-en-us"
 
 // Server answers OpenAI's POST /v1/audio/transcriptions (a WAV file of any
-// rate; json, text, or with stream=true server-sent events) by running
-// `pocketsphinx live -`: one process a request, a warm one kept ready so
-// that none pays the model's load.
+// rate; json, text, or with stream=true server-sent events) and, on GET
+// /v1/realtime, OpenAI's Realtime transcription session over a WebSocket,
+// by running `pocketsphinx live -`: one process a request or a
+// connection, a warm one kept ready so that none pays the model's load.
 // GET /health and GET /v1/models answer too. The zero value with Bin set
 // is ready; Close stops its processes.
 type Server struct {
@@ -107,6 +109,7 @@ func (s *Server) track(d *decoder, running bool) {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	spare := s.spare
 	s.spare = nil
 	var all []*decoder
 	for d := range s.running {
@@ -115,6 +118,11 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	for _, d := range all {
 		d.kill()
+	}
+	// A request's decoder is waited for by its request; the warm one
+	// has none.
+	if spare != nil {
+		spare.wait()
 	}
 	return nil
 }
@@ -131,8 +139,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.transcription(w, r)
 	case r.URL.Path == "/v1/audio/transcriptions":
 		failf(w, http.StatusMethodNotAllowed, "use POST for /v1/audio/transcriptions")
+	case r.URL.Path == "/v1/realtime" && r.Method == http.MethodGet:
+		s.realtime(w, r)
 	default:
-		failf(w, http.StatusNotFound, "no such path %s: this server answers POST /v1/audio/transcriptions, GET /health and GET /v1/models", r.URL.Path)
+		failf(w, http.StatusNotFound, "no such path %s: this server answers POST /v1/audio/transcriptions, GET /v1/realtime (WebSocket), GET /health and GET /v1/models", r.URL.Path)
 	}
 }
 
