@@ -48,7 +48,7 @@ const maxMessage = 16 << 20
 // input is closed, it prints what it holds, and the next audio goes to a
 // new decoder.
 func (s *Server) realtime(w http.ResponseWriter, r *http.Request) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	c, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return // Accept answered the request
 	}
