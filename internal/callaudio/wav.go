@@ -62,7 +62,7 @@ func ReadWAV(path string) (*Clip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("caller audio: %w", err)
 	}
-	c, err := decode(b)
+	c, err := DecodeWAV(b)
 	if err != nil {
 		return nil, fmt.Errorf("caller audio %s: %v", path, err)
 	}
@@ -76,8 +76,9 @@ func ReadWAV(path string) (*Clip, error) {
 	return c, nil
 }
 
-// decode reads a whole WAV file into a mono clip.
-func decode(b []byte) (*Clip, error) {
+// DecodeWAV reads a whole WAV file (as ReadWAV takes it) into a mono clip
+// at its own rate: for a file that came over the network.
+func DecodeWAV(b []byte) (*Clip, error) {
 	f, data, err := audio.DecodeWAV(b)
 	if err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func Synthesize(ctx context.Context, bin, text, voice string) (*Clip, error) {
 		}
 		return nil, fmt.Errorf("caller audio: espeak-ng (%s, voice %s): %s", bin, voice, msg)
 	}
-	c, err := decode(out.Bytes())
+	c, err := DecodeWAV(out.Bytes())
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg != "" {

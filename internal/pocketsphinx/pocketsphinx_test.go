@@ -2,18 +2,17 @@ package pocketsphinx
 
 import (
 	"bytes"
-	"encoding/binary"
+	"context"
 	"encoding/json"
 	"io"
-	"math"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"ttftlab/internal/callaudio"
 	"ttftlab/internal/tts"
 	"ttftlab/internal/turn"
 )
@@ -35,9 +34,9 @@ func engine(t *testing.T) string {
 	return bin
 }
 
-// spoken is text said by espeak-ng's en-us voice: a WAV file at
-// espeak-ng's own rate (22.05 kHz), sizes as a pipe leaves them.
-func spoken(t *testing.T, text string) []byte {
+// spoken is text said by espeak-ng's en-us voice, at espeak-ng's own
+// rate (22.05 kHz).
+func spoken(t *testing.T, text string) *callaudio.Clip {
 	t.Helper()
 	bin, err := tts.Find()
 	if err != nil {
@@ -46,11 +45,11 @@ func spoken(t *testing.T, text string) []byte {
 		}
 		t.Skip(err)
 	}
-	out, err := exec.Command(bin, "--stdout", "-v", "en-us", text).Output()
+	clip, err := callaudio.Synthesize(context.Background(), bin, text, "en-us")
 	if err != nil {
-		t.Fatalf("espeak-ng: %v", err)
+		t.Fatal(err)
 	}
-	return out
+	return clip
 }
 
 // upload posts a transcription form: the file and the fields.
@@ -80,7 +79,7 @@ func upload(t *testing.T, url string, file []byte, fields ...string) (int, strin
 func TestTranscriptionOfSpokenQuestion(t *testing.T) {
 	srv := &Server{Bin: engine(t)}
 	defer srv.Close()
-	wav := spoken(t, question)
+	wav := spoken(t, question).WAV()
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 
@@ -129,14 +128,14 @@ func TestTranscriptionOfSpokenQuestion(t *testing.T) {
 func TestTranscriptionRefusals(t *testing.T) {
 	hs := httptest.NewServer(&Server{Bin: "/nonexistent/pocketsphinx"})
 	defer hs.Close()
-	wav := wavFile(16000, 1, 16, make([]byte, 3200))
+	wav := (&callaudio.Clip{Samples: make([]int16, 1600), Rate: 16000}).WAV()
 	cases := []struct {
 		file   []byte
 		fields []string
 		want   string
 	}{
 		{wav, []string{"language", "fr"}, `language \"fr\" is not served: pocketsphinx's en-us model recognizes English only`},
-		{[]byte("ID3\x03 an mp3 file"), nil, "not a WAV file"},
+		{[]byte("ID3\x03 an mp3 file"), nil, "the file cannot be read: the audio is not WAV"},
 		{wav, []string{"response_format", "srt"}, `response_format \"srt\" is not served`},
 	}
 	for _, c := range cases {
@@ -153,63 +152,5 @@ func TestTranscriptionRefusals(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 400 || !strings.Contains(string(b), `field \"file\"`) {
 		t.Errorf("a JSON body: %d %s", resp.StatusCode, b)
-	}
-}
-
-// wavFile is a canonical WAV file of the given layout around data.
-func wavFile(rate, channels, bits int, data []byte) []byte {
-	var b []byte
-	u32 := func(v int) { b = binary.LittleEndian.AppendUint32(b, uint32(v)) }
-	u16 := func(v int) { b = binary.LittleEndian.AppendUint16(b, uint16(v)) }
-	format := 1
-	if bits == 32 {
-		format = 3
-	}
-	b = append(b, "RIFF"...)
-	u32(36 + len(data))
-	b = append(b, "WAVEfmt "...)
-	u32(16)
-	u16(format)
-	u16(channels)
-	u32(rate)
-	u32(rate * channels * bits / 8)
-	u16(channels * bits / 8)
-	u16(bits)
-	b = append(b, "data"...)
-	u32(len(data))
-	return append(b, data...)
-}
-
-// TestDecodeWAV: 24-bit stereo and float mono read as the same mono
-// 16-bit samples; a resampled second lasts a second at the new rate.
-func TestDecodeWAV(t *testing.T) {
-	var stereo24, float32s []byte
-	want := []int16{0, 16384, -16384, 32767, -32767}
-	for _, v := range want {
-		x := int32(v) << 8
-		for c := 0; c < 2; c++ {
-			stereo24 = append(stereo24, byte(x), byte(x>>8), byte(x>>16))
-		}
-		float32s = binary.LittleEndian.AppendUint32(float32s, math.Float32bits(float32(v)/32767))
-	}
-	for name, f := range map[string][]byte{"24-bit stereo": wavFile(48000, 2, 24, stereo24), "float mono": wavFile(48000, 1, 32, float32s)} {
-		got, rate, err := decodeWAV(f)
-		if err != nil || rate != 48000 || len(got) != len(want) {
-			t.Fatalf("%s: %v %d %v", name, got, rate, err)
-		}
-		for i := range want {
-			if d := int(got[i]) - int(want[i]); d < -1 || d > 1 {
-				t.Errorf("%s: sample %d is %d, want %d", name, i, got[i], want[i])
-			}
-		}
-	}
-	second := make([]int16, 24000)
-	r := &resampler{from: 24000, to: Rate}
-	var out []int16
-	for i := 0; i < len(second); i += 480 { // 20 ms pieces
-		out = r.push(out, second[i:i+480])
-	}
-	if d := len(out) - Rate; d < -2 || d > 2 {
-		t.Errorf("a second at 24 kHz became %d samples at 16 kHz", len(out))
 	}
 }

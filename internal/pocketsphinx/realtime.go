@@ -3,6 +3,7 @@ package pocketsphinx
 import (
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"ttftlab/internal/audio"
 	"ttftlab/internal/callaudio"
 )
 
@@ -79,7 +81,7 @@ type session struct {
 	beta   bool // opened as OpenAI's beta dialect (transcription_session.*)
 
 	rate int // of the client's audio
-	rs   *resampler
+	rs   *audio.Resampler
 
 	// dec is the decoder the audio goes to, nil before the first append
 	// and after a commit; offsetMs is the audio given to the decoders
@@ -216,8 +218,8 @@ func (rt *session) update(raw json.RawMessage) error {
 // append takes a piece of the client's audio: the energy detector reads
 // it, and the decoder gets it at 16 kHz.
 func (rt *session) append(pcm []byte) error {
-	samples := samples16(pcm)
-	if len(samples) == 0 {
+	n := len(pcm) / 2
+	if n == 0 {
 		return nil
 	}
 	if rt.dec == nil {
@@ -227,8 +229,8 @@ func (rt *session) append(pcm []byte) error {
 	}
 	rt.mu.Lock()
 	at := rt.fedMs
-	for i, v := range samples {
-		if int(v) > speechLevel || -int(v) > speechLevel {
+	for i := 0; i < n; i++ {
+		if v := int(int16(binary.LittleEndian.Uint16(pcm[2*i:]))); v > speechLevel || -v > speechLevel {
 			t := at + float64(i)*1000/float64(rt.rate)
 			if t-rt.lastSpeech > HangoverMs && rt.open == "" {
 				rt.open = rt.newItem()
@@ -237,13 +239,13 @@ func (rt *session) append(pcm []byte) error {
 			rt.lastSpeech = t
 		}
 	}
-	rt.fedMs += float64(len(samples)) * 1000 / float64(rt.rate)
+	rt.fedMs += float64(n) * 1000 / float64(rt.rate)
 	rt.pending = true
 	rt.mu.Unlock()
 	if rt.rs == nil {
-		rt.rs = &resampler{from: rt.rate, to: Rate}
+		rt.rs = audio.NewResampler(rt.rate, Rate)
 	}
-	if err := rt.dec.write(pcm16(rt.rs.push(nil, samples))); err != nil {
+	if err := rt.dec.write(rt.rs.Push(nil, pcm[:2*n])); err != nil {
 		// The decoder is gone: the next audio gets a new one.
 		d := rt.dec
 		rt.dec = nil

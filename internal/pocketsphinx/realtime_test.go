@@ -69,8 +69,8 @@ func (rc *rtClient) send(v any) {
 	}
 }
 
-func (rc *rtClient) appendPCM(s []int16) {
-	rc.send(map[string]string{"type": "input_audio_buffer.append", "audio": base64.StdEncoding.EncodeToString(pcm16(s))})
+func (rc *rtClient) appendPCM(pcm []byte) {
+	rc.send(map[string]string{"type": "input_audio_buffer.append", "audio": base64.StdEncoding.EncodeToString(pcm)})
 }
 
 // next is the next event, failing the test after a while without one.
@@ -98,11 +98,7 @@ func (rc *rtClient) next() rtEvent {
 func TestRealtimeTranscription(t *testing.T) {
 	srv := &Server{Bin: engine(t)}
 	defer srv.Close()
-	samples, rate, err := decodeWAV(spoken(t, question))
-	if err != nil {
-		t.Fatal(err)
-	}
-	audio := (&resampler{from: rate, to: RealtimeRate}).push(nil, samples)
+	clip := spoken(t, question).Resample(RealtimeRate)
 	srv.Warm()
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -117,25 +113,23 @@ func TestRealtimeTranscription(t *testing.T) {
 		t.Fatalf("after session.update: %+v", ev)
 	}
 
-	const frame = RealtimeRate / 50 // 20 ms
-	last := (&callaudio.Clip{Samples: audio, Rate: RealtimeRate}).SpeechEndFrame(20)
+	frames, last := clip.Frames(20), clip.SpeechEndFrame(20)
 	var speechEnd time.Time
 	start := time.Now()
 	var got []rtEvent
 	done := false
 	for i := 0; !done; i++ {
 		time.Sleep(time.Until(start.Add(time.Duration(i) * 20 * time.Millisecond)))
-		if i*frame < len(audio) {
-			f := audio[i*frame : min((i+1)*frame, len(audio))]
-			rc.appendPCM(f)
+		if i < frames {
+			rc.appendPCM(clip.Frame(i, 20))
 			if i == last {
 				speechEnd = time.Now()
 			}
 		} else {
-			if i > len(audio)/frame+500 {
+			if i > frames+500 {
 				t.Fatalf("no transcript 10 s after the audio; events %+v", got)
 			}
-			rc.appendPCM(make([]int16, frame))
+			rc.appendPCM(callaudio.Silence(RealtimeRate, 20))
 		}
 		for len(rc.events) > 0 {
 			ev := rc.next()
@@ -178,7 +172,7 @@ func TestRealtimeTranscription(t *testing.T) {
 
 	// The question again, at once, then commit: the decoder's input
 	// closes and what it made of the audio comes.
-	rc.appendPCM(audio)
+	rc.appendPCM(clip.PCM())
 	rc.send(map[string]string{"type": "input_audio_buffer.commit"})
 	var text string
 	for text == "" {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ttftlab/internal/callaudio"
 )
 
 // Model is the model name the server answers to (and lists).
@@ -213,12 +215,12 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 		failf(w, http.StatusBadRequest, "reading the file: %v", err)
 		return
 	}
-	samples, rate, err := decodeWAV(data)
+	clip, err := callaudio.DecodeWAV(data)
 	if err != nil {
-		failf(w, http.StatusBadRequest, "the file is not audio pocketsphinx is given: %v; send a WAV file (any rate, any channels, integer or float samples)", err)
+		failf(w, http.StatusBadRequest, "the file cannot be read: %v; send a WAV file (any rate, any channels, integer or float samples)", err)
 		return
 	}
-	pcm := pcm16((&resampler{from: rate, to: Rate}).push(nil, samples))
+	pcm := clip.Resample(Rate).PCM()
 
 	d, err := s.take()
 	if err != nil {
@@ -286,7 +288,7 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]string{"text": text})
 	}
 	if s.Log != nil {
-		fmt.Fprintf(s.Log, "stt: %.2f s of audio at %d Hz -> %d words in %s\n", float64(len(samples))/float64(rate), rate, len(strings.Fields(text)), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(s.Log, "stt: %.2f s of audio at %d Hz -> %d words in %s\n", clip.DurationMs()/1000, clip.Rate, len(strings.Fields(text)), time.Since(start).Round(time.Millisecond))
 	}
 }
 
