@@ -124,7 +124,8 @@ func TestTranscriptionOfSpokenQuestion(t *testing.T) {
 
 // TestTranscriptionRefusals: a language the model does not know, audio
 // that is not WAV, a missing file and an unknown response format are the
-// client's errors, said as such; no decoder is needed to say so.
+// client's errors, said as such, before any decoder runs; an engine that
+// cannot start is the server's.
 func TestTranscriptionRefusals(t *testing.T) {
 	hs := httptest.NewServer(&Server{Bin: "/nonexistent/pocketsphinx"})
 	defer hs.Close()
@@ -152,5 +153,10 @@ func TestTranscriptionRefusals(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 400 || !strings.Contains(string(b), `field \"file\"`) {
 		t.Errorf("a JSON body: %d %s", resp.StatusCode, b)
+	}
+	// A request the client got right, with no engine to run, is the
+	// server's error.
+	if code, body := upload(t, hs.URL, wav, "language", "en-US"); code != 500 || !strings.Contains(body, "cannot start pocketsphinx (/nonexistent/pocketsphinx)") {
+		t.Errorf("without an engine: %d %s", code, body)
 	}
 }

@@ -224,7 +224,11 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 
 	d, err := s.take()
 	if err != nil {
-		failf(w, http.StatusServiceUnavailable, "%v", err)
+		code := http.StatusInternalServerError
+		if errors.Is(err, errClosed) {
+			code = http.StatusServiceUnavailable
+		}
+		failf(w, code, "%v", err)
 		return
 	}
 	defer s.done(d)
