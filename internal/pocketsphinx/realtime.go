@@ -43,9 +43,10 @@ const maxMessage = 16 << 20
 // WebSocket. The audio (PCM16 at the session's rate) goes, resampled to
 // 16 kHz, to the connection's own `pocketsphinx live -` as it arrives;
 // input_audio_buffer.speech_started comes from an energy detector on the
-// audio (callaudio.SpeechPeak, HangoverMs), and when pocketsphinx ends an utterance
-// (its own voice activity detection) the server sends speech_stopped,
-// committed and conversation.item.input_audio_transcription.completed.
+// audio (callaudio.SpeechPeak, HangoverMs), and when pocketsphinx ends an
+// utterance (its own voice activity detection) the server sends
+// speech_stopped, committed and
+// conversation.item.input_audio_transcription.completed.
 // input_audio_buffer.commit ends the audio given so far: the decoder's
 // input is closed, it prints what it holds, and the next audio goes to a
 // new decoder.
@@ -67,7 +68,10 @@ func (s *Server) realtime(w http.ResponseWriter, r *http.Request) {
 		if err != nil && websocket.CloseStatus(err) == -1 && !errors.Is(err, io.EOF) {
 			why = err.Error()
 		}
-		fmt.Fprintf(s.Log, "stt realtime: %.2f s of audio at %d Hz, %d utterances in %s, %s\n", rt.fedMs/1000, rt.rate, rt.items, time.Since(start).Round(time.Millisecond), why)
+		rt.mu.Lock()
+		fed, items := rt.fedMs, rt.items
+		rt.mu.Unlock()
+		fmt.Fprintf(s.Log, "stt realtime: %.2f s of audio at %d Hz, %d utterances in %s, %s\n", fed/1000, rt.rate, items, time.Since(start).Round(time.Millisecond), why)
 	}
 }
 
