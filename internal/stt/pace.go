@@ -1,0 +1,395 @@
+package stt
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"ttftlab/internal/callaudio"
+)
+
+// A streaming turn (realtime, vllm-realtime) sends the caller's audio as
+// a phone line does: frame i of FrameMs leaves at Start + i*FrameMs on
+// the wall clock (each frame sleeps to its own deadline, computed from
+// Start, so lateness never adds up), its send stamp taken right after its
+// write returned; after the clip, silence frames at the same pace until
+// the final transcript comes, or the protocol's silence ends, or Timeout
+// passes. Meanwhile a reader takes the server's messages, each with the
+// stamp of the socket read that completed it (stampConn).
+
+// streamProto is one streaming protocol's events; the pacing, the socket
+// and the failures are streamTurn's.
+type streamProto interface {
+	// rate is the sample rate the protocol takes.
+	rate() int
+	// open speaks the session's opening, after the upgrade and before
+	// the first frame.
+	open(ctx context.Context, t *streamTurn) error
+	// silenceMs bounds the silence sent after the clip (0: until
+	// Timeout).
+	silenceMs(cfg Config) int
+	// silenceOver is told that the silence after the clip ended with no
+	// final transcript yet; it may send what asks for one.
+	silenceOver(ctx context.Context, t *streamTurn) error
+	// handle reads one server message stamped ms on the turn clock into
+	// t.res, with t.mu held; done says it was the final transcript.
+	handle(t *streamTurn, data []byte, ms float64) (done bool, err *Error)
+}
+
+// streamTurn is one utterance over a WebSocket.
+type streamTurn struct {
+	cfg     Config
+	proto   streamProto
+	ws      *websocket.Conn
+	sc      *stampConn
+	frameMs int
+	// mu guards res and speechSent between the sender and the reader.
+	mu         sync.Mutex
+	res        *Result
+	speechSent bool // the clip's last speech frame has left
+
+	final chan struct{} // closed by the reader at the final transcript
+	failc chan *Error   // the reader's failure (one at most)
+}
+
+// streamTranscribe runs one streaming turn of proto at rawURL.
+func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api API, proto streamProto, rawURL string) (*Result, error) {
+	if cfg.Endpoint == nil {
+		return nil, &Error{Kind: KindConnect, Msg: "speech-to-text: no server given"}
+	}
+	rate := proto.rate()
+	if clip.Rate != rate {
+		clip = clip.Resample(rate)
+	}
+	frameMs := cfg.FrameMs
+	if frameMs <= 0 {
+		frameMs = callaudio.DefaultFrameMs
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	t := &streamTurn{cfg: cfg, proto: proto, frameMs: frameMs,
+		res:   &Result{API: api, Rate: rate, AudioMs: clip.DurationMs()},
+		final: make(chan struct{}), failc: make(chan *Error, 1)}
+
+	ws, sc, err := wsDial(ctx, cfg.Endpoint, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	t.ws, t.sc = ws, sc
+	defer ws.CloseNow()
+	if err := proto.open(ctx, t); err != nil {
+		return nil, err
+	}
+
+	// Every message is made before the first frame leaves.
+	n := clip.Frames(frameMs)
+	msgs := make([][]byte, n)
+	for i := range msgs {
+		msgs[i] = appendMsg(clip.Frame(i, frameMs))
+	}
+	silence := appendMsg(callaudio.Silence(rate, frameMs))
+	speechEnd := clip.SpeechEndFrame(frameMs)
+	if speechEnd < 0 {
+		t.speechSent = true
+	}
+
+	rctx, stopReading := context.WithCancel(ctx)
+	readerDone := make(chan struct{})
+	start := time.Now()
+	t.res.Start = start
+	go func() {
+		defer close(readerDone)
+		t.read(rctx)
+	}()
+	stop := func() {
+		stopReading()
+		ws.CloseNow()
+		<-readerDone
+	}
+	fail := func(e *Error) (*Result, error) {
+		stop()
+		p := *t.res
+		e.Partial = &p
+		return nil, e
+	}
+
+	frame := time.Duration(frameMs) * time.Millisecond
+	sched := func(i int) time.Time { return start.Add(time.Duration(i) * frame) }
+	var clipEnd time.Time
+	for i := 0; i < n; i++ {
+		if e := t.wait(ctx, sched(i), time.Time{}); e != nil {
+			return fail(e)
+		}
+		if done := t.isFinal(); done {
+			break
+		}
+		if err := ws.Write(ctx, websocket.MessageText, msgs[i]); err != nil {
+			return fail(t.writeError(ctx, err))
+		}
+		at := time.Now()
+		ms := t.ms(at)
+		t.mu.Lock()
+		if cfg.KeepFrames {
+			t.res.Frames = append(t.res.Frames, ms)
+		}
+		if i == speechEnd {
+			t.res.SpeechEndMs, t.speechSent = ms, true
+		}
+		t.res.SentMs = ms
+		t.mu.Unlock()
+		clipEnd = at
+	}
+	if clipEnd.IsZero() {
+		clipEnd = time.Now()
+	}
+	deadline := clipEnd.Add(cfg.Timeout)
+
+	limit := proto.silenceMs(cfg)
+	for j := n; !t.isFinal(); j++ {
+		if limit > 0 && (j-n)*frameMs >= limit {
+			if err := proto.silenceOver(ctx, t); err != nil {
+				return fail(t.writeError(ctx, err))
+			}
+			break
+		}
+		if e := t.wait(ctx, sched(j), deadline); e != nil {
+			return fail(e)
+		}
+		if t.isFinal() {
+			break
+		}
+		if err := ws.Write(ctx, websocket.MessageText, silence); err != nil {
+			return fail(t.writeError(ctx, err))
+		}
+		ms := t.ms(time.Now())
+		t.mu.Lock()
+		if cfg.KeepFrames {
+			t.res.Frames = append(t.res.Frames, ms)
+		}
+		t.res.SilenceFrames++
+		t.mu.Unlock()
+	}
+	if e := t.wait(ctx, time.Time{}, deadline); e != nil {
+		return fail(e)
+	}
+	stop()
+	return t.res, nil
+}
+
+// appendMsg is input_audio_buffer.append of one frame of PCM16, as both
+// protocols take it.
+func appendMsg(pcm []byte) []byte {
+	const head, tail = `{"type":"input_audio_buffer.append","audio":"`, `"}`
+	b := make([]byte, 0, len(head)+base64.StdEncoding.EncodedLen(len(pcm))+len(tail))
+	b = append(b, head...)
+	b = base64.StdEncoding.AppendEncode(b, pcm)
+	return append(b, tail...)
+}
+
+// ms is at on the turn clock.
+func (t *streamTurn) ms(at time.Time) float64 {
+	return float64(at.Sub(t.res.Start)) / float64(time.Millisecond)
+}
+
+// isFinal says whether the final transcript has come.
+func (t *streamTurn) isFinal() bool {
+	select {
+	case <-t.final:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait sleeps until `until` (zero: until the final transcript) and
+// returns nil then, or at the final transcript; it returns the failure
+// of the reader, of ctx, or of the deadline (when not zero) passing.
+func (t *streamTurn) wait(ctx context.Context, until, deadline time.Time) *Error {
+	var tick, dl <-chan time.Time
+	if !until.IsZero() {
+		d := time.Until(until)
+		if d <= 0 {
+			select {
+			case e := <-t.failc:
+				return e
+			default:
+				return nil
+			}
+		}
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		tick = tm.C
+	}
+	if !deadline.IsZero() {
+		tm := time.NewTimer(time.Until(deadline))
+		defer tm.Stop()
+		dl = tm.C
+	}
+	select {
+	case <-tick:
+		return nil
+	case <-t.final:
+		return nil
+	case e := <-t.failc:
+		return e
+	case <-ctx.Done():
+		return wsCtxError(ctx.Err(), nil)
+	case <-dl:
+		select {
+		case <-t.final:
+			return nil
+		default:
+		}
+		return &Error{Kind: KindTimeout,
+			Msg: fmt.Sprintf("speech-to-text: no final transcript within %v of the caller's audio end", t.cfg.Timeout)}
+	}
+}
+
+// send writes one message of the protocol's own (not a frame).
+func (t *streamTurn) send(ctx context.Context, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return t.ws.Write(ctx, websocket.MessageText, b)
+}
+
+// writeError is a failed write: the reader's failure when it saw why
+// (the server closed), else the context's, else a dropped connection.
+func (t *streamTurn) writeError(ctx context.Context, err error) *Error {
+	select {
+	case e := <-t.failc:
+		return e
+	case <-time.After(50 * time.Millisecond):
+	}
+	if ctx.Err() != nil {
+		return wsCtxError(ctx.Err(), nil)
+	}
+	return &Error{Kind: KindDropped, Err: err, Msg: fmt.Sprintf("speech-to-text: the WebSocket closed mid-turn: %v", err)}
+}
+
+// read takes the server's messages until the final transcript, a failure
+// or ctx's end.
+func (t *streamTurn) read(ctx context.Context) {
+	for {
+		typ, data, err := t.ws.Read(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				t.failc <- readError(err)
+			}
+			return
+		}
+		at := t.sc.next()
+		if typ != websocket.MessageText {
+			t.failc <- &Error{Kind: KindBadData, Msg: "speech-to-text: the server sent a binary message where JSON events are spoken"}
+			return
+		}
+		t.mu.Lock()
+		done, e := t.proto.handle(t, data, t.ms(at))
+		t.mu.Unlock()
+		if e != nil {
+			t.failc <- e
+			return
+		}
+		if done {
+			close(t.final)
+			return
+		}
+	}
+}
+
+// readFirst reads the server's first message (the session's creation)
+// before the turn's clock starts, within the turn's Timeout.
+func (t *streamTurn) readFirst(ctx context.Context) ([]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	typ, data, err := t.ws.Read(rctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, wsCtxError(ctx.Err(), nil)
+		}
+		if rctx.Err() != nil {
+			return nil, &Error{Kind: KindTimeout, Err: err,
+				Msg: fmt.Sprintf("speech-to-text: the server opened no session within %v", t.cfg.Timeout)}
+		}
+		return nil, readError(err)
+	}
+	t.sc.next()
+	if typ != websocket.MessageText {
+		return nil, &Error{Kind: KindBadData, Msg: "speech-to-text: the server sent a binary message where JSON events are spoken"}
+	}
+	return data, nil
+}
+
+// readError is a failed read: the connection closed mid-turn.
+func readError(err error) *Error {
+	msg := "speech-to-text: the WebSocket closed mid-turn"
+	if st := websocket.CloseStatus(err); st != -1 {
+		var ce websocket.CloseError
+		if errors.As(err, &ce) && ce.Reason != "" {
+			msg += fmt.Sprintf(" (close %d: %s)", int(st), ce.Reason)
+		} else {
+			msg += fmt.Sprintf(" (close %d)", int(st))
+		}
+	} else if errors.Is(err, io.EOF) {
+		msg += " (EOF)"
+	} else {
+		msg += ": " + err.Error()
+	}
+	return &Error{Kind: KindDropped, Msg: msg, Err: err}
+}
+
+// wsEvent holds the fields of both protocols' server events that are read.
+type wsEvent struct {
+	Type         string          `json:"type"`
+	ItemID       string          `json:"item_id"`
+	AudioStartMs *float64        `json:"audio_start_ms"`
+	AudioEndMs   *float64        `json:"audio_end_ms"`
+	Delta        string          `json:"delta"`
+	Transcript   string          `json:"transcript"`
+	Text         string          `json:"text"`
+	Error        json.RawMessage `json:"error"`
+}
+
+// parseEvent reads one server event.
+func parseEvent(data []byte) (wsEvent, *Error) {
+	var ev wsEvent
+	if err := json.Unmarshal(data, &ev); err != nil || ev.Type == "" {
+		shown := data
+		if len(shown) > 120 {
+			shown = shown[:120]
+		}
+		return ev, &Error{Kind: KindBadData, Err: err, Msg: fmt.Sprintf("speech-to-text: the server sent a message that is no event: %q", shown)}
+	}
+	return ev, nil
+}
+
+// errorEvent is an error event as stt_error: OpenAI's {"error":
+// {"message", "code", ...}} or vLLM's {"error": "...", "code": ...}.
+func errorEvent(ev wsEvent) *Error {
+	var msg string
+	var obj struct{ Message, Code, Type string }
+	if json.Unmarshal(ev.Error, &msg) != nil {
+		if json.Unmarshal(ev.Error, &obj) == nil {
+			msg = obj.Message
+			if obj.Code != "" {
+				msg += " (" + obj.Code + ")"
+			}
+		}
+	}
+	if msg == "" {
+		msg = string(ev.Error)
+	}
+	return &Error{Kind: KindServer, Msg: "speech-to-text server error: " + msg}
+}
+
+// ptrMs is a stamp for an optional field.
+func ptrMs(v float64) *float64 { return &v }

@@ -1,0 +1,316 @@
+package stt
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"ttftlab/internal/callaudio"
+	"ttftlab/internal/endpoint"
+	"ttftlab/internal/stt/stttest"
+)
+
+// toneClip is leadMs of silence, toneMs of a 440 Hz tone at a quarter of
+// full scale, tailMs of silence, at rate.
+func toneClip(rate, leadMs, toneMs, tailMs int) *callaudio.Clip {
+	n := func(ms int) int { return rate * ms / 1000 }
+	s := make([]int16, n(leadMs)+n(toneMs)+n(tailMs))
+	for i := n(leadMs); i < n(leadMs)+n(toneMs); i++ {
+		s[i] = int16(8000 * math.Sin(2*math.Pi*440*float64(i)/float64(rate)))
+	}
+	return &callaudio.Clip{Samples: s, Rate: rate, Text: "hello world"}
+}
+
+func streamCfg(api API, base string) Config {
+	return Config{Endpoint: &endpoint.Endpoint{Base: base, Key: "sk-test-secret"}, API: api,
+		FrameMs: 20, Timeout: 5 * time.Second, KeepFrames: true}
+}
+
+// fakeFrames waits until a fake received n frames (the client's writes
+// have returned; the fake's reads may still be on their way) and
+// returns them.
+func fakeFrames(t *testing.T, sessions func() []stttest.Session, n int) []stttest.Frame {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		ss := sessions()
+		if len(ss) == 1 && len(ss[0].Frames) >= n {
+			return ss[0].Frames
+		}
+		if time.Now().After(deadline) {
+			got := -1
+			if len(ss) == 1 {
+				got = len(ss[0].Frames)
+			}
+			t.Fatalf("the fake has %d sessions, %d frames; the client sent %d", len(ss), got, n)
+		}
+	}
+}
+
+// checkPacing holds the client's send stamps and the fake's receive
+// stamps to the schedule Start + i*FrameMs: no frame leaves or arrives
+// before its time, and the lateness of the sends varies by less than one
+// frame over the turn (a pacer that slept a frame after each write would
+// drift by its writes' time every frame).
+func checkPacing(t *testing.T, res *Result, frames []stttest.Frame, frameMs int) {
+	t.Helper()
+	if len(res.Frames) == 0 || len(frames) < len(res.Frames) {
+		t.Fatalf("client kept %d frames, fake received %d", len(res.Frames), len(frames))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, send := range res.Frames {
+		sched := float64(i * frameMs)
+		recv := float64(frames[i].At.Sub(res.Start)) / float64(time.Millisecond)
+		if send < sched || recv < sched {
+			t.Fatalf("frame %d due at %.3f ms was sent at %.3f ms and received at %.3f ms: early", i, sched, send, recv)
+		}
+		lo, hi = math.Min(lo, send-sched), math.Max(hi, send-sched)
+	}
+	if hi-lo >= float64(frameMs) {
+		t.Fatalf("frames' lateness spread over %.3f..%.3f ms: more than one frame (%d ms)", lo, hi, frameMs)
+	}
+}
+
+func TestRealtimePacingAndSilence(t *testing.T) {
+	fake := &stttest.Realtime{Delay: 50 * time.Millisecond}
+	base := fake.Start(t)
+	clip := toneClip(RealtimeRate, 100, 600, 100)
+	res, err := Transcribe(context.Background(), streamCfg(APIRealtime, base), clip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := fakeFrames(t, fake.Sessions, len(res.Frames))
+	checkPacing(t, res, frames, 20)
+	n := clip.Frames(20)
+	if res.SilenceFrames == 0 || len(res.Frames) != n+res.SilenceFrames {
+		t.Fatalf("%d frames kept for a clip of %d frames and %d silence frames after it", len(res.Frames), n, res.SilenceFrames)
+	}
+	for i := n; i < len(res.Frames); i++ {
+		if frames[i].Speech || frames[i].Samples != clip.FrameSamples(20) {
+			t.Fatalf("frame %d after the clip: %+v, want a whole frame of silence", i, frames[i])
+		}
+	}
+	if res.SentMs != res.Frames[n-1] || res.SpeechEndMs != res.Frames[clip.SpeechEndFrame(20)] {
+		t.Fatalf("sent %.3f speech end %.3f, want the send stamps of frames %d (%.3f) and %d (%.3f)",
+			res.SentMs, res.SpeechEndMs, n-1, res.Frames[n-1], clip.SpeechEndFrame(20), res.Frames[clip.SpeechEndFrame(20)])
+	}
+}
+
+// checkDelay holds a turn's measured delay from the speech end to the
+// final transcript to the fake's own, as it recorded it on the same
+// clock: from its receiving the last speech frame to its sending the
+// final transcript. The client's span holds the fake's, less at most the
+// moments between the fake's read of the last speech frame and the
+// client's stamp after its write returned (under one frame), and its
+// final stamp is not before the fake sent it.
+func checkDelay(t *testing.T, res *Result, s stttest.Session, frameMs int) {
+	t.Helper()
+	own := float64(s.FinalDelay()) / float64(time.Millisecond)
+	if got := res.FinalMs - res.SpeechEndMs; got < own-float64(frameMs) {
+		t.Fatalf("final %.3f - speech end %.3f = %.3f ms, the fake's own delay %.3f ms", res.FinalMs, res.SpeechEndMs, got, own)
+	}
+	if sent := float64(s.FinalAt.Sub(res.Start)) / float64(time.Millisecond); res.FinalMs < sent {
+		t.Fatalf("final stamped at %.3f ms, before the fake sent it at %.3f ms", res.FinalMs, sent)
+	}
+}
+
+func TestRealtimeDelayAfterSpeechEnd(t *testing.T) {
+	fake := &stttest.Realtime{Delay: 300 * time.Millisecond, Text: "what time is it"}
+	base := fake.Start(t)
+	cfg := streamCfg(APIRealtime, base)
+	cfg.Language = "en"
+	res, err := Transcribe(context.Background(), cfg, toneClip(RealtimeRate, 100, 500, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fake.Sessions()[0]
+	checkDelay(t, res, s, 20)
+	if res.Text != "what time is it" || res.API != APIRealtime || res.Dialect != DialectGA || res.Rate != RealtimeRate {
+		t.Fatalf("result %+v", res)
+	}
+	if res.SpeechStartedMs == nil || res.SpeechStoppedMs == nil || *res.SpeechStoppedMs < res.SpeechEndMs {
+		t.Fatalf("speech started %v stopped %v, speech end %.3f", res.SpeechStartedMs, res.SpeechStoppedMs, res.SpeechEndMs)
+	}
+	if res.ServerAudioEndMs == nil || *res.ServerAudioEndMs != s.AudioEndMs || res.ServerAudioStartMs == nil || *res.ServerAudioStartMs != 100 {
+		t.Fatalf("server audio start %v end %v, the fake said 100 and %v", res.ServerAudioStartMs, res.ServerAudioEndMs, s.AudioEndMs)
+	}
+	if res.FirstPartialMs == nil || *res.FirstPartialMs > res.FinalMs || *res.FirstPartialMs < *res.SpeechStoppedMs {
+		t.Fatalf("first partial %v, stopped %v, final %.3f", res.FirstPartialMs, res.SpeechStoppedMs, res.FinalMs)
+	}
+	if s.Update != "session.update" || s.Model != RealtimeModel || s.Query != "intent=transcription" || s.Auth != "Bearer sk-test-secret" {
+		t.Fatalf("the fake saw %+v", s)
+	}
+}
+
+func TestRealtimeBetaDialect(t *testing.T) {
+	fake := &stttest.Realtime{Beta: true}
+	res, err := Transcribe(context.Background(), streamCfg(APIRealtime, fake.Start(t)), toneClip(RealtimeRate, 0, 200, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dialect != DialectBeta || fake.Sessions()[0].Update != "transcription_session.update" {
+		t.Fatalf("dialect %q, update %q", res.Dialect, fake.Sessions()[0].Update)
+	}
+}
+
+// A server whose VAD never ends the turn gets a commit when the silence
+// runs out, and the transcript that follows is the final one.
+func TestRealtimeCommitsWhenVADNeverStops(t *testing.T) {
+	fake := &stttest.Realtime{NoVAD: true, Delay: 20 * time.Millisecond}
+	cfg := streamCfg(APIRealtime, fake.Start(t))
+	cfg.SilenceMs = 200
+	res, err := Transcribe(context.Background(), cfg, toneClip(RealtimeRate, 0, 300, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fake.Sessions()[0]
+	if res.SilenceFrames != 10 || len(s.Commits) != 1 || res.SpeechStoppedMs != nil {
+		t.Fatalf("%d silence frames, %d commits, stopped %v", res.SilenceFrames, len(s.Commits), res.SpeechStoppedMs)
+	}
+	commit := float64(s.Commits[0].At.Sub(res.Start)) / float64(time.Millisecond)
+	if commit < res.Frames[len(res.Frames)-1] || res.FinalMs < commit {
+		t.Fatalf("commit received at %.3f, last silence frame sent at %.3f, final at %.3f", commit, res.Frames[len(res.Frames)-1], res.FinalMs)
+	}
+}
+
+// sttError is err as an *Error of kind, with the status.
+func sttError(t *testing.T, err error, kind string, status int) *Error {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != kind || e.Status != status {
+		t.Fatalf("error %v (%#v), want kind %s status %d", err, e, kind, status)
+	}
+	if strings.Contains(e.Msg, "sk-test-secret") {
+		t.Fatalf("the key shows in %q", e.Msg)
+	}
+	return e
+}
+
+func TestRealtimeFailures(t *testing.T) {
+	clip := toneClip(RealtimeRate, 100, 300, 0)
+	for _, tc := range []struct {
+		name   string
+		fake   *stttest.Realtime
+		kind   string
+		status int
+		check  func(t *testing.T, e *Error)
+	}{
+		{"401", &stttest.Realtime{Refuse: 401}, KindAuth, 401, nil},
+		{"403", &stttest.Realtime{Refuse: 403}, KindAuth, 403, nil},
+		{"429", &stttest.Realtime{Refuse: 429}, KindRateLimited, 429, nil},
+		{"500", &stttest.Realtime{Refuse: 500}, KindConnect, 500, nil},
+		{"dropped", &stttest.Realtime{Drop: true}, KindDropped, 0, func(t *testing.T, e *Error) {
+			if e.Partial == nil || e.Partial.SpeechStartedMs == nil || e.Partial.FinalMs != 0 {
+				t.Fatalf("partial %+v, want the speech start and no final", e.Partial)
+			}
+		}},
+		{"timeout", &stttest.Realtime{Mute: true}, KindTimeout, 0, func(t *testing.T, e *Error) {
+			p := e.Partial
+			if p == nil || p.SpeechStoppedMs == nil || p.SilenceFrames == 0 {
+				t.Fatalf("partial %+v, want the speech stop and silence frames", p)
+			}
+			last := p.Frames[len(p.Frames)-1]
+			if last < p.SentMs+float64(300-20) {
+				t.Fatalf("silence frames stopped at %.3f ms, before the timeout (clip sent at %.3f ms + 300 ms)", last, p.SentMs)
+			}
+		}},
+		{"error event", &stttest.Realtime{ErrorMsg: "model not found"}, KindServer, 0, func(t *testing.T, e *Error) {
+			if !strings.Contains(e.Msg, "model not found") || e.Partial == nil {
+				t.Fatalf("error %q partial %v", e.Msg, e.Partial)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := streamCfg(APIRealtime, tc.fake.Start(t))
+			cfg.Timeout = 300 * time.Millisecond
+			res, err := Transcribe(context.Background(), cfg, clip)
+			if res != nil {
+				t.Fatalf("result %+v with error %v", res, err)
+			}
+			e := sttError(t, err, tc.kind, tc.status)
+			if tc.check != nil {
+				tc.check(t, e)
+			}
+		})
+	}
+}
+
+func TestRealtimeConnectRefused(t *testing.T) {
+	cfg := streamCfg(APIRealtime, "http://127.0.0.1:1")
+	_, err := Transcribe(context.Background(), cfg, toneClip(RealtimeRate, 0, 100, 0))
+	sttError(t, err, KindConnect, 0)
+}
+
+func TestWSURL(t *testing.T) {
+	for _, tc := range []struct{ base, path, query, want string }{
+		{"http://127.0.0.1:8080", "/v1/realtime", "intent=transcription", "ws://127.0.0.1:8080/v1/realtime?intent=transcription"},
+		{"https://api.example.com/v1", "/v1/realtime", "intent=transcription", "wss://api.example.com/v1/realtime?intent=transcription"},
+		{"ws://h:1/v1/realtime", "/v1/realtime", "", "ws://h:1/v1/realtime"},
+		{"wss://h/custom/asr", "/v1/realtime", "intent=transcription", "wss://h/custom/asr?intent=transcription"},
+		{"ws://h:1/x?intent=other", "/v1/realtime", "intent=transcription", "ws://h:1/x?intent=other"},
+	} {
+		got, err := wsURL(tc.base, tc.path, tc.query)
+		if err != nil || got != tc.want {
+			t.Errorf("wsURL(%q) = %q, %v; want %q", tc.base, got, err, tc.want)
+		}
+	}
+	if _, err := wsURL("ftp://h", "/v1/realtime", ""); err == nil {
+		t.Error("ftp:// taken")
+	}
+}
+
+// The frame scanner finds the read that completes each data message of a
+// server's stream, whatever the reads' sizes: after the response head,
+// a short text message, a ping (no message), a message of a 16-bit
+// length in two fragments, one of a 64-bit length.
+func TestFrameScanStampsCompletingRead(t *testing.T) {
+	head := "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"
+	frame := func(fin bool, op byte, n int) []byte {
+		b0 := op
+		if fin {
+			b0 |= 0x80
+		}
+		var h []byte
+		switch {
+		case n < 126:
+			h = []byte{b0, byte(n)}
+		case n < 1<<16:
+			h = []byte{b0, 126, byte(n >> 8), byte(n)}
+		default:
+			h = []byte{b0, 127, 0, 0, 0, 0, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+		}
+		return append(h, make([]byte, n)...)
+	}
+	stream := []byte(head)
+	var ends []int // offset of each message's last byte
+	add := func(b []byte, ends_ bool) {
+		stream = append(stream, b...)
+		if ends_ {
+			ends = append(ends, len(stream)-1)
+		}
+	}
+	add(frame(true, 1, 20), true)
+	add(frame(true, 9, 4), false)
+	add(frame(false, 1, 200), false)
+	add(frame(true, 0, 300), true)
+	add(frame(true, 2, 70000), true)
+	add(frame(true, 1, 0), true)
+	for _, size := range []int{1, 2, 3, 7, 64, 1000, len(stream)} {
+		var s frameScan
+		var got []int
+		for off := 0; off < len(stream); off += size {
+			end := min(off+size, len(stream))
+			s.feed(stream[off:end], func() { got = append(got, off) })
+		}
+		if len(got) != len(ends) {
+			t.Fatalf("reads of %d: %d messages, want %d", size, len(got), len(ends))
+		}
+		for i, e := range ends {
+			if want := e / size * size; got[i] != want {
+				t.Fatalf("reads of %d: message %d completed by the read at %d, want %d", size, i, got[i], want)
+			}
+		}
+	}
+}
