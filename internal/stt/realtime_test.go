@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -323,5 +325,23 @@ func TestFrameScanStampsCompletingRead(t *testing.T) {
 				t.Fatalf("reads of %d: message %d completed by the read at %d, want %d", size, i, got[i], want)
 			}
 		}
+	}
+}
+
+// Over TLS the frames are followed in the decrypted bytes, and the
+// transcript's stamp is still not before the fake sent it.
+func TestRealtimeOverTLS(t *testing.T) {
+	fake := &stttest.Realtime{Delay: 20 * time.Millisecond}
+	srv := httptest.NewTLSServer(fake)
+	defer srv.Close()
+	cfg := streamCfg(APIRealtime, srv.URL)
+	cfg.Endpoint.TLS = srv.Client().Transport.(*http.Transport).TLSClientConfig
+	res, err := Transcribe(context.Background(), cfg, toneClip(RealtimeRate, 0, 300, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fake.Sessions()[0]
+	if sent := float64(s.FinalAt.Sub(res.Start)) / float64(time.Millisecond); res.Text != "hello world" || res.FinalMs < sent {
+		t.Fatalf("text %q final at %.3f ms, sent at %.3f ms", res.Text, res.FinalMs, sent)
 	}
 }

@@ -15,32 +15,38 @@ import (
 	"github.com/coder/websocket"
 
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/wire"
 )
 
 // The WebSocket library reads a message through a buffered reader of its
 // own, so the moment a message's bytes came off the socket is taken below
-// it: stampConn wraps the socket, reads the clock right after each Read
-// returned, and follows the server's frames in the bytes it passes up (a
-// server's frames are unmasked, their lengths in their headers), so that
-// the read that brought the last byte of each data message is known. The
-// k-th message the library hands up is the k-th data message completed
-// on the wire, so its stamp is the k-th stamp queued here.
+// it: the socket is a wire.NetpollConn, whose every read is one recvmsg
+// stamped with the kernel's receive time (else the clock right after it
+// returned), and stampConn, above TLS when there is TLS, follows the
+// server's frames in the bytes it passes up (a server's frames are
+// unmasked, their lengths in their headers), so that the read that
+// brought the last byte of each data message is known. The k-th message
+// the library hands up is the k-th data message completed on the wire,
+// so its stamp is the k-th stamp queued here.
 
-// stampConn is a client's socket that stamps every read and queues the
-// stamp of each data message completed by the bytes read.
+// stampConn is a client's connection that queues the stamp of each data
+// message completed by the bytes read.
 type stampConn struct {
-	net.Conn
-	mu     sync.Mutex
-	stamps []time.Time // completed data messages' stamps, oldest first
-	scan   frameScan
+	net.Conn                   // the socket, or TLS over it
+	sock     *wire.NetpollConn // the socket
+	clk      wire.Clock
+	mu       sync.Mutex
+	stamps   []time.Time // completed data messages' stamps, oldest first
+	scan     frameScan
 }
 
-// Read reads the socket and stamps the read; nothing runs between the
-// read returning and the clock being read.
+// Read reads the connection; the bytes it returns came in the socket's
+// last read (TLS: a record's last bytes came in it, or in an earlier
+// one: the stamp is at worst late), whose stamp they take.
 func (c *stampConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	at := time.Now()
 	if n > 0 {
+		at := c.clk.Base.Add(c.sock.Last().At)
 		c.mu.Lock()
 		c.scan.feed(p[:n], func() { c.stamps = append(c.stamps, at) })
 		c.mu.Unlock()
@@ -184,25 +190,39 @@ func wsURL(base, path, query string) (string, error) {
 // TLS, on a stampConn. A refused upgrade is an *Error by its status.
 func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string) (*websocket.Conn, *stampConn, error) {
 	var sc *stampConn
-	d := net.Dialer{Timeout: 10 * time.Second}
-	dialTCP := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
+	clk := wire.NewClock()
+	dialTCP := func(ctx context.Context, network, addr string) (*wire.NetpollConn, error) {
+		c, err := wire.DialNoDelay(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		tc, ok := c.(*net.TCPConn)
+		if !ok {
+			c.Close()
+			return nil, fmt.Errorf("%s is not a TCP connection", addr)
+		}
+		nc, err := wire.NewNetpollConn(tc, clk, true)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		return nc, nil
 	}
 	tr := &http.Transport{
 		Proxy:             nil,
 		DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialTCP(ctx, network, addr)
+			nc, err := dialTCP(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
-			sc = &stampConn{Conn: c}
+			sc = &stampConn{Conn: nc, sock: nc, clk: clk}
 			return sc, nil
 		},
-		// TLS is done here so that the stamps are taken on the
-		// decrypted bytes, whose frames can be followed.
+		// TLS is done here so that the frames are followed in the
+		// decrypted bytes.
 		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialTCP(ctx, network, addr)
+			nc, err := dialTCP(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
@@ -215,12 +235,12 @@ func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string) (*websock
 				conf.ServerName = host
 			}
 			conf.NextProtos = []string{"http/1.1"}
-			tc := tls.Client(c, conf)
+			tc := tls.Client(nc, conf)
 			if err := tc.HandshakeContext(ctx); err != nil {
-				c.Close()
+				nc.Close()
 				return nil, err
 			}
-			sc = &stampConn{Conn: tc}
+			sc = &stampConn{Conn: tc, sock: nc, clk: clk}
 			return sc, nil
 		},
 	}
