@@ -224,9 +224,11 @@ func TestRealtimeFailures(t *testing.T) {
 			if p == nil || p.SpeechStoppedMs == nil || p.SilenceFrames == 0 {
 				t.Fatalf("partial %+v, want the speech stop and silence frames", p)
 			}
+			// Silence goes on while the turn waits (300 ms); half of
+			// that leaves room for a busy machine's stalls.
 			last := p.Frames[len(p.Frames)-1]
-			if last < p.SentMs+float64(300-20) {
-				t.Fatalf("silence frames stopped at %.3f ms, before the timeout (clip sent at %.3f ms + 300 ms)", last, p.SentMs)
+			if last < p.SentMs+300/2 {
+				t.Fatalf("silence frames stopped at %.3f ms, long before the timeout (clip sent at %.3f ms + 300 ms)", last, p.SentMs)
 			}
 		}},
 		{"error event", &stttest.Realtime{ErrorMsg: "model not found"}, KindServer, 0, func(t *testing.T, e *Error) {
