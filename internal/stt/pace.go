@@ -217,12 +217,17 @@ func (t *streamTurn) wait(ctx context.Context, until, deadline time.Time) *Error
 	if !until.IsZero() {
 		d := time.Until(until)
 		if d <= 0 {
+			// Overdue (a busy machine held the sender back): the frame
+			// leaves now, unless the turn is over.
 			select {
 			case e := <-t.failc:
 				return e
 			default:
-				return nil
 			}
+			if !deadline.IsZero() && !time.Now().Before(deadline) && !t.isFinal() {
+				return t.timeoutError()
+			}
+			return nil
 		}
 		tm := time.NewTimer(d)
 		defer tm.Stop()
@@ -248,9 +253,14 @@ func (t *streamTurn) wait(ctx context.Context, until, deadline time.Time) *Error
 			return nil
 		default:
 		}
-		return &Error{Kind: KindTimeout,
-			Msg: fmt.Sprintf("speech-to-text: no final transcript within %v of the caller's audio end", t.cfg.Timeout)}
+		return t.timeoutError()
 	}
+}
+
+// timeoutError is the final transcript's wait run out.
+func (t *streamTurn) timeoutError() *Error {
+	return &Error{Kind: KindTimeout,
+		Msg: fmt.Sprintf("speech-to-text: no final transcript within %v of the caller's audio end", t.cfg.Timeout)}
 }
 
 // send writes one message of the protocol's own (not a frame).
