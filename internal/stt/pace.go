@@ -84,8 +84,13 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 		return nil, err
 	}
 	t.ws, t.sc = ws, sc
+	scrub := cfg.Endpoint.Scrubber()
 	defer ws.CloseNow()
 	if err := proto.open(ctx, t); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Msg = scrub.String(e.Msg)
+		}
 		return nil, err
 	}
 
@@ -116,6 +121,8 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	}
 	fail := func(e *Error) (*Result, error) {
 		stop()
+		// What the server said may echo a secret the request sent.
+		e.Msg = scrub.String(e.Msg)
 		p := *t.res
 		e.Partial = &p
 		return nil, e
@@ -195,9 +202,7 @@ func appendMsg(pcm []byte) []byte {
 }
 
 // ms is at on the turn clock.
-func (t *streamTurn) ms(at time.Time) float64 {
-	return float64(at.Sub(t.res.Start)) / float64(time.Millisecond)
-}
+func (t *streamTurn) ms(at time.Time) float64 { return msSince(t.res.Start, at) }
 
 // isFinal says whether the final transcript has come.
 func (t *streamTurn) isFinal() bool {

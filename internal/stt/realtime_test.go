@@ -231,7 +231,7 @@ func TestRealtimeFailures(t *testing.T) {
 				t.Fatalf("silence frames stopped at %.3f ms, long before the timeout (clip sent at %.3f ms + 300 ms)", last, p.SentMs)
 			}
 		}},
-		{"error event", &stttest.Realtime{ErrorMsg: "model not found"}, KindServer, 0, func(t *testing.T, e *Error) {
+		{"error event", &stttest.Realtime{ErrorMsg: "model not found for sk-test-secret"}, KindServer, 0, func(t *testing.T, e *Error) {
 			if !strings.Contains(e.Msg, "model not found") || e.Partial == nil {
 				t.Fatalf("error %q partial %v", e.Msg, e.Partial)
 			}

@@ -1,5 +1,3 @@
-// Package stttest serves fake speech-to-text servers for tests of the
-// code that speaks to them.
 package stttest
 
 import (
