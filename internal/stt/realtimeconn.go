@@ -282,10 +282,10 @@ func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string) (*websock
 }
 
 // wsCtxError is the failure of a turn cut by its context: stt_timeout when
-// its deadline passed, stt_dropped when it was cancelled.
+// its deadline passed, stt_dropped when it was canceled.
 func wsCtxError(err error, partial *Result) *Error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &Error{Kind: KindTimeout, Msg: "speech-to-text: the turn's deadline passed", Err: err, Partial: partial}
 	}
-	return &Error{Kind: KindDropped, Msg: "speech-to-text: the turn was cancelled", Err: err, Partial: partial}
+	return &Error{Kind: KindDropped, Msg: "speech-to-text: the turn was canceled", Err: err, Partial: partial}
 }
