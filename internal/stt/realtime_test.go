@@ -347,3 +347,18 @@ func TestRealtimeOverTLS(t *testing.T) {
 		t.Fatalf("text %q final at %.3f ms, sent at %.3f ms", res.Text, res.FinalMs, sent)
 	}
 }
+
+// A clip of another rate is sent at the protocol's: 24 kHz frames for
+// OpenAI's session from a 16 kHz clip.
+func TestRealtimeResamples(t *testing.T) {
+	fake := &stttest.Realtime{}
+	clip := toneClip(16000, 0, 200, 0)
+	res, err := Transcribe(context.Background(), streamCfg(APIRealtime, fake.Start(t)), clip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := fakeFrames(t, fake.Sessions, len(res.Frames))
+	if res.Rate != RealtimeRate || frames[0].Samples != RealtimeRate*20/1000 || res.AudioMs != clip.Resample(RealtimeRate).DurationMs() {
+		t.Fatalf("rate %d, first frame of %d samples, audio %.3f ms (the clip resampled: %.3f)", res.Rate, frames[0].Samples, res.AudioMs, clip.Resample(RealtimeRate).DurationMs())
+	}
+}
