@@ -406,5 +406,12 @@ func errorEvent(ev wsEvent) *Error {
 	return &Error{Kind: KindServer, Msg: "speech-to-text server error: " + msg}
 }
 
+// errorCode is an OpenAI error event's error.code ("" for none).
+func errorCode(ev wsEvent) string {
+	var obj struct{ Code string }
+	json.Unmarshal(ev.Error, &obj)
+	return obj.Code
+}
+
 // ptrMs is a stamp for an optional field.
 func ptrMs(v float64) *float64 { return &v }

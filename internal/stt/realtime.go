@@ -150,6 +150,11 @@ func (p *realtimeProto) handle(t *streamTurn, data []byte, ms float64) (bool, *E
 	r := t.res
 	switch ev.Type {
 	case "error":
+		if p.committed && errorCode(ev) == "input_audio_buffer_commit_empty" {
+			// The server's VAD had committed the audio as the client's
+			// commit went: its transcript is on its way.
+			return false, nil
+		}
 		return false, errorEvent(ev)
 	case "transcription_session.created", "transcription_session.updated", "conversation.item.created":
 		r.Dialect = DialectBeta

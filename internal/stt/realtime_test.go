@@ -188,6 +188,18 @@ func TestRealtimeCommitsWhenVADNeverStops(t *testing.T) {
 	}
 }
 
+// A commit the server finds empty (its VAD committed the audio while the
+// commit was on its way) does not fail the turn: the transcript comes.
+func TestRealtimeEmptyCommitIsNoFailure(t *testing.T) {
+	fake := &stttest.Realtime{NoVAD: true, EmptyCommit: true}
+	cfg := streamCfg(APIRealtime, fake.Start(t))
+	cfg.SilenceMs = 100
+	res, err := Transcribe(context.Background(), cfg, toneClip(RealtimeRate, 0, 200, 0))
+	if err != nil || res.Text != "hello world" {
+		t.Fatalf("result %+v, error %v", res, err)
+	}
+}
+
 // sttError is err as an *Error of kind, with the status.
 func sttError(t *testing.T, err error, kind string, status int) *Error {
 	t.Helper()

@@ -179,6 +179,11 @@ type Realtime struct {
 	Refuse int
 	// ErrorMsg answers the session update with an error event.
 	ErrorMsg string
+	// EmptyCommit answers a commit with the error event
+	// input_audio_buffer_commit_empty, as a server whose VAD committed
+	// the audio while the commit was on its way, and transcribes as
+	// that VAD would.
+	EmptyCommit bool
 
 	fakeWS
 }
@@ -278,6 +283,10 @@ func (f *Realtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.set(func() { s.Commits = append(s.Commits, Commit{At: at}) })
 			if item == 0 {
 				item++
+			}
+			if f.EmptyCommit {
+				send(ctx, ws, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error",
+					"code": "input_audio_buffer_commit_empty", "message": "the buffer holds no audio"}})
 			}
 			inSpeech = false
 			endTurn()
