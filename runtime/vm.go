@@ -83,6 +83,10 @@ type Config struct {
 	// TTS is the speech server of speak(); nil: none (speak() says how to
 	// name one).
 	TTS *TTS
+	// STT is the caller's side of listen() and stream()'s opts.stt: the
+	// speech-to-text server and the caller's audio; nil: none (they say
+	// how to name one).
+	STT *request.Caller
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.

@@ -359,9 +359,15 @@ func (s *abSide) start(ctx context.Context, sc *script, share *llamaserver.Lease
 		r.stop()
 		return nil, err
 	}
+	caller, stopCaller, err := sc.flags.stt.start(ctx, r.lease.Endpoint, s.env.Out, s.env.Err)
+	if err != nil {
+		stopSpeech()
+		r.stop()
+		return nil, err
+	}
 	release := r.stop
-	r.stop = func() { stopSpeech(); release() }
-	r.cfg = runtime.Config{Out: s.out, ServerLog: r.log, Endpoint: r.lease.Endpoint, Kind: kind, TTS: speech, NotLLM: r.lease.NotLLM()}
+	r.stop = func() { stopCaller(); stopSpeech(); release() }
+	r.cfg = runtime.Config{Out: s.out, ServerLog: r.log, Endpoint: r.lease.Endpoint, Kind: kind, TTS: speech, STT: caller, NotLLM: r.lease.NotLLM()}
 	return r, nil
 }
 

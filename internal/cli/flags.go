@@ -282,16 +282,22 @@ type hostFlags struct {
 	api stream.API
 	// tts is the speech server (--tts and its flags).
 	tts ttsFlags
+	// stt is the caller's side: the speech-to-text server (--stt and its
+	// flags) and the caller's audio.
+	stt sttFlags
 }
 
-// check refuses the target's and the speech server's flags that cannot
-// work, before anything starts.
+// check refuses the target's, the speech server's and the speech-to-text
+// server's flags that cannot work, before anything starts.
 func (h *hostFlags) check(f *flagSet) error {
 	if err := h.targetFlags.check(f); err != nil {
 		return err
 	}
 	f.Visit(func(fl *flag.Flag) { h.synthAsked = h.synthAsked || fl.Name == "synth-preset" })
-	return h.tts.check(f)
+	if err := h.tts.check(f); err != nil {
+		return err
+	}
+	return h.stt.check(f)
 }
 
 func (h *hostFlags) register(f *flagSet) {
@@ -308,6 +314,7 @@ func (h *hostFlags) register(f *flagSet) {
 	f.Var((*apiFlag)(&h.api), "api", "streaming `API` of every request: chat (/v1/chat/completions), completions (/v1/completions) "+
 		"or responses (/v1/responses); a script's opts.api overrides it")
 	h.tts.register(f)
+	h.stt.register(f)
 }
 
 // apiFlag is --api's value.

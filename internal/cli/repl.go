@@ -62,12 +62,17 @@ prompts. :help lists the bindings and commands.`)
 		return err
 	}
 	defer stopSpeech()
+	caller, stopCaller, err := c.flags.stt.start(ctx, lease.Endpoint, c.env.Out, c.env.Err)
+	if err != nil {
+		return err
+	}
+	defer stopCaller()
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
 		Kind: kind, NotLLM: lease.NotLLM(),
 		Server: c.flags.server, Endpoint: lease.Endpoint, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
-		RequestTimeout: c.flags.requestTimeout, API: c.flags.api, TTS: speech,
+		RequestTimeout: c.flags.requestTimeout, API: c.flags.api, TTS: speech, STT: caller,
 	})
 	if err != nil {
 		return err

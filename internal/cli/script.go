@@ -75,8 +75,13 @@ func (e *env) runScript(ctx context.Context, s script) error {
 		return err
 	}
 	defer stopSpeech()
+	caller, stopCaller, err := s.flags.stt.start(ctx, lease.Endpoint, e.Out, e.Err)
+	if err != nil {
+		return err
+	}
+	defer stopCaller()
 	cfg := runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
-		Kind: kind, TTS: speech, NotLLM: lease.NotLLM()}
+		Kind: kind, TTS: speech, STT: caller, NotLLM: lease.NotLLM()}
 	if s.before != nil {
 		if err := s.before(ctx); err != nil {
 			return err

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSTTFlagsRefused: speech-to-text flags that cannot work are usage
+// errors (exit 2), said once with the synopsis, before anything starts;
+// the key is shown in none of them.
+func TestSTTFlagsRefused(t *testing.T) {
+	const key = "sk-ears-41c9d2"
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	os.WriteFile(script, []byte(`print("ran")`), 0o644)
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte(key), 0o600)
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("no audio here"), 0o644)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a URL of another scheme", []string{"--stt", "ftp://127.0.0.1:9"}, `--stt "ftp://127.0.0.1:9": want http://HOST:PORT or ws://HOST:PORT/PATH`},
+		{"a URL with a query", []string{"--stt", "ws://127.0.0.1:9/v1/realtime?model=x", "--stt-api-key", key}, "without a query"},
+		{"an unknown protocol", []string{"--stt", "http://127.0.0.1:9", "--stt-api", "grpc"}, `unknown speech-to-text API "grpc"`},
+		{"an upload over a WebSocket", []string{"--stt", "ws://127.0.0.1:9/v1/realtime", "--stt-api", "whisper"}, "--stt-api whisper uploads over HTTP"},
+		{"a key and a key file", []string{"--stt", "http://127.0.0.1:9", "--stt-api-key", key, "--stt-api-key-file", keyFile}, "--stt-api-key and --stt-api-key-file both set"},
+		{"a key without a server", []string{"--stt-api-key", key}, "--stt-api-key: the caller's side needs a speech-to-text server"},
+		{"caller audio without a server", []string{"--caller-audio", empty}, "--caller-audio: the caller's side needs a speech-to-text server"},
+		{"a missing audio folder", []string{"--stt", "default", "--caller-audio", filepath.Join(dir, "nowhere")}, "--caller-audio: the caller's audio folder: open " + filepath.Join(dir, "nowhere")},
+		{"an audio folder without WAV", []string{"--stt", "default", "--caller-audio", empty}, "holds no .wav file"},
+		{"a voice beside the audio", []string{"--stt", "default", "--caller-audio", empty, "--caller-voice", "en-us"}, "--caller-voice and --caller-audio both set"},
+		{"a frame too short", []string{"--stt", "default", "--stt-frame-ms", "1"}, "-stt-frame-ms: want a value from 5 to 1000"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir()}, c.args...)
+			code, stdout, stderr := runCLI(args...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
+			}
+			if n := strings.Count(stderr, "Usage: "); n != 1 || strings.Count(stderr, c.want) != 1 {
+				t.Errorf("the usage and the error must be said once each: %q", stderr)
+			}
+			if strings.Contains(stdout+stderr, key) || strings.Contains(stdout, "ran") {
+				t.Errorf("the key shown, or the script ran: stdout %q, stderr %q", stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestSTTFlagsKeySource: a key of the speech-to-text server's own is said
+// by where it came from, never by its value; the run goes on with the
+// caller's audio folder, which is read only when a turn speaks.
+func TestSTTFlagsKeySource(t *testing.T) {
+	const key = "sk-ears-41c9d2"
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	os.WriteFile(script, []byte(`print("ran")`), 0o644)
+	audio := filepath.Join(dir, "audio")
+	os.Mkdir(audio, 0o755)
+	os.WriteFile(filepath.Join(audio, "q1.wav"), []byte("RIFF"), 0o644)
+	for _, c := range []struct {
+		args   []string
+		env    string
+		source string
+	}{
+		{[]string{"--stt-api-key", key}, "", "--stt-api-key"},
+		{nil, key, "TTFTLAB_STT_API_KEY"},
+	} {
+		t.Setenv("TTFTLAB_STT_API_KEY", c.env)
+		args := append([]string{"run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir(),
+			"--stt", "wss://127.0.0.1:9/v1/realtime", "--caller-audio", audio}, c.args...)
+		code, stdout, stderr := runCLI(args...)
+		if code != 0 || stdout != "ran\n" {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+		if strings.Contains(stdout+stderr, key) || !strings.Contains(stderr, "speech-to-text: API key from "+c.source) {
+			t.Fatalf("the key shown, or its source not said: %q", stderr)
+		}
+	}
+}
