@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 	vm.req = request.New(request.Host{Server: cfg.Server, Endpoint: cfg.Endpoint, ServerFrom: vm.source("SERVER"),
 		RequestTimeout: cfg.RequestTimeout, Wire: cfg.Wire, NoKernelStamps: cfg.NoKernelStamps, API: cfg.API,
 		Kind: cfg.Kind, NotLLM: cfg.NotLLM, JSON: vm.json, Ctx: vm.callCtx, Fail: vm.hostError, OutPath: vm.outPath,
-		Speech: func(L *lua.LState) *voice.Speech { return vm.speak.StreamSpeech(L) }, SinceStart: msSinceStart})
+		Speech: func(L *lua.LState) *voice.Speech { return vm.speak.StreamSpeech(L) }, SinceStart: msSinceStart, STT: cfg.STT})
 	vm.speak = speak.New(speak.Host{TTS: cfg.TTS, RequestTimeout: cfg.RequestTimeout, Wire: cfg.Wire, NoKernelStamps: cfg.NoKernelStamps,
 		Ctx: vm.callCtx, Fail: vm.hostError, Requests: vm.req, SinceStart: msSinceStart})
 	vm.installAPI()
@@ -206,6 +206,20 @@ sentence to the speech server while the answer still streams (require
 returns speak()'s info, a failure in info.error (never raised);
 handle:cancel() hangs up (info.cut); handle:done() says whether it ended.
 info.t0_ms places the request on now_ms()'s clock.`},
+	{Name: "listen", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.req.Listen(L) },
+		Signature: "listen(text_or_wav, opts) -> info",
+		Summary:   "The caller speaks: text spoken by espeak-ng (or the turn's --caller-audio file), or a .wav file, sent to the speech-to-text server (--stt) as a phone line sends it; the transcript and its stamps.",
+		Help: `opts: voice (espeak-ng's, for text), text (what a .wav says, for wer),
+api (openai, openai-stream, whisper, realtime, vllm-realtime), language,
+frame_ms, silence_ms, timeout_ms, errors ("return" puts a failure in
+info.error and info.error_kind instead of raising).
+info: text (the transcript), said, wer, api, dialect, source, engine, rate, audio_ms,
+speech_end_ms, sent_ms, speech_started_ms, speech_stopped_ms,
+first_partial_ms, final_ms, queue_ms, silence_frames, endpointing_ms,
+stt_final_ms, stt_first_partial_ms, transcription_ms, t0_ms. Times are ms
+on the turn clock: 0 is when the caller began to speak.
+  local h = listen("What time do you open on Saturday?")
+  print(h.text, h.wer, h.stt_final_ms)`},
 	{Name: "voice_play", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return voicePlay(L) },
 		Signature: "voice_play(sentences) -> result",
 		Summary:   "The playback arithmetic of require(\"voice\").play: the sentences played in order as a speaker plays them as their audio comes.",
@@ -424,6 +438,11 @@ opts (all optional):
   errors          "raise" (default) or "return": failures set info.error
   api             "chat" (default: API), "completions" or "responses"
   path, server, headers   where and how to send it
+  tts             true or speak() options: each sentence spoken as it completes
+  stt             true or {audio =, text =, voice =, ...}: the caller speaks
+                  the last user message first (listen()); the LLM is asked
+                  the transcript, and info.turn has the turn: transcript,
+                  said, wer, stamps, parts (mouth_to_ear_ms and its parts)
 Also stream(messages, max_tokens, cache_prompt, raw_out).
 
 Returns chunks ({t_ms=, text=} per content chunk), total_ms, timings (the

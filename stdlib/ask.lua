@@ -59,6 +59,10 @@
 --                                      stalls (340.0 ms)" when a speaker
 --                                      at 15 characters a second would
 --                                      have waited for text: speech.pacing)
+--   heard "..." | wer 0.12 | stt final 310.2 ms | endpointing 120.0 ms |
+--   mouth to ear 812.4 ms               only with opts.stt (info.turn): the
+--                                      transcript the LLM was asked and
+--                                      the turn's figures
 --   error: ...                         only when info.error is set
 -- opts.text = false leaves out the first two lines. A stream that did not
 -- finish has a first sentence only if one was complete before it ended.
@@ -79,7 +83,7 @@ local M = {}
 local OWN_NAMES = { "system", "docs", "tail", "cache", "quiet", "on_chunk" }
 local STREAM_OPTIONS = { "api", "body", "cache_prompt", "clause", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
   "keep_chunks", "keep_reads", "max_tokens", "min_clause_chars", "on_chunk", "path", "raw_out", "seed", "server",
-  "temperature", "timeout_ms", "tts" }
+  "stt", "temperature", "timeout_ms", "tts" }
 local OWN, KNOWN, ALL = {}, {}, {}
 for _, n in ipairs(OWN_NAMES) do OWN[n] = true end
 for _, list in ipairs({ OWN_NAMES, STREAM_OPTIONS }) do
@@ -450,6 +454,30 @@ local function audio_line(info)
   return table.concat(parts, " | ")
 end
 
+-- turn_line is the caller's side of an answer asked with opts.stt: what
+-- the LLM heard and the turn's figures (internal/turn's, as stream() gives
+-- them).
+local function turn_line(turn)
+  if turn.transcript == nil then
+    return "heard nothing"
+  end
+  local parts = { "heard " .. clip(turn.transcript, 200) }
+  if turn.wer ~= nil then
+    parts[#parts + 1] = string.format("wer %.2f", turn.wer)
+  end
+  local p = turn.parts or {}
+  if p.stt_final_ms ~= nil then
+    parts[#parts + 1] = "stt final " .. ms(p.stt_final_ms)
+  end
+  if p.endpointing_ms ~= nil then
+    parts[#parts + 1] = "endpointing " .. ms(p.endpointing_ms)
+  end
+  if p.mouth_to_ear_ms ~= nil then
+    parts[#parts + 1] = "mouth to ear " .. ms(p.mouth_to_ear_ms)
+  end
+  return table.concat(parts, " | ")
+end
+
 function M.summary(chunks, total_ms, timings, info, opts)
   if type(chunks) ~= "table" or type(info) ~= "table" then
     error("ask.summary: want stream()'s results (chunks, total_ms, timings, info)", 2)
@@ -467,6 +495,9 @@ function M.summary(chunks, total_ms, timings, info, opts)
   lines[#lines + 1] = metrics(chunks, total_ms, timings, info, first_ms)
   if info.tts_errors ~= nil then
     lines[#lines + 1] = audio_line(info)
+  end
+  if info.turn ~= nil then
+    lines[#lines + 1] = turn_line(info.turn)
   end
   if info.error then
     lines[#lines + 1] = "error: " .. tostring(info.error)

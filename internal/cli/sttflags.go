@@ -78,7 +78,7 @@ func (s *sttFlags) register(f *flagSet) {
 	})
 	f.StringVar(&s.audioDir, "caller-audio", "", "the caller's audio: a `DIR` of WAV files (any rate), one per turn in name order, "+
 		"each with its text in a .txt beside it for the word error rate (default: each turn's text spoken by espeak-ng)")
-	f.StringVar(&s.voice, "caller-voice", "", "the espeak-ng `VOICE` the caller speaks with (default: from each text's script: en-us, cmn, ko, ja)")
+	f.StringVar(&s.voice, "caller-voice", "", "the espeak-ng `VOICE` the caller speaks with (default: from each text's script: en, cmn, ko, ja)")
 	f.intVar(&s.frameMs, "stt-frame-ms", callaudio.DefaultFrameMs, 5, 1000, "the length of one frame of the caller's audio as a streaming connection sends it, in ms")
 }
 

@@ -55,6 +55,9 @@ type Host struct {
 	Speech func(L *lua.LState) *voice.Speech
 	// SinceStart places an instant on now_ms()'s clock (info.t0_ms).
 	SinceStart func(t time.Time) float64
+	// STT is the caller's side of listen() and opts.stt (--stt); nil:
+	// none.
+	STT *Caller
 }
 
 // Binder is the bindings over one Lua state, with what they remember
@@ -69,6 +72,9 @@ type Binder struct {
 	// interrupted is the stream() call a cancelled context stopped during
 	// the current run, if any.
 	interrupted *InterruptedStream
+	// turns counts the caller's turns spoken from text: turn k takes the
+	// caller's audio folder's file (k-1) mod n.
+	turns int
 }
 
 // New is the bindings over h.

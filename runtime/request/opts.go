@@ -33,7 +33,7 @@ func StreamOptionNames() []string { return append([]string(nil), optionNames...)
 var optionNames = []string{
 	"api", "body", "cache_prompt", "clause", "cut_after_ms", "errors", "headers", "idle_timeout_ms",
 	"keep_chunks", "keep_reads", "max_tokens", "min_clause_chars", "on_chunk", "path", "raw_out", "seed", "server",
-	"temperature", "timeout_ms", "tts",
+	"stt", "temperature", "timeout_ms", "tts",
 }
 
 // applyOption sets one opts field; body is merged separately, last.
@@ -75,6 +75,7 @@ func (rq *Binder) applyOption(L *lua.LState, name string, v lua.LValue, c *strea
 	case "api":
 		c.api = parseAPIOption(L, v)
 	case "body", "tts", "clause", "min_clause_chars": // the speech pipeline's (Host.Speech)
+	case "stt": // the caller's side (streamHeard), read before the request is built
 	default:
 		L.RaiseError("stream: unknown option %q%s (known: %s)", name, suggest.DidYouMean(name, optionNames), strings.Join(optionNames, ", "))
 	}

@@ -45,6 +45,12 @@ type streamCall struct {
 // Bytes that arrived are in raw_out either way.
 func (rq *Binder) Stream(L *lua.LState) int {
 	speech := rq.h.Speech(L)
+	// With opts.stt the caller speaks first: the transcript is what the
+	// LLM is asked.
+	heard := rq.streamHeard(L)
+	if heard != nil && heard.err != nil {
+		return rq.failedTurn(L, heard)
+	}
 	call := rq.streamArgs(L)
 	// failed keeps an error raised inside on_chunk so it can be re-raised
 	// unchanged, with the position inside the callback.
@@ -104,6 +110,9 @@ func (rq *Binder) Stream(L *lua.LState) int {
 		var spoken luatable.Fields
 		FillSpoken(L, &spoken, answer)
 		spoken.Into(info)
+	}
+	if info, ok := L.Get(-1).(*lua.LTable); ok && heard != nil {
+		info.RawSetString("turn", turnTable(L, heard, res, answer))
 	}
 	return n
 }

@@ -3,13 +3,11 @@ package streammany
 import (
 	"errors"
 	"math"
-	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/load"
-	"ttftlab/internal/sentence"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luatable"
@@ -158,22 +156,11 @@ func errorKind(err error) string {
 // complete before it ended.
 func (m *many) spoken(chunks []stream.Chunk, done bool) (firstMs, stallMs float64) {
 	p := voice.Speaker{CharsPerS: voice.DefaultCharsPerS}.Pace(chunks)
-	first, ok := p.FirstSentence()
 	firstMs, stallMs = math.NaN(), p.StallMs
-	if ok && (done || completeBeforeEnd(chunks)) {
+	if first, ok := request.FirstSentenceMs(p, chunks, done); ok {
 		firstMs = first
 	}
 	return firstMs, stallMs
-}
-
-// completeBeforeEnd: sentence.first(text, false) finds a sentence.
-func completeBeforeEnd(chunks []stream.Chunk) bool {
-	var b strings.Builder
-	for _, c := range chunks {
-		b.WriteString(c.Text)
-	}
-	_, ok := sentence.First(b.String(), false)
-	return ok
 }
 
 // fill makes the result table.
