@@ -212,6 +212,17 @@ func TestHelp(t *testing.T) {
 	mustContain(t, "stderr", errOut, `no help for "nope"`)
 }
 
+// TestHelpListen: :help listen shows its call, its summary and its help
+// from the registry.
+func TestHelpListen(t *testing.T) {
+	_, out, errOut := runPiped(t, ":help listen\n")
+	mustContain(t, "stdout", out, "listen(text_or_wav, opts) -> info", "sent to the speech-to-text server (--stt)",
+		"stt_final_ms", "frame_ms")
+	if errOut != "" {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
 // TestHelpModuleFunction: :help ask.ab shows what ask's notes say of it
 // (its call, its paragraph, the comment above it), and :help stats.median
 // its line of the list. Fails before this change: "ask.ab is a function
