@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -241,7 +242,12 @@ func (rq *Binder) heardFields(L *lua.LState, t *luatable.Fields, h heard) {
 	if r == nil {
 		return
 	}
-	jsonFields(t, r)
+	if h.result == nil {
+		// A failure's stamps, not its transcript: there is none.
+		jsonFields(t, r, "text")
+	} else {
+		jsonFields(t, r)
+	}
 	if h.result != nil && h.said != "" {
 		t.Set("wer", lua.LNumber(turn.WER(h.said, r.Text)))
 	}
@@ -253,9 +259,10 @@ func (rq *Binder) heardFields(L *lua.LState, t *luatable.Fields, h heard) {
 	}
 }
 
-// jsonFields sets v's fields under their JSON names, skipping null ones:
-// the names of the records, given once where the type is.
-func jsonFields(t *luatable.Fields, v any) {
+// jsonFields sets v's fields under their JSON names, skipping null ones
+// and those named in skip: the names of the records, given once where the
+// type is.
+func jsonFields(t *luatable.Fields, v any, skip ...string) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return
@@ -265,6 +272,9 @@ func jsonFields(t *luatable.Fields, v any) {
 		return
 	}
 	for k, x := range m {
+		if slices.Contains(skip, k) {
+			continue
+		}
 		switch x := x.(type) {
 		case float64:
 			t.Set(k, lua.LNumber(x))
