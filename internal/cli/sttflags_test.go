@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ttftlab/internal/callaudio"
+	"ttftlab/internal/stt/stttest"
 )
 
 // TestSTTFlagsRefused: speech-to-text flags that cannot work are usage
@@ -81,6 +85,52 @@ func TestSTTFlagsKeySource(t *testing.T) {
 		}
 		if strings.Contains(stdout+stderr, key) || !strings.Contains(stderr, "speech-to-text: API key from "+c.source) {
 			t.Fatalf("the key shown, or its source not said: %q", stderr)
+		}
+	}
+}
+
+// TestSTTFlagsReachListen: --stt, its key and header, --caller-audio and
+// --stt-language reach listen(): the upload carries the key, the header
+// and the language, and the caller's audio is the folder's file. A server
+// that refuses the key and quotes it back does not get it shown.
+func TestSTTFlagsReachListen(t *testing.T) {
+	const key = "sk-ears-41c9d2"
+	dir := t.TempDir()
+	audio := filepath.Join(dir, "audio")
+	os.Mkdir(audio, 0o755)
+	clip := &callaudio.Clip{Rate: 16000, Samples: make([]int16, 8000)}
+	for i := 2000; i < 6000; i++ {
+		clip.Samples[i] = int16(8000 * (i%2*2 - 1))
+	}
+	os.WriteFile(filepath.Join(audio, "q1.wav"), clip.WAV(), 0o644)
+	os.WriteFile(filepath.Join(audio, "q1.txt"), []byte("Good morning."), 0o644)
+	script := filepath.Join(dir, "s.lua")
+	os.WriteFile(script, []byte(`local h = listen("anything") print(h.text, h.said, h.wer, h.api)`), 0o644)
+	run := func(f *stttest.Server) (int, string, string) {
+		stttest.Start(f)
+		defer f.Close()
+		return runCLI("run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir(), "--stt", f.URL,
+			"--stt-api-key", key, "--stt-header", "X-Team: ears", "--stt-language", "en", "--caller-audio", audio)
+	}
+	f := &stttest.Server{Text: "good morning"}
+	code, stdout, stderr := run(f)
+	if code != 0 || stdout != "good morning\tGood morning.\t0\topenai\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	got := f.Received()
+	if len(got) != 1 {
+		t.Fatalf("%d uploads, want 1", len(got))
+	}
+	if got[0].Header.Get("Authorization") != "Bearer "+key || got[0].Header.Get("X-Team") != "ears" || got[0].Fields["language"] != "en" {
+		t.Fatalf("the upload's headers %v, fields %v", got[0].Header, got[0].Fields)
+	}
+	code, stdout, stderr = run(&stttest.Server{Status: http.StatusUnauthorized})
+	if code != 1 || !strings.Contains(stderr, "--stt-api-key") {
+		t.Errorf("a refused key: exit %d, stderr %q", code, stderr)
+	}
+	for _, out := range []string{stdout, stderr} {
+		if strings.Contains(out, key) {
+			t.Errorf("the key shown: %q", out)
 		}
 	}
 }
