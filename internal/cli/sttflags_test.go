@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"ttftlab/internal/callaudio"
+	"ttftlab/internal/pocketsphinx"
 	"ttftlab/internal/stt/stttest"
 )
 
@@ -133,4 +134,39 @@ func TestSTTFlagsReachListen(t *testing.T) {
 			t.Errorf("the key shown: %q", out)
 		}
 	}
+}
+
+// TestSTTDefault: --stt default serves pocketsphinx for the run, said
+// once, and listen() reaches it over its Realtime session: the server's
+// speech stop and the transcript come after the caller's speech end.
+func TestSTTDefault(t *testing.T) {
+	if _, err := pocketsphinx.Find(); err != nil {
+		if os.Getenv("TTFTLAB_REQUIRE_STT") != "" {
+			t.Fatalf("TTFTLAB_REQUIRE_STT is set: %v", err)
+		}
+		t.Skip(err)
+	}
+	realEspeak(t)
+	script := filepath.Join(t.TempDir(), "s.lua")
+	os.WriteFile(script, []byte(`
+		local h = listen("What time does the clinic open on Saturday?")
+		assert(h.speech_stopped_ms > h.speech_end_ms and h.final_ms >= h.speech_stopped_ms,
+			"speech end " .. h.speech_end_ms .. ", stopped " .. tostring(h.speech_stopped_ms) .. ", final " .. h.final_ms)
+		print(h.api, h.engine, #h.text > 0, h.wer ~= nil)`), 0o644)
+	code, stdout, stderr := runCLI("run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir(), "--stt", "default")
+	if code != 0 || !strings.HasSuffix(stdout, "realtime\t"+pocketsphinxVersion(t)+"\ttrue\ttrue\n") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if strings.Count(stdout, "speech-to-text: pocketsphinx") != 1 || !strings.Contains(stdout, "(realtime) for this run") {
+		t.Errorf("the engine must be said once, with its protocol: %q", stdout)
+	}
+}
+
+// pocketsphinxVersion is the installed engine's name.
+func pocketsphinxVersion(t *testing.T) string {
+	bin, err := pocketsphinx.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pocketsphinx.Version(bin)
 }
