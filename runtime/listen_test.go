@@ -44,11 +44,11 @@ func fakeCaller(t *testing.T, f *stttest.Server) *request.Caller {
 	return &request.Caller{Espeak: espeak(t), STT: stt.Config{Endpoint: &endpoint.Endpoint{Base: f.URL}, API: stt.APIOpenAI}}
 }
 
-// TestListenNeedsAServer: without --stt, listen() and stream{stt} say how
-// to name a speech-to-text server.
+// TestListenNeedsAServer: without --stt, listen(), stream{stt} and
+// stt_info() say how to name a speech-to-text server.
 func TestListenNeedsAServer(t *testing.T) {
 	vm, _ := testVM(t, Config{Server: luatest.ClosedURL(t)})
-	for _, code := range []string{`listen("hello")`, `stream("hello", {stt = true})`} {
+	for _, code := range []string{`listen("hello")`, `stream("hello", {stt = true})`, `local i, why = stt_info() assert(i == nil) error(why)`} {
 		err := vm.RunString(code, "x.lua")
 		if err == nil || !strings.Contains(err.Error(), "no speech-to-text server: run with --stt URL") {
 			t.Errorf("%s: %v", code, err)

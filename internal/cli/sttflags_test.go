@@ -59,13 +59,14 @@ func TestSTTFlagsRefused(t *testing.T) {
 }
 
 // TestSTTFlagsKeySource: a key of the speech-to-text server's own is said
-// by where it came from, never by its value; the run goes on with the
-// caller's audio folder, which is read only when a turn speaks.
+// by where it came from, never by its value, on stderr and in
+// stt_info(); the run goes on with the caller's audio folder, which is
+// read only when a turn speaks.
 func TestSTTFlagsKeySource(t *testing.T) {
 	const key = "sk-ears-41c9d2"
 	dir := t.TempDir()
 	script := filepath.Join(dir, "s.lua")
-	os.WriteFile(script, []byte(`print("ran")`), 0o644)
+	os.WriteFile(script, []byte(`local i = stt_info() print(i.url, i.api, i.engine, i.api_key, i.caller_audio == arg[1], i.cpu_ms)`), 0o644)
 	audio := filepath.Join(dir, "audio")
 	os.Mkdir(audio, 0o755)
 	os.WriteFile(filepath.Join(audio, "q1.wav"), []byte("RIFF"), 0o644)
@@ -80,8 +81,8 @@ func TestSTTFlagsKeySource(t *testing.T) {
 		t.Setenv("TTFTLAB_STT_API_KEY", c.env)
 		args := append([]string{"run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir(),
 			"--stt", "wss://127.0.0.1:9/v1/realtime", "--caller-audio", audio}, c.args...)
-		code, stdout, stderr := runCLI(args...)
-		if code != 0 || stdout != "ran\n" {
+		code, stdout, stderr := runCLI(append(args, "--", audio)...)
+		if want := "wss://127.0.0.1:9/v1/realtime\trealtime\t\tset from " + c.source + "\ttrue\tnil\n"; code != 0 || stdout != want {
 			t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 		if strings.Contains(stdout+stderr, key) || !strings.Contains(stderr, "speech-to-text: API key from "+c.source) {
@@ -152,6 +153,8 @@ func TestSTTDefault(t *testing.T) {
 		local h = listen("What time does the clinic open on Saturday?")
 		assert(h.speech_stopped_ms > h.speech_end_ms and h.final_ms >= h.speech_stopped_ms,
 			"speech end " .. h.speech_end_ms .. ", stopped " .. tostring(h.speech_stopped_ms) .. ", final " .. h.final_ms)
+		local i = stt_info()
+		assert(i.engine == h.engine and i.api == "realtime" and i.cpu_ms >= 0, "stt_info: " .. tostring(i.engine) .. " " .. tostring(i.cpu_ms))
 		print(h.api, h.engine, #h.text > 0, h.wer ~= nil)`), 0o644)
 	code, stdout, stderr := runCLI("run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir(), "--stt", "default")
 	if code != 0 || !strings.HasSuffix(stdout, "realtime\t"+pocketsphinxVersion(t)+"\ttrue\ttrue\n") {

@@ -13,6 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/callaudio"
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/sentence"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/stt"
@@ -40,13 +41,55 @@ var (
 	sttOptionNames    = []string{"api", "audio", "frame_ms", "language", "silence_ms", "text", "timeout_ms", "voice"}
 )
 
+// noSTT says how to name a speech-to-text server.
+const noSTT = "no speech-to-text server: run with --stt URL (a server of POST /v1/audio/transcriptions, whisper-server's /inference " +
+	"or a Realtime WebSocket), or --stt default for pocketsphinx"
+
 // caller is the command's caller side, or a failure naming what to add.
 func (rq *Binder) caller(L *lua.LState, label string) *Caller {
 	if rq.h.STT == nil {
-		rq.h.Fail(L, "%s: no speech-to-text server: run with --stt URL (a server of POST /v1/audio/transcriptions, whisper-server's /inference "+
-			"or a Realtime WebSocket), or --stt default for pocketsphinx", label)
+		rq.h.Fail(L, "%s: %s", label, noSTT)
 	}
 	return rq.h.STT
+}
+
+// STTInfo is stt_info() -> info | nil, why: the command's speech-to-text
+// side as an artifact records it: url, api, engine, model, language,
+// caller_audio, api_key (only how it was set) and, for the default
+// engine, cpu_ms.
+func (rq *Binder) STTInfo(L *lua.LState) int {
+	c := rq.h.STT
+	if c == nil || c.STT.Endpoint == nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(noSTT))
+		return 2
+	}
+	ep := c.STT.Endpoint
+	api := c.STT.API
+	if api == "" {
+		api = stt.APIFor(ep.Base)
+	}
+	var t luatable.Fields
+	t.Set("url", lua.LString(endpoint.ShownURL(ep.Base)))
+	t.Set("api", lua.LString(api))
+	t.Set("engine", lua.LString(c.Engine))
+	if ep.Model != "" {
+		t.Set("model", lua.LString(ep.Model))
+	}
+	if c.STT.Language != "" {
+		t.Set("language", lua.LString(c.STT.Language))
+	}
+	if c.AudioDir != "" {
+		t.Set("caller_audio", lua.LString(c.AudioDir))
+	}
+	if ep.Key != "" {
+		t.Set("api_key", lua.LString("set from "+ep.KeySource))
+	}
+	if c.CPU != nil {
+		t.Set("cpu_ms", lua.LNumber(float64(c.CPU())/float64(time.Millisecond)))
+	}
+	L.Push(t.Table(L))
+	return 1
 }
 
 // utteranceOptions reads the options of an utterance from t (nil: none)
