@@ -404,7 +404,7 @@ figures[name] = {a, b, ratio, ratio_ci, level, p, verdict, runs_for_5pct, only_i
 		Summary:   "false when the lab should stop at its first failed step, else true."},
 	{Name: "PREFLIGHT", Kind: Global, value: func(vm *VM) lua.LValue { return lua.LBool(vm.cfg.Preflight) },
 		Signature: "PREFLIGHT",
-		Summary:   "true when the script should only check its inputs and stop (the lab, before a server starts); it may return {tts = true}: its run needs a speech server."},
+		Summary:   "true when the script should only check its inputs and stop (the lab, before a server starts); it may return {tts = true}: its run needs a speech server; {stt = true}: a speech-to-text server."},
 	{Name: "REPEAT", Kind: Global, value: func(vm *VM) lua.LValue {
 		if vm.cfg.Repeat <= 0 {
 			return lua.LNil

@@ -45,7 +45,7 @@ func (vm *VM) keepNeeds(res []lua.LValue) {
 		return
 	}
 	if t, ok := res[0].(*lua.LTable); ok {
-		vm.needs = Needs{TTS: lua.LVAsBool(t.RawGetString("tts"))}
+		vm.needs = Needs{TTS: lua.LVAsBool(t.RawGetString("tts")), STT: lua.LVAsBool(t.RawGetString("stt"))}
 	}
 }
 

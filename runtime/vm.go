@@ -96,9 +96,11 @@ type Config struct {
 // Needs is what a script run with PREFLIGHT says its real run will need
 // of the command, read from the table the script returns: {tts = true}
 // asks for a speech server (the lab's speech steps), which the command
-// then starts (--tts default) unless --tts names one.
+// then starts (--tts default) unless --tts names one; {stt = true} for a
+// speech-to-text server and the caller's audio (the call step), started
+// likewise (--stt default) unless --stt names one.
 type Needs struct {
-	TTS bool
+	TTS, STT bool
 }
 
 // VM is one Lua state with the lab's bindings. It is not safe for

@@ -345,6 +345,9 @@ func (s *abSide) start(ctx context.Context, sc *script, share *llamaserver.Lease
 	if needs.TTS && sc.flags.tts.url == "" {
 		sc.flags.tts.url, sc.flags.tts.implied = ttsDefault, true
 	}
+	if needs.STT && sc.flags.stt.url == "" {
+		sc.flags.stt.url, sc.flags.stt.implied = sttDefault, true
+	}
 	r := &running{lease: share, stop: func() {}}
 	if share == nil {
 		if r.lease, err = s.env.lease(ctx, &sc.flags, sc.need); err != nil {

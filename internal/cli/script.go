@@ -62,6 +62,11 @@ func (e *env) runScript(ctx context.Context, s script) error {
 			// names another speech server.
 			s.flags.tts.url, s.flags.tts.implied = ttsDefault, true
 		}
+		if needs.STT && s.flags.stt.url == "" {
+			// A step listens to a caller: through the default engine unless
+			// --stt names another speech-to-text server.
+			s.flags.stt.url, s.flags.stt.implied = sttDefault, true
+		}
 	}
 	lease, err := e.lease(ctx, &s.flags, s.need)
 	if err != nil {

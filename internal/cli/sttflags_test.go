@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,4 +173,55 @@ func pocketsphinxVersion(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return pocketsphinx.Version(bin)
+}
+
+// TestLabListenStepFromScript: a lab whose step listens to a caller gets
+// the default speech-to-text engine when that step runs (the script's
+// preflight returns {stt = true}), and none when only another step runs;
+// with no engine to be had the run goes on without one and says so.
+func TestLabListenStepFromScript(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/health" {
+			w.Write([]byte(`{"status":"ok"}`))
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error":{"message":"not found"}}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	lab := `
+if PREFLIGHT then return { stt = arg[1] == "hear" } end
+local info, why = stt_info()
+write_json("stt.json", { stt = info ~= nil, engine = info and info.engine, why = why })
+`
+	os.WriteFile(filepath.Join(dir, "scripts", "lab.lua"), []byte(lab), 0o644)
+	t.Chdir(dir)
+	for _, c := range []struct {
+		step   string
+		listen bool
+	}{{"hear", true}, {"plain", false}} {
+		t.Run(c.step, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--no-report", "--", c.step)
+			if code != 0 {
+				t.Fatalf("lab -- %s exited %d:\n%s%s", c.step, code, stdout, stderr)
+			}
+			var got struct {
+				STT    bool   `json:"stt"`
+				Engine string `json:"engine"`
+				Why    string `json:"why"`
+			}
+			readJSON(t, filepath.Join(out, "stt.json"), &got)
+			noEngine := strings.Contains(stderr, "speech-to-text: no default engine")
+			switch {
+			case c.listen && !(got.STT && strings.HasPrefix(got.Engine, "pocketsphinx")) && !noEngine:
+				t.Errorf("step %s listens: the script saw no engine (%s) and the command said nothing of it:\n%s%s", c.step, got.Why, stdout, stderr)
+			case !c.listen && (got.STT || strings.Contains(stdout+stderr, "speech-to-text:")):
+				t.Errorf("step %s listens to nobody, but an engine was started or looked for:\n%s%s", c.step, stdout, stderr)
+			}
+		})
+	}
 }
