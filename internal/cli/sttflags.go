@@ -64,7 +64,7 @@ func (s *sttFlags) register(f *flagSet) {
 	})
 	f.StringVar(&s.caCert, "stt-ca-cert", "", "trust the CA certificates in PEM `FILE` for the speech-to-text server's https or wss (default: --server's TLS settings)")
 	f.BoolVar(&s.insecure, "stt-insecure", false, "the speech-to-text server's https or wss without verifying its certificate (a warning says so)")
-	f.StringVar(&s.model, "stt-model", "", "the transcription request's `MODEL` (default: the server's own)")
+	f.StringVar(&s.model, "stt-model", "", "the transcription request's `MODEL` (default: whisper-1 for an OpenAI upload, gpt-4o-transcribe for a Realtime session, none for whisper-server, the server's own for vLLM)")
 	f.StringVar(&s.language, "stt-language", "", "the caller's `LANGUAGE` (ISO-639-1, e.g. en), sent where the protocol takes one (default: none; the default engine is English only)")
 	apis := make([]string, len(stt.APIs))
 	for i, a := range stt.APIs {
