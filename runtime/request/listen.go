@@ -41,14 +41,15 @@ var (
 	sttOptionNames    = []string{"api", "audio", "frame_ms", "language", "silence_ms", "text", "timeout_ms", "voice"}
 )
 
-// noSTT says how to name a speech-to-text server.
-const noSTT = "no speech-to-text server: run with --stt URL (a server of POST /v1/audio/transcriptions, whisper-server's /inference " +
+// NoSTT says how to name a speech-to-text server, where one is needed and
+// the command has none.
+const NoSTT = "no speech-to-text server: run with --stt URL (a server of POST /v1/audio/transcriptions, whisper-server's /inference " +
 	"or a Realtime WebSocket), or --stt default for pocketsphinx"
 
 // caller is the command's caller side, or a failure naming what to add.
 func (rq *Binder) caller(L *lua.LState, label string) *Caller {
 	if rq.h.STT == nil {
-		rq.h.Fail(L, "%s: %s", label, noSTT)
+		rq.h.Fail(L, "%s: %s", label, NoSTT)
 	}
 	return rq.h.STT
 }
@@ -61,7 +62,7 @@ func (rq *Binder) STTInfo(L *lua.LState) int {
 	c := rq.h.STT
 	if c == nil || c.STT.Endpoint == nil {
 		L.Push(lua.LNil)
-		L.Push(lua.LString(noSTT))
+		L.Push(lua.LString(NoSTT))
 		return 2
 	}
 	ep := c.STT.Endpoint
