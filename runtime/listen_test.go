@@ -219,11 +219,13 @@ func TestStreamSTTFails(t *testing.T) {
 		ok, e = pcall(stream, {{role = "system", content = "x"}}, {stt = true})
 		print(e:find("has none", 1, true) ~= nil)
 		ok, e = pcall(stream, "x", {stt = true, max_tokenz = 4})
-		print(e:find("did you mean", 1, true) ~= nil)`, "fails.lua")
+		print(e:find("did you mean", 1, true) ~= nil)
+		_, _, _, info = stream("Hello there.", {stt = {voice = "no-such-voice"}, errors = "return"})
+		print(info.error_kind, info.turn.said, info.error:find("the caller's audio", 1, true) ~= nil)`, "fails.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "0\tstt_rate_limited\tHello there.\tnil\ttrue\nfalse\ttrue\ttrue\ntrue\ntrue\n"
+	want := "0\tstt_rate_limited\tHello there.\tnil\ttrue\nfalse\ttrue\ttrue\ntrue\ntrue\nstt_error\tHello there.\ttrue\n"
 	if out.String() != want || len(f.Received()) != 2 {
 		t.Errorf("got %q and %d uploads, want %q and 2 (no upload for a typo)", out.String(), len(f.Received()), want)
 	}

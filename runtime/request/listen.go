@@ -170,16 +170,18 @@ type heard struct {
 // is given) and transcribes it.
 func (rq *Binder) hear(L *lua.LState, c *Caller, u utterance, text string) heard {
 	ctx := rq.h.Ctx(L)
-	h := heard{engine: c.Engine}
+	h := heard{engine: c.Engine, said: u.said}
 	if u.audio == "" {
 		rq.turns++
 	}
 	h.clip, h.err = u.clip(ctx, c, text, rq.turns)
 	if h.err != nil {
+		if h.said == "" && u.audio == "" && c.AudioDir == "" {
+			h.said = text // what the caller was to say
+		}
 		h.err = fmt.Errorf("the caller's audio: %w", h.err)
 		return h
 	}
-	h.said = u.said
 	if h.said == "" {
 		h.said = h.clip.Text
 	}
@@ -213,14 +215,18 @@ func sttHint(err error) string {
 	return ""
 }
 
-// ErrorKind is a failed transcription's kind (stt_timeout, ...), "" for
-// any other error.
+// ErrorKind is a turn's failure's kind: the stt package's (stt_timeout,
+// stt_rate_limited, ...), "canceled" for a stop, "stt_error" for anything
+// else (the caller's audio could not be made).
 func ErrorKind(err error) string {
 	var se *stt.Error
-	if errors.As(err, &se) {
+	switch {
+	case errors.As(err, &se):
 		return se.Kind
+	case errors.Is(err, context.Canceled):
+		return string(stream.KindCanceled)
 	}
-	return ""
+	return stt.KindServer
 }
 
 // Listen is listen(text_or_wav, opts) -> info: the caller's utterance (a
@@ -531,9 +537,7 @@ func (rq *Binder) failedTurn(L *lua.LState, h *heard) int {
 	res := &stream.Result{}
 	n := rq.pushStreamResult(L, res, h.err)
 	if info, ok := L.Get(-1).(*lua.LTable); ok {
-		if kind := ErrorKind(h.err); kind != "" {
-			info.RawSetString("error_kind", lua.LString(kind))
-		}
+		info.RawSetString("error_kind", lua.LString(ErrorKind(h.err)))
 		info.RawSetString("turn", turnTable(L, h, res, nil))
 	}
 	return n
