@@ -1,6 +1,8 @@
-// Package installer runs one of ttftlab's install scripts (built into the
-// binary, or a stand-in a variable names): progress on stderr to the
-// caller's log, the installed program's path on stdout.
+// Package installer finds a program ttftlab runs (the variable that names
+// it, PATH, its private install) or installs it by one of ttftlab's
+// install scripts (built into the binary, or a stand-in a variable names):
+// progress on stderr to the caller's log, the installed program's path on
+// stdout.
 package installer
 
 import (

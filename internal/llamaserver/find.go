@@ -3,10 +3,9 @@ package llamaserver
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
+
+	"ttftlab/internal/installer"
+	"ttftlab/scripts"
 )
 
 // InstallHint tells a user how to get llama-server.
@@ -19,46 +18,23 @@ const nameHint = "put llama-server on PATH, or name it with LLAMA_SERVER=/path/t
 // ErrNotFound is returned by Find when no llama-server could be found.
 var ErrNotFound = errors.New("llama-server not found")
 
+// program is llama-server: $LLAMA_SERVER, PATH, or ttftlab's installed
+// copy.
+var program = installer.Program{
+	Name: "llama-server", Env: "LLAMA_SERVER", PrefixEnv: "TTFTLAB_LLAMA_PREFIX", Dir: "llama",
+	Script:  installer.Script{Name: "install-llama-server.sh", Text: scripts.InstallScript, Env: InstallerEnv, What: "llama-server", Beside: scripts.InstallerFiles},
+	Command: "ttftlab server install", Hint: InstallHint, FailedHint: InstallFailedHint, NotFound: ErrNotFound,
+}
+
 // InstalledPath is where scripts/install-llama-server.sh puts its wrapper by
 // default.
-func InstalledPath() string {
-	if p := os.Getenv("TTFTLAB_LLAMA_PREFIX"); p != "" {
-		return filepath.Join(p, "bin", "llama-server")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(cache, "ttftlab", "llama", "bin", "llama-server")
-}
+func InstalledPath() string { return program.InstalledPath() }
 
 // Find locates llama-server: the explicit path if given, then $LLAMA_SERVER,
 // then PATH, then the project's installed copy.
 func Find(explicit string) (string, error) {
 	if explicit != "" {
-		return checkExecutable(explicit, "the given path")
+		return program.Executable(explicit, "the given path")
 	}
-	if env := os.Getenv("LLAMA_SERVER"); env != "" {
-		return checkExecutable(env, "LLAMA_SERVER")
-	}
-	if p, err := exec.LookPath("llama-server"); err == nil {
-		return p, nil
-	}
-	if p := InstalledPath(); p != "" {
-		if _, err := checkExecutable(p, "installed copy"); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w (looked at LLAMA_SERVER, PATH and %s): %s", ErrNotFound, InstalledPath(), InstallHint)
-}
-
-func checkExecutable(path, source string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("llama-server from %s: %w; %s", source, err, InstallHint)
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("llama-server from %s: %s is not an executable file; %s", source, path, InstallHint)
-	}
-	return path, nil
+	return program.Find()
 }
