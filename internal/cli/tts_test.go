@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,10 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"ttftlab/internal/audio"
-	"ttftlab/internal/llamaserver"
 	"ttftlab/internal/tts"
 )
 
@@ -57,29 +54,9 @@ echo "$TTFTLAB_ESPEAK_PREFIX/bin/espeak-ng"
 		t.Fatal("an espeak-ng is still found; the test cannot see the install")
 	}
 
-	port, err := llamaserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"tts", "serve", "--port", fmt.Sprint(port), "-v"}, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
-	}()
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	var resp *http.Response
-	for i := 0; ; i++ {
-		resp, err = http.Post(url+"/v1/audio/speech", "application/json", strings.NewReader(`{"input":"Your table is ready.","voice":"alloy","response_format":"wav"}`))
-		if err == nil {
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("tts serve exited %d:\n%s%s", code, out.String(), errb.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	resp, url, stop := serving(t, func(url string) (*http.Response, error) {
+		return http.Post(url+"/v1/audio/speech", "application/json", strings.NewReader(`{"input":"Your table is ready.","voice":"alloy","response_format":"wav"}`))
+	}, "tts", "serve")
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	m := audio.NewWAV(audio.DefaultThreshold)
@@ -87,17 +64,16 @@ echo "$TTFTLAB_ESPEAK_PREFIX/bin/espeak-ng"
 	if r := m.Result(); resp.StatusCode != 200 || m.Err() != nil || !(r.AudioMs > 0) || r.FirstVoicedMs == nil {
 		t.Fatalf("%d, %v, %+v", resp.StatusCode, m.Err(), r)
 	}
-	cancel()
-	code := <-done
+	code, stdout, stderr := stop()
 	for _, want := range []string{"espeak-ng not found: installing it", "install-espeak-ng: stand-in install", "espeak-ng installed: " + prefix, "voice en,"} {
-		if !strings.Contains(errb.String(), want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if code != 130 || !strings.Contains(out.String(), "speech server: "+url) {
-		t.Errorf("exit %d (want 130 for Ctrl-C), stdout %q", code, out.String())
+	if code != 130 || !strings.Contains(stdout, "speech server: "+url+" (POST /v1/audio/speech; espeak-ng") {
+		t.Errorf("exit %d (want 130 for Ctrl-C), stdout %q", code, stdout)
 	}
-	code, stdout, stderr := runCLI("tts", "install")
+	code, stdout, stderr = runCLI("tts", "install")
 	if code != 0 || stdout != "espeak-ng: "+filepath.Join(prefix, "bin", "espeak-ng")+"\n" {
 		t.Fatalf("tts install: %d %q %q", code, stdout, stderr)
 	}
