@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"ttftlab/internal/engineserve"
 )
 
 // Rate is the sample rate the en-us model decodes; audio of any other
@@ -127,9 +128,7 @@ func (d *decoder) wait() error {
 	d.waitOnce.Do(func() {
 		d.closeInput()
 		err := d.cmd.Wait()
-		if st := d.cmd.ProcessState; st != nil {
-			d.s.CPU.Add(int64(st.UserTime() + st.SystemTime()))
-		}
+		d.s.CPU.Add(int64(engineserve.CPU(d.cmd.ProcessState)))
 		d.s.track(d, false)
 		if err != nil {
 			d.waitErr = d.failure(err)

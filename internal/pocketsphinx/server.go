@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"ttftlab/internal/callaudio"
+	"ttftlab/internal/engineserve"
 )
 
 // Model is the model name the server answers to (and lists).
@@ -130,30 +131,11 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.URL.Path == "/health" && r.Method == http.MethodGet:
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"status":"ok"}`)
-	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"ttftlab"}]}`, Model)
-	case r.URL.Path == "/v1/audio/transcriptions" && r.Method == http.MethodPost:
-		s.transcription(w, r)
-	case r.URL.Path == "/v1/audio/transcriptions":
-		failf(w, http.StatusMethodNotAllowed, "use POST for /v1/audio/transcriptions")
-	case r.URL.Path == "/v1/realtime" && r.Method == http.MethodGet:
-		s.realtime(w, r)
-	default:
-		failf(w, http.StatusNotFound, "no such path %s: this server answers POST /v1/audio/transcriptions, GET /v1/realtime (WebSocket), GET /health and GET /v1/models", r.URL.Path)
-	}
-}
-
-// failf answers an error in OpenAI's shape.
-func failf(w http.ResponseWriter, code int, format string, args ...any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	msg, _ := json.Marshal(fmt.Sprintf(format, args...))
-	fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
+	mux := engineserve.Mux{Model: Model, Routes: []engineserve.Route{
+		{Method: http.MethodPost, Path: "/v1/audio/transcriptions", Serve: s.transcription},
+		{Method: http.MethodGet, Path: "/v1/realtime", Note: " (WebSocket)", Serve: s.realtime},
+	}}
+	mux.ServeHTTP(w, r)
 }
 
 // checkLanguage accepts English ("" too: the model's own); the en-us
@@ -177,14 +159,14 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(8 << 20); err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
-			failf(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes", maxUpload)
+			engineserve.Fail(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes", maxUpload)
 			return
 		}
-		failf(w, http.StatusBadRequest, "the body is not a multipart form: %v; send the audio as the form's field \"file\"", err)
+		engineserve.Fail(w, http.StatusBadRequest, "the body is not a multipart form: %v; send the audio as the form's field \"file\"", err)
 		return
 	}
 	if err := checkLanguage(r.FormValue("language")); err != nil {
-		failf(w, http.StatusBadRequest, "%v", err)
+		engineserve.Fail(w, http.StatusBadRequest, "%v", err)
 		return
 	}
 	format := r.FormValue("response_format")
@@ -192,32 +174,32 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 		format = "json"
 	}
 	if format != "json" && format != "text" {
-		failf(w, http.StatusBadRequest, "response_format %q is not served: ask for json or text", format)
+		engineserve.Fail(w, http.StatusBadRequest, "response_format %q is not served: ask for json or text", format)
 		return
 	}
 	stream := false
 	if v := r.FormValue("stream"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			failf(w, http.StatusBadRequest, "stream %q is not true or false", v)
+			engineserve.Fail(w, http.StatusBadRequest, "stream %q is not true or false", v)
 			return
 		}
 		stream = b
 	}
 	f, _, err := r.FormFile("file")
 	if err != nil {
-		failf(w, http.StatusBadRequest, "no audio: send it as the form's field \"file\" (%v)", err)
+		engineserve.Fail(w, http.StatusBadRequest, "no audio: send it as the form's field \"file\" (%v)", err)
 		return
 	}
 	data, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		failf(w, http.StatusBadRequest, "reading the file: %v", err)
+		engineserve.Fail(w, http.StatusBadRequest, "reading the file: %v", err)
 		return
 	}
 	clip, err := callaudio.DecodeWAV(data)
 	if err != nil {
-		failf(w, http.StatusBadRequest, "the file cannot be read: %v; send a WAV file (any rate, any channels, integer or float samples)", err)
+		engineserve.Fail(w, http.StatusBadRequest, "the file cannot be read: %v; send a WAV file (any rate, any channels, integer or float samples)", err)
 		return
 	}
 	pcm := clip.Resample(Rate).PCM()
@@ -228,7 +210,7 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, errClosed) {
 			code = http.StatusServiceUnavailable
 		}
-		failf(w, code, "%v", err)
+		engineserve.Fail(w, code, "%v", err)
 		return
 	}
 	defer s.done(d)
@@ -257,7 +239,7 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if !started {
-				failf(w, http.StatusInternalServerError, "%v", err)
+				engineserve.Fail(w, http.StatusInternalServerError, "%v", err)
 				return
 			}
 			event(w, fl, map[string]any{"type": "error", "error": map[string]string{"message": err.Error()}})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"ttftlab/internal/audio"
+	"ttftlab/internal/engineserve"
 	"ttftlab/internal/espeak"
 )
 
@@ -64,28 +65,10 @@ type request struct {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.URL.Path == "/health" && r.Method == http.MethodGet:
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"status":"ok"}`)
-	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"ttftlab"}]}`, Model)
-	case r.URL.Path == "/v1/audio/speech" && r.Method == http.MethodPost:
-		s.speech(w, r)
-	case r.URL.Path == "/v1/audio/speech":
-		failf(w, http.StatusMethodNotAllowed, "use POST for /v1/audio/speech")
-	default:
-		failf(w, http.StatusNotFound, "no such path %s: this server answers POST /v1/audio/speech, GET /health and GET /v1/models", r.URL.Path)
-	}
-}
-
-// failf answers an error in OpenAI's shape.
-func failf(w http.ResponseWriter, code int, format string, args ...any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	msg, _ := json.Marshal(fmt.Sprintf(format, args...))
-	fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
+	mux := engineserve.Mux{Model: Model, Routes: []engineserve.Route{
+		{Method: http.MethodPost, Path: "/v1/audio/speech", Serve: s.speech},
+	}}
+	mux.ServeHTTP(w, r)
 }
 
 // maxBody is the largest speech request body read: 1 MiB.
@@ -97,14 +80,14 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	if err := dec.Decode(&req); err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
-			failf(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes; a speech request says a sentence or a few", maxBody)
+			engineserve.Fail(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes; a speech request says a sentence or a few", maxBody)
 			return
 		}
-		failf(w, http.StatusBadRequest, "the body is not a JSON speech request: %v", err)
+		engineserve.Fail(w, http.StatusBadRequest, "the body is not a JSON speech request: %v", err)
 		return
 	}
 	if strings.TrimSpace(req.Input) == "" {
-		failf(w, http.StatusBadRequest, "input is empty: nothing to say")
+		engineserve.Fail(w, http.StatusBadRequest, "input is empty: nothing to say")
 		return
 	}
 	format := req.ResponseFormat
@@ -112,7 +95,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		format = "wav"
 	}
 	if format != "wav" && format != "pcm" {
-		failf(w, http.StatusBadRequest, "response_format %q is not served: ask for wav or pcm", format)
+		engineserve.Fail(w, http.StatusBadRequest, "response_format %q is not served: ask for wav or pcm", format)
 		return
 	}
 	speed := 1.0
@@ -120,15 +103,15 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		speed = *req.Speed
 	}
 	if speed < 0.25 || speed > 4 {
-		failf(w, http.StatusBadRequest, "speed %g is outside 0.25 to 4", speed)
+		engineserve.Fail(w, http.StatusBadRequest, "speed %g is outside 0.25 to 4", speed)
 		return
 	}
 	v := voice(req.Voice, req.Input)
 	if ok, err := s.knows(v); err != nil {
-		failf(w, http.StatusInternalServerError, "%v", err)
+		engineserve.Fail(w, http.StatusInternalServerError, "%v", err)
 		return
 	} else if !ok {
-		failf(w, http.StatusBadRequest, "espeak-ng has no voice %q (see `espeak-ng --voices`; an OpenAI voice name such as alloy speaks the text's language)", v)
+		engineserve.Fail(w, http.StatusBadRequest, "espeak-ng has no voice %q (see `espeak-ng --voices`; an OpenAI voice name such as alloy speaks the text's language)", v)
 		return
 	}
 	start := time.Now()
@@ -140,20 +123,18 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		failf(w, http.StatusInternalServerError, "espeak-ng: %v", err)
+		engineserve.Fail(w, http.StatusInternalServerError, "espeak-ng: %v", err)
 		return
 	}
 	if err := cmd.Start(); err != nil {
-		failf(w, http.StatusInternalServerError, "cannot start espeak-ng (%s): %v", s.Bin, err)
+		engineserve.Fail(w, http.StatusInternalServerError, "cannot start espeak-ng (%s): %v", s.Bin, err)
 		return
 	}
 	n, werr := s.relay(w, out, format)
 	err = cmd.Wait()
-	if st := cmd.ProcessState; st != nil {
-		s.CPU.Add(int64(st.UserTime() + st.SystemTime()))
-	}
+	s.CPU.Add(int64(engineserve.CPU(cmd.ProcessState)))
 	if n == 0 && werr != nil && r.Context().Err() == nil {
-		failf(w, http.StatusInternalServerError, "%v", werr)
+		engineserve.Fail(w, http.StatusInternalServerError, "%v", werr)
 		return
 	}
 	if n == 0 && werr == nil {
@@ -165,7 +146,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		if msg == "" {
 			msg = "espeak-ng wrote no audio"
 		}
-		failf(w, http.StatusBadRequest, "espeak-ng (voice %s): %s", v, msg)
+		engineserve.Fail(w, http.StatusBadRequest, "espeak-ng (voice %s): %s", v, msg)
 		return
 	}
 	if s.Log != nil {
