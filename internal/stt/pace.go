@@ -36,11 +36,21 @@ type streamProto interface {
 	// Timeout).
 	silenceMs(cfg Config) int
 	// silenceOver is told that the silence after the clip ended with no
-	// final transcript yet; it may send what asks for one.
+	// final transcript yet; it may send what asks for one (t.send, whose
+	// failure it returns).
 	silenceOver(ctx context.Context, t *streamTurn) error
-	// handle reads one server message stamped ms on the turn clock into
+	// handle reads one server event stamped ms on the turn clock into
 	// t.res, with t.mu held; done says it was the final transcript.
-	handle(t *streamTurn, data []byte, ms float64) (done bool, err *Error)
+	handle(t *streamTurn, ev wsEvent, ms float64) (done bool, err *Error)
+}
+
+// streaming registers a streaming protocol: api spoken at
+// ws(s)://HOST/v1/realtime?query (when the base names no path of its
+// own), a fresh proto a turn.
+func streaming(api API, query string, proto func() streamProto) {
+	protocols[api] = func(ctx context.Context, cfg Config, clip *callaudio.Clip) (*Result, error) {
+		return streamTranscribe(ctx, cfg, clip, api, query, proto())
+	}
 }
 
 // streamTurn is one utterance over a WebSocket.
@@ -59,10 +69,15 @@ type streamTurn struct {
 	failc chan *Error   // the reader's failure (one at most)
 }
 
-// streamTranscribe runs one streaming turn of proto at rawURL.
-func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api API, proto streamProto, rawURL string) (*Result, error) {
+// streamTranscribe runs one streaming turn of proto at the endpoint's
+// /v1/realtime?query.
+func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api API, query string, proto streamProto) (*Result, error) {
 	if cfg.Endpoint == nil {
 		return nil, &Error{Kind: KindConnect, Msg: "speech-to-text: no server given"}
+	}
+	rawURL, err := wsURL(cfg.Endpoint.Base, "/v1/realtime", query)
+	if err != nil {
+		return nil, &Error{Kind: KindConnect, Msg: err.Error(), Err: err}
 	}
 	rate := proto.rate()
 	if clip.Rate != rate {
@@ -163,7 +178,11 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	for j := n; !t.isFinal(); j++ {
 		if limit > 0 && (j-n)*frameMs >= limit {
 			if err := proto.silenceOver(ctx, t); err != nil {
-				return fail(t.writeError(ctx, err))
+				var e *Error
+				if !errors.As(err, &e) {
+					e = t.writeError(ctx, err)
+				}
+				return fail(e)
 			}
 			break
 		}
@@ -268,13 +287,16 @@ func (t *streamTurn) timeoutError() *Error {
 		Msg: fmt.Sprintf("speech-to-text: no final transcript within %v of the caller's audio end", t.cfg.Timeout)}
 }
 
-// send writes one message of the protocol's own (not a frame).
-func (t *streamTurn) send(ctx context.Context, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+// send writes messages of the protocol's own (not frames), in turn; a
+// failed write is the turn's failure (writeError, an *Error).
+func (t *streamTurn) send(ctx context.Context, msgs ...any) error {
+	for _, v := range msgs {
+		b, _ := json.Marshal(v) // maps of strings, numbers and bools
+		if err := t.ws.Write(ctx, websocket.MessageText, b); err != nil {
+			return t.writeError(ctx, err)
+		}
 	}
-	return t.ws.Write(ctx, websocket.MessageText, b)
+	return nil
 }
 
 // writeError is a failed write: the reader's failure when it saw why
@@ -307,8 +329,13 @@ func (t *streamTurn) read(ctx context.Context) {
 			t.failc <- &Error{Kind: KindBadData, Msg: "speech-to-text: the server sent a binary message where JSON events are spoken"}
 			return
 		}
+		ev, e := parseEvent(data)
+		if e != nil {
+			t.failc <- e
+			return
+		}
 		t.mu.Lock()
-		done, e := t.proto.handle(t, data, t.ms(at))
+		done, e := t.proto.handle(t, ev, t.ms(at))
 		t.mu.Unlock()
 		if e != nil {
 			t.failc <- e
@@ -321,8 +348,25 @@ func (t *streamTurn) read(ctx context.Context) {
 	}
 }
 
-// readFirst reads the server's first message (the session's creation)
-// before the turn's clock starts, within the turn's Timeout.
+// firstEvent reads the server's first event (the session's creation)
+// before the turn's clock starts, within the turn's Timeout; an error
+// event is the turn's failure.
+func (t *streamTurn) firstEvent(ctx context.Context) (wsEvent, error) {
+	data, err := t.readFirst(ctx)
+	if err != nil {
+		return wsEvent{}, err
+	}
+	ev, e := parseEvent(data)
+	if e != nil {
+		return ev, e
+	}
+	if ev.Type == "error" {
+		return ev, errorEvent(ev)
+	}
+	return ev, nil
+}
+
+// readFirst reads the server's first message.
 func (t *streamTurn) readFirst(ctx context.Context) ([]byte, error) {
 	rctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
@@ -411,6 +455,13 @@ func errorCode(ev wsEvent) string {
 	var obj struct{ Code string }
 	json.Unmarshal(ev.Error, &obj)
 	return obj.Code
+}
+
+// partial stamps the first partial transcript, at ms.
+func (t *streamTurn) partial(ms float64) {
+	if t.res.FirstPartialMs == nil {
+		t.res.FirstPartialMs = ptrMs(ms)
+	}
 }
 
 // ptrMs is a stamp for an optional field.

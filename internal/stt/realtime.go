@@ -3,11 +3,13 @@ package stt
 import (
 	"context"
 	"strings"
-
-	"ttftlab/internal/callaudio"
 )
 
-func init() { protocols[APIRealtime] = transcribeRealtime }
+// OpenAI's Realtime transcription session, at
+// ws(s)://HOST/v1/realtime?intent=transcription.
+func init() {
+	streaming(APIRealtime, "intent=transcription", func() streamProto { return &realtimeProto{items: map[string]*rtItem{}} })
+}
 
 // RealtimeModel is the transcription model a Realtime session asks for
 // when the endpoint names none.
@@ -25,19 +27,6 @@ const (
 	DialectGA   = "ga"
 	DialectBeta = "beta"
 )
-
-// transcribeRealtime speaks OpenAI's Realtime transcription session at
-// ws(s)://HOST/v1/realtime?intent=transcription.
-func transcribeRealtime(ctx context.Context, cfg Config, clip *callaudio.Clip) (*Result, error) {
-	if cfg.Endpoint == nil {
-		return nil, &Error{Kind: KindConnect, Msg: "speech-to-text: no server given"}
-	}
-	u, err := wsURL(cfg.Endpoint.Base, "/v1/realtime", "intent=transcription")
-	if err != nil {
-		return nil, &Error{Kind: KindConnect, Msg: err.Error(), Err: err}
-	}
-	return streamTranscribe(ctx, cfg, clip, APIRealtime, &realtimeProto{items: map[string]*rtItem{}}, u)
-}
 
 // realtimeProto is one Realtime transcription turn's state.
 type realtimeProto struct {
@@ -65,21 +54,13 @@ func (p *realtimeProto) rate() int { return RealtimeRate }
 // configures the session: PCM16 at 24 kHz, the server's VAD, the model
 // and the language.
 func (p *realtimeProto) open(ctx context.Context, t *streamTurn) error {
-	data, err := t.readFirst(ctx)
+	ev, err := t.firstEvent(ctx)
 	if err != nil {
 		return err
 	}
-	ev, e := parseEvent(data)
-	if e != nil {
-		return e
-	}
-	switch ev.Type {
-	case "transcription_session.created":
+	p.dialect = DialectGA
+	if ev.Type == "transcription_session.created" {
 		p.dialect = DialectBeta
-	case "error":
-		return errorEvent(ev)
-	default:
-		p.dialect = DialectGA
 	}
 	t.res.Dialect = p.dialect
 	model := t.cfg.Endpoint.Model
@@ -108,10 +89,7 @@ func (p *realtimeProto) open(ctx context.Context, t *streamTurn) error {
 			}},
 		}}
 	}
-	if err := t.send(ctx, msg); err != nil {
-		return t.writeError(ctx, err)
-	}
-	return nil
+	return t.send(ctx, msg)
 }
 
 func (p *realtimeProto) silenceMs(cfg Config) int { return cfg.SilenceMs }
@@ -142,11 +120,7 @@ func (p *realtimeProto) item(id string) *rtItem {
 	return it
 }
 
-func (p *realtimeProto) handle(t *streamTurn, data []byte, ms float64) (bool, *Error) {
-	ev, e := parseEvent(data)
-	if e != nil {
-		return false, e
-	}
+func (p *realtimeProto) handle(t *streamTurn, ev wsEvent, ms float64) (bool, *Error) {
 	r := t.res
 	switch ev.Type {
 	case "error":
@@ -181,9 +155,7 @@ func (p *realtimeProto) handle(t *streamTurn, data []byte, ms float64) (bool, *E
 		p.item(ev.ItemID).ended = true
 	case "conversation.item.input_audio_transcription.delta":
 		p.item(ev.ItemID)
-		if r.FirstPartialMs == nil {
-			r.FirstPartialMs = ptrMs(ms)
-		}
+		t.partial(ms)
 	case "conversation.item.input_audio_transcription.completed":
 		it := p.item(ev.ItemID)
 		it.ended, it.done, it.text = true, true, strings.TrimSpace(ev.Transcript)

@@ -213,15 +213,38 @@ func sttError(t *testing.T, err error, kind string, status int) *Error {
 	return e
 }
 
+// failure is a streaming turn that must fail: the fake, the error's
+// kind and status, and what else its error must hold.
+type failure struct {
+	name   string
+	fake   interface{ Start(testing.TB) string }
+	kind   string
+	status int
+	check  func(t *testing.T, e *Error)
+}
+
+// checkFailures speaks api to each case's fake with a Timeout of 300 ms
+// and checks the turn fails as the case says, with no result.
+func checkFailures(t *testing.T, api API, clip *callaudio.Clip, cases []failure) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := streamCfg(api, tc.fake.Start(t))
+			cfg.Timeout = 300 * time.Millisecond
+			res, err := Transcribe(context.Background(), cfg, clip)
+			if res != nil {
+				t.Fatalf("result %+v with error %v", res, err)
+			}
+			e := sttError(t, err, tc.kind, tc.status)
+			if tc.check != nil {
+				tc.check(t, e)
+			}
+		})
+	}
+}
+
 func TestRealtimeFailures(t *testing.T) {
-	clip := toneClip(RealtimeRate, 100, 300, 0)
-	for _, tc := range []struct {
-		name   string
-		fake   *stttest.Realtime
-		kind   string
-		status int
-		check  func(t *testing.T, e *Error)
-	}{
+	checkFailures(t, APIRealtime, toneClip(RealtimeRate, 100, 300, 0), []failure{
 		{"401", &stttest.Realtime{Refuse: 401}, KindAuth, 401, nil},
 		{"403", &stttest.Realtime{Refuse: 403}, KindAuth, 403, nil},
 		{"429", &stttest.Realtime{Refuse: 429}, KindRateLimited, 429, nil},
@@ -248,20 +271,7 @@ func TestRealtimeFailures(t *testing.T) {
 				t.Fatalf("error %q partial %v", e.Msg, e.Partial)
 			}
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := streamCfg(APIRealtime, tc.fake.Start(t))
-			cfg.Timeout = 300 * time.Millisecond
-			res, err := Transcribe(context.Background(), cfg, clip)
-			if res != nil {
-				t.Fatalf("result %+v with error %v", res, err)
-			}
-			e := sttError(t, err, tc.kind, tc.status)
-			if tc.check != nil {
-				tc.check(t, e)
-			}
-		})
-	}
+	})
 }
 
 func TestRealtimeConnectRefused(t *testing.T) {

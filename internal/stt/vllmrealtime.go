@@ -3,11 +3,13 @@ package stt
 import (
 	"context"
 	"strings"
-
-	"ttftlab/internal/callaudio"
 )
 
-func init() { protocols[APIVLLMRealtime] = transcribeVLLMRealtime }
+// vLLM's /v1/realtime: session.created, session.update {model},
+// input_audio_buffer.commit (final false: start transcribing), the
+// frames, the commit with final true after the clip and its tail of
+// silence, then transcription.delta ... transcription.done.
+func init() { streaming(APIVLLMRealtime, "", func() streamProto { return &vllmProto{} }) }
 
 // VLLMRealtimeRate is the sample rate of vLLM /v1/realtime's PCM16 input.
 const VLLMRealtimeRate = 16000
@@ -16,21 +18,6 @@ const VLLMRealtimeRate = 16000
 // to vLLM, unless Config.SilenceMs says another length: the model hears
 // the caller's last word end, as a phone line would let it.
 const VLLMTailMs = 500
-
-// transcribeVLLMRealtime speaks vLLM's /v1/realtime: session.created,
-// session.update {model}, input_audio_buffer.commit (final false: start
-// transcribing), the frames, the commit with final true after the clip
-// and its tail of silence, then transcription.delta ... transcription.done.
-func transcribeVLLMRealtime(ctx context.Context, cfg Config, clip *callaudio.Clip) (*Result, error) {
-	if cfg.Endpoint == nil {
-		return nil, &Error{Kind: KindConnect, Msg: "speech-to-text: no server given"}
-	}
-	u, err := wsURL(cfg.Endpoint.Base, "/v1/realtime", "")
-	if err != nil {
-		return nil, &Error{Kind: KindConnect, Msg: err.Error(), Err: err}
-	}
-	return streamTranscribe(ctx, cfg, clip, APIVLLMRealtime, &vllmProto{}, u)
-}
 
 // vllmProto is one vLLM realtime turn's state.
 type vllmProto struct {
@@ -42,28 +29,15 @@ func (p *vllmProto) rate() int { return VLLMRealtimeRate }
 // open waits for session.created, names the model (null: the server's
 // own) and starts the transcription.
 func (p *vllmProto) open(ctx context.Context, t *streamTurn) error {
-	data, err := t.readFirst(ctx)
-	if err != nil {
+	if _, err := t.firstEvent(ctx); err != nil {
 		return err
-	}
-	ev, e := parseEvent(data)
-	if e != nil {
-		return e
-	}
-	if ev.Type == "error" {
-		return errorEvent(ev)
 	}
 	var model *string
 	if m := t.cfg.Endpoint.Model; m != "" {
 		model = &m
 	}
-	if err := t.send(ctx, map[string]any{"type": "session.update", "model": model}); err != nil {
-		return t.writeError(ctx, err)
-	}
-	if err := t.send(ctx, map[string]any{"type": "input_audio_buffer.commit", "final": false}); err != nil {
-		return t.writeError(ctx, err)
-	}
-	return nil
+	return t.send(ctx, map[string]any{"type": "session.update", "model": model},
+		map[string]any{"type": "input_audio_buffer.commit", "final": false})
 }
 
 func (p *vllmProto) silenceMs(cfg Config) int {
@@ -79,20 +53,14 @@ func (p *vllmProto) silenceOver(ctx context.Context, t *streamTurn) error {
 	return t.send(ctx, map[string]any{"type": "input_audio_buffer.commit", "final": true})
 }
 
-func (p *vllmProto) handle(t *streamTurn, data []byte, ms float64) (bool, *Error) {
-	ev, e := parseEvent(data)
-	if e != nil {
-		return false, e
-	}
+func (p *vllmProto) handle(t *streamTurn, ev wsEvent, ms float64) (bool, *Error) {
 	r := t.res
 	switch ev.Type {
 	case "error":
 		return false, errorEvent(ev)
 	case "transcription.delta":
 		p.text.WriteString(ev.Delta)
-		if r.FirstPartialMs == nil {
-			r.FirstPartialMs = ptrMs(ms)
-		}
+		t.partial(ms)
 	case "transcription.done":
 		r.FinalMs = ms
 		r.Text = strings.TrimSpace(ev.Text)

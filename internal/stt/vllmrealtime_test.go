@@ -45,17 +45,10 @@ func TestVLLMRealtimeTurn(t *testing.T) {
 	}
 }
 
+// TestVLLMRealtimeFailures: vLLM's own turns that fail (the refused
+// upgrade is the WebSocket's, tested with the Realtime session).
 func TestVLLMRealtimeFailures(t *testing.T) {
-	clip := toneClip(VLLMRealtimeRate, 100, 300, 0)
-	for _, tc := range []struct {
-		name   string
-		fake   *stttest.VLLMRealtime
-		kind   string
-		status int
-		check  func(t *testing.T, e *Error)
-	}{
-		{"401", &stttest.VLLMRealtime{Refuse: 401}, KindAuth, 401, nil},
-		{"429", &stttest.VLLMRealtime{Refuse: 429}, KindRateLimited, 429, nil},
+	checkFailures(t, APIVLLMRealtime, toneClip(VLLMRealtimeRate, 100, 300, 0), []failure{
 		{"dropped", &stttest.VLLMRealtime{Drop: true}, KindDropped, 0, func(t *testing.T, e *Error) {
 			if e.Partial == nil || len(e.Partial.Frames) == 0 || e.Partial.FinalMs != 0 {
 				t.Fatalf("partial %+v, want the frames sent and no final", e.Partial)
@@ -66,18 +59,5 @@ func TestVLLMRealtimeFailures(t *testing.T) {
 				t.Fatalf("partial %+v, want the first partial and the clip sent", e.Partial)
 			}
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := streamCfg(APIVLLMRealtime, tc.fake.Start(t))
-			cfg.Timeout = 300 * time.Millisecond
-			res, err := Transcribe(context.Background(), cfg, clip)
-			if res != nil {
-				t.Fatalf("result %+v with error %v", res, err)
-			}
-			e := sttError(t, err, tc.kind, tc.status)
-			if tc.check != nil {
-				tc.check(t, e)
-			}
-		})
-	}
+	})
 }

@@ -80,23 +80,64 @@ func (f *fakeWS) Sessions() []Session {
 	return out
 }
 
-// accept refuses the upgrade with refuse (when not 0) or accepts it and
-// starts a session's record.
-func (f *fakeWS) accept(w http.ResponseWriter, r *http.Request, refuse int) (*websocket.Conn, *Session) {
+// conn is one session a fake accepted.
+type conn struct {
+	ctx context.Context
+	ws  *websocket.Conn
+	s   *Session
+}
+
+// send writes one event.
+func (c *conn) send(v any) {
+	b, _ := json.Marshal(v)
+	c.ws.Write(c.ctx, websocket.MessageText, b)
+}
+
+// serve refuses the upgrade with refuse (when not 0), or accepts it,
+// starts a session's record, sends hello and hands each client event
+// with its receive stamp to the handler run returns, until the socket
+// closes or the handler says stop; a message that is no JSON is answered
+// with badJSON.
+func (f *fakeWS) serve(w http.ResponseWriter, r *http.Request, refuse int, hello, badJSON any, run func(c *conn) func(ev clientEvent, at time.Time) (stop bool)) {
 	if refuse != 0 {
 		http.Error(w, fmt.Sprintf(`{"error":{"message":"refused with %d"}}`, refuse), refuse)
-		return nil, nil
+		return
 	}
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
-		return nil, nil
+		return
 	}
+	defer ws.CloseNow()
 	ws.SetReadLimit(1 << 22)
-	s := &Session{Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization")}
+	c := &conn{ctx: r.Context(), ws: ws, s: &Session{Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization")}}
 	f.mu.Lock()
-	f.sessions = append(f.sessions, s)
+	f.sessions = append(f.sessions, c.s)
 	f.mu.Unlock()
-	return ws, s
+	handle := run(c)
+	c.send(hello)
+	for {
+		_, data, err := ws.Read(c.ctx)
+		at := time.Now()
+		if err != nil {
+			return
+		}
+		var ev clientEvent
+		if json.Unmarshal(data, &ev) != nil {
+			c.send(badJSON)
+			continue
+		}
+		if handle(ev, at) {
+			return
+		}
+	}
+}
+
+// orHello is text, "hello world" when empty.
+func orHello(text string) string {
+	if text == "" {
+		return "hello world"
+	}
+	return text
 }
 
 // frame records one append's audio and says whether it is speech.
@@ -136,12 +177,6 @@ func start(t testing.TB, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
-}
-
-// send writes one event.
-func send(ctx context.Context, ws *websocket.Conn, v any) {
-	b, _ := json.Marshal(v)
-	ws.Write(ctx, websocket.MessageText, b)
 }
 
 // clientEvent holds the client events' fields the fakes read.
@@ -192,106 +227,91 @@ type Realtime struct {
 func (f *Realtime) Start(t testing.TB) string { return start(t, f) }
 
 func (f *Realtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ws, s := f.accept(w, r, f.Refuse)
-	if ws == nil {
-		return
-	}
-	defer ws.CloseNow()
-	ctx := r.Context()
-	rate, hang, text := f.Rate, f.HangoverMs, f.Text
+	rate, hang, text := f.Rate, f.HangoverMs, orHello(f.Text)
 	if rate == 0 {
 		rate = 24000
 	}
 	if hang == 0 {
 		hang = 200
 	}
-	if text == "" {
-		text = "hello world"
-	}
 	prefix := "session"
 	if f.Beta {
 		prefix = "transcription_session"
 	}
-	send(ctx, ws, map[string]any{"type": prefix + ".created", "session": map[string]any{"type": "transcription"}})
-
-	var (
-		item             int
-		inSpeech         bool
-		posMs, speechEnd float64 // audio position, end of the last speech frame
-		silentMs         float64
-	)
-	itemID := func() string { return fmt.Sprintf("item_%d", item) }
-	endTurn := func() {
-		id := itemID()
-		send(ctx, ws, map[string]any{"type": "input_audio_buffer.committed", "item_id": id})
-		if f.Mute {
-			return
-		}
-		time.AfterFunc(f.Delay, func() {
-			send(ctx, ws, map[string]any{"type": "conversation.item.input_audio_transcription.delta", "item_id": id, "delta": strings.Fields(text)[0]})
-			f.set(func() { s.FinalAt = time.Now() })
-			send(ctx, ws, map[string]any{"type": "conversation.item.input_audio_transcription.completed", "item_id": id, "transcript": text})
-		})
-	}
-	for {
-		_, data, err := ws.Read(ctx)
-		at := time.Now()
-		if err != nil {
-			return
-		}
-		var ev clientEvent
-		if json.Unmarshal(data, &ev) != nil {
-			send(ctx, ws, map[string]any{"type": "error", "error": map[string]any{"message": "invalid JSON"}})
-			continue
-		}
-		switch ev.Type {
-		case "session.update", "transcription_session.update":
-			f.set(func() { s.Update, s.Model = ev.Type, modelOf(ev.Session) })
-			if f.ErrorMsg != "" {
-				send(ctx, ws, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": f.ErrorMsg}})
-				continue
+	hello := map[string]any{"type": prefix + ".created", "session": map[string]any{"type": "transcription"}}
+	badJSON := map[string]any{"type": "error", "error": map[string]any{"message": "invalid JSON"}}
+	f.serve(w, r, f.Refuse, hello, badJSON, func(c *conn) func(clientEvent, time.Time) bool {
+		s := c.s
+		var (
+			item             int
+			inSpeech         bool
+			posMs, speechEnd float64 // audio position, end of the last speech frame
+			silentMs         float64
+		)
+		itemID := func() string { return fmt.Sprintf("item_%d", item) }
+		endTurn := func() {
+			id := itemID()
+			c.send(map[string]any{"type": "input_audio_buffer.committed", "item_id": id})
+			if f.Mute {
+				return
 			}
-			send(ctx, ws, map[string]any{"type": prefix + ".updated", "session": map[string]any{"type": "transcription"}})
-		case "input_audio_buffer.append":
-			fr, err := f.frame(s, at, ev.Audio)
-			if err != nil {
-				send(ctx, ws, map[string]any{"type": "error", "error": map[string]any{"message": "invalid audio"}})
-				continue
-			}
-			frameMs := float64(fr.Samples) * 1000 / float64(rate)
-			if fr.Speech {
-				if !inSpeech {
-					inSpeech = true
-					item++
-					send(ctx, ws, map[string]any{"type": "input_audio_buffer.speech_started", "item_id": itemID(), "audio_start_ms": int(posMs)})
-					if f.Drop {
-						return
+			time.AfterFunc(f.Delay, func() {
+				c.send(map[string]any{"type": "conversation.item.input_audio_transcription.delta", "item_id": id, "delta": strings.Fields(text)[0]})
+				f.set(func() { s.FinalAt = time.Now() })
+				c.send(map[string]any{"type": "conversation.item.input_audio_transcription.completed", "item_id": id, "transcript": text})
+			})
+		}
+		return func(ev clientEvent, at time.Time) bool {
+			switch ev.Type {
+			case "session.update", "transcription_session.update":
+				f.set(func() { s.Update, s.Model = ev.Type, modelOf(ev.Session) })
+				if f.ErrorMsg != "" {
+					c.send(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": f.ErrorMsg}})
+					return false
+				}
+				c.send(map[string]any{"type": prefix + ".updated", "session": map[string]any{"type": "transcription"}})
+			case "input_audio_buffer.append":
+				fr, err := f.frame(s, at, ev.Audio)
+				if err != nil {
+					c.send(map[string]any{"type": "error", "error": map[string]any{"message": "invalid audio"}})
+					return false
+				}
+				frameMs := float64(fr.Samples) * 1000 / float64(rate)
+				if fr.Speech {
+					if !inSpeech {
+						inSpeech = true
+						item++
+						c.send(map[string]any{"type": "input_audio_buffer.speech_started", "item_id": itemID(), "audio_start_ms": int(posMs)})
+						if f.Drop {
+							return true
+						}
+					}
+					speechEnd, silentMs = posMs+frameMs, 0
+				} else if inSpeech {
+					silentMs += frameMs
+					if silentMs >= float64(hang) && !f.NoVAD {
+						inSpeech = false
+						f.set(func() { s.StoppedAt, s.AudioEndMs = time.Now(), math.Round(speechEnd) })
+						c.send(map[string]any{"type": "input_audio_buffer.speech_stopped", "item_id": itemID(), "audio_end_ms": int(math.Round(speechEnd))})
+						endTurn()
 					}
 				}
-				speechEnd, silentMs = posMs+frameMs, 0
-			} else if inSpeech {
-				silentMs += frameMs
-				if silentMs >= float64(hang) && !f.NoVAD {
-					inSpeech = false
-					f.set(func() { s.StoppedAt, s.AudioEndMs = time.Now(), math.Round(speechEnd) })
-					send(ctx, ws, map[string]any{"type": "input_audio_buffer.speech_stopped", "item_id": itemID(), "audio_end_ms": int(math.Round(speechEnd))})
-					endTurn()
+				posMs += frameMs
+			case "input_audio_buffer.commit":
+				f.set(func() { s.Commits = append(s.Commits, Commit{At: at}) })
+				if item == 0 {
+					item++
 				}
+				if f.EmptyCommit {
+					c.send(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error",
+						"code": "input_audio_buffer_commit_empty", "message": "the buffer holds no audio"}})
+				}
+				inSpeech = false
+				endTurn()
 			}
-			posMs += frameMs
-		case "input_audio_buffer.commit":
-			f.set(func() { s.Commits = append(s.Commits, Commit{At: at}) })
-			if item == 0 {
-				item++
-			}
-			if f.EmptyCommit {
-				send(ctx, ws, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error",
-					"code": "input_audio_buffer_commit_empty", "message": "the buffer holds no audio"}})
-			}
-			inSpeech = false
-			endTurn()
+			return false
 		}
-	}
+	})
 }
 
 // modelOf is the model a session update names (GA or beta).

@@ -1,7 +1,6 @@
 package stttest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -33,70 +32,56 @@ type VLLMRealtime struct {
 func (f *VLLMRealtime) Start(t testing.TB) string { return start(t, f) }
 
 func (f *VLLMRealtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ws, s := f.accept(w, r, f.Refuse)
-	if ws == nil {
-		return
-	}
-	defer ws.CloseNow()
-	ctx := r.Context()
-	text := f.Text
-	if text == "" {
-		text = "hello world"
-	}
-	send(ctx, ws, map[string]any{"type": "session.created", "id": "sess-fake", "created": time.Now().Unix()})
-	var validated, started, partial bool
-	for {
-		_, data, err := ws.Read(ctx)
-		at := time.Now()
-		if err != nil {
-			return
+	text := orHello(f.Text)
+	hello := map[string]any{"type": "session.created", "id": "sess-fake", "created": time.Now().Unix()}
+	badJSON := map[string]any{"type": "error", "error": "Invalid JSON", "code": "invalid_json"}
+	f.serve(w, r, f.Refuse, hello, badJSON, func(c *conn) func(clientEvent, time.Time) bool {
+		s := c.s
+		var validated, started, partial bool
+		return func(ev clientEvent, at time.Time) bool {
+			switch ev.Type {
+			case "session.update":
+				model := ""
+				if ev.Model != nil {
+					model = *ev.Model
+				}
+				f.set(func() { s.Update, s.Model = ev.Type, model })
+				validated = true
+			case "input_audio_buffer.append":
+				fr, err := f.frame(s, at, ev.Audio)
+				if err != nil {
+					c.send(map[string]any{"type": "error", "error": "Invalid audio data", "code": "invalid_audio"})
+					return false
+				}
+				if fr.Speech && f.Drop {
+					return true
+				}
+				if fr.Speech && started && !partial {
+					partial = true
+					c.send(map[string]any{"type": "transcription.delta", "delta": strings.Fields(text)[0]})
+				}
+			case "input_audio_buffer.commit":
+				f.set(func() { s.Commits = append(s.Commits, Commit{At: at, Final: ev.Final}) })
+				if !validated {
+					c.send(map[string]any{"type": "error", "error": "Model not validated. Make sure to validate the model by sending a session.update event.", "code": "model_not_validated"})
+					return false
+				}
+				if !ev.Final {
+					started = true
+					return false
+				}
+				if f.Mute || !started {
+					return false
+				}
+				time.AfterFunc(f.Delay, func() {
+					f.set(func() { s.FinalAt = time.Now() })
+					c.send(map[string]any{"type": "transcription.done", "text": text,
+						"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
+				})
+			default:
+				c.send(map[string]any{"type": "error", "error": fmt.Sprintf("Unknown event type: %s", ev.Type), "code": "unknown_event"})
+			}
+			return false
 		}
-		var ev clientEvent
-		if jsonErr := json.Unmarshal(data, &ev); jsonErr != nil {
-			send(ctx, ws, map[string]any{"type": "error", "error": "Invalid JSON", "code": "invalid_json"})
-			continue
-		}
-		switch ev.Type {
-		case "session.update":
-			model := ""
-			if ev.Model != nil {
-				model = *ev.Model
-			}
-			f.set(func() { s.Update, s.Model = ev.Type, model })
-			validated = true
-		case "input_audio_buffer.append":
-			fr, err := f.frame(s, at, ev.Audio)
-			if err != nil {
-				send(ctx, ws, map[string]any{"type": "error", "error": "Invalid audio data", "code": "invalid_audio"})
-				continue
-			}
-			if fr.Speech && f.Drop {
-				return
-			}
-			if fr.Speech && started && !partial {
-				partial = true
-				send(ctx, ws, map[string]any{"type": "transcription.delta", "delta": strings.Fields(text)[0]})
-			}
-		case "input_audio_buffer.commit":
-			f.set(func() { s.Commits = append(s.Commits, Commit{At: at, Final: ev.Final}) })
-			if !validated {
-				send(ctx, ws, map[string]any{"type": "error", "error": "Model not validated. Make sure to validate the model by sending a session.update event.", "code": "model_not_validated"})
-				continue
-			}
-			if !ev.Final {
-				started = true
-				continue
-			}
-			if f.Mute || !started {
-				continue
-			}
-			time.AfterFunc(f.Delay, func() {
-				f.set(func() { s.FinalAt = time.Now() })
-				send(ctx, ws, map[string]any{"type": "transcription.done", "text": text,
-					"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
-			})
-		default:
-			send(ctx, ws, map[string]any{"type": "error", "error": fmt.Sprintf("Unknown event type: %s", ev.Type), "code": "unknown_event"})
-		}
-	}
+	})
 }
