@@ -7,6 +7,7 @@ package engineserve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -68,6 +69,21 @@ func Fail(w http.ResponseWriter, code int, format string, args ...any) {
 	w.WriteHeader(code)
 	msg, _ := json.Marshal(fmt.Sprintf(format, args...))
 	fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
+}
+
+// FailBody refuses a request whose body could not be read as what ("a
+// JSON speech request"): 413 when it was over max bytes (the limit of
+// http.MaxBytesReader), else 400 saying why; hint, when not "", follows.
+func FailBody(w http.ResponseWriter, err error, max int64, what, hint string) {
+	if hint != "" {
+		hint = "; " + hint
+	}
+	var big *http.MaxBytesError
+	if errors.As(err, &big) {
+		Fail(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes%s", max, hint)
+		return
+	}
+	Fail(w, http.StatusBadRequest, "the body is not %s: %v%s", what, err, hint)
 }
 
 // CPU is the CPU time (user and system) a process that ended used, from

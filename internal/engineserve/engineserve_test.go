@@ -60,6 +60,27 @@ func TestFail(t *testing.T) {
 	}
 }
 
+// TestFailBody: a body over the reader's limit is a 413, another that
+// cannot be read a 400 saying why; the hint follows both.
+func TestFailBody(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		code int
+		want string
+	}{
+		{`"` + strings.Repeat("x", 100), 413, "the body is too large: over 10 bytes; send less"},
+		{"x", 400, "the body is not a JSON request: invalid character 'x' looking for beginning of value; send less"},
+	} {
+		rec := httptest.NewRecorder()
+		var v any
+		err := json.NewDecoder(http.MaxBytesReader(rec, io.NopCloser(strings.NewReader(c.body)), 10)).Decode(&v)
+		FailBody(rec, err, 10, "a JSON request", "send less")
+		if rec.Code != c.code || !strings.Contains(rec.Body.String(), c.want) {
+			t.Errorf("%d bytes: %d %s, want %d with %q", len(c.body), rec.Code, rec.Body, c.code, c.want)
+		}
+	}
+}
+
 // TestCPU: a process that ended counts its user and system time; one
 // that never ran counts none.
 func TestCPU(t *testing.T) {

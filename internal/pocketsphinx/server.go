@@ -157,12 +157,7 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
 	if err := r.ParseMultipartForm(8 << 20); err != nil {
-		var big *http.MaxBytesError
-		if errors.As(err, &big) {
-			engineserve.Fail(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes", maxUpload)
-			return
-		}
-		engineserve.Fail(w, http.StatusBadRequest, "the body is not a multipart form: %v; send the audio as the form's field \"file\"", err)
+		engineserve.FailBody(w, err, maxUpload, "a multipart form", "send the audio as the form's field \"file\"")
 		return
 	}
 	if err := checkLanguage(r.FormValue("language")); err != nil {

@@ -78,12 +78,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	var req request
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	if err := dec.Decode(&req); err != nil {
-		var big *http.MaxBytesError
-		if errors.As(err, &big) {
-			engineserve.Fail(w, http.StatusRequestEntityTooLarge, "the body is too large: over %d bytes; a speech request says a sentence or a few", maxBody)
-			return
-		}
-		engineserve.Fail(w, http.StatusBadRequest, "the body is not a JSON speech request: %v", err)
+		engineserve.FailBody(w, err, maxBody, "a JSON speech request", `send {"input": TEXT}: a sentence or a few`)
 		return
 	}
 	if strings.TrimSpace(req.Input) == "" {
