@@ -1,9 +1,7 @@
 package pocketsphinx
 
 import (
-	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,27 +37,23 @@ var program = installer.Program{
 	Command: "ttftlab stt install", Hint: InstallHint, FailedHint: InstallFailedHint, NotFound: ErrNotFound,
 }
 
-// InstalledPath is where scripts/install-pocketsphinx.sh puts its wrapper
-// by default.
-func InstalledPath() string { return program.InstalledPath() }
-
-// Find locates pocketsphinx: $TTFTLAB_POCKETSPHINX, then PATH, then
-// ttftlab's installed copy.
-func Find() (string, error) { return program.Find() }
-
-// Install runs install-pocketsphinx.sh (the copy embedded in the binary,
-// or the script InstallerEnv names), its progress on log, and returns the
-// path it printed.
-func Install(ctx context.Context, force bool, log io.Writer) (string, error) {
-	return program.Install(ctx, force, log)
-}
-
-// FindOrInstall is Find, and when pocketsphinx is nowhere (ErrNotFound),
-// Install with a progress line on log. A TTFTLAB_POCKETSPHINX that is
-// wrong stays an error: the user asked for that one.
-func FindOrInstall(ctx context.Context, log io.Writer) (string, error) {
-	return program.FindOrInstall(ctx, log)
-}
+// Finding and installing pocketsphinx (installer.Program).
+var (
+	// InstalledPath is where scripts/install-pocketsphinx.sh puts its wrapper by
+	// default.
+	InstalledPath = program.InstalledPath
+	// Find locates pocketsphinx: $TTFTLAB_POCKETSPHINX, then PATH, then ttftlab's
+	// installed copy.
+	Find = program.Find
+	// Install runs install-pocketsphinx.sh (the copy embedded in the binary, or the
+	// script InstallerEnv names), its progress on log, and returns the
+	// path it printed.
+	Install = program.Install
+	// FindOrInstall is Find, and when pocketsphinx is nowhere (ErrNotFound),
+	// Install with a progress line on log. A TTFTLAB_POCKETSPHINX that is wrong stays
+	// an error: the user asked for that one.
+	FindOrInstall = program.FindOrInstall
+)
 
 // Version is the engine's name and version, "pocketsphinx 5.1.1", as the
 // installed wrapper answers --version (pocketsphinx itself prints none);

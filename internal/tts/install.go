@@ -1,9 +1,7 @@
 package tts
 
 import (
-	"context"
 	"errors"
-	"io"
 	"strings"
 
 	"ttftlab/internal/installer"
@@ -35,27 +33,23 @@ var program = installer.Program{
 	Command: "ttftlab tts install", Hint: InstallHint, FailedHint: InstallFailedHint, NotFound: ErrNotFound,
 }
 
-// InstalledPath is where scripts/install-espeak-ng.sh puts its wrapper by
-// default.
-func InstalledPath() string { return program.InstalledPath() }
-
-// Find locates espeak-ng: $ESPEAK_NG, then PATH, then ttftlab's installed
-// copy.
-func Find() (string, error) { return program.Find() }
-
-// Install runs install-espeak-ng.sh (the copy embedded in the binary, or
-// the script InstallerEnv names), its progress on log, and returns the
-// path it printed.
-func Install(ctx context.Context, force bool, log io.Writer) (string, error) {
-	return program.Install(ctx, force, log)
-}
-
-// FindOrInstall is Find, and when espeak-ng is nowhere (ErrNotFound),
-// Install with a progress line on log. An ESPEAK_NG that is wrong stays an
-// error: the user asked for that one.
-func FindOrInstall(ctx context.Context, log io.Writer) (string, error) {
-	return program.FindOrInstall(ctx, log)
-}
+// Finding and installing espeak-ng (installer.Program).
+var (
+	// InstalledPath is where scripts/install-espeak-ng.sh puts its wrapper by
+	// default.
+	InstalledPath = program.InstalledPath
+	// Find locates espeak-ng: $ESPEAK_NG, then PATH, then ttftlab's
+	// installed copy.
+	Find = program.Find
+	// Install runs install-espeak-ng.sh (the copy embedded in the binary, or the
+	// script InstallerEnv names), its progress on log, and returns the
+	// path it printed.
+	Install = program.Install
+	// FindOrInstall is Find, and when espeak-ng is nowhere (ErrNotFound),
+	// Install with a progress line on log. A ESPEAK_NG that is wrong stays
+	// an error: the user asked for that one.
+	FindOrInstall = program.FindOrInstall
+)
 
 // Version is the engine's name and version, "espeak-ng 1.51", from its
 // --version line; "espeak-ng" when that cannot be read.
