@@ -15,28 +15,10 @@
 #   TTFTLAB_ESPEAK_PREFIX  where to install (default: $XDG_CACHE_HOME/ttftlab/espeak-ng
 #                          or ~/.cache/ttftlab/espeak-ng)
 set -euo pipefail
-
-force=0
-[ "${1:-}" = "--force" ] && force=1
-
-log() { printf 'install-espeak-ng: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-
-if [ $force = 0 ]; then
-  if [ -n "${ESPEAK_NG:-}" ]; then
-    [ -x "$ESPEAK_NG" ] || die "ESPEAK_NG=$ESPEAK_NG is not an executable file"
-    echo "$ESPEAK_NG"; exit 0
-  fi
-  if p=$(command -v espeak-ng 2>/dev/null); then echo "$p"; exit 0; fi
-fi
-
-cache=${XDG_CACHE_HOME:-$HOME/.cache}
-prefix=${TTFTLAB_ESPEAK_PREFIX:-$cache/ttftlab/espeak-ng}
-wrapper=$prefix/bin/espeak-ng
-
-if [ $force = 0 ] && [ -x "$wrapper" ] && "$wrapper" --version >/dev/null 2>&1; then
-  echo "$wrapper"; exit 0
-fi
+# shellcheck source=private-apt.sh
+. "$(dirname "$0")/private-apt.sh"
+install_begin espeak-ng ESPEAK_NG TTFTLAB_ESPEAK_PREFIX espeak-ng "$@"
+keep_installed --version
 
 command -v dpkg >/dev/null || die "dpkg not found"
 . /etc/os-release 2>/dev/null || true
@@ -44,12 +26,7 @@ suite=${VERSION_CODENAME:-}
 [ -n "$suite" ] || die "could not read the Debian release (VERSION_CODENAME) from /etc/os-release"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo "$(uname -m)-linux-gnu")
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# shellcheck source=private-apt.sh
-. "$(dirname "$0")/private-apt.sh"
 private_apt "$suite" "$(dpkg --print-architecture)"
-tmp_prefix=$prefix.new.$$
 unpack_debs "$tmp_prefix" espeak-ng libespeak-ng1 espeak-ng-data libpcaudio0 libsonic0
 lib=$tmp_prefix/usr/lib/$multiarch
 [ -x "$tmp_prefix/usr/bin/espeak-ng" ] || die "espeak-ng not found in the unpacked espeak-ng package"
@@ -66,8 +43,5 @@ LD_LIBRARY_PATH="\$lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$here/usr/
 WRAP
 chmod +x "$tmp_prefix/bin/espeak-ng"
 
-"$tmp_prefix/bin/espeak-ng" --version >"$work/version.log" 2>&1 || { cat "$work/version.log" >&2; die "the installed espeak-ng does not run"; }
-
-put_in_place "$tmp_prefix" "$prefix"
-log "installed: $(head -1 "$work/version.log")"
-echo "$wrapper"
+check_runs version.log --version
+install_end "$(head -1 "$work/version.log")"

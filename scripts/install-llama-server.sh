@@ -15,35 +15,12 @@
 #   TTFTLAB_LLAMA_PREFIX  where to install (default: $XDG_CACHE_HOME/ttftlab/llama
 #                         or ~/.cache/ttftlab/llama)
 set -euo pipefail
-
-force=0
-[ "${1:-}" = "--force" ] && force=1
-
-log() { printf 'install-llama-server: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-
-if [ $force = 0 ]; then
-  if [ -n "${LLAMA_SERVER:-}" ]; then
-    [ -x "$LLAMA_SERVER" ] || die "LLAMA_SERVER=$LLAMA_SERVER is not an executable file"
-    echo "$LLAMA_SERVER"; exit 0
-  fi
-  if p=$(command -v llama-server 2>/dev/null); then echo "$p"; exit 0; fi
-fi
-
-cache=${XDG_CACHE_HOME:-$HOME/.cache}
-prefix=${TTFTLAB_LLAMA_PREFIX:-$cache/ttftlab/llama}
-wrapper=$prefix/bin/llama-server
-
-if [ $force = 0 ] && [ -x "$wrapper" ] && "$wrapper" --version >/dev/null 2>&1; then
-  echo "$wrapper"; exit 0
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=private-apt.sh
 . "$(dirname "$0")/private-apt.sh"
+install_begin llama-server LLAMA_SERVER TTFTLAB_LLAMA_PREFIX llama "$@"
+keep_installed --version
+
 private_apt sid amd64
-tmp_prefix=$prefix.new.$$
 unpack_debs "$tmp_prefix" llama.cpp-tools libllama0 libggml0 libc6 libstdc++6 libgcc-s1 libgomp1 libssl3t64 libzstd1
 
 lib=$tmp_prefix/usr/lib/x86_64-linux-gnu
@@ -69,8 +46,5 @@ exec "\$lib/ld-linux-x86-64.so.2" --library-path "\$lib:\$lib/llama" "\$here/usr
 WRAP
 chmod +x "$tmp_prefix/bin/llama-server"
 
-"$tmp_prefix/bin/llama-server" --version >"$work/version.log" 2>&1 || { cat "$work/version.log" >&2; die "the installed llama-server does not run"; }
-
-put_in_place "$tmp_prefix" "$prefix"
-log "installed: $(grep -m1 -i version "$work/version.log" || true)"
-echo "$wrapper"
+check_runs version.log --version
+install_end "$(grep -m1 -i version "$work/version.log" || true)"

@@ -18,37 +18,14 @@
 #                                $XDG_CACHE_HOME/ttftlab/pocketsphinx or
 #                                ~/.cache/ttftlab/pocketsphinx)
 set -euo pipefail
-
-force=0
-[ "${1:-}" = "--force" ] && force=1
-
-log() { printf 'install-pocketsphinx: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-
-if [ $force = 0 ]; then
-  if [ -n "${TTFTLAB_POCKETSPHINX:-}" ]; then
-    [ -x "$TTFTLAB_POCKETSPHINX" ] || die "TTFTLAB_POCKETSPHINX=$TTFTLAB_POCKETSPHINX is not an executable file"
-    echo "$TTFTLAB_POCKETSPHINX"; exit 0
-  fi
-  if p=$(command -v pocketsphinx 2>/dev/null); then echo "$p"; exit 0; fi
-fi
-
-cache=${XDG_CACHE_HOME:-$HOME/.cache}
-prefix=${TTFTLAB_POCKETSPHINX_PREFIX:-$cache/ttftlab/pocketsphinx}
-wrapper=$prefix/bin/pocketsphinx
-
-# `config` runs the binary through its loader and prints the settings,
-# without loading the model.
-if [ $force = 0 ] && [ -x "$wrapper" ] && "$wrapper" config >/dev/null 2>&1; then
-  echo "$wrapper"; exit 0
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=private-apt.sh
 . "$(dirname "$0")/private-apt.sh"
+install_begin pocketsphinx TTFTLAB_POCKETSPHINX TTFTLAB_POCKETSPHINX_PREFIX pocketsphinx "$@"
+# `config` runs the binary through its loader and prints the settings,
+# without loading the model.
+keep_installed config
+
 private_apt sid amd64
-tmp_prefix=$prefix.new.$$
 unpack_debs "$tmp_prefix" pocketsphinx libpocketsphinx5 pocketsphinx-en-us libc6
 
 lib=$tmp_prefix/usr/lib/x86_64-linux-gnu
@@ -81,6 +58,4 @@ head -c 3200 /dev/zero | "$tmp_prefix/bin/pocketsphinx" single - >"$work/check.l
   { cat "$work/check.log" >&2; die "the installed pocketsphinx does not run"; }
 grep -q '"t":' "$work/check.log" || { cat "$work/check.log" >&2; die "the installed pocketsphinx decoded nothing"; }
 
-put_in_place "$tmp_prefix" "$prefix"
-log "installed: pocketsphinx $version with the en-us model"
-echo "$wrapper"
+install_end "pocketsphinx $version with the en-us model"

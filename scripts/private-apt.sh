@@ -1,9 +1,76 @@
 # shellcheck shell=bash
-# What the install scripts share, sourced by each: read the system's Debian
-# mirror, then download and unpack packages with a private apt
-# configuration (its own lists, cache and status in a temporary folder),
-# so the system's apt state is never touched. The caller defines log and
-# die, and sets work to a temporary folder it removes.
+# What the install scripts share, sourced by each first: their start (the
+# --force flag, a program of the user's own or an installed copy that
+# runs kept), their end (the new prefix put in place, its wrapper
+# printed), and between them the Debian mirror read and packages
+# downloaded and unpacked with a private apt configuration (its own lists,
+# cache and status in a temporary folder), so the system's apt state is
+# never touched.
+
+# install_begin NAME VAR PREFIX_VAR DIR [--force]: the script installs
+# NAME. log and die speak as "install-NAME: " (die's "error: " line is the
+# reason ttftlab shows). Unless --force, a NAME named by $VAR or on PATH
+# is printed and the script ends. Sets force, prefix ($PREFIX_VAR, else
+# DIR under the user's cache folder's ttftlab), wrapper
+# ($prefix/bin/NAME), tmp_prefix (where the new copy is made, removed at
+# exit unless put in place) and work (a temporary folder removed at exit).
+install_begin() {
+  name=$1
+  local var=$2 prefix_var=$3 dir=$4 own
+  force=0
+  [ "${5:-}" = "--force" ] && force=1
+  if [ $force = 0 ]; then
+    own=${!var:-}
+    if [ -n "$own" ]; then
+      [ -x "$own" ] || die "$var=$own is not an executable file"
+      echo "$own"
+      exit 0
+    fi
+    if own=$(command -v "$name" 2>/dev/null); then
+      echo "$own"
+      exit 0
+    fi
+  fi
+  prefix=${!prefix_var:-${XDG_CACHE_HOME:-$HOME/.cache}/ttftlab/$dir}
+  wrapper=$prefix/bin/$name
+  tmp_prefix=$prefix.new.$$
+  work=$(mktemp -d)
+  trap 'rm -rf "$work" "$tmp_prefix"' EXIT
+}
+
+log() { printf 'install-%s: %s\n' "$name" "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# keep_installed ARGS...: unless --force, an installed wrapper that runs
+# with ARGS is printed and the script ends.
+keep_installed() {
+  if [ "$force" = 0 ] && [ -x "$wrapper" ] && "$wrapper" "$@" >/dev/null 2>&1; then
+    echo "$wrapper"
+    exit 0
+  fi
+}
+
+# check_runs LOG ARGS...: the new wrapper runs with ARGS, its output in
+# $work/LOG (shown when it fails).
+check_runs() {
+  local out=$work/$1
+  shift
+  "$tmp_prefix/bin/$name" "$@" >"$out" 2>&1 || {
+    cat "$out" >&2
+    die "the installed $name does not run"
+  }
+}
+
+# install_end WHAT puts the new copy in place of the old, says what was
+# installed and prints the wrapper's path.
+install_end() {
+  put_in_place "$tmp_prefix" "$prefix"
+  log "installed: $1"
+  echo "$wrapper"
+}
 
 # debian_mirror sets mirror (TTFTLAB_DEBIAN_MIRROR, else the first archive
 # of the system's apt sources that is not the security one) and keyring.
