@@ -37,22 +37,15 @@ var program = installer.Program{
 	Command: "ttftlab stt install", Hint: InstallHint, FailedHint: InstallFailedHint, NotFound: ErrNotFound,
 }
 
-// Finding and installing pocketsphinx (installer.Program).
+// Find locates pocketsphinx ($TTFTLAB_POCKETSPHINX, then PATH, then ttftlab's installed
+// copy); Install runs scripts/install-pocketsphinx.sh (embedded, or the script
+// InstallerEnv names), its progress on log, and returns the path it
+// printed; FindOrInstall is Find, installing when pocketsphinx is nowhere
+// (ErrNotFound; a TTFTLAB_POCKETSPHINX that is wrong stays an error); InstalledPath
+// is where the script installs by default. They are installer.Program's.
 var (
-	// InstalledPath is where scripts/install-pocketsphinx.sh puts its wrapper by
-	// default.
-	InstalledPath = program.InstalledPath
-	// Find locates pocketsphinx: $TTFTLAB_POCKETSPHINX, then PATH, then ttftlab's
-	// installed copy.
-	Find = program.Find
-	// Install runs install-pocketsphinx.sh (the copy embedded in the binary, or the
-	// script InstallerEnv names), its progress on log, and returns the
-	// path it printed.
-	Install = program.Install
-	// FindOrInstall is Find, and when pocketsphinx is nowhere (ErrNotFound),
-	// Install with a progress line on log. A TTFTLAB_POCKETSPHINX that is wrong stays
-	// an error: the user asked for that one.
-	FindOrInstall = program.FindOrInstall
+	Find, Install, FindOrInstall = program.Find, program.Install, program.FindOrInstall
+	InstalledPath                = program.InstalledPath
 )
 
 // Version is the engine's name and version, "pocketsphinx 5.1.1", as the

@@ -33,22 +33,15 @@ var program = installer.Program{
 	Command: "ttftlab tts install", Hint: InstallHint, FailedHint: InstallFailedHint, NotFound: ErrNotFound,
 }
 
-// Finding and installing espeak-ng (installer.Program).
+// Find locates espeak-ng ($ESPEAK_NG, then PATH, then ttftlab's installed
+// copy); Install runs scripts/install-espeak-ng.sh (embedded, or the script
+// InstallerEnv names), its progress on log, and returns the path it
+// printed; FindOrInstall is Find, installing when espeak-ng is nowhere
+// (ErrNotFound; an ESPEAK_NG that is wrong stays an error); InstalledPath
+// is where the script installs by default. They are installer.Program's.
 var (
-	// InstalledPath is where scripts/install-espeak-ng.sh puts its wrapper by
-	// default.
-	InstalledPath = program.InstalledPath
-	// Find locates espeak-ng: $ESPEAK_NG, then PATH, then ttftlab's
-	// installed copy.
-	Find = program.Find
-	// Install runs install-espeak-ng.sh (the copy embedded in the binary, or the
-	// script InstallerEnv names), its progress on log, and returns the
-	// path it printed.
-	Install = program.Install
-	// FindOrInstall is Find, and when espeak-ng is nowhere (ErrNotFound),
-	// Install with a progress line on log. A ESPEAK_NG that is wrong stays
-	// an error: the user asked for that one.
-	FindOrInstall = program.FindOrInstall
+	Find, Install, FindOrInstall = program.Find, program.Install, program.FindOrInstall
+	InstalledPath                = program.InstalledPath
 )
 
 // Version is the engine's name and version, "espeak-ng 1.51", from its
