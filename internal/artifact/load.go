@@ -25,6 +25,9 @@ const (
 	OverStall         = "requests that ended without an error"
 	OverFirstAudio    = "requests whose answer's audio came (sent sentence by sentence to the speech server)"
 	OverUnderrun      = "requests whose answer's audio came: silence while it was spoken"
+	OverMouthToEar    = "turns the caller spoke whose answer's audio came (speech end to first audio)"
+	OverSttFinal      = "turns the caller spoke whose final transcript came (speech end to final transcript)"
+	OverEndpointing   = "turns the caller spoke whose speech-to-text server said when the speech stopped"
 )
 
 // Load is load.json: what `ttftlab load` was asked to do, the model and
@@ -107,10 +110,29 @@ type LoadSettings struct {
 	// TTS is the speech server every answer was spoken through (--tts);
 	// absent without one.
 	TTS *AudioTTS `json:"tts,omitempty"`
+	// STT is the speech-to-text server every turn was spoken to (--stt);
+	// absent without one.
+	STT *LoadSTT `json:"stt,omitempty"`
 	// UntilDecided is --until-decided: each level runs further rounds
 	// until its SLO verdicts are decided or its budget is spent; absent
 	// otherwise.
 	UntilDecided *UntilDecided `json:"until_decided,omitempty"`
+}
+
+// LoadSTT is the speech-to-text side of a load whose callers speak
+// (--stt): the server, the protocol spoken to it, its engine (the
+// default engine's name and version, or "" for a user's server), model
+// and language where given, and where the callers' audio came from
+// (--caller-audio's folder, else the speech engine that synthesized it).
+// The API key only as where it was set.
+type LoadSTT struct {
+	URL         string `json:"url"`
+	API         string `json:"api"`
+	Engine      string `json:"engine,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Language    string `json:"language,omitempty"`
+	CallerAudio string `json:"caller_audio"`
+	APIKey      string `json:"api_key,omitempty"`
 }
 
 // UntilDecided is the budget of each level of a run until decided
@@ -215,6 +237,11 @@ type LoadLevel struct {
 	// second of audio they spoke during the level: what speaking costs the
 	// cores the client shares. Absent otherwise.
 	TTSCPUMsPerAudioS *float64 `json:"tts_cpu_ms_per_audio_s,omitempty"`
+	// STTCPUMsPerAudioS is, with the default speech-to-text engine (--stt
+	// default, on this machine), the CPU time its decoders used per second
+	// of the callers' audio sent to it during the level (every turn's
+	// caller_audio_ms). Absent otherwise.
+	STTCPUMsPerAudioS *float64 `json:"stt_cpu_ms_per_audio_s,omitempty"`
 	// DueUnixMs is, in a sharded run, when the level was due to start on
 	// the wall clock (ms since the Unix epoch); Summary.StartedUnixMs is
 	// when it did. Absent otherwise.
@@ -484,6 +511,11 @@ type ManySummary struct {
 	// tts, load --tts): absent when nothing was sent to a speech server.
 	FirstAudioMs *Dist `json:"first_audio_ms,omitempty"`
 	UnderrunMs   *Dist `json:"underrun_ms,omitempty"`
+	// MouthToEarMs, SttFinalMs and EndpointingMs are the turns as the
+	// callers spoke them (load --stt): absent when no caller spoke.
+	MouthToEarMs  *Dist `json:"mouth_to_ear_ms,omitempty"`
+	SttFinalMs    *Dist `json:"stt_final_ms,omitempty"`
+	EndpointingMs *Dist `json:"endpointing_ms,omitempty"`
 	// Client is what the run cost the machine that ran it; in a merge
 	// the shards' machines' together (cores, CPU and reader figures
 	// summed, busy over the merged span), absent when a shard has none;
@@ -512,7 +544,9 @@ type ClientUse struct {
 }
 
 // Metric is the distribution named by its key in the summary (ttft_ms,
-// first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms).
+// first_sentence_ms, total_ms, gap_ms, queue_ms, stall_ms; first_audio_ms,
+// underrun_ms, mouth_to_ear_ms, stt_final_ms and endpointing_ms when the
+// summary has them).
 func (s *ManySummary) Metric(name string) (Dist, bool) {
 	switch name {
 	case "ttft_ms":
@@ -535,12 +569,42 @@ func (s *ManySummary) Metric(name string) (Dist, bool) {
 		if s.UnderrunMs != nil {
 			return *s.UnderrunMs, true
 		}
+	case "mouth_to_ear_ms":
+		if s.MouthToEarMs != nil {
+			return *s.MouthToEarMs, true
+		}
+	case "stt_final_ms":
+		if s.SttFinalMs != nil {
+			return *s.SttFinalMs, true
+		}
+	case "endpointing_ms":
+		if s.EndpointingMs != nil {
+			return *s.EndpointingMs, true
+		}
 	}
 	return Dist{}, false
 }
 
-// Metrics are the summary's distributions, in the order of the record.
+// Metrics are the distributions every summary has, in the order of the
+// record.
 var Metrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "gap_ms", "queue_ms", "stall_ms"}
+
+// OptionalMetrics are the distributions a summary has only when its
+// requests had them (spoken answers, spoken turns), in the order of the
+// record.
+var OptionalMetrics = []string{"first_audio_ms", "underrun_ms", "mouth_to_ear_ms", "stt_final_ms", "endpointing_ms"}
+
+// Metrics are the names of the distributions the summary has: every
+// summary's (Metrics), then those of OptionalMetrics it holds.
+func (s *ManySummary) Metrics() []string {
+	out := append([]string(nil), Metrics...)
+	for _, m := range OptionalMetrics {
+		if _, ok := s.Metric(m); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // Failure is one kind of failure: how many requests failed so, and the
 // message of one of them.
@@ -660,7 +724,28 @@ type Request struct {
 	// sentence's), when it was sent to a speech server (--tts); absent
 	// otherwise.
 	AudioMs *float64 `json:"audio_ms,omitempty"`
+	// CallerAudioMs is the length of the caller's audio sent to the
+	// speech-to-text server for the turn (--stt), failed or not; absent
+	// otherwise.
+	CallerAudioMs *float64 `json:"caller_audio_ms,omitempty"`
+	// MouthToEarMs, SttFinalMs and EndpointingMs are the turn as the
+	// caller spoke it (--stt), turn.Parts' figures: the caller's speech
+	// end (from the audio) to the answer's first audio, to the final
+	// transcript, and to the speech stop the server said; SttQueueMs how
+	// long the server says the transcription waited before it was worked
+	// on; WER the transcript's word error rate against what was said.
+	// Each absent without --stt or where the turn has none (no audio came,
+	// a server that says no speech stop or no queue time).
+	MouthToEarMs  *float64 `json:"mouth_to_ear_ms,omitempty"`
+	SttFinalMs    *float64 `json:"stt_final_ms,omitempty"`
+	EndpointingMs *float64 `json:"endpointing_ms,omitempty"`
+	SttQueueMs    *float64 `json:"stt_queue_ms,omitempty"`
+	WER           *float64 `json:"wer,omitempty"`
 }
+
+// Listened says whether the request's turn was spoken by the caller and
+// sent to a speech-to-text server: it has caller_audio_ms.
+func (r Request) Listened() bool { return r.CallerAudioMs != nil }
 
 // Spoken says whether the request's answer was sent to a speech server:
 // it has audio_ms, or (a row written before audio_ms) a spoken figure.
@@ -668,9 +753,8 @@ func (r Request) Spoken() bool {
 	return r.AudioMs != nil || r.FirstAudioMs != nil || r.UnderrunMs != nil
 }
 
-// Metric is the request's figure of that name (ttft_ms,
-// first_sentence_ms, total_ms, first_audio_ms, underrun_ms: the figures
-// an SLO may be set on), nil when it has none.
+// Metric is the request's figure of that name (SLOMetrics: the figures an
+// SLO may be set on), nil when it has none.
 func (r Request) Metric(name string) *float64 {
 	switch name {
 	case "ttft_ms":
@@ -683,14 +767,26 @@ func (r Request) Metric(name string) *float64 {
 		return r.FirstAudioMs
 	case "underrun_ms":
 		return r.UnderrunMs
+	case "mouth_to_ear_ms":
+		return r.MouthToEarMs
+	case "stt_final_ms":
+		return r.SttFinalMs
+	case "endpointing_ms":
+		return r.EndpointingMs
 	}
 	return nil
 }
 
+// SLOMetrics are the figures an SLO (and a capacity search) may be set
+// on, Request.Metric's names: the answer's, the spoken answer's (--tts)
+// and the spoken turn's (--stt).
+var SLOMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "first_audio_ms", "underrun_ms", "mouth_to_ear_ms", "stt_final_ms", "endpointing_ms"}
+
 // RequestColumns are a request row's fields in CSV order, after the
 // record's tags.
 var RequestColumns = []string{"index", "warmup", "start_ms", "run_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
-	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error", "first_audio_ms", "underrun_ms", "t0_unix_ms"}
+	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error", "first_audio_ms", "underrun_ms", "t0_unix_ms",
+	"mouth_to_ear_ms", "stt_final_ms", "endpointing_ms", "stt_queue_ms", "wer"}
 
 // Cells are the row's values in RequestColumns order, as a CSV writes
 // them: "" for null, times to the microsecond.
@@ -709,7 +805,8 @@ func (r Request) Cells() []string {
 	}
 	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.RunMs), num(r.ScheduledMs), num(r.QueueMs),
 		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
-		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error), num(r.FirstAudioMs), num(r.UnderrunMs), num(r.T0UnixMs)}
+		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error), num(r.FirstAudioMs), num(r.UnderrunMs), num(r.T0UnixMs),
+		num(r.MouthToEarMs), num(r.SttFinalMs), num(r.EndpointingMs), num(r.SttQueueMs), num(r.WER)}
 }
 
 // LoadRequest is one row of `ttftlab load`'s requests.jsonl: the request

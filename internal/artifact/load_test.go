@@ -105,9 +105,10 @@ func TestCellsFollowColumns(t *testing.T) {
 		col["error"] != "HTTP 500" || col["warmup"] != "false" {
 		t.Errorf("cells %v", col)
 	}
-	// The JSON row names the same columns (a spoken request's too).
+	// The JSON row names the same columns (a spoken request's too, and a
+	// turn the caller spoke).
 	f := 1.0
-	data, _ := json.Marshal(Request{FirstAudioMs: &f, UnderrunMs: &f})
+	data, _ := json.Marshal(Request{FirstAudioMs: &f, UnderrunMs: &f, MouthToEarMs: &f, SttFinalMs: &f, EndpointingMs: &f, SttQueueMs: &f, WER: &f})
 	var m map[string]any
 	json.Unmarshal(data, &m)
 	for _, c := range RequestColumns {
@@ -120,10 +121,10 @@ func TestCellsFollowColumns(t *testing.T) {
 	}
 	// What only the JSON row holds, when the request has it.
 	status := 503
-	data, _ = json.Marshal(Request{Cut: true, ErrorStatus: status, GapsMs: []float64{1}, AudioMs: &f})
+	data, _ = json.Marshal(Request{Cut: true, ErrorStatus: status, GapsMs: []float64{1}, AudioMs: &f, CallerAudioMs: &f})
 	m = map[string]any{}
 	json.Unmarshal(data, &m)
-	for _, c := range []string{"cut", "error_status", "gaps_ms", "audio_ms"} {
+	for _, c := range []string{"cut", "error_status", "gaps_ms", "audio_ms", "caller_audio_ms"} {
 		if _, ok := m[c]; !ok || slices.Contains(RequestColumns, c) {
 			t.Errorf("%s: a member of the JSON row %v, a CSV column %v", c, ok, slices.Contains(RequestColumns, c))
 		}
@@ -135,6 +136,38 @@ func TestShowMs(t *testing.T) {
 	for x, want := range map[float64]string{7.85: "7.8", 9.94: "9.9", 10: "10", 812.4: "812", -3.25: "-3.2", 0: "0.0"} {
 		if got := ShowMs(x); got != want {
 			t.Errorf("ShowMs(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+// TestSpokenTurnMetrics: every name an SLO may be set on is a figure of
+// the row (Request.Metric) and of a summary that has it (Metric), and a
+// summary lists the spoken turn's distributions only when it has them.
+func TestSpokenTurnMetrics(t *testing.T) {
+	v := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	r := Request{TTFTMs: &v[0], FirstSentenceMs: &v[1], TotalMs: &v[2], FirstAudioMs: &v[3], UnderrunMs: &v[4],
+		MouthToEarMs: &v[5], SttFinalMs: &v[6], EndpointingMs: &v[7]}
+	seen := map[float64]bool{}
+	for _, m := range SLOMetrics {
+		p := r.Metric(m)
+		if p == nil || seen[*p] {
+			t.Errorf("Request.Metric(%q) = %v", m, p)
+			continue
+		}
+		seen[*p] = true
+	}
+	s := ManySummary{}
+	if got := s.Metrics(); !slices.Equal(got, Metrics) {
+		t.Errorf("a summary without speech lists %v", got)
+	}
+	d := func(n int) *Dist { return &Dist{N: n} }
+	s.MouthToEarMs, s.SttFinalMs, s.EndpointingMs = d(1), d(2), d(3)
+	if got, want := s.Metrics(), append(append([]string(nil), Metrics...), "mouth_to_ear_ms", "stt_final_ms", "endpointing_ms"); !slices.Equal(got, want) {
+		t.Errorf("Metrics() = %v, want %v", got, want)
+	}
+	for i, m := range []string{"mouth_to_ear_ms", "stt_final_ms", "endpointing_ms"} {
+		if got, ok := s.Metric(m); !ok || got.N != i+1 {
+			t.Errorf("Metric(%q) = %+v, %v", m, got, ok)
 		}
 	}
 }

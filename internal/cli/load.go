@@ -173,7 +173,7 @@ func (c *loadCmd) register(fs *flagSet) {
 			"--think between turns, rounded up, at most --requests)", assumedTokensPerS)
 		f.DefValue = "0" // the default depends on the levels
 	}
-	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; default first_sentence_ms<=800@p95)", func(s string) error {
+	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; with --stt and --tts mouth_to_ear_ms, stt_final_ms, endpointing_ms; default first_sentence_ms<=800@p95)", func(s string) error {
 		if _, err := parseSLO(s); err != nil {
 			return err
 		}
@@ -617,11 +617,8 @@ func parseLevels(s string, whole bool) ([]float64, error) {
 	return out, nil
 }
 
-// sloMetrics are the metrics an SLO may be set on.
-var sloMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "first_audio_ms", "underrun_ms"}
-
 // sloPattern is METRIC<=MS@pNN.
-var sloPattern = regexp.MustCompile(`^(` + strings.Join(sloMetrics, "|") + `)\s*<=\s*([0-9.]+)\s*(?:ms)?\s*@\s*p(\d{1,2}(?:\.\d+)?)$`)
+var sloPattern = regexp.MustCompile(`^(` + strings.Join(artifact.SLOMetrics, "|") + `)\s*<=\s*([0-9.]+)\s*(?:ms)?\s*@\s*p(\d{1,2}(?:\.\d+)?)$`)
 
 // sloMetricHead is the name an --slo starts with.
 var sloMetricHead = regexp.MustCompile(`^[A-Za-z_]\w*`)
@@ -631,14 +628,14 @@ func parseSLO(s string) (artifact.SLO, error) {
 	m := sloPattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		hint := ""
-		if name := sloMetricHead.FindString(strings.TrimSpace(s)); name != "" && !slices.Contains(sloMetrics, name) {
+		if name := sloMetricHead.FindString(strings.TrimSpace(s)); name != "" && !slices.Contains(artifact.SLOMetrics, name) {
 			hint = fmt.Sprintf("no metric %q", name)
-			if near := suggest.Nearest(name, sloMetrics); near != "" {
+			if near := suggest.Nearest(name, artifact.SLOMetrics); near != "" {
 				hint += fmt.Sprintf(" (did you mean %q?)", near)
 			}
 			hint += "; "
 		}
-		return artifact.SLO{}, fmt.Errorf("%q: %swant METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms)", s, hint)
+		return artifact.SLO{}, fmt.Errorf("%q: %swant METRIC<=MS@pNN, e.g. first_sentence_ms<=800@p95 (metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; with --stt and --tts mouth_to_ear_ms, stt_final_ms, endpointing_ms)", s, hint)
 	}
 	limit, err1 := strconv.ParseFloat(m[2], 64)
 	p, err2 := strconv.ParseFloat(m[3], 64)

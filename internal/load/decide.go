@@ -148,7 +148,7 @@ type rounds struct {
 	waitMs, runs    float64
 	clientKnown     bool
 	waitKnown       bool
-	ttsMs           *float64
+	ttsMs, sttMs    *float64
 	over            *artifact.LevelTrend
 }
 
@@ -193,11 +193,10 @@ func (a *rounds) add(res RoundResult) {
 		a.clientKnown = false
 	}
 	if x.TTSCPUMs != nil {
-		sum := *x.TTSCPUMs
-		if a.ttsMs != nil {
-			sum += *a.ttsMs
-		}
-		a.ttsMs = &sum
+		a.ttsMs = addCPU(a.ttsMs, *x.TTSCPUMs)
+	}
+	if x.STTCPUMs != nil {
+		a.sttMs = addCPU(a.sttMs, *x.STTCPUMs)
 	}
 	if x.OverSaturated != nil {
 		a.over = x.OverSaturated
@@ -214,7 +213,7 @@ func (a *rounds) extras() LevelExtras {
 	if a.n == 1 {
 		return a.first
 	}
-	x := LevelExtras{StartedUnixMs: a.first.StartedUnixMs, DurationMs: &a.spentMs, OverSaturated: a.over, TTSCPUMs: a.ttsMs}
+	x := LevelExtras{StartedUnixMs: a.first.StartedUnixMs, DurationMs: &a.spentMs, OverSaturated: a.over, TTSCPUMs: a.ttsMs, STTCPUMs: a.sttMs}
 	if c := a.first.Client; a.clientKnown && c != nil {
 		x.Client = &artifact.ClientUse{Cores: c.Cores, CPUMs: a.cpuMs, ReaderCPUMs: a.readerMs}
 		if a.waitKnown {

@@ -31,6 +31,9 @@ type LevelExtras struct {
 	// TTSCPUMs is the CPU the default speech engine's processes used over
 	// the level; nil without that engine.
 	TTSCPUMs *float64
+	// STTCPUMs is the CPU the default speech-to-text engine's decoders
+	// used over the level; nil without that engine.
+	STTCPUMs *float64
 	// Starts are each row's start on the wall clock, in the order of the
 	// rows, when they come from several machines (a merge): the order of
 	// the steady trend, an unknown start (NaN) last. Nil: the rows' index
@@ -129,19 +132,35 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		l.Steady = &t
 	}
 	l.OverSaturated = x.OverSaturated
-	if x.TTSCPUMs != nil {
-		// The engine's CPU is over the whole level: so is its audio.
-		audio := 0.0
-		for _, r := range all {
-			if r.AudioMs != nil {
-				audio += *r.AudioMs
-			}
-		}
-		if audio > 0 {
-			l.TTSCPUMsPerAudioS = artifact.Num(*x.TTSCPUMs / (audio / 1000))
+	// An engine's CPU is over the whole level: so is its audio.
+	l.TTSCPUMsPerAudioS = perAudioS(x.TTSCPUMs, audioMs(all, answerAudio))
+	l.STTCPUMsPerAudioS = perAudioS(x.STTCPUMs, audioMs(all, callerAudio))
+	return l
+}
+
+// answerAudio is the length of a row's answer as spoken (--tts);
+// callerAudio that of its caller's audio sent to speech-to-text (--stt).
+func answerAudio(r artifact.LoadRequest) *float64 { return r.AudioMs }
+func callerAudio(r artifact.LoadRequest) *float64 { return r.CallerAudioMs }
+
+// audioMs sums one audio length of the rows (of, nil where a row has none).
+func audioMs(rows []artifact.LoadRequest, of func(artifact.LoadRequest) *float64) float64 {
+	sum := 0.0
+	for _, r := range rows {
+		if a := of(r); a != nil {
+			sum += *a
 		}
 	}
-	return l
+	return sum
+}
+
+// perAudioS is an engine's CPU over a level per second of its audio; nil
+// without the CPU or without audio.
+func perAudioS(cpuMs *float64, audioMs float64) *float64 {
+	if cpuMs == nil || !(audioMs > 0) {
+		return nil
+	}
+	return artifact.Num(*cpuMs / (audioMs / 1000))
 }
 
 // round is x to places decimals.
@@ -194,14 +213,16 @@ func callOf(r artifact.LoadRequest, i int) int {
 // first token, first_sentence_ms over those with a complete sentence,
 // total_ms and stall_ms over those that ended without an error, gap_ms
 // over every gap between two chunks, queue_ms over every request;
-// first_audio_ms and underrun_ms only when some answer was spoken.
+// first_audio_ms and underrun_ms only when some answer was spoken,
+// mouth_to_ear_ms, stt_final_ms and endpointing_ms only when some caller
+// spoke (each over the spoken turns that have it).
 // Failures are counted by kind and status with one message each; the
 // tokens are predicted_n, else the chunks. Each figure's intervals
 // account for the correlation of one call's requests (Summarize).
 func summary(rows []artifact.LoadRequest, durationMs float64) artifact.ManySummary {
-	var ttft, first, total, gaps, queue, stall, audio, under []float64
-	var ttftC, firstC, totalC, gapsC, queueC, stallC, audioC, underC []int
-	spoke := false
+	var ttft, first, total, gaps, queue, stall, audio, under, ear, final, endp []float64
+	var ttftC, firstC, totalC, gapsC, queueC, stallC, audioC, underC, heardC []int
+	spoke, listened := false, false
 	var failures []artifact.Failure
 	s := artifact.ManySummary{}
 	tokens := 0.0
@@ -241,6 +262,11 @@ func summary(rows []artifact.LoadRequest, durationMs float64) artifact.ManySumma
 			audio, under = append(audio, f(r.FirstAudioMs)), append(under, f(r.UnderrunMs))
 			audioC, underC = append(audioC, call), append(underC, call)
 		}
+		if r.Listened() {
+			listened = true
+			ear, final, endp = append(ear, f(r.MouthToEarMs)), append(final, f(r.SttFinalMs)), append(endp, f(r.EndpointingMs))
+			heardC = append(heardC, call)
+		}
 		gaps = append(gaps, r.GapsMs...)
 		for range r.GapsMs {
 			gapsC = append(gapsC, call)
@@ -268,6 +294,11 @@ func summary(rows []artifact.LoadRequest, durationMs float64) artifact.ManySumma
 	if spoke {
 		a, u := Summarize(audio, audioC).Record(artifact.OverFirstAudio), Summarize(under, underC).Record(artifact.OverUnderrun)
 		s.FirstAudioMs, s.UnderrunMs = &a, &u
+	}
+	if listened {
+		e, fi, en := Summarize(ear, heardC).Record(artifact.OverMouthToEar), Summarize(final, heardC).Record(artifact.OverSttFinal),
+			Summarize(endp, heardC).Record(artifact.OverEndpointing)
+		s.MouthToEarMs, s.SttFinalMs, s.EndpointingMs = &e, &fi, &en
 	}
 	return s
 }

@@ -42,7 +42,8 @@ const levelStart = 1.7e12
 
 // levelRows are one level of 10 calls of 2 turns, every figure a row
 // can hold: the lateness growing with the call (18 requests that are not
-// warm-up: the steady trend is known), chunk gaps, an answer spoken, one
+// warm-up: the steady trend is known), chunk gaps, an answer spoken, a
+// turn the caller spoke (its endpointing said on odd calls only), one
 // request cut, one failed with an HTTP status, one failed without.
 func levelRows() (artifact.LoadSettings, []artifact.LoadRequest) {
 	set := artifact.LoadSettings{Mode: "rate", Levels: []float64{2}, Turns: 2, Calls: 10, Requests: 20, Warmup: 2,
@@ -70,6 +71,12 @@ func levelRows() (artifact.LoadSettings, []artifact.LoadRequest) {
 			r.PredictedN = artifact.Num(float64(r.Chunks - turn))
 			a := 150 + float64(call)
 			r.FirstAudioMs, r.UnderrunMs, r.AudioMs = &a, artifact.Ms(float64(turn)), artifact.Ms(1000+float64(100*call))
+			r.CallerAudioMs = artifact.Ms(1500 + float64(10*call))
+			r.MouthToEarMs, r.SttFinalMs = artifact.Ms(900+float64(7*call+turn)), artifact.Ms(400+float64(call))
+			r.SttQueueMs, r.WER = artifact.Ms(float64(call)), artifact.Num(0.125)
+			if call%2 == 1 {
+				r.EndpointingMs = artifact.Ms(200 + float64(call))
+			}
 			if kind == "http" {
 				r.ErrorStatus = 503
 			}
@@ -124,13 +131,13 @@ func TestLevelRecordOfEveryPath(t *testing.T) {
 	wait, runs := 3.5, 40.0
 	client := artifact.ClientUse{Cores: 2, CPUMs: 120, ReaderCPUMs: 30, ReaderWaitMs: &wait, ReaderRuns: &runs}
 	client.Busy = client.CPUMs / (end * 2)
-	ttsCPU := 700.0
+	ttsCPU, sttCPU := 700.0, 1300.0
 	start := levelStart
-	normal := Level(set, 2, rows, LevelExtras{StartedUnixMs: &start, DurationMs: &end, Client: &client, TTSCPUMs: &ttsCPU})
+	normal := Level(set, 2, rows, LevelExtras{StartedUnixMs: &start, DurationMs: &end, Client: &client, TTSCPUMs: &ttsCPU, STTCPUMs: &sttCPU})
 
 	// A run stopped in the level: the sweep makes its record from the
 	// rows the runner kept.
-	stop := stopIn{RoundResult{Rows: rows, Extras: LevelExtras{StartedUnixMs: &start, Client: &client, TTSCPUMs: &ttsCPU}}}
+	stop := stopIn{RoundResult{Rows: rows, Extras: LevelExtras{StartedUnixMs: &start, Client: &client, TTSCPUMs: &ttsCPU, STTCPUMs: &sttCPU}}}
 	stopped, err := Sweep(context.Background(), artifact.Load{Settings: set}, stop, func(artifact.Load) error { return nil },
 		io.Discard, "out")
 	if !errors.Is(err, context.Canceled) || len(stopped.Levels) != 1 {
@@ -150,9 +157,10 @@ func TestLevelRecordOfEveryPath(t *testing.T) {
 			w, r := wait*share, runs*share
 			c := artifact.ClientUse{Cores: client.Cores / n, CPUMs: client.CPUMs * share, ReaderCPUMs: client.ReaderCPUMs * share,
 				ReaderWaitMs: &w, ReaderRuns: &r}
-			cpu := ttsCPU * audioMs(shards[i].Rows, 2) / audioMs(rows, 2)
+			cpu := ttsCPU * audioMs(shards[i].Rows, answerAudio) / audioMs(rows, answerAudio)
+			heard := sttCPU * audioMs(shards[i].Rows, callerAudio) / audioMs(rows, callerAudio)
 			shards[i].Doc.Levels[0] = Level(shards[i].Doc.Settings, 2, shards[i].Rows, LevelExtras{StartedUnixMs: &start,
-				Client: &c, TTSCPUMs: &cpu})
+				Client: &c, TTSCPUMs: &cpu, STTCPUMs: &heard})
 		}
 		m, err := Merge(shards)
 		if err != nil {
@@ -164,12 +172,12 @@ func TestLevelRecordOfEveryPath(t *testing.T) {
 	// Every member of the record is there: a figure of the rows that one
 	// path dropped would be missing from all of them.
 	s := want["summary"].(map[string]any)
-	for _, k := range []string{"client", "first_audio_ms", "underrun_ms", "by_turn", "calls", "failures", "cut"} {
+	for _, k := range []string{"client", "first_audio_ms", "underrun_ms", "mouth_to_ear_ms", "stt_final_ms", "endpointing_ms", "by_turn", "calls", "failures", "cut"} {
 		if _, ok := s[k]; !ok {
 			t.Errorf("the summary has no %s", k)
 		}
 	}
-	for _, k := range []string{"rate", "steady", "goodput", "slo", "tts_cpu_ms_per_audio_s"} {
+	for _, k := range []string{"rate", "steady", "goodput", "slo", "tts_cpu_ms_per_audio_s", "stt_cpu_ms_per_audio_s"} {
 		if _, ok := want[k]; !ok {
 			t.Errorf("the record has no %s", k)
 		}
@@ -360,5 +368,69 @@ func TestSteadyLeavesOutWarmup(t *testing.T) {
 		if w := over.SteadyWindow; w == nil || w.Known || w.LeftOut != 0 || over.Summary.Requests != 45-warm {
 			t.Errorf("warm-up %d, over-saturated: window %+v over %d requests, want nothing cut", warm, w, over.Summary.Requests)
 		}
+	}
+}
+
+// TestSpokenTurnFigures: a level whose callers spoke has mouth_to_ear_ms,
+// stt_final_ms and endpointing_ms distributions over the spoken turns
+// that have each figure (a failed transcription has none and is a
+// failure of its kind), an SLO on mouth_to_ear_ms judged on the rows'
+// values, and the speech-to-text engine's CPU per second of the callers'
+// audio; a level whose callers did not speak has none of them.
+func TestSpokenTurnFigures(t *testing.T) {
+	t.Parallel()
+	set := artifact.LoadSettings{Mode: "concurrency", Levels: []float64{2}, Turns: 2, Calls: 4, Requests: 8,
+		SLO: []artifact.SLO{{Metric: "mouth_to_ear_ms", Percentile: 50, LimitMs: 1500, Text: "mouth_to_ear_ms<=1500@p50"}}}
+	var rows []artifact.LoadRequest
+	for call := 1; call <= 4; call++ {
+		for turn := 1; turn <= 2; turn++ {
+			kind := ""
+			if call == 3 && turn == 2 {
+				kind = "stt_rate_limited"
+			}
+			r := row(2, call, turn, 20, 100, 300, kind)
+			r.Index = 2*(call-1) + turn
+			r.CallerAudioMs = artifact.Ms(2000)
+			if kind == "" {
+				r.MouthToEarMs, r.SttFinalMs = artifact.Ms(1000+float64(100*r.Index)), artifact.Ms(float64(10*r.Index))
+			} else {
+				r.TTFTMs, r.FirstSentenceMs = nil, nil
+			}
+			if turn == 1 {
+				r.EndpointingMs = artifact.Ms(float64(r.Index))
+			}
+			rows = append(rows, r)
+		}
+	}
+	cpu := 8400.0
+	lv := Level(set, 2, rows, LevelExtras{STTCPUMs: &cpu})
+	s := lv.Summary
+	if s.MouthToEarMs == nil || s.SttFinalMs == nil || s.EndpointingMs == nil {
+		t.Fatalf("summary without the spoken turn's figures: %+v", s)
+	}
+	if s.MouthToEarMs.N != 7 || *s.MouthToEarMs.Max != 1800 || s.SttFinalMs.N != 7 || s.EndpointingMs.N != 4 || *s.EndpointingMs.Max != 7 {
+		t.Errorf("mouth to ear %+v, stt final %+v, endpointing %+v", *s.MouthToEarMs, *s.SttFinalMs, *s.EndpointingMs)
+	}
+	if s.Failed != 1 || s.Failures[0].Kind != "stt_rate_limited" {
+		t.Errorf("failures %+v", s.Failures)
+	}
+	// The p50 of 8 turns, the failed one infinitely late: 1000+100*[1 2 3
+	// 4 5 7 8 inf] -> between 1400 and 1500.
+	if v := lv.SLO[0]; v.ValueMs == nil || *v.ValueMs != 1450 || !v.Met || v.Failed != 1 || v.N != 8 {
+		t.Errorf("SLO %+v", v)
+	}
+	// 8.4 s of CPU over 16 s of the callers' audio.
+	if p := lv.STTCPUMsPerAudioS; p == nil || *p != 525 {
+		t.Errorf("stt_cpu_ms_per_audio_s %v, want 525", p)
+	}
+	if lv.TTSCPUMsPerAudioS != nil {
+		t.Errorf("tts_cpu_ms_per_audio_s %v without answers spoken", *lv.TTSCPUMsPerAudioS)
+	}
+	for i := range rows {
+		rows[i].CallerAudioMs, rows[i].MouthToEarMs, rows[i].SttFinalMs, rows[i].EndpointingMs = nil, nil, nil, nil
+	}
+	lv = Level(set, 2, rows, LevelExtras{})
+	if s := lv.Summary; s.MouthToEarMs != nil || s.SttFinalMs != nil || s.EndpointingMs != nil || lv.STTCPUMsPerAudioS != nil {
+		t.Errorf("a level no caller spoke has spoken turns' figures: %+v", s)
 	}
 }

@@ -204,11 +204,12 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 			if rec.TTSCPUMsPerAudioS != nil {
 				// The shard's speech CPU, back from its share per second of
 				// the audio its rows spoke.
-				cpu := *rec.TTSCPUMsPerAudioS * audioMs(f.Rows, level) / 1000
-				if x.TTSCPUMs != nil {
-					cpu += *x.TTSCPUMs
-				}
-				x.TTSCPUMs = &cpu
+				x.TTSCPUMs = addCPU(x.TTSCPUMs, *rec.TTSCPUMsPerAudioS*audioMs(rowsOf(f.Rows, level), answerAudio)/1000)
+			}
+			if rec.STTCPUMsPerAudioS != nil {
+				// The same of its speech-to-text engine, per second of
+				// the callers' audio its rows sent.
+				x.STTCPUMs = addCPU(x.STTCPUMs, *rec.STTCPUMsPerAudioS*audioMs(rowsOf(f.Rows, level), callerAudio)/1000)
 			}
 		}
 		ls.StartedUnixMs = started
@@ -271,15 +272,23 @@ func mergeLevel(set artifact.LoadSettings, level float64, shards []ShardFolder) 
 	return l, notes, true
 }
 
-// audioMs is the audio the rows of level were spoken as.
-func audioMs(rows []artifact.LoadRequest, level float64) float64 {
-	sum := 0.0
+// rowsOf are the rows of level.
+func rowsOf(rows []artifact.LoadRequest, level float64) []artifact.LoadRequest {
+	var out []artifact.LoadRequest
 	for _, r := range rows {
-		if r.Level == level && r.AudioMs != nil {
-			sum += *r.AudioMs
+		if r.Level == level {
+			out = append(out, r)
 		}
 	}
-	return sum
+	return out
+}
+
+// addCPU is an engine's CPU so far (nil: none yet) with ms more.
+func addCPU(sum *float64, ms float64) *float64 {
+	if sum != nil {
+		ms += *sum
+	}
+	return &ms
 }
 
 // sumClients is the client figures of the shards that ran a level

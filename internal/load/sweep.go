@@ -111,6 +111,9 @@ func Sweep(ctx context.Context, doc artifact.Load, r Runner, save func(artifact.
 	if tts := doc.Settings.TTS; tts != nil {
 		s.table.Engine = tts.Engine
 	}
+	if stt := doc.Settings.STT; stt != nil {
+		s.table.STTEngine = stt.Engine
+	}
 	s.doc.Levels, s.doc.Capacity = []artifact.LoadLevel{}, nil
 	if s.search() {
 		s.doc.Settings.Levels = []float64{}

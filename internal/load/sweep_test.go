@@ -205,6 +205,9 @@ type fakeRunner struct {
 	// ttsCPUMs, when set, is the default speech engine's CPU over each
 	// round, whose answers were spoken: 1 s of audio each.
 	ttsCPUMs float64
+	// sttCPUMs, when set, is the default speech-to-text engine's CPU over
+	// each round, whose callers spoke: 2 s of audio each turn.
+	sttCPUMs float64
 }
 
 func (f *fakeRunner) Run(ctx context.Context, rd load.Round) (load.RoundResult, error) {
@@ -215,6 +218,12 @@ func (f *fakeRunner) Run(ctx context.Context, rd load.Round) (load.RoundResult, 
 			res.Rows[i].AudioMs = artifact.Ms(1000)
 		}
 		res.Extras.TTSCPUMs = &f.ttsCPUMs
+	}
+	if f.sttCPUMs > 0 {
+		for i := range res.Rows {
+			res.Rows[i].CallerAudioMs = artifact.Ms(2000)
+		}
+		res.Extras.STTCPUMs = &f.sttCPUMs
 	}
 	if len(f.rounds) == f.stopAt {
 		res.Rows = res.Rows[:f.keep]
@@ -815,6 +824,30 @@ func TestSweepSpeechEngine(t *testing.T) {
 		line := "  speech: espeak-ng used 15.0 ms of CPU per second of audio (on this machine, beside the client)\n"
 		if got := strings.Count(console, line); engine != "" && got != 2 || engine == "" && strings.Contains(console, "speech:") {
 			t.Errorf("engine %q: %d speech lines:\n%s", engine, got, console)
+		}
+	}
+}
+
+// TestSweepSpeechToTextEngine: with turns spoken to the engine the
+// settings name (--stt default), each level says what transcribing cost
+// per second of the callers' audio, beside the speech engine's line; with
+// another speech-to-text server (no engine) it does not.
+func TestSweepSpeechToTextEngine(t *testing.T) {
+	t.Parallel()
+	for _, engine := range []string{"pocketsphinx 5.1.1", ""} {
+		sc := scenarioOf(t, "every level held")
+		sc.set.STT = &artifact.LoadSTT{URL: "http://127.0.0.1:5003", API: "openai", Engine: engine}
+		doc, console, err := sweepOf(t, sc, &fakeRunner{sttCPUMs: 600}, &saves{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 600 ms of CPU over 40 s of the callers' audio.
+		if l := doc.Levels[0]; l.STTCPUMsPerAudioS == nil || *l.STTCPUMsPerAudioS != 15 {
+			t.Errorf("engine %q: stt_cpu_ms_per_audio_s %v, want 15", engine, l.STTCPUMsPerAudioS)
+		}
+		line := "  speech-to-text: pocketsphinx 5.1.1 used 15.0 ms of CPU per second of the callers' audio (on this machine, beside the client)\n"
+		if got := strings.Count(console, line); engine != "" && got != 2 || engine == "" && strings.Contains(console, "speech-to-text:") {
+			t.Errorf("engine %q: %d speech-to-text lines:\n%s", engine, got, console)
 		}
 	}
 }

@@ -118,9 +118,11 @@ type levelCase struct {
 	name   string
 	mode   string
 	engine string
-	scope  string
-	labels []string
-	levels []artifact.LoadLevel
+	// sttEngine is the speech-to-text engine's name (Table.STTEngine).
+	sttEngine string
+	scope     string
+	labels    []string
+	levels    []artifact.LoadLevel
 }
 
 // tableCases cover every line a level can have.
@@ -187,6 +189,13 @@ func tableCases() []levelCase {
 	spoken.TTSCPUMsPerAudioS = f(83.25)
 	spoken.SLO = append(spoken.SLO, slo("first_audio_ms", 99, 1000, f(900), 40, 0, 0))
 
+	heard := level(1)
+	ear, final, endp := dist(40, 1200, 1450, 1700, "p99"), dist(40, 300, 420, 500), dist(20, 150, 200, 260)
+	heard.Summary.FirstAudioMs, heard.Summary.UnderrunMs = &audio, &underrun
+	heard.Summary.MouthToEarMs, heard.Summary.SttFinalMs, heard.Summary.EndpointingMs = &ear, &final, &endp
+	heard.TTSCPUMsPerAudioS, heard.STTCPUMsPerAudioS = f(83.25), f(612.5)
+	heard.SLO = append(heard.SLO, slo("mouth_to_ear_ms", 95, 1500, f(1450), 40, 0, 0))
+
 	round := missed(12, 950)
 	round.Pooled = &artifact.LevelPooled{Rounds: 2}
 
@@ -203,6 +212,9 @@ func tableCases() []levelCase {
 		{name: "no content", mode: "concurrency", labels: []string{"10", "11"}, levels: []artifact.LoadLevel{empty, emptyFailed}},
 		{name: "spoken", mode: "concurrency", engine: "espeak-ng", labels: []string{"1"}, levels: []artifact.LoadLevel{spoken}},
 		{name: "spoken without engine", mode: "concurrency", labels: []string{"1"}, levels: []artifact.LoadLevel{spoken}},
+		{name: "caller spoke", mode: "concurrency", engine: "espeak-ng", sttEngine: "pocketsphinx 5.1.1", labels: []string{"1"},
+			levels: []artifact.LoadLevel{heard}},
+		{name: "caller spoke without engine", mode: "concurrency", labels: []string{"1"}, levels: []artifact.LoadLevel{heard}},
 		{name: "over-saturated", mode: "rate", labels: []string{"0.5"}, levels: []artifact.LoadLevel{overSaturated(0.5)}},
 		{name: "interrupted", mode: "concurrency", labels: []string{"16"}, levels: []artifact.LoadLevel{interrupted(16)}},
 		{name: "held but failed", mode: "concurrency", labels: []string{"4"}, levels: []artifact.LoadLevel{heldButFailed(4)}},

@@ -31,7 +31,7 @@ func noLine(t *testing.T, lines []string, part string) {
 
 // levelLines are a level's lines in a table of its own, then its legend.
 func levelLines(c levelCase) (lines, legend []string) {
-	tab := &loadtext.Table{Mode: c.mode, Engine: c.engine, Scope: c.scope}
+	tab := &loadtext.Table{Mode: c.mode, Engine: c.engine, STTEngine: c.sttEngine, Scope: c.scope}
 	for i, l := range c.levels {
 		lines = append(lines, tab.Level(c.labels[i], l)...)
 	}
@@ -180,6 +180,25 @@ func TestLevelSpoken(t *testing.T) {
 		"  speech: espeak-ng used 83.2 ms of CPU per second of audio (on this machine, beside the client)")
 	lines, _ = levelLines(tableCase(t, "spoken without engine"))
 	noLine(t, lines, "speech:")
+}
+
+// TestLevelCallerSpoke: a level whose callers spoke shows mouth to ear,
+// the final transcript and the endpointing with their intervals, its SLO
+// on mouth_to_ear_ms, and what the default speech-to-text engine cost
+// beside the speech engine's line; without that engine, no such line.
+func TestLevelCallerSpoke(t *testing.T) {
+	lines, _ := levelLines(tableCase(t, "caller spoke"))
+	hasLine(t, lines,
+		"  mouth-ear p50 1200 [1080, 1320]  p95 1450 [1305, 1595]  p99 too few samples  (n=40, 95% intervals)",
+		"  stt final p50 300 [270, 330]  p95 420 [378, 462]  p99 500 [450, 550]  (n=40, 95% intervals)",
+		"  endpoint  p50 150 [135, 165]  p95 200 [180, 220]  p99 260 [234, 286]  (n=20, 95% intervals)",
+		"  SLO mouth_to_ear_ms p95 1450 ms (limit 1500 ms, n=40): met",
+		"  speech: espeak-ng used 83.2 ms of CPU per second of audio (on this machine, beside the client)",
+		"  speech-to-text: pocketsphinx 5.1.1 used 612.5 ms of CPU per second of the callers' audio (on this machine, beside the client)")
+	lines, _ = levelLines(tableCase(t, "caller spoke without engine"))
+	noLine(t, lines, "speech-to-text:")
+	lines, _ = levelLines(tableCase(t, "spoken"))
+	noLine(t, lines, "mouth-ear")
 }
 
 func TestLevelVerdicts(t *testing.T) {

@@ -16,6 +16,10 @@ type Table struct {
 	// Engine names the speech engine of a run with --tts default, whose
 	// CPU per second of audio a level reports; "" for none.
 	Engine string
+	// STTEngine names the speech-to-text engine of a run with --stt
+	// default, whose CPU per second of the callers' audio a level
+	// reports; "" for none.
+	STTEngine string
 	// Scope is what the percentiles are over beyond their requests ("over
 	// every shard's requests"), said in the legend; "" for nothing more.
 	Scope string
@@ -156,7 +160,8 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	for _, f := range []struct {
 		name string
 		d    *artifact.Dist
-	}{{"ttft", &s.TTFTMs}, {"1st sent", &s.FirstSentenceMs}, {"1st audio", s.FirstAudioMs}, {"underrun", s.UnderrunMs}} {
+	}{{"ttft", &s.TTFTMs}, {"1st sent", &s.FirstSentenceMs}, {"1st audio", s.FirstAudioMs}, {"underrun", s.UnderrunMs},
+		{"mouth-ear", s.MouthToEarMs}, {"stt final", s.SttFinalMs}, {"endpoint", s.EndpointingMs}} {
 		if line := ciLine(f.name, f.d); line != "" {
 			lines = append(lines, line)
 		}
@@ -195,6 +200,10 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	if l.TTSCPUMsPerAudioS != nil && t.Engine != "" {
 		lines = append(lines, fmt.Sprintf("  speech: %s used %.1f ms of CPU per second of audio (on this machine, beside the client)",
 			t.Engine, *l.TTSCPUMsPerAudioS))
+	}
+	if l.STTCPUMsPerAudioS != nil && t.STTEngine != "" {
+		lines = append(lines, fmt.Sprintf("  speech-to-text: %s used %.1f ms of CPU per second of the callers' audio (on this machine, beside the client)",
+			t.STTEngine, *l.STTCPUMsPerAudioS))
 	}
 	// Requests that ended without an error yet streamed no content (a
 	// server that sends usage alone): no figure, and no failure either.

@@ -129,8 +129,8 @@ func overSaturationOption(L *lua.LState, label string, v lua.LValue) *artifact.S
 		L.RaiseError("%s must be a table {metric =, limit_ms =}, got %s", label, v.Type())
 	}
 	metric := lua.LVAsString(t.RawGetString("metric"))
-	if !slices.Contains(sloMetrics, metric) {
-		L.RaiseError("%s.metric must be one of %s, got %q", label, strings.Join(sloMetrics, ", "), metric)
+	if !slices.Contains(artifact.SLOMetrics, metric) {
+		L.RaiseError("%s.metric must be one of %s, got %q", label, strings.Join(artifact.SLOMetrics, ", "), metric)
 	}
 	limit, ok := t.RawGetString("limit_ms").(lua.LNumber)
 	if !ok || limit <= 0 || math.IsInf(float64(limit), 0) {
@@ -138,9 +138,6 @@ func overSaturationOption(L *lua.LState, label string, v lua.LValue) *artifact.S
 	}
 	return &artifact.SLO{Metric: metric, LimitMs: float64(limit)}
 }
-
-// sloMetrics are the figures an SLO may be set on (artifact.Request.Metric).
-var sloMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "first_audio_ms", "underrun_ms"}
 
 // shardOption reads opts.shard: {index =, count =}, index from 0.
 func shardOption(L *lua.LState, label string, v lua.LValue) load.Shard {
