@@ -1,7 +1,12 @@
 package load
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sort"
 	"testing"
 	"time"
@@ -161,5 +166,67 @@ func TestStopsWhenCallsAreOver(t *testing.T) {
 	}})
 	if err != nil || asked != 8 {
 		t.Errorf("asked for %d requests (%v), want 4 calls of 2 turns", asked, err)
+	}
+}
+
+// TestBeforeSpeaksTheTurn: a job's Before runs on the request's
+// goroutine before its stream and may change the request (the server
+// refuses the body the job was built with, and answers the one Before
+// set); its turn began when Before began, the stream starting only after
+// Before returned (Start - Began holds the 20 ms it slept). Before's
+// error fails the turn without a stream, ends its call, and the other
+// calls go on. Without Before, Began is Start.
+func TestBeforeSpeaksTheTurn(t *testing.T) {
+	s := &sseServer{pieces: 2, gap: time.Millisecond}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte("placeholder")) {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	const speaking = 20 * time.Millisecond
+	plan := Plan{Concurrency: 2, Calls: 3, Turns: 2}
+	out := collect(t, plan, func(tn Turn) (Job, Status, error) {
+		job := Job{Request: stream.Request{URL: srv.URL, Body: []byte(`{"placeholder":true}`)}}
+		if tn.Call == 3 {
+			job.Request.Body = body
+			return job, Ready, nil // no Before
+		}
+		job.Before = func(ctx context.Context, req *stream.Request) error {
+			time.Sleep(speaking) // the caller speaks
+			if tn.Call == 2 && tn.Turn == 1 {
+				return errors.New("no transcript")
+			}
+			req.Body = body
+			return nil
+		}
+		return job, Ready, nil
+	})
+	calls := map[int]int{}
+	for _, r := range out {
+		calls[r.Call]++
+		switch {
+		case r.Call == 2:
+			if r.BeforeErr == nil || !r.Failed() || r.Result != nil || r.Err != nil {
+				t.Errorf("call 2: a failed Before gave %+v", r)
+			}
+		case r.Call == 3:
+			if r.Began != r.Start || r.Failed() {
+				t.Errorf("call 3 (no Before): began %v, started %v, %v", r.Began, r.Start, r.Err)
+			}
+		default:
+			if r.Failed() || r.Start-r.Began < speaking || r.Began < r.Scheduled {
+				t.Errorf("call %d turn %d: due %v, began %v, started %v (want %v later at least), %v", r.Call, r.Turn, r.Scheduled, r.Began, r.Start, speaking, r.Err)
+			}
+		}
+	}
+	if calls[1] != 2 || calls[2] != 1 || calls[3] != 2 {
+		t.Errorf("turns by call %v, want 2, 1 (its first failed) and 2", calls)
+	}
+	if n := s.served.Load(); n != 4 {
+		t.Errorf("the server got %d requests, want 4 (none for the turn whose Before failed)", n)
 	}
 }

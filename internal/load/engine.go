@@ -16,15 +16,17 @@ import (
 // A call is one or more turns, one request each, one after the other.
 // Each is due at a moment the plan fixes, and Hooks.Next builds it only
 // then, so whatever delays its start after that moment (building it, the
-// start gate, a busy machine) is in Start - Scheduled:
+// start gate, a busy machine) is in Began - Scheduled (Result):
 //   - a call's first turn, in a closed loop: when a place came free (a
 //     call ended), or the run's start for the first Concurrency calls;
 //   - in an open loop: its arrival (Arrivals), whether or not a place is
 //     free then;
 //   - a later turn: the end of the call's previous turn plus ThinkTime.
 //
-// A turn ends when its stream has ended and Job.After has returned (a
-// spoken answer's audio came): its call holds its place until then.
+// A turn begins with Job.Before, when set (the caller speaking it, from
+// its due time on), and ends when its stream has ended and Job.After has
+// returned (a spoken answer's audio came): its call holds its place
+// until then.
 type Plan struct {
 	// Concurrency caps the calls in progress (a call holds its place from
 	// its first turn's start to its last turn's end, think times
@@ -101,6 +103,13 @@ type Turn struct {
 // Job is one request to start.
 type Job struct {
 	Request stream.Request
+	// Before, when set, runs on the request's goroutine when the turn is
+	// launched, before the start gate and the stream: a caller speaking
+	// the turn, whose transcript it puts in the request. It may change
+	// the request; its error fails the turn without a stream
+	// (Result.BeforeErr). The turn began when Before began
+	// (Result.Began).
+	Before func(ctx context.Context, req *stream.Request) error
 	// After, when set, runs on the request's goroutine once its stream
 	// has ended, before the result is handed back: a speech pipeline
 	// waits there for the answer's audio. Its error fails the request
@@ -126,22 +135,29 @@ const (
 type Result struct {
 	// Index, Call and Turn are the Turn's.
 	Index, Call, Turn int
-	// Scheduled is when the request was due, Start when it was launched
-	// (past the start gate), End when it was over (its stream ended and
-	// Job.After returned: a spoken answer's audio came), all since the
-	// run began;
-	// Start - Scheduled is the client's own delay (the cap on calls in
+	// Scheduled is when the request was due, Began when its turn began,
+	// Start when its stream was launched (past the start gate), End when
+	// it was over (its stream ended and Job.After returned: a spoken
+	// answer's audio came), all since the run began.
+	// Began - Scheduled is the client's own delay (the cap on calls in
 	// progress, building the request, the start gate, a busy machine).
-	Scheduled, Start, End time.Duration
-	Result                *stream.Result
+	// Without Job.Before, Began is Start; with it, Began is when Before
+	// began (the caller began to speak) and Start - Began the time Before
+	// took (the caller speaking, the transcript), then the start gate; a
+	// turn whose Before failed has Start when it failed, and no stream.
+	Scheduled, Began, Start, End time.Duration
+	Result                       *stream.Result
 	// Err is the stream's error; AfterErr is Job.After's, when the stream
-	// ended well but what followed it failed (the answer's speech). Either
-	// fails the turn, which ends its call.
-	Err, AfterErr error
+	// ended well but what followed it failed (the answer's speech);
+	// BeforeErr is Job.Before's (the caller's speech was not
+	// transcribed), when the stream never started. Each fails the turn,
+	// which ends its call.
+	Err, AfterErr, BeforeErr error
 }
 
-// Failed says whether the request failed: its stream, or Job.After.
-func (r Result) Failed() bool { return r.Err != nil || r.AfterErr != nil }
+// Failed says whether the request failed: Job.Before, its stream, or
+// Job.After.
+func (r Result) Failed() bool { return r.Err != nil || r.AfterErr != nil || r.BeforeErr != nil }
 
 // Hooks are called on the goroutine that called Run.
 type Hooks struct {

@@ -207,15 +207,28 @@ func (r *run) build(next nextTurn, at int) {
 	go r.do(t, job)
 }
 
-// do runs one request once the start gate lets it in; its start is that
-// moment, so a wait at the gate is part of its queue_ms.
+// do runs one request: Job.Before first, when set (the turn began then),
+// then the stream once the start gate lets it in; its start is that
+// moment, so a wait at the gate is part of its queue_ms (without Before)
+// or of the turn's hand-off (with it).
 func (r *run) do(t Turn, job Job) {
+	req := job.Request
+	began := r.now()
+	if job.Before != nil {
+		if err := job.Before(r.ctx, &req); err != nil {
+			end := r.now()
+			r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Began: began, Start: end, End: end, BeforeErr: err}
+			return
+		}
+	}
 	r.gate <- struct{}{}
 	start := r.now()
+	if job.Before == nil {
+		began = start
+	}
 	var once sync.Once
 	release := func() { once.Do(func() { <-r.gate }) }
 	hold := time.AfterFunc(gateHold, release)
-	req := job.Request
 	if sent := req.Sent; sent != nil {
 		req.Sent = func() { sent(); release() }
 	} else {
@@ -235,7 +248,7 @@ func (r *run) do(t Turn, job Job) {
 	// Stamped before, the wait for After would be counted as the next
 	// request's queue.
 	end := r.now()
-	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Start: start, End: end, Result: res, Err: err, AfterErr: afterErr}
+	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Began: began, Start: start, End: end, Result: res, Err: err, AfterErr: afterErr}
 }
 
 // armTimer points the timer at the due time of next (when due) or the

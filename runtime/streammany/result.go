@@ -56,7 +56,7 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	}
 	vals := m.h.Requests.Values(L, res, err)
 	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
-		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Start - r.Scheduled),
+		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Began - r.Scheduled),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), cut: res.Info.Cut, ok: !r.Failed()}
 	f.promptN, f.cacheN, f.predictedN = m.rowTokens(res)
