@@ -42,6 +42,7 @@ func (vm *VM) manyHost() *streammany.Host {
 	if t := vm.cfg.TTS; t != nil && t.CPU != nil {
 		h.TTSCPU = t.CPU
 	}
+	h.Caller = vm.cfg.STT
 	return h
 }
 

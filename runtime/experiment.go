@@ -12,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/runtime/streammany"
 )
 
 // Experiment is what the load's script (scripts/load.lua) returns: the
@@ -76,8 +77,9 @@ func (vm *VM) Out() string { return vm.cfg.Out }
 
 // LoadHead is load.json before its first level: set completed with what
 // the run knows of its server (its URL and kind, the API), the model and
-// the server's settings (RunInfo), and with speech (--tts: every answer
-// spoken) the speech server, which the run must have.
+// the server's settings (RunInfo), with speech (--tts: every answer
+// spoken) the speech server, which the run must have, and the command's
+// caller side (--stt: every turn spoken and transcribed).
 func (vm *VM) LoadHead(ctx context.Context, set artifact.LoadSettings, speech bool) (artifact.Load, error) {
 	model, server, kind, err := vm.RunInfo(ctx)
 	if err != nil {
@@ -93,5 +95,7 @@ func (vm *VM) LoadHead(ctx context.Context, set artifact.LoadSettings, speech bo
 			return artifact.Load{}, errors.New("load: --tts is set but the run has no speech server")
 		}
 	}
+	// The caller's side is the command's --stt: every turn spoken.
+	set.STT = streammany.STTRecord(vm.cfg.STT)
 	return artifact.Load{Settings: set, Model: &model, Server: &server, Levels: []artifact.LoadLevel{}}, nil
 }

@@ -133,8 +133,10 @@ end
 -- stream() options, default {max_tokens = 48}) and turns (a call's last
 -- turn, when its caller hangs up). request(i, call, turn, previous, u)
 -- builds a turn's messages when stream_many's plan makes it due: the
--- system prompt, the call's history (its earlier lines and the answers to
--- them) and the caller's next line, with tags {call =, turn =};
+-- system prompt, the call's history (its earlier lines, or what the LLM
+-- was asked of them when the caller spoke them: previous.transcript, and
+-- the answers to them) and the caller's next line, with tags {call =,
+-- turn =};
 -- on_result(r) forgets a call whose caller hung up.
 function M.builder(o)
   local system = o.system or M.DEFAULT_SYSTEM
@@ -146,7 +148,7 @@ function M.builder(o)
       said[call] = s
     end
     if previous then
-      s.history[#s.history + 1] = { role = "user", content = s.line }
+      s.history[#s.history + 1] = { role = "user", content = previous.transcript or s.line }
       s.history[#s.history + 1] = { role = "assistant", content = text_of(previous.chunks) }
     end
     s.line = line_of(o, call, turn, u)

@@ -715,7 +715,9 @@ type Request struct {
 	// false), not a failure; absent when not.
 	Cut bool `json:"cut,omitempty"`
 	// ErrorStatus is the HTTP status of an "http", "rate_limited" or
-	// "tts_http" failure (Failure.Status); absent otherwise.
+	// "tts_http" failure, or of a failed transcription that had one
+	// ("stt_rate_limited", "stt_http", ...) (Failure.Status); absent
+	// otherwise.
 	ErrorStatus int `json:"error_status,omitempty"`
 	// GapsMs are the gaps between the request's consecutive chunks, each
 	// to the microsecond; absent with fewer than two chunks.

@@ -44,6 +44,9 @@ type Host struct {
 	// TTSCPU is the CPU the command's speech server has used so far; nil
 	// when it cannot say.
 	TTSCPU func() time.Duration
+	// Caller is the command's caller side (--stt): with it a run's turns
+	// are spoken and transcribed before they are asked; nil without.
+	Caller *request.Caller
 	// OutPath is a file name of a script resolved against OUT.
 	OutPath func(name string) string
 	// Endpoint is the server's (SERVER); Kind its kind, detected once.

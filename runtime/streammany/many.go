@@ -1,6 +1,7 @@
 package streammany
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -139,6 +140,8 @@ type manyCall struct {
 	// server; set on the request's goroutine before its result is handed
 	// back.
 	spoken *voice.Answer
+	// heard is the turn as the caller spoke it (--stt); nil when not.
+	heard *heardTurn
 }
 
 // next builds the request of a due turn for the loop.
@@ -151,13 +154,25 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 		return load.Job{}, status, nil
 	}
 	tags := requestTags(opts)
-	opts = withoutTags(m.L, opts)
-	speech := m.opts.tts
+	speech, caller := m.opts.tts, m.opts.caller
+	if t, ok := opts.(*lua.LTable); ok && t.RawGetString("stt") != lua.LNil {
+		caller = m.h.sttOption(m.L, "stream_many: a request's opts.stt", t.RawGetString("stt"))
+	}
+	opts = withoutOwn(m.L, opts)
 	if t, ok := opts.(*lua.LTable); ok && t.RawGetString("tts") != lua.LNil {
 		speech = m.h.Speech(m.L, "stream_many: a request's opts.tts", t.RawGetString("tts"))
 	}
+	var heard *heardTurn
+	if caller != nil {
+		messages, heard = spokenMessages(m.L, messages)
+	}
 	c := m.h.Requests.Build(m.L, messages, opts)
-	mc := &manyCall{call: c, tags: tags}
+	mc := &manyCall{call: c, tags: tags, heard: heard}
+	var before func(context.Context, *stream.Request) error
+	if heard != nil {
+		heard.checkBody(m.L, c.Stream.Body)
+		before = heard.before(caller, t.Turn)
+	}
 	if c.OnChunk != nil {
 		c.Stream.OnChunk = m.chunkOnLoop(c.OnChunk)
 	}
@@ -175,7 +190,7 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 	}
 	m.calls[t.Index] = mc
 	m.started++
-	return load.Job{Request: mc.call.Stream, After: after}, load.Ready, nil
+	return load.Job{Request: mc.call.Stream, Before: before, After: after}, load.Ready, nil
 }
 
 // think calls opts.think_ms(call, turn) for the plan: the caller's pause
@@ -237,6 +252,10 @@ func (m *many) finished(r load.Result) (bool, error) {
 	}
 	fin := m.describe(r, res, mc)
 	rec := fin.record()
+	if mc != nil && mc.heard != nil {
+		mc.heard.fillHeard(&rec, res, fin)
+		mc.heard.heardFields(fin.table, rec)
+	}
 	m.rows = append(m.rows, artifact.LoadRequest{Call: r.Call, Turn: r.Turn, Request: rec})
 	m.results.RawSetInt(r.Index, fin.table)
 	if m.opts.record != nil {

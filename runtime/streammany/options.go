@@ -12,11 +12,12 @@ import (
 	"ttftlab/internal/load"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luatable"
+	"ttftlab/runtime/request"
 	"ttftlab/runtime/suggest"
 )
 
 // manyOptionNames are what stream_many's opts may hold.
-var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "over_saturation", "progress", "rate", "record", "seed", "shard", "start_at_ms", "think_ms", "tts", "turns", "warmup", "warmup_ms", "watch"}
+var manyOptionNames = []string{"arrival", "calls", "concurrency", "duration_ms", "on_result", "over_saturation", "progress", "rate", "record", "seed", "shard", "start_at_ms", "stt", "think_ms", "tts", "turns", "warmup", "warmup_ms", "watch"}
 
 // manyOptions are stream_many's opts, checked.
 type manyOptions struct {
@@ -30,6 +31,9 @@ type manyOptions struct {
 	watch    *watcher
 	// tts speaks every answer (a request's own opts.tts overrides it).
 	tts *voice.Speech
+	// caller speaks every request's last user message and asks the
+	// transcript (opts.stt; a request's own opts.stt overrides it).
+	caller *request.Caller
 	// startAt is when the run's clock begins on the wall clock
 	// (opts.start_at_ms); zero: at once.
 	startAt time.Time
@@ -116,6 +120,8 @@ func (h *Host) applyOption(L *lua.LState, name string, v lua.LValue, o *manyOpti
 		o.watch = h.watchOption(L, v)
 	case "tts":
 		o.tts = h.Speech(L, label, v)
+	case "stt":
+		o.caller = h.sttOption(L, label, v)
 	default:
 		L.RaiseError("stream_many: unknown option %q%s (known: %s)", name, suggest.DidYouMean(name, manyOptionNames), strings.Join(manyOptionNames, ", "))
 	}
@@ -249,17 +255,17 @@ func (s requestSource) get(L *lua.LState, t load.Turn, results *lua.LTable) (mes
 	return messages, opts, load.Ready
 }
 
-// withoutTags returns a request's opts without tags, the one key
-// stream_many adds to stream()'s (a copy, so the caller's table is left as
-// it was).
-func withoutTags(L *lua.LState, opts lua.LValue) lua.LValue {
+// withoutOwn returns a request's opts without tags and stt, the keys
+// stream_many reads itself (a copy, so the caller's table is left as it
+// was).
+func withoutOwn(L *lua.LState, opts lua.LValue) lua.LValue {
 	t, ok := opts.(*lua.LTable)
-	if !ok || t.RawGetString("tags") == lua.LNil {
+	if !ok || t.RawGetString("tags") == lua.LNil && t.RawGetString("stt") == lua.LNil {
 		return opts
 	}
 	rest := L.CreateTable(0, 8)
 	t.ForEach(func(k, v lua.LValue) {
-		if s, ok := k.(lua.LString); !ok || s != "tags" {
+		if s, ok := k.(lua.LString); !ok || s != "tags" && s != "stt" {
 			rest.RawSet(k, v)
 		}
 	})

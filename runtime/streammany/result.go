@@ -51,7 +51,10 @@ func unixMs(t time.Time) float64 { return float64(t.UnixMicro()) / 1000 }
 func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishedRequest {
 	L := m.L
 	var err error = r.Err
-	if err != nil && mc != nil {
+	if err == nil && r.BeforeErr != nil {
+		err = r.BeforeErr // the caller's turn was not transcribed: no stream
+	}
+	if r.Err != nil && mc != nil {
 		err = m.h.Requests.Hint(err, mc.call.ServerFrom)
 	}
 	vals := m.h.Requests.Values(L, res, err)
@@ -80,7 +83,14 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 	if failure == nil && r.AfterErr != nil {
 		failure, err = r.AfterErr, r.AfterErr
 	}
-	if failure != nil {
+	switch {
+	case r.BeforeErr != nil:
+		// A turn whose caller's speech was not transcribed is a failure
+		// of its kind (stt_timeout, stt_rate_limited, ...); it never
+		// reached the LLM, so it has no total_ms.
+		f.kind, f.status = heardKind(r.BeforeErr)
+		f.message, f.totalMs = err.Error(), math.NaN()
+	case failure != nil:
 		f.kind, f.message = errorKind(failure), err.Error()
 		var se *stream.Error
 		if errors.As(failure, &se) && (se.Kind == stream.KindHTTP || se.Kind == stream.KindRateLimited) {

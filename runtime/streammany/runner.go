@@ -17,7 +17,8 @@ import (
 // experiment builds, recorded in requests.jsonl and requests.csv (tagged
 // with the level, and a shard's index, host and run), the server's view
 // in server.jsonl (by one shard only: the first), a progress line on a
-// terminal, every answer spoken with --tts. Its Run must be called on
+// terminal, every answer spoken with --tts, every turn spoken by the
+// caller and transcribed before it is asked with --stt. Its Run must be called on
 // the Lua state's goroutine.
 type Runner struct {
 	h *Host
@@ -65,9 +66,13 @@ func (r *Runner) Run(ctx context.Context, round load.Round) (load.RoundResult, e
 		request, onResult := r.builder(L, round)
 		o.onResult = onResult
 		cpu := o.tts != nil && h.TTSCPU != nil
-		var cpu0 time.Duration
+		heardCPU := o.caller != nil && o.caller.CPU != nil
+		var cpu0, heard0 time.Duration
 		if cpu {
 			cpu0 = h.TTSCPU()
+		}
+		if heardCPU {
+			heard0 = o.caller.CPU()
 		}
 		m = h.newMany(L, requestSource{fn: request}, o)
 		loopErr = m.run()
@@ -76,6 +81,9 @@ func (r *Runner) Run(ctx context.Context, round load.Round) (load.RoundResult, e
 		}
 		if cpu {
 			res.Extras.TTSCPUMs = artifact.Num(msOf(h.TTSCPU() - cpu0))
+		}
+		if heardCPU {
+			res.Extras.STTCPUMs = artifact.Num(msOf(o.caller.CPU() - heard0))
 		}
 	})
 	if m != nil && !m.begin.IsZero() {
@@ -102,7 +110,7 @@ func (r *Runner) Run(ctx context.Context, round load.Round) (load.RoundResult, e
 	if err != nil {
 		// A stopped level's record spans its rows; what it has of the
 		// rest is its start and the client's use.
-		res.Extras.TTSCPUMs = nil
+		res.Extras.TTSCPUMs, res.Extras.STTCPUMs = nil, nil
 		return res, err
 	}
 	elapsed := msOf(m.elapsed)
@@ -177,6 +185,9 @@ func (r *Runner) options(L *lua.LState, round load.Round) manyOptions {
 	}
 	if set.TTS != nil {
 		o.tts = h.Speech(L, "load: --tts", lua.LTrue)
+	}
+	if set.STT != nil {
+		o.caller = h.sttOption(L, "load: --stt", lua.LTrue)
 	}
 	return o
 }

@@ -1,0 +1,223 @@
+package streammany
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"ttftlab/internal/artifact"
+	"ttftlab/internal/callaudio"
+	"ttftlab/internal/stream"
+	"ttftlab/internal/stt"
+	"ttftlab/internal/turn"
+	"ttftlab/runtime/request"
+)
+
+// heardTurn is a turn the caller speaks (the command's Caller, --stt):
+// what it says, and, once Job.Before has run on the request's goroutine,
+// its clip and transcript, or why it was not transcribed. The request's
+// goroutine writes it before its result is handed back; the script's
+// goroutine reads it after.
+type heardTurn struct {
+	said string
+	// placeholder stands in the built request's body for the transcript
+	// (the last user message's content), as its JSON string's inside.
+	placeholder []byte
+	clip        *callaudio.Clip
+	result      *stt.Result
+	err         error
+}
+
+// spokenMessages readies a due request to be spoken by the caller: a
+// copy of messages (a string, or an array of {role=, content=}) whose
+// last user message's content is a placeholder the transcript replaces
+// once it is known (heardTurn.before), and that message's text, what the
+// caller says. The script's tables are left as they were.
+func spokenMessages(L *lua.LState, messages lua.LValue) (lua.LValue, *heardTurn) {
+	mark := make([]byte, 12)
+	if _, err := rand.Read(mark); err != nil {
+		L.RaiseError("stream_many: stt: %v", err)
+	}
+	placeholder := "ttftlab-transcript-" + hex.EncodeToString(mark)
+	h := &heardTurn{placeholder: []byte(placeholder)}
+	switch v := messages.(type) {
+	case lua.LString:
+		h.said = string(v)
+		return lua.LString(placeholder), h
+	case *lua.LTable:
+		list := L.CreateTable(v.Len(), 0)
+		last := 0
+		for i := 1; i <= v.Len(); i++ {
+			list.Append(v.RawGetInt(i))
+			if m, ok := v.RawGetInt(i).(*lua.LTable); ok && m.RawGetString("role") == lua.LString("user") {
+				last = i
+			}
+		}
+		if last == 0 {
+			L.RaiseError("stream_many: stt speaks each request's last user message, and this request's messages have none")
+		}
+		m := v.RawGetInt(last).(*lua.LTable)
+		text, ok := m.RawGetString("content").(lua.LString)
+		if !ok {
+			L.RaiseError("stream_many: stt speaks each request's last user message, whose content must be a string, got %s", m.RawGetString("content").Type())
+		}
+		h.said = string(text)
+		heard := L.CreateTable(0, 2)
+		m.ForEach(heard.RawSet)
+		heard.RawSetString("content", lua.LString(placeholder))
+		list.RawSetInt(last, heard)
+		return list, h
+	}
+	return messages, h // not messages: the request's builder refuses it
+}
+
+// checkBody makes sure the built body holds the placeholder once, where
+// the transcript goes.
+func (h *heardTurn) checkBody(L *lua.LState, body []byte) {
+	if n := bytes.Count(body, h.placeholder); n != 1 {
+		L.RaiseError("stream_many: stt: the request body holds the last user message %d times, want once (an opts.body that replaces the messages?)", n)
+	}
+}
+
+// before is the request's Job.Before: the caller speaks its turn k
+// (Caller.Listen: the clip, paced, transcribed) and the transcript takes
+// the placeholder's place in the body; a failed transcription fails the
+// turn (its kind the stt package's).
+func (h *heardTurn) before(c *request.Caller, k int) func(ctx context.Context, req *stream.Request) error {
+	return func(ctx context.Context, req *stream.Request) error {
+		h.result, h.clip, h.err = c.Listen(ctx, h.said, k)
+		if h.err != nil {
+			return h.err
+		}
+		text, err := json.Marshal(h.result.Text)
+		if err != nil {
+			h.err = err
+			return err
+		}
+		req.Body = bytes.Replace(req.Body, h.placeholder, text[1:len(text)-1], 1)
+		return nil
+	}
+}
+
+// heardKind is a failed transcription's kind: the stt package's
+// (stt_timeout, stt_rate_limited, ...), "canceled" for a stop, "stt_error"
+// for anything else (the caller's audio could not be made).
+func heardKind(err error) (kind string, status int) {
+	var se *stt.Error
+	switch {
+	case errors.As(err, &se):
+		return se.Kind, se.Status
+	case errors.Is(err, context.Canceled):
+		return string(stream.KindCanceled), 0
+	}
+	return stt.KindServer, 0
+}
+
+// fillHeard adds the turn as the caller spoke it to the row: the length
+// of the caller's audio, mouth to ear, the final transcript and the
+// endpointing (turn.Parts of request.TurnStamps: the LLM's and the
+// speech engine's times, the row's own, put on the turn's clock), the
+// server's queue time and the word error rate.
+func (h *heardTurn) fillHeard(rec *artifact.Request, res *stream.Result, f finishedRequest) {
+	switch {
+	case h.clip != nil:
+		rec.CallerAudioMs = artifact.Ms(h.clip.DurationMs())
+	case h.result != nil:
+		rec.CallerAudioMs = artifact.Ms(h.result.AudioMs)
+	default:
+		var se *stt.Error
+		if errors.As(h.err, &se) && se.Partial != nil {
+			rec.CallerAudioMs = artifact.Ms(se.Partial.AudioMs)
+		}
+	}
+	r := h.result
+	if r == nil || h.err != nil {
+		return
+	}
+	at := func(x float64) *float64 {
+		if math.IsNaN(x) {
+			return nil
+		}
+		return &x
+	}
+	var sent *float64
+	if f.spoken != nil && len(f.spoken.Sentences) > 0 {
+		sent = f.spoken.Sentences[0].TTSSentMs
+	}
+	p := request.TurnStamps(r, res.Info.T0, at(f.ttftMs), at(f.firstSentenceMs), sent, at(f.firstAudioMs)).Parts()
+	rec.MouthToEarMs, rec.SttFinalMs, rec.EndpointingMs = p.MouthToEarMs, p.SttFinalMs, p.EndpointingMs
+	if r.QueueMs != nil {
+		rec.SttQueueMs = artifact.Ms(*r.QueueMs)
+	}
+	if h.said != "" {
+		rec.WER = artifact.Num(math.Round(turn.WER(h.said, r.Text)*1e4) / 1e4)
+	}
+}
+
+// heardFields are the result table's fields of a spoken turn: said,
+// transcript (what the LLM was asked) and the row's figures of the turn.
+func (h *heardTurn) heardFields(t *lua.LTable, rec artifact.Request) {
+	t.RawSetString("said", lua.LString(h.said))
+	if h.result != nil && h.err == nil {
+		t.RawSetString("transcript", lua.LString(h.result.Text))
+	}
+	for _, f := range []struct {
+		k string
+		p *float64
+	}{{"caller_audio_ms", rec.CallerAudioMs}, {"mouth_to_ear_ms", rec.MouthToEarMs}, {"stt_final_ms", rec.SttFinalMs},
+		{"endpointing_ms", rec.EndpointingMs}, {"stt_queue_ms", rec.SttQueueMs}, {"wer", rec.WER}} {
+		if f.p != nil {
+			t.RawSetString(f.k, lua.LNumber(*f.p))
+		}
+	}
+}
+
+// noCaller is what stream_many's opts.stt and load's settings say
+// without a speech-to-text server.
+const noCaller = "no speech-to-text server: run with --stt URL (a server of POST /v1/audio/transcriptions, " +
+	"whisper-server's /inference or a Realtime WebSocket), or --stt default for pocketsphinx"
+
+// sttOption reads an stt option: true, the command's caller (an error
+// without one); false or nil, none.
+func (h *Host) sttOption(L *lua.LState, label string, v lua.LValue) *request.Caller {
+	switch v {
+	case lua.LNil, lua.LFalse:
+		return nil
+	case lua.LTrue:
+		if h.Caller == nil {
+			L.RaiseError("%s: %s", label, noCaller)
+		}
+		return h.Caller
+	}
+	L.RaiseError("%s must be true (every turn spoken by the caller, --stt) or false, got %s", label, v.Type())
+	return nil
+}
+
+// STTRecord is the caller's side as load.json's settings record it
+// (settings.stt): nil without one. The protocol is the one the URL names
+// when --stt-api did not say; the key only as where it was set.
+func STTRecord(c *request.Caller) *artifact.LoadSTT {
+	if c == nil || c.STT.Endpoint == nil {
+		return nil
+	}
+	ep := c.STT.Endpoint
+	api := c.STT.API
+	if api == "" {
+		api = stt.APIFor(ep.Base)
+	}
+	rec := &artifact.LoadSTT{URL: ep.Base, API: string(api), Engine: c.Engine, Model: ep.Model, Language: c.STT.Language,
+		CallerAudio: "espeak-ng " + c.Espeak}
+	if c.AudioDir != "" {
+		rec.CallerAudio = c.AudioDir
+	}
+	if ep.Key != "" {
+		rec.APIKey = "set from " + ep.KeySource
+	}
+	return rec
+}
