@@ -510,11 +510,20 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	if len(slos) == 0 {
 		slos = []string{"first_sentence_ms<=800@p95"}
 	}
+	// A turn the caller speaks is measured to the moment the caller
+	// hears the answer (mouth to ear): --stt needs the answers spoken.
+	if c.flags.stt.url != "" && c.flags.tts.url == "" {
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--stt measures each turn from the caller's speech to the answer's first audio (mouth to ear): " +
+			"add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)")
+	}
 	var sloList []artifact.SLO
 	for _, s := range slos {
 		slo, _ := parseSLO(s)
 		if m := slo.Metric; (m == "first_audio_ms" || m == "underrun_ms") && c.flags.tts.url == "" {
 			return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q needs answers spoken: add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)", s)
+		}
+		if m := slo.Metric; (m == "mouth_to_ear_ms" || m == "stt_final_ms" || m == "endpointing_ms") && c.flags.stt.url == "" {
+			return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q needs the callers' turns spoken: add --stt URL (a speech-to-text server) or --stt default (pocketsphinx), with --tts", s)
 		}
 		sloList = append(sloList, slo)
 	}

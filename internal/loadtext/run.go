@@ -16,7 +16,8 @@ import (
 // apply, and at the end EndLines.
 
 // RunLines are the run's heading: what it runs ("ttftlab load: server
-// ..."), its SLOs, and for a shard of a sharded run which calls it runs
+// ..."), its SLOs, the speech-to-text side when the callers speak (its
+// engine, or a user's server), and for a shard of a sharded run which calls it runs
 // and when its first level is due.
 func RunLines(set artifact.LoadSettings) []string {
 	levels := make([]string, len(set.Levels))
@@ -38,6 +39,14 @@ func RunLines(set artifact.LoadSettings) []string {
 		fmt.Sprintf("ttftlab load: server %s, %s levels %s, per level %d calls of %d turn%s each (%d requests), %d docs, max_tokens %d",
 			set.Server, set.Mode, levelsText, set.Calls, set.Turns, turns, set.Calls*set.Turns, set.Docs, set.MaxTokens),
 		sloLine(set.SLO),
+	}
+	if st := set.STT; st != nil {
+		engine := "a server of the user's"
+		if st.Engine != "" {
+			engine = st.Engine
+		}
+		lines = append(lines, fmt.Sprintf("callers speak: every turn's question spoken (%s) to speech-to-text %s at %s (%s), its transcript asked, the answer spoken",
+			st.CallerAudio, engine, st.URL, st.API))
 	}
 	if sh := set.Shard; sh != nil {
 		lines = append(lines, fmt.Sprintf("shard %d of %d of run %s on %s: calls %d, %d, ... of each level's %d; %d level(s), "+

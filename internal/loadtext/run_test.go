@@ -40,6 +40,15 @@ func TestRunLines(t *testing.T) {
 		t.Errorf("a search: %q", got)
 	}
 
+	set.STT = &artifact.LoadSTT{URL: "ws://127.0.0.1:9000", API: "realtime", Engine: "pocketsphinx 5.1.1", CallerAudio: "espeak-ng /x/espeak-ng"}
+	sameAs(t, "callers speak", loadtext.RunLines(set)[2:], []string{
+		"callers speak: every turn's question spoken (espeak-ng /x/espeak-ng) to speech-to-text pocketsphinx 5.1.1 at ws://127.0.0.1:9000 (realtime), its transcript asked, the answer spoken",
+	})
+	set.STT.Engine = ""
+	if got := loadtext.RunLines(set)[2]; !strings.Contains(got, " to speech-to-text a server of the user's at ws://") {
+		t.Errorf("callers speak to a user's server: %q", got)
+	}
+
 	set = searchDoc().Settings
 	set.SearchMax, set.Levels, set.RunID = 0, []float64{1, 2}, "r1"
 	set.Shard = &artifact.LoadShard{Index: 1, Count: 3, Host: "b"}
