@@ -24,8 +24,8 @@ import (
 // failed row of kind stt_rate_limited (status 429), its call ends there
 // and the other goes on; the level has the distributions of the spoken
 // turns and counts the failure, the SLO on mouth to ear agrees with its
-// value, the console shows them and the run's heading names the server;
-// check passes on the folder. --stt without --tts, and an SLO on
+// value, the console and the report show them and the run's heading
+// names the server; check passes on the folder. --stt without --tts, and an SLO on
 // mouth_to_ear_ms without --stt, are usage errors.
 func TestLoadListensLive(t *testing.T) {
 	realEspeak(t)
@@ -101,6 +101,9 @@ func TestLoadListensLive(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the console lacks %q", want)
 		}
+	}
+	if html, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(html), "Mouth to ear (the caller&#39;s speech end to the answer&#39;s first audio) by level") {
+		t.Errorf("the load report does not draw mouth to ear by level (%v)", err)
 	}
 	if code, stdout, stderr := runCLI("check", out); code != 0 {
 		t.Fatalf("check exited %d:\n%s%s", code, stdout, stderr)

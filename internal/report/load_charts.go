@@ -17,11 +17,13 @@ import (
 
 // percentileMetrics are drawn by level, in this order, when the run has
 // them.
-var percentileMetrics = []string{"ttft_ms", "first_sentence_ms", "first_audio_ms", "underrun_ms", "total_ms", "queue_ms"}
+var percentileMetrics = []string{"ttft_ms", "first_sentence_ms", "first_audio_ms", "underrun_ms", "mouth_to_ear_ms", "stt_final_ms", "total_ms", "queue_ms"}
 
 var metricTitle = map[string]string{
 	"ttft_ms": "TTFT", "first_sentence_ms": "First sentence", "total_ms": "Total time", "queue_ms": "Queue wait",
 	"first_audio_ms": "First audio (when the caller first hears the answer)", "underrun_ms": "Silence while speaking (underrun)",
+	"mouth_to_ear_ms": "Mouth to ear (the caller's speech end to the answer's first audio)",
+	"stt_final_ms":    "Final transcript (after the caller's speech end)",
 }
 
 // percentileLines are the percentiles drawn, with their colours.
