@@ -210,7 +210,8 @@ func TestCallsThinkTimes(t *testing.T) {
 // TestCallsBuilder: the builder alone (the load's experiment) builds a
 // call's turns: the system prompt, the history of the call with the
 // answers, the caller's next line from the draw, the opts with the call's
-// tags; once the caller hangs up the call's history is gone.
+// tags; once the caller hangs up the call's history is gone; a turn the
+// caller spoke is in the history as its transcript.
 func TestCallsBuilder(t *testing.T) {
 	var out strings.Builder
 	vm, err := runtime.New(t.Context(), runtime.Config{Out: t.TempDir(), Stdout: &out, Stderr: &out})
@@ -229,6 +230,9 @@ func TestCallsBuilder(t *testing.T) {
 		on_result({tags = {call = 7, turn = 2}})
 		local m3 = request(3, 7, 1, nil, 0.1)
 		assert(#m3 == 2 and m3[2].content == "one", #m3 .. " messages after the caller hung up")
+		-- A turn the caller spoke: the history holds what the LLM was asked.
+		local m4 = request(4, 7, 2, {transcript = "won", chunks = {{text = "Sure."}}}, 0.1)
+		assert(#m4 == 4 and m4[2].content == "won" and m4[3].content == "Sure." and m4[4].content == "two", m4[2].content)
 		print("ok")`, "b.lua")
 	if err != nil || !strings.Contains(out.String(), "ok") {
 		t.Fatalf("%v\n%s", err, out.String())
