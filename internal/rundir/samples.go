@@ -134,13 +134,19 @@ func (l *Load) Samples() []figures.Sample {
 	vals := map[key][]float64{}
 	var levels []float64
 	seen := map[float64]bool{}
-	metrics := LoadMetrics
+	spoke, listened := false, false
 	for _, r := range l.Requests {
-		if r.FirstAudioMs != nil || r.UnderrunMs != nil {
-			// Spoken (--tts): the caller's figures too.
-			metrics = append(append([]string(nil), LoadMetrics...), "first_audio_ms", "underrun_ms")
-			break
-		}
+		spoke = spoke || r.FirstAudioMs != nil || r.UnderrunMs != nil
+		listened = listened || r.Listened()
+	}
+	metrics := append([]string(nil), LoadMetrics...)
+	if spoke {
+		// Spoken (--tts): the caller's figures too.
+		metrics = append(metrics, "first_audio_ms", "underrun_ms")
+	}
+	if listened {
+		// The callers spoke (--stt): the whole turn's and the transcript's.
+		metrics = append(metrics, "mouth_to_ear_ms", "stt_final_ms")
 	}
 	skip := l.Transient()
 	for i, r := range l.Requests {

@@ -199,3 +199,33 @@ func TestLabSamplesCancelAndBargeinRepetitions(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSamplesOfSpokenTurns: a load whose callers spoke pools mouth
+// to ear and the final transcript per level beside the answer's spoken
+// figures, a turn whose transcription failed above every time; a load
+// whose callers did not speak has neither.
+func TestLoadSamplesOfSpokenTurns(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	kind := "stt_timeout"
+	ok := artifact.LoadRequest{Level: 1}
+	ok.TTFTMs, ok.FirstSentenceMs, ok.TotalMs, ok.FirstAudioMs, ok.UnderrunMs = f(1), f(2), f(3), f(4), f(0)
+	ok.CallerAudioMs, ok.MouthToEarMs, ok.SttFinalMs = f(900), f(700), f(300)
+	failed := artifact.LoadRequest{Level: 1}
+	failed.CallerAudioMs, failed.ErrorKind = f(900), &kind
+	got := map[string][]float64{}
+	for _, s := range (&Load{Requests: []artifact.LoadRequest{ok, failed}}).Samples() {
+		got[s.Name] = s.Values
+	}
+	if v := got["level 1 mouth_to_ear_ms"]; len(v) != 2 || v[0] != 700 || !math.IsInf(v[1], 1) {
+		t.Errorf("mouth_to_ear_ms %v", v)
+	}
+	if v := got["level 1 stt_final_ms"]; len(v) != 2 || v[0] != 300 || len(got) != 7 {
+		t.Errorf("stt_final_ms %v, %d figures (want 7)", v, len(got))
+	}
+	ok.CallerAudioMs, failed.CallerAudioMs = nil, nil
+	for _, s := range (&Load{Requests: []artifact.LoadRequest{ok, failed}}).Samples() {
+		if strings.Contains(s.Name, "mouth_to_ear") || strings.Contains(s.Name, "stt_final") {
+			t.Errorf("%s without a spoken turn", s.Name)
+		}
+	}
+}
