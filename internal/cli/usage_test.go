@@ -205,6 +205,7 @@ func TestFlagTyposSuggest(t *testing.T) {
 		{[]string{"ab", "--a", "--seed 3"}, `--a "--seed 3": flag provided but not defined: -seed: --seed is one for both set-ups: give it among the common flags, outside --a and --b`},
 		{[]string{"ab", "--a", "--b x"}, `--a "--b x": flag provided but not defined: -b: --a and --b stand among the common flags`},
 		{[]string{"load", "--slo", "first_sentense_ms<=500@p95"}, `no metric "first_sentense_ms" (did you mean "first_sentence_ms"?)`},
+		{[]string{"load", "--slo", "mouth_to_eer_ms<=1500@p95"}, `no metric "mouth_to_eer_ms" (did you mean "mouth_to_ear_ms"?)`},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
