@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -206,7 +207,8 @@ type fakeRunner struct {
 	// round, whose answers were spoken: 1 s of audio each.
 	ttsCPUMs float64
 	// sttCPUMs, when set, is the default speech-to-text engine's CPU over
-	// each round, whose callers spoke: 2 s of audio each turn.
+	// each round, whose callers spoke: 2 s of audio each turn, mouth to
+	// ear 1 s after the first sentence.
 	sttCPUMs float64
 }
 
@@ -221,7 +223,11 @@ func (f *fakeRunner) Run(ctx context.Context, rd load.Round) (load.RoundResult, 
 	}
 	if f.sttCPUMs > 0 {
 		for i := range res.Rows {
-			res.Rows[i].CallerAudioMs = artifact.Ms(2000)
+			r := &res.Rows[i]
+			r.CallerAudioMs = artifact.Ms(2000)
+			if r.FirstSentenceMs != nil {
+				r.MouthToEarMs = artifact.Ms(*r.FirstSentenceMs + 1000) // the caller spoke, the answer was heard
+			}
 		}
 		res.Extras.STTCPUMs = &f.sttCPUMs
 	}
@@ -849,5 +855,38 @@ func TestSweepSpeechToTextEngine(t *testing.T) {
 		if got := strings.Count(console, line); engine != "" && got != 2 || engine == "" && strings.Contains(console, "speech-to-text:") {
 			t.Errorf("engine %q: %d speech-to-text lines:\n%s", engine, got, console)
 		}
+	}
+}
+
+// TestSearchOnMouthToEar: a capacity search whose SLO is on mouth to ear
+// (load --stt) finds the level the same search on the first sentence
+// finds when every turn's mouth to ear is its first sentence plus 1 s and
+// the limit is too: the search's values are the rows' mouth_to_ear_ms
+// (to the microsecond each side).
+func TestSearchOnMouthToEar(t *testing.T) {
+	t.Parallel()
+	sc := scenarioOf(t, "search")
+	want, _, err := sweepOf(t, sc, &fakeRunner{sttCPUMs: 100}, &saves{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slo := sc.set.SLO[0]
+	sc.set.SLO = []artifact.SLO{{Metric: "mouth_to_ear_ms", Percentile: slo.Percentile, LimitMs: slo.LimitMs + 1000,
+		Text: fmt.Sprintf("mouth_to_ear_ms<=%g@p%g", slo.LimitMs+1000, slo.Percentile)}}
+	got, _, err := sweepOf(t, sc, &fakeRunner{sttCPUMs: 100}, &saves{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Capacity == nil || want.Capacity == nil || got.Capacity.Level != want.Capacity.Level || len(got.Capacity.Search) != len(want.Capacity.Search) {
+		t.Fatalf("capacity %+v, want %+v", got.Capacity, want.Capacity)
+	}
+	for i, st := range got.Capacity.Search {
+		w := want.Capacity.Search[i]
+		if st.Level != w.Level || st.Met != w.Met || (st.ValueMs == nil) != (w.ValueMs == nil) || st.ValueMs != nil && math.Abs(*st.ValueMs-(*w.ValueMs+1000)) > 0.002 {
+			t.Errorf("step %d: %+v, want %+v with its value 1000 ms later", i, st, w)
+		}
+	}
+	if v := got.Levels[0].SLO[0]; v.Metric != "mouth_to_ear_ms" || v.ValueMs == nil {
+		t.Errorf("level %g: SLO %+v", got.Levels[0].Level, v)
 	}
 }
