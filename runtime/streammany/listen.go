@@ -25,7 +25,10 @@ import (
 // goroutine writes it before its result is handed back; the script's
 // goroutine reads it after.
 type heardTurn struct {
-	said string
+	// text is the last user message's, what the caller is to say
+	// (Caller.Listen's text; with --caller-audio the turn's WAV is said
+	// instead).
+	text string
 	// placeholder stands in the built request's body for the transcript
 	// (the last user message's content), as its JSON string's inside.
 	placeholder []byte
@@ -48,7 +51,7 @@ func spokenMessages(L *lua.LState, messages lua.LValue) (lua.LValue, *heardTurn)
 	h := &heardTurn{placeholder: []byte(placeholder)}
 	switch v := messages.(type) {
 	case lua.LString:
-		h.said = string(v)
+		h.text = string(v)
 		return lua.LString(placeholder), h
 	case *lua.LTable:
 		list := L.CreateTable(v.Len(), 0)
@@ -67,7 +70,7 @@ func spokenMessages(L *lua.LState, messages lua.LValue) (lua.LValue, *heardTurn)
 		if !ok {
 			L.RaiseError("stream_many: stt speaks each request's last user message, whose content must be a string, got %s", m.RawGetString("content").Type())
 		}
-		h.said = string(text)
+		h.text = string(text)
 		heard := L.CreateTable(0, 2)
 		m.ForEach(heard.RawSet)
 		heard.RawSetString("content", lua.LString(placeholder))
@@ -91,7 +94,7 @@ func (h *heardTurn) checkBody(L *lua.LState, body []byte) {
 // turn (its kind the stt package's).
 func (h *heardTurn) before(c *request.Caller, k int) func(ctx context.Context, req *stream.Request) error {
 	return func(ctx context.Context, req *stream.Request) error {
-		h.result, h.clip, h.err = c.Listen(ctx, h.said, k)
+		h.result, h.clip, h.err = c.Listen(ctx, h.text, k)
 		if h.err != nil {
 			return h.err
 		}
@@ -103,6 +106,16 @@ func (h *heardTurn) before(c *request.Caller, k int) func(ctx context.Context, r
 		req.Body = bytes.Replace(req.Body, h.placeholder, text[1:len(text)-1], 1)
 		return nil
 	}
+}
+
+// said is what the caller said: the clip's text (the text synthesized,
+// or the .txt beside a WAV of --caller-audio: "" when it has none), the
+// message's text before there is a clip.
+func (h *heardTurn) said() string {
+	if h.clip != nil {
+		return h.clip.Text
+	}
+	return h.text
 }
 
 // heardKind is a failed transcription's kind: the stt package's
@@ -123,7 +136,8 @@ func heardKind(err error) (kind string, status int) {
 // of the caller's audio, mouth to ear, the final transcript and the
 // endpointing (turn.Parts of request.TurnStamps: the LLM's and the
 // speech engine's times, the row's own, put on the turn's clock), the
-// server's queue time and the word error rate.
+// server's queue time and the word error rate against what was said
+// (none when that is not known: a WAV without its .txt).
 func (h *heardTurn) fillHeard(rec *artifact.Request, res *stream.Result, f finishedRequest) {
 	switch {
 	case h.clip != nil:
@@ -155,15 +169,18 @@ func (h *heardTurn) fillHeard(rec *artifact.Request, res *stream.Result, f finis
 	if r.QueueMs != nil {
 		rec.SttQueueMs = artifact.Ms(*r.QueueMs)
 	}
-	if h.said != "" {
-		rec.WER = artifact.Num(math.Round(turn.WER(h.said, r.Text)*1e4) / 1e4)
+	if said := h.said(); said != "" {
+		rec.WER = artifact.Num(math.Round(turn.WER(said, r.Text)*1e4) / 1e4)
 	}
 }
 
-// heardFields are the result table's fields of a spoken turn: said,
-// transcript (what the LLM was asked) and the row's figures of the turn.
+// heardFields are the result table's fields of a spoken turn: said
+// (what the caller said, when known), transcript (what the LLM was
+// asked) and the row's figures of the turn.
 func (h *heardTurn) heardFields(t *lua.LTable, rec artifact.Request) {
-	t.RawSetString("said", lua.LString(h.said))
+	if said := h.said(); said != "" {
+		t.RawSetString("said", lua.LString(said))
+	}
 	if h.result != nil && h.err == nil {
 		t.RawSetString("transcript", lua.LString(h.result.Text))
 	}

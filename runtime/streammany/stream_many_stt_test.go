@@ -25,7 +25,8 @@ import (
 )
 
 // callerWAVs writes n short utterances (a tone, then silence) into a
-// folder of the caller's audio.
+// folder of the caller's audio, each with what it says in a .txt beside
+// it.
 func callerWAVs(t *testing.T, n int) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -35,6 +36,9 @@ func callerWAVs(t *testing.T, n int) string {
 			c.Samples[k] = int16(8000 * ((k/20)%2*2 - 1)) // a square wave, loud enough to be speech
 		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("q%d.wav", i+1)), c.WAV(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("q%d.txt", i+1)), []byte(fmt.Sprintf("the caller said %d", i+1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +64,8 @@ func refuseNth(n int32, next http.Handler) http.Handler {
 // TestStreamManyListens: with opts.stt every request's last user message
 // is spoken by the caller (a WAV of --caller-audio) and transcribed
 // before it is asked: the LLM gets the transcript in its place (never
-// the placeholder, never the scripted text), each result has said,
+// the placeholder, never the scripted text), each result has said (the
+// WAV's text, against which the WER is),
 // transcript, and the turn's figures (final transcript after the speech
 // end, the answer's first audio after it), the rows their members; a
 // transcription refused with 429 fails its turn as stt_rate_limited
@@ -85,12 +90,14 @@ func TestStreamManyListens(t *testing.T) {
 				m[#m + 1] = {role = "assistant", content = "ok"}
 			end
 			m[#m + 1] = {role = "user", content = "question " .. call .. "." .. turn}
-			return m, {max_tokens = 8}
+			return m, {max_tokens = 8, tags = {turn = turn}}
 		end, {concurrency = 2, calls = 2, turns = 2, think_ms = 0, stt = true, tts = {server = SPEECH}, record = {jsonl = "r.jsonl"}})
 		local n, failed = 0, 0
 		for i, r in pairs(results) do
 			n = n + 1
-			assert(r.said:find("^question %d%.%d$"), "said " .. tostring(r.said))
+			-- What the caller said is the WAV's .txt, not the message's text: the WER
+			-- of "what the caller said" against "the caller said K" is 2 of 4 words.
+			assert(r.said == "the caller said " .. r.tags.turn, "said " .. tostring(r.said))
 			assert(r.caller_audio_ms == 300, "caller audio " .. tostring(r.caller_audio_ms))
 			if r.error_kind then
 				failed = failed + 1
@@ -98,7 +105,7 @@ func TestStreamManyListens(t *testing.T) {
 			else
 				assert(r.transcript == "what the caller said", "transcript " .. tostring(r.transcript))
 				assert(r.stt_final_ms >= 0 and r.mouth_to_ear_ms > r.stt_final_ms, "order " .. i)
-				assert(r.stt_queue_ms == 7.5 and r.wer > 0, "queue and wer " .. i .. ": " .. tostring(r.stt_queue_ms) .. " " .. tostring(r.wer))
+				assert(r.stt_queue_ms == 7.5 and r.wer == 0.5, "queue and wer " .. i .. ": " .. tostring(r.stt_queue_ms) .. " " .. tostring(r.wer))
 			end
 		end
 		assert(n == 3 and failed == 1, n .. " results, " .. failed .. " failed")
@@ -129,7 +136,7 @@ func TestStreamManyListens(t *testing.T) {
 	}
 	rows := strings.Split(strings.TrimSpace(string(data)), "\n")
 	for _, line := range rows {
-		var r artifact.Request
+		var r artifact.LoadRequest
 		if err := artifact.DecodeStrict([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
