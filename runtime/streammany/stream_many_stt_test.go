@@ -69,7 +69,8 @@ func refuseNth(n int32, next http.Handler) http.Handler {
 // transcript, and the turn's figures (final transcript after the speech
 // end, the answer's first audio after it), the rows their members; a
 // transcription refused with 429 fails its turn as stt_rate_limited
-// (status 429, no total_ms, its call ended) and the others go on; a
+// (status 429, no total_ms, its call ended) and the others go on; the
+// summary has the spoken turns' distributions and the failure; a
 // request's own opts.stt = false is asked as written; opts.stt without a
 // speech-to-text server is refused.
 func TestStreamManyListens(t *testing.T) {
@@ -83,7 +84,7 @@ func TestStreamManyListens(t *testing.T) {
 	vm, out := testVM(t, runtime.Config{Server: url, STT: caller})
 	vm.State().SetGlobal("SPEECH", lua.LString(speech))
 	err := vm.RunString(`
-		local results = stream_many(function(i, call, turn, previous)
+		local results, summary = stream_many(function(i, call, turn, previous)
 			local m = {{role = "system", content = "be brief"}}
 			if previous then
 				m[#m + 1] = {role = "user", content = previous.transcript}
@@ -109,6 +110,8 @@ func TestStreamManyListens(t *testing.T) {
 			end
 		end
 		assert(n == 3 and failed == 1, n .. " results, " .. failed .. " failed")
+		assert(summary.mouth_to_ear_ms.n == 2 and summary.stt_final_ms.n == 2 and summary.endpointing_ms.n == 0, "summary")
+		assert(summary.failures[1].kind == "stt_rate_limited" and summary.failures[1].status == 429, "failures")
 		local plain = stream_many({{"as written", {stt = false}}}, {stt = true})
 		assert(plain[1].error == nil and plain[1].transcript == nil and plain[1].said == nil, "opts.stt = false")
 		print("ok")`, "l.lua")
