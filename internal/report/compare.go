@@ -271,7 +271,7 @@ func loadFigures(l *rundir.Load) []measure {
 		if lv.Goodput != nil {
 			out = append(out, measure{prefix + "goodput", "share of requests", *lv.Goodput})
 		}
-		for _, m := range artifact.Metrics {
+		for _, m := range s.Metrics() {
 			d, _ := s.Metric(m)
 			for _, q := range []string{"p50", "p95", "p99"} {
 				if v := quantile(d, q); v != nil {

@@ -481,3 +481,29 @@ func TestCompareInterleaved(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareLoadFiguresOfSpokenTurns: the ratio table of two loads has
+// each percentile of every distribution a level has: the spoken answer's
+// and the spoken turn's when the callers spoke, none of them otherwise.
+func TestCompareLoadFiguresOfSpokenTurns(t *testing.T) {
+	v := 1200.0
+	d := artifact.Dist{N: 20, P50: &v, P95: &v, P99: &v}
+	lv := artifact.LoadLevel{Level: 1}
+	names := func() []string {
+		var out []string
+		for _, m := range loadFigures(&rundir.Load{Levels: []artifact.LoadLevel{lv}}) {
+			out = append(out, m.name)
+		}
+		return out
+	}
+	if got := names(); slices.Contains(got, "level 1 mouth_to_ear_ms p95") {
+		t.Errorf("a load no caller spoke: %v", got)
+	}
+	lv.Summary.MouthToEarMs, lv.Summary.SttFinalMs = &d, &d
+	got := names()
+	for _, want := range []string{"level 1 mouth_to_ear_ms p50", "level 1 mouth_to_ear_ms p95", "level 1 stt_final_ms p99"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no %q in %v", want, got)
+		}
+	}
+}
