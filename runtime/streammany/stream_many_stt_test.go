@@ -71,8 +71,10 @@ func refuseNth(n int32, next http.Handler) http.Handler {
 // transcription refused with 429 fails its turn as stt_rate_limited
 // (status 429, no total_ms, its call ended) and the others go on; the
 // summary has the spoken turns' distributions and the failure; a
-// request's own opts.stt = false is asked as written; opts.stt without a
-// speech-to-text server is refused.
+// request's own opts.stt = false is asked as written, messages given as
+// a string are spoken too, an opts.body whose messages replace the
+// spoken ones is refused, and so is opts.stt without a speech-to-text
+// server.
 func TestStreamManyListens(t *testing.T) {
 	llm := &streamtest.FakeLlama{Pieces: []string{"Your table", " is ready."}, Delay: 2 * time.Millisecond}
 	url := llm.Start(t)
@@ -114,6 +116,10 @@ func TestStreamManyListens(t *testing.T) {
 		assert(summary.failures[1].kind == "stt_rate_limited" and summary.failures[1].status == 429, "failures")
 		local plain = stream_many({{"as written", {stt = false}}}, {stt = true})
 		assert(plain[1].error == nil and plain[1].transcript == nil and plain[1].said == nil, "opts.stt = false")
+		local one = stream_many({{"a question", {}}}, {stt = true})
+		assert(one[1].error == nil and one[1].transcript == "what the caller said", "a string of messages spoken")
+		local ok, msg = pcall(stream_many, {{"hi", {body = {messages = {{role = "user", content = "x"}}}}}}, {stt = true})
+		assert(not ok and msg:find("holds the last user message 0 times"), msg)
 		print("ok")`, "l.lua")
 	if err != nil {
 		t.Fatal(err)
@@ -130,8 +136,8 @@ func TestStreamManyListens(t *testing.T) {
 			asked++
 		}
 	}
-	if asked != 2 {
-		t.Errorf("%d requests asked a transcript, want the 2 turns transcribed: %q", asked, llm.Bodies())
+	if asked != 3 {
+		t.Errorf("%d requests asked a transcript, want the 3 turns transcribed: %q", asked, llm.Bodies())
 	}
 	data, err := os.ReadFile(filepath.Join(vm.Out(), "r.jsonl"))
 	if err != nil {
