@@ -12,7 +12,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/artifact"
-	"ttftlab/runtime/streammany"
 )
 
 // Experiment is what the load's script (scripts/load.lua) returns: the
@@ -96,6 +95,6 @@ func (vm *VM) LoadHead(ctx context.Context, set artifact.LoadSettings, speech bo
 		}
 	}
 	// The caller's side is the command's --stt: every turn spoken.
-	set.STT = streammany.STTRecord(vm.cfg.STT)
+	set.STT = vm.cfg.STT.Record()
 	return artifact.Load{Settings: set, Model: &model, Server: &server, Levels: []artifact.LoadLevel{}}, nil
 }

@@ -120,18 +120,18 @@ type LoadSettings struct {
 }
 
 // LoadSTT is the speech-to-text side of a load whose callers speak
-// (--stt): the server, the protocol spoken to it, its engine (the
-// default engine's name and version, or "" for a user's server), model
-// and language where given, and where the callers' audio came from
-// (--caller-audio's folder, else the speech engine that synthesized it).
-// The API key only as where it was set.
+// (--stt), as stt_info() gives it (request.Caller.Record): the server,
+// the protocol spoken to it, its engine (the default engine's name and
+// version, "" for a user's server), model and language where given,
+// the --caller-audio folder (absent: the questions spoken by
+// espeak-ng), the API key only as where it was set.
 type LoadSTT struct {
 	URL         string `json:"url"`
 	API         string `json:"api"`
-	Engine      string `json:"engine,omitempty"`
+	Engine      string `json:"engine"`
 	Model       string `json:"model,omitempty"`
 	Language    string `json:"language,omitempty"`
-	CallerAudio string `json:"caller_audio"`
+	CallerAudio string `json:"caller_audio,omitempty"`
 	APIKey      string `json:"api_key,omitempty"`
 }
 

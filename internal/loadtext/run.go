@@ -45,8 +45,12 @@ func RunLines(set artifact.LoadSettings) []string {
 		if st.Engine != "" {
 			engine = st.Engine
 		}
-		lines = append(lines, fmt.Sprintf("callers speak: every turn's question spoken (%s) to speech-to-text %s at %s (%s), its transcript asked, the answer spoken",
-			st.CallerAudio, engine, st.URL, st.API))
+		voice := "by espeak-ng"
+		if st.CallerAudio != "" {
+			voice = "from the WAV files of " + st.CallerAudio
+		}
+		lines = append(lines, fmt.Sprintf("callers speak: every turn's question spoken %s to speech-to-text %s at %s (%s), its transcript asked, the answer spoken",
+			voice, engine, st.URL, st.API))
 	}
 	if sh := set.Shard; sh != nil {
 		lines = append(lines, fmt.Sprintf("shard %d of %d of run %s on %s: calls %d, %d, ... of each level's %d; %d level(s), "+

@@ -40,12 +40,12 @@ func TestRunLines(t *testing.T) {
 		t.Errorf("a search: %q", got)
 	}
 
-	set.STT = &artifact.LoadSTT{URL: "ws://127.0.0.1:9000", API: "realtime", Engine: "pocketsphinx 5.1.1", CallerAudio: "espeak-ng /x/espeak-ng"}
+	set.STT = &artifact.LoadSTT{URL: "ws://127.0.0.1:9000", API: "realtime", Engine: "pocketsphinx 5.1.1"}
 	sameAs(t, "callers speak", loadtext.RunLines(set)[2:], []string{
-		"callers speak: every turn's question spoken (espeak-ng /x/espeak-ng) to speech-to-text pocketsphinx 5.1.1 at ws://127.0.0.1:9000 (realtime), its transcript asked, the answer spoken",
+		"callers speak: every turn's question spoken by espeak-ng to speech-to-text pocketsphinx 5.1.1 at ws://127.0.0.1:9000 (realtime), its transcript asked, the answer spoken",
 	})
-	set.STT.Engine = ""
-	if got := loadtext.RunLines(set)[2]; !strings.Contains(got, " to speech-to-text a server of the user's at ws://") {
+	set.STT.Engine, set.STT.CallerAudio = "", "/q"
+	if got := loadtext.RunLines(set)[2]; !strings.Contains(got, " spoken from the WAV files of /q to speech-to-text a server of the user's at ws://") {
 		t.Errorf("callers speak to a user's server: %q", got)
 	}
 

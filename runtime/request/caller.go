@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"ttftlab/internal/artifact"
 	"ttftlab/internal/callaudio"
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/stt"
 	"ttftlab/internal/turn"
 )
@@ -32,6 +34,28 @@ type Caller struct {
 	// load's calls speak the same questions again.
 	mu    sync.Mutex
 	clips map[string]*callaudio.Clip
+}
+
+// Record is the caller's speech-to-text side as the artifacts record it
+// (stt_info(), load.json's settings.stt): the URL as shown (no secret in
+// it), the protocol (--stt-api, else the URL's, as Listen takes it), the
+// engine, model, language, the caller's audio folder and the key only as
+// where it was set; nil without a server.
+func (c *Caller) Record() *artifact.LoadSTT {
+	if c == nil || c.STT.Endpoint == nil {
+		return nil
+	}
+	ep := c.STT.Endpoint
+	api := c.STT.API
+	if api == "" {
+		api = stt.APIFor(ep.Base)
+	}
+	rec := &artifact.LoadSTT{URL: endpoint.ShownURL(ep.Base), API: string(api), Engine: c.Engine, Model: ep.Model,
+		Language: c.STT.Language, CallerAudio: c.AudioDir}
+	if ep.Key != "" {
+		rec.APIKey = "set from " + ep.KeySource
+	}
+	return rec
 }
 
 // Listen makes turn k's clip (the WAV of AudioDir, else text synthesized,

@@ -13,7 +13,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/callaudio"
-	"ttftlab/internal/endpoint"
 	"ttftlab/internal/sentence"
 	"ttftlab/internal/stream"
 	"ttftlab/internal/stt"
@@ -65,27 +64,8 @@ func (rq *Binder) STTInfo(L *lua.LState) int {
 		L.Push(lua.LString(NoSTT))
 		return 2
 	}
-	ep := c.STT.Endpoint
-	api := c.STT.API
-	if api == "" {
-		api = stt.APIFor(ep.Base)
-	}
 	var t luatable.Fields
-	t.Set("url", lua.LString(endpoint.ShownURL(ep.Base)))
-	t.Set("api", lua.LString(api))
-	t.Set("engine", lua.LString(c.Engine))
-	if ep.Model != "" {
-		t.Set("model", lua.LString(ep.Model))
-	}
-	if c.STT.Language != "" {
-		t.Set("language", lua.LString(c.STT.Language))
-	}
-	if c.AudioDir != "" {
-		t.Set("caller_audio", lua.LString(c.AudioDir))
-	}
-	if ep.Key != "" {
-		t.Set("api_key", lua.LString("set from "+ep.KeySource))
-	}
+	jsonFields(&t, c.Record())
 	if c.CPU != nil {
 		t.Set("cpu_ms", lua.LNumber(float64(c.CPU())/float64(time.Millisecond)))
 	}

@@ -118,20 +118,6 @@ func (h *heardTurn) said() string {
 	return h.text
 }
 
-// heardKind is a failed transcription's kind: the stt package's
-// (stt_timeout, stt_rate_limited, ...), "canceled" for a stop, "stt_error"
-// for anything else (the caller's audio could not be made).
-func heardKind(err error) (kind string, status int) {
-	var se *stt.Error
-	switch {
-	case errors.As(err, &se):
-		return se.Kind, se.Status
-	case errors.Is(err, context.Canceled):
-		return string(stream.KindCanceled), 0
-	}
-	return stt.KindServer, 0
-}
-
 // fillHeard adds the turn as the caller spoke it to the row: the length
 // of the caller's audio, mouth to ear, the final transcript and the
 // endpointing (turn.Parts of request.TurnStamps: the LLM's and the
@@ -195,11 +181,6 @@ func (h *heardTurn) heardFields(t *lua.LTable, rec artifact.Request) {
 	}
 }
 
-// noCaller is what stream_many's opts.stt and load's settings say
-// without a speech-to-text server.
-const noCaller = "no speech-to-text server: run with --stt URL (a server of POST /v1/audio/transcriptions, " +
-	"whisper-server's /inference or a Realtime WebSocket), or --stt default for pocketsphinx"
-
 // sttOption reads an stt option: true, the command's caller (an error
 // without one); false or nil, none.
 func (h *Host) sttOption(L *lua.LState, label string, v lua.LValue) *request.Caller {
@@ -208,33 +189,10 @@ func (h *Host) sttOption(L *lua.LState, label string, v lua.LValue) *request.Cal
 		return nil
 	case lua.LTrue:
 		if h.Caller == nil {
-			L.RaiseError("%s: %s", label, noCaller)
+			L.RaiseError("%s: %s", label, request.NoSTT)
 		}
 		return h.Caller
 	}
 	L.RaiseError("%s must be true (every turn spoken by the caller, --stt) or false, got %s", label, v.Type())
 	return nil
-}
-
-// STTRecord is the caller's side as load.json's settings record it
-// (settings.stt): nil without one. The protocol is the one the URL names
-// when --stt-api did not say; the key only as where it was set.
-func STTRecord(c *request.Caller) *artifact.LoadSTT {
-	if c == nil || c.STT.Endpoint == nil {
-		return nil
-	}
-	ep := c.STT.Endpoint
-	api := c.STT.API
-	if api == "" {
-		api = stt.APIFor(ep.Base)
-	}
-	rec := &artifact.LoadSTT{URL: ep.Base, API: string(api), Engine: c.Engine, Model: ep.Model, Language: c.STT.Language,
-		CallerAudio: "espeak-ng " + c.Espeak}
-	if c.AudioDir != "" {
-		rec.CallerAudio = c.AudioDir
-	}
-	if ep.Key != "" {
-		rec.APIKey = "set from " + ep.KeySource
-	}
-	return rec
 }

@@ -9,6 +9,7 @@ import (
 
 	"ttftlab/internal/load"
 	"ttftlab/internal/stream"
+	"ttftlab/internal/stt"
 	"ttftlab/internal/voice"
 	"ttftlab/runtime/luatable"
 	"ttftlab/runtime/request"
@@ -88,8 +89,11 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 		// A turn whose caller's speech was not transcribed is a failure
 		// of its kind (stt_timeout, stt_rate_limited, ...); it never
 		// reached the LLM, so it has no total_ms.
-		f.kind, f.status = heardKind(r.BeforeErr)
-		f.message, f.totalMs = err.Error(), math.NaN()
+		f.kind, f.message, f.totalMs = request.ErrorKind(r.BeforeErr), err.Error(), math.NaN()
+		var se *stt.Error
+		if errors.As(r.BeforeErr, &se) {
+			f.status = se.Status
+		}
 	case failure != nil:
 		f.kind, f.message = errorKind(failure), err.Error()
 		var se *stream.Error
