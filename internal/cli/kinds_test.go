@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/servers/servertest"
@@ -31,8 +32,12 @@ const fakeKeyForTests = "sk-fake-hosted-51e0"
 // Ollama refuses a request without "model", the hosted API one without
 // its key; args are the flags that reach it.
 func strictFake(c kindCase) (*servertest.Fake, []string) {
+	// 200 µs a prompt token not in the cache: a cold prompt of the cache
+	// and barge-in steps (about 300 tokens) takes tens of ms, a hit about
+	// 1, so a busy machine's pauses of a few ms cannot turn a repetition's
+	// hit slower than its miss, as at the fake's default 20 µs.
 	f := &servertest.Fake{Kind: c.fake, RequireModel: c.fake == servertest.Ollama || c.fake == servertest.Hosted,
-		NoCachedCount: c.noCachedCount}
+		NoCachedCount: c.noCachedCount, PerToken: 200 * time.Microsecond}
 	if c.fake == servertest.Hosted {
 		f.Key = fakeKeyForTests
 		return f, []string{"--api-key", fakeKeyForTests}
