@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"ttftlab/internal/callaudio"
+	"ttftlab/internal/endpoint"
 )
 
 // A streaming turn (realtime, vllm-realtime) sends the caller's audio as
@@ -60,6 +61,9 @@ type streamTurn struct {
 	ws      *websocket.Conn
 	sc      *stampConn
 	frameMs int
+	// scrub takes the secrets the request sent (its key, its secret
+	// headers) out of what the server says: its transcript, its errors.
+	scrub *endpoint.Scrubber
 	// mu guards res and speechSent between the sender and the reader.
 	mu         sync.Mutex
 	res        *Result
@@ -90,7 +94,7 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	t := &streamTurn{cfg: cfg, proto: proto, frameMs: frameMs,
+	t := &streamTurn{cfg: cfg, proto: proto, frameMs: frameMs, scrub: cfg.Endpoint.Scrubber(),
 		res:   &Result{API: api, Rate: rate, AudioMs: clip.DurationMs()},
 		final: make(chan struct{}), failc: make(chan *Error, 1)}
 
@@ -99,12 +103,11 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 		return nil, err
 	}
 	t.ws, t.sc = ws, sc
-	scrub := cfg.Endpoint.Scrubber()
 	defer ws.CloseNow()
 	if err := proto.open(ctx, t); err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			e.Msg = scrub.String(e.Msg)
+			e.Msg = t.scrub.String(e.Msg)
 		}
 		return nil, err
 	}
@@ -137,7 +140,7 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	fail := func(e *Error) (*Result, error) {
 		stop()
 		// What the server said may echo a secret the request sent.
-		e.Msg = scrub.String(e.Msg)
+		e.Msg = t.scrub.String(e.Msg)
 		p := *t.res
 		e.Partial = &p
 		return nil, e
@@ -329,13 +332,19 @@ func (t *streamTurn) read(ctx context.Context) {
 			t.failc <- &Error{Kind: KindBadData, Msg: "speech-to-text: the server sent a binary message where JSON events are spoken"}
 			return
 		}
-		ev, e := parseEvent(data)
+		ev, e := t.parseEvent(data)
 		if e != nil {
 			t.failc <- e
 			return
 		}
 		t.mu.Lock()
 		done, e := t.proto.handle(t, ev, t.ms(at))
+		if done {
+			// A server may echo the key: the whole transcript is
+			// scrubbed once joined, so a key cut across deltas or items
+			// is found too.
+			t.res.Text = t.scrub.String(t.res.Text)
+		}
 		t.mu.Unlock()
 		if e != nil {
 			t.failc <- e
@@ -356,7 +365,7 @@ func (t *streamTurn) firstEvent(ctx context.Context) (wsEvent, error) {
 	if err != nil {
 		return wsEvent{}, err
 	}
-	ev, e := parseEvent(data)
+	ev, e := t.parseEvent(data)
 	if e != nil {
 		return ev, e
 	}
@@ -418,11 +427,13 @@ type wsEvent struct {
 	Error        json.RawMessage `json:"error"`
 }
 
-// parseEvent reads one server event.
-func parseEvent(data []byte) (wsEvent, *Error) {
+// parseEvent reads one server event; one that is none is quoted in the
+// error, scrubbed of the request's secrets before it is shortened (a
+// secret cut by the shortening would escape the scrubbing after).
+func (t *streamTurn) parseEvent(data []byte) (wsEvent, *Error) {
 	var ev wsEvent
 	if err := json.Unmarshal(data, &ev); err != nil || ev.Type == "" {
-		shown := data
+		shown := t.scrub.Bytes(data)
 		if len(shown) > 120 {
 			shown = shown[:120]
 		}

@@ -76,6 +76,14 @@ type Server struct {
 	Never bool
 	// QueueMs, when set, is sent as the X-Queue-Time header.
 	QueueMs string
+	// Echo names request headers whose values the fake quotes, as a
+	// careless server or gateway does: after the transcript (" heard
+	// VALUE ..."), and in a refusal's message (Status).
+	Echo []string
+	// DeltaBytes, when set, cuts a stream's transcript into deltas of
+	// that many bytes (a word a delta otherwise), so an echoed key is
+	// split across events.
+	DeltaBytes int
 
 	mu   sync.Mutex
 	reqs []Received
@@ -135,10 +143,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
+	text := s.Text + echoed(s.Echo, r.Header)
 	if s.Status != 0 {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(s.Status)
-		msg := fmt.Sprintf("refused (%d); the key provided: %s", s.Status, r.Header.Get("Authorization"))
+		msg := fmt.Sprintf("refused (%d); the key provided: %s%s", s.Status, r.Header.Get("Authorization"), echoed(s.Echo, r.Header))
 		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
 		return
 	}
@@ -151,10 +160,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		time.Sleep(time.Until(rec.LastByteAt.Add(s.Delay / 2)))
-		for i, word := range strings.Fields(s.Text) {
-			if i > 0 {
-				word = " " + word
-			}
+		for i, word := range s.deltas(text) {
 			b, _ := json.Marshal(map[string]string{"type": "transcript.text.delta", "delta": word})
 			fmt.Fprintf(w, "data: %s\n\n", b)
 			if i == 0 {
@@ -163,13 +169,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 		time.Sleep(time.Until(final))
-		b, _ := json.Marshal(map[string]string{"type": "transcript.text.done", "text": s.Text})
+		b, _ := json.Marshal(map[string]string{"type": "transcript.text.done", "text": text})
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		s.stamp(idx, func(r *Received) { r.SentAt = time.Now() })
 		fl.Flush()
 		return
 	}
-	b, _ := json.Marshal(map[string]string{"text": s.Text})
+	b, _ := json.Marshal(map[string]string{"text": text})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	time.Sleep(time.Until(final))
@@ -177,6 +183,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 	s.stamp(idx, func(r *Received) { r.SentAt = time.Now() })
 	fl.Flush()
+}
+
+// deltas cuts text into a stream's deltas: a word each (with the space
+// before it), or DeltaBytes bytes each.
+func (s *Server) deltas(text string) []string {
+	if s.DeltaBytes > 0 {
+		return cut(text, s.DeltaBytes)
+	}
+	var out []string
+	for i, word := range strings.Fields(text) {
+		if i > 0 {
+			word = " " + word
+		}
+		out = append(out, word)
+	}
+	return out
 }
 
 func (s *Server) record(r Received) int {

@@ -219,6 +219,9 @@ type Realtime struct {
 	// the audio while the commit was on its way, and transcribes as
 	// that VAD would.
 	EmptyCommit bool
+	// Echo names upgrade request headers whose values the transcript
+	// and an error event (ErrorMsg) quote (" heard VALUE").
+	Echo []string
 
 	fakeWS
 }
@@ -234,6 +237,7 @@ func (f *Realtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hang == 0 {
 		hang = 200
 	}
+	text += echoed(f.Echo, r.Header)
 	prefix := "session"
 	if f.Beta {
 		prefix = "transcription_session"
@@ -266,7 +270,7 @@ func (f *Realtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			case "session.update", "transcription_session.update":
 				f.set(func() { s.Update, s.Model = ev.Type, modelOf(ev.Session) })
 				if f.ErrorMsg != "" {
-					c.send(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": f.ErrorMsg}})
+					c.send(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": f.ErrorMsg + echoed(f.Echo, r.Header)}})
 					return false
 				}
 				c.send(map[string]any{"type": prefix + ".updated", "session": map[string]any{"type": "transcription"}})
@@ -312,6 +316,28 @@ func (f *Realtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return false
 		}
 	})
+}
+
+// echoed is what a fake quotes of the request headers names (Echo), as
+// a careless server does: " heard VALUE" for each.
+func echoed(names []string, h http.Header) string {
+	var b strings.Builder
+	for _, name := range names {
+		b.WriteString(" heard " + h.Get(name))
+	}
+	return b.String()
+}
+
+// cut is text in pieces of n bytes (the last one shorter), as deltas
+// that split an echoed key across events.
+func cut(text string, n int) []string {
+	var out []string
+	for len(text) > 0 {
+		k := min(n, len(text))
+		out = append(out, text[:k])
+		text = text[k:]
+	}
+	return out
 }
 
 // modelOf is the model a session update names (GA or beta).

@@ -24,6 +24,18 @@ type VLLMRealtime struct {
 	Drop bool
 	// Refuse refuses the upgrade with this HTTP status.
 	Refuse int
+	// Echo names upgrade request headers whose values the transcript
+	// and an error event (ErrorMsg) quote (" heard VALUE").
+	Echo []string
+	// DeltaBytes, when set, sends the whole transcript as deltas of that
+	// many bytes at the first speech frame (one word otherwise), so an
+	// echoed key is split across them.
+	DeltaBytes int
+	// NoDoneText sends transcription.done without its text: the
+	// transcript is the deltas joined.
+	NoDoneText bool
+	// ErrorMsg answers the session update with an error event.
+	ErrorMsg string
 
 	fakeWS
 }
@@ -32,7 +44,7 @@ type VLLMRealtime struct {
 func (f *VLLMRealtime) Start(t testing.TB) string { return start(t, f) }
 
 func (f *VLLMRealtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	text := orHello(f.Text)
+	text := orHello(f.Text) + echoed(f.Echo, r.Header)
 	hello := map[string]any{"type": "session.created", "id": "sess-fake", "created": time.Now().Unix()}
 	badJSON := map[string]any{"type": "error", "error": "Invalid JSON", "code": "invalid_json"}
 	f.serve(w, r, f.Refuse, hello, badJSON, func(c *conn) func(clientEvent, time.Time) bool {
@@ -46,6 +58,10 @@ func (f *VLLMRealtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					model = *ev.Model
 				}
 				f.set(func() { s.Update, s.Model = ev.Type, model })
+				if f.ErrorMsg != "" {
+					c.send(map[string]any{"type": "error", "error": f.ErrorMsg + echoed(f.Echo, r.Header), "code": "invalid_model"})
+					return false
+				}
 				validated = true
 			case "input_audio_buffer.append":
 				fr, err := f.frame(s, at, ev.Audio)
@@ -58,7 +74,13 @@ func (f *VLLMRealtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 				if fr.Speech && started && !partial {
 					partial = true
-					c.send(map[string]any{"type": "transcription.delta", "delta": strings.Fields(text)[0]})
+					deltas := strings.Fields(text)[:1]
+					if f.DeltaBytes > 0 {
+						deltas = cut(text, f.DeltaBytes)
+					}
+					for _, d := range deltas {
+						c.send(map[string]any{"type": "transcription.delta", "delta": d})
+					}
 				}
 			case "input_audio_buffer.commit":
 				f.set(func() { s.Commits = append(s.Commits, Commit{At: at, Final: ev.Final}) })
@@ -75,8 +97,12 @@ func (f *VLLMRealtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 				time.AfterFunc(f.Delay, func() {
 					f.set(func() { s.FinalAt = time.Now() })
-					c.send(map[string]any{"type": "transcription.done", "text": text,
-						"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
+					done := map[string]any{"type": "transcription.done", "text": text,
+						"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+					if f.NoDoneText {
+						delete(done, "text")
+					}
+					c.send(done)
 				})
 			default:
 				c.send(map[string]any{"type": "error", "error": fmt.Sprintf("Unknown event type: %s", ev.Type), "code": "unknown_event"})
