@@ -98,7 +98,7 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 		res:   &Result{API: api, Rate: rate, AudioMs: clip.DurationMs()},
 		final: make(chan struct{}), failc: make(chan *Error, 1)}
 
-	ws, sc, err := wsDial(ctx, cfg.Endpoint, rawURL)
+	ws, sc, err := wsDial(ctx, cfg.Endpoint, rawURL, cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -397,8 +397,13 @@ func (t *streamTurn) readFirst(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
-// readError is a failed read: the connection closed mid-turn.
+// readError is a failed read: the connection closed mid-turn, or the
+// server sent a message past the read limit.
 func readError(err error) *Error {
+	if errors.Is(err, websocket.ErrMessageTooBig) {
+		return &Error{Kind: KindBadData, Err: err, Msg: fmt.Sprintf("speech-to-text: the server sent a message over %d bytes, more than any transcript event holds: "+
+			"it is not transcribing the caller's audio", wsReadLimit)}
+	}
 	msg := "speech-to-text: the WebSocket closed mid-turn"
 	if st := websocket.CloseStatus(err); st != -1 {
 		var ce websocket.CloseError
@@ -473,6 +478,12 @@ func (t *streamTurn) partial(ms float64) {
 	if t.res.FirstPartialMs == nil {
 		t.res.FirstPartialMs = ptrMs(ms)
 	}
+}
+
+// tooLong is a transcript past MaxTranscript.
+func tooLong(n int) *Error {
+	return &Error{Kind: KindBadData, Msg: fmt.Sprintf("speech-to-text: the transcript passed %d bytes (%d so far), more than any utterance holds: "+
+		"the server is not transcribing the caller's audio", MaxTranscript, n)}
 }
 
 // ptrMs is a stamp for an optional field.

@@ -40,6 +40,8 @@ type realtimeProto struct {
 	// order it named them; the transcript is theirs joined.
 	items map[string]*rtItem
 	order []string
+	// size is the transcripts' bytes so far, held to MaxTranscript.
+	size int
 }
 
 type rtItem struct {
@@ -159,6 +161,9 @@ func (p *realtimeProto) handle(t *streamTurn, ev wsEvent, ms float64) (bool, *Er
 	case "conversation.item.input_audio_transcription.completed":
 		it := p.item(ev.ItemID)
 		it.ended, it.done, it.text = true, true, strings.TrimSpace(ev.Transcript)
+		if p.size += len(it.text); p.size > MaxTranscript {
+			return false, tooLong(p.size)
+		}
 		if p.turnDone(t) {
 			r.FinalMs = ms
 			r.Text = p.text()

@@ -243,17 +243,34 @@ func checkFailures(t *testing.T, api API, clip *callaudio.Clip, cases []failure)
 	}
 }
 
+// midTurn checks a turn that failed mid-utterance: its message says
+// each of want, the stamps taken before (the speech start, the frames
+// sent) are kept, and there is no final.
+func midTurn(want ...string) func(t *testing.T, e *Error) {
+	return func(t *testing.T, e *Error) {
+		for _, w := range want {
+			if !strings.Contains(e.Msg, w) {
+				t.Fatalf("%q does not say %q", e.Msg, w)
+			}
+		}
+		if e.Partial == nil || e.Partial.SpeechStartedMs == nil || e.Partial.SentMs == 0 || e.Partial.FinalMs != 0 {
+			t.Fatalf("partial %+v, want the speech start, the frames sent and no final", e.Partial)
+		}
+	}
+}
+
 func TestRealtimeFailures(t *testing.T) {
 	checkFailures(t, APIRealtime, toneClip(RealtimeRate, 100, 300, 0), []failure{
 		{"401", &stttest.Realtime{Refuse: 401}, KindAuth, 401, nil},
 		{"403", &stttest.Realtime{Refuse: 403}, KindAuth, 403, nil},
 		{"429", &stttest.Realtime{Refuse: 429}, KindRateLimited, 429, nil},
 		{"500", &stttest.Realtime{Refuse: 500}, KindConnect, 500, nil},
-		{"dropped", &stttest.Realtime{Drop: true}, KindDropped, 0, func(t *testing.T, e *Error) {
-			if e.Partial == nil || e.Partial.SpeechStartedMs == nil || e.Partial.FinalMs != 0 {
-				t.Fatalf("partial %+v, want the speech start and no final", e.Partial)
-			}
-		}},
+		{"dropped", &stttest.Realtime{Drop: true}, KindDropped, 0, midTurn("the WebSocket closed mid-turn")},
+		// The quote is cut at 120 bytes after the key was redacted, so
+		// the key's start does not show where it is cut.
+		{"not an event", &stttest.Realtime{After: strings.Repeat("x", 110) + "Bearer " + testKey + " and more"}, KindBadData, 0,
+			midTurn("a message that is no event", "xxxxBearer [re")},
+		{"binary", &stttest.Realtime{After: "\x00\x01binary", AfterBinary: true}, KindBadData, 0, midTurn("binary message")},
 		{"timeout", &stttest.Realtime{Mute: true}, KindTimeout, 0, func(t *testing.T, e *Error) {
 			p := e.Partial
 			if p == nil || p.SpeechStoppedMs == nil || p.SilenceFrames == 0 {
@@ -272,12 +289,6 @@ func TestRealtimeFailures(t *testing.T) {
 			}
 		}},
 	})
-}
-
-func TestRealtimeConnectRefused(t *testing.T) {
-	cfg := streamCfg(APIRealtime, "http://127.0.0.1:1")
-	_, err := Transcribe(context.Background(), cfg, toneClip(RealtimeRate, 0, 100, 0))
-	sttError(t, err, KindConnect, 0)
 }
 
 func TestWSURL(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -186,16 +187,29 @@ func wsURL(base, path, query string) (string, error) {
 	return u.String(), nil
 }
 
+// wsReadLimit bounds one server message: a transcript event is a few
+// kilobytes.
+const wsReadLimit = 1 << 22
+
 // wsDial opens the WebSocket at rawURL with the endpoint's headers and
-// TLS, on a stampConn. A refused upgrade is an *Error by its status.
-func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string) (*websocket.Conn, *stampConn, error) {
-	var sc *stampConn
+// TLS, on a stampConn, within timeout (a server that takes the
+// connection and never answers the upgrade is stt_timeout). A refused
+// upgrade is an *Error by its status.
+func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string, timeout time.Duration) (*websocket.Conn, *stampConn, error) {
+	pctx := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// The transport dials on a goroutine of its own, which may still run
+	// when the upgrade's time has run out.
+	var scp atomic.Pointer[stampConn]
+	var connected atomic.Bool
 	clk := wire.NewClock()
 	dialTCP := func(ctx context.Context, network, addr string) (*wire.NetpollConn, error) {
 		c, err := wire.DialNoDelay(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
+		connected.Store(true)
 		tc, ok := c.(*net.TCPConn)
 		if !ok {
 			c.Close()
@@ -216,7 +230,8 @@ func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string) (*websock
 			if err != nil {
 				return nil, err
 			}
-			sc = &stampConn{Conn: nc, sock: nc, clk: clk}
+			sc := &stampConn{Conn: nc, sock: nc, clk: clk}
+			scp.Store(sc)
 			return sc, nil
 		},
 		// TLS is done here so that the frames are followed in the
@@ -240,7 +255,8 @@ func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string) (*websock
 				nc.Close()
 				return nil, err
 			}
-			sc = &stampConn{Conn: tc, sock: nc, clk: clk}
+			sc := &stampConn{Conn: tc, sock: nc, clk: clk}
+			scp.Store(sc)
 			return sc, nil
 		},
 	}
@@ -267,17 +283,26 @@ func wsDial(ctx context.Context, ep *endpoint.Endpoint, rawURL string) (*websock
 			}
 			return nil, nil, e
 		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
+		if ctxErr := pctx.Err(); ctxErr != nil {
 			return nil, nil, wsCtxError(ctxErr, nil)
+		}
+		if ctx.Err() != nil {
+			what := "nothing accepted the connection"
+			if connected.Load() {
+				what = "it accepted the connection but did not answer the WebSocket upgrade"
+			}
+			return nil, nil, &Error{Kind: KindTimeout, Err: err,
+				Msg: fmt.Sprintf("speech-to-text server %s: %s within %v (a hung or overloaded server, or no WebSocket server there)", shown, what, timeout)}
 		}
 		return nil, nil, &Error{Kind: KindConnect, Err: err,
 			Msg: fmt.Sprintf("speech-to-text server %s: cannot open a WebSocket: %v", shown, err)}
 	}
+	sc := scp.Load()
 	if sc == nil {
 		ws.CloseNow()
 		return nil, nil, &Error{Kind: KindConnect, Msg: fmt.Sprintf("speech-to-text server %s: the WebSocket is not on a socket of its own", shown)}
 	}
-	ws.SetReadLimit(1 << 22)
+	ws.SetReadLimit(wsReadLimit)
 	return ws, sc, nil
 }
 

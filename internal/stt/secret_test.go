@@ -45,12 +45,8 @@ func noSecret(t *testing.T, what, s string, want bool) {
 // message hold [redacted] in their place.
 func TestUploadEchoedSecretsRedacted(t *testing.T) {
 	clip := clipOf(120)
-	for _, api := range []API{APIOpenAI, APIOpenAIStream, APIWhisper} {
-		kind := stttest.OpenAI
-		if api == APIWhisper {
-			kind = stttest.Whisper
-		}
-		fake := stttest.Start(&stttest.Server{Kind: kind, Text: "what time is it", Echo: echoed, DeltaBytes: 3})
+	for _, api := range uploadAPIs {
+		fake := stttest.Start(&stttest.Server{Kind: fakeKind(api), Text: "what time is it", Echo: echoed, DeltaBytes: 3})
 		res, err := Transcribe(context.Background(), secretConfig(fake.URL, api), clip)
 		fake.Close()
 		if err != nil {
@@ -64,7 +60,7 @@ func TestUploadEchoedSecretsRedacted(t *testing.T) {
 			t.Fatalf("%s: no first partial", api)
 		}
 
-		fake = stttest.Start(&stttest.Server{Kind: kind, Status: 500, Echo: echoed})
+		fake = stttest.Start(&stttest.Server{Kind: fakeKind(api), Status: 500, Echo: echoed})
 		_, err = Transcribe(context.Background(), secretConfig(fake.URL, api), clip)
 		fake.Close()
 		var e *Error

@@ -92,6 +92,12 @@ type Config struct {
 	KeepFrames bool
 }
 
+// MaxTranscript bounds a transcript, in bytes, whatever the protocol: an
+// hour of speech is some 60 KB of text, so a server that sends more is
+// not transcribing the caller (the turn fails with KindBadData), and the
+// client's memory stays bounded.
+const MaxTranscript = 1 << 20
+
 // DefaultTimeout is how long a final transcript may take after the
 // caller's audio ended.
 const DefaultTimeout = 15 * time.Second

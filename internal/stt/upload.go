@@ -65,9 +65,17 @@ func upload(ctx context.Context, cfg Config, clip *callaudio.Clip, api API, path
 		end.Stop()
 		return nil, &Error{Kind: KindDropped, Msg: fmt.Sprintf("speech-to-text: canceled while the caller spoke: %v", ctx.Err()), Partial: res, Err: ctx.Err()}
 	}
+	// The deltas are counted as they come: a stream past MaxTranscript is
+	// cut there.
+	streamed, tooLong := 0, false
 	sr, err := stream.Do(ctx, stream.Request{
 		URL: cfg.Endpoint.Base, Path: path(cfg.Endpoint.Base), API: stream.APITranscription, Body: body, Header: header,
-		TLS: cfg.Endpoint.TLS, Timeout: timeout, IdleTimeout: -1,
+		TLS: cfg.Endpoint.TLS, Timeout: timeout, IdleTimeout: -1, DiscardChunks: true,
+		OnChunk: func(c stream.Chunk) (bool, error) {
+			streamed += len(c.Text)
+			tooLong = streamed > MaxTranscript
+			return !tooLong, nil
+		},
 	})
 	if sr != nil && !sr.Info.T0.IsZero() {
 		off := msSince(res.Start, sr.Info.T0)
@@ -87,7 +95,12 @@ func upload(ctx context.Context, cfg Config, clip *callaudio.Clip, api API, path
 		res.QueueMs = queueMs(sr.Transcript.Header)
 	}
 	if err != nil {
-		return nil, uploadError(err, res, timeout)
+		return nil, uploadError(err, res, timeout, len(body))
+	}
+	if tooLong || len(res.Text) > MaxTranscript {
+		res.Text = ""
+		return nil, &Error{Kind: KindBadData, Partial: res, Msg: fmt.Sprintf("speech-to-text: POST %s: the transcript passed %d bytes, more than any utterance holds: "+
+			"the server is not transcribing the caller's audio", cfg.Endpoint.URL(path(cfg.Endpoint.Base)), MaxTranscript)}
 	}
 	if !sr.Info.Done {
 		return nil, &Error{Kind: KindBadData, Msg: fmt.Sprintf("speech-to-text: POST %s: the answer ended without a transcript", cfg.Endpoint.URL(path(cfg.Endpoint.Base))), Partial: res}
@@ -147,7 +160,7 @@ func queueMs(h http.Header) *float64 {
 // uploadError is a failed upload by kind; the message is the stream's,
 // which names the URL and never the key (internal/endpoint scrubs what
 // the server echoes).
-func uploadError(err error, partial *Result, timeout time.Duration) *Error {
+func uploadError(err error, partial *Result, timeout time.Duration, size int) *Error {
 	e := &Error{Kind: KindServer, Msg: "speech-to-text: " + err.Error(), Partial: partial, Err: err}
 	var se *stream.Error
 	if !errors.As(err, &se) {
@@ -167,6 +180,9 @@ func uploadError(err error, partial *Result, timeout time.Duration) *Error {
 			}
 			e.Msg = fmt.Sprintf("speech-to-text: POST %s: HTTP %d: %s; the speech-to-text server wants an API key, or refused the one sent: pass it with --stt-api-key KEY (or --stt-api-key-file FILE, TTFTLAB_STT_API_KEY)",
 				se.URL, se.Status, msg)
+		}
+		if se.Status == http.StatusRequestEntityTooLarge {
+			e.Msg += fmt.Sprintf("; the server refused the upload as too large (a body of %d bytes, %.1f s of audio as a 16 kHz WAV): raise the server's upload limit, or speak shorter turns", size, partial.AudioMs/1000)
 		}
 	case stream.KindRateLimited:
 		e.Kind = KindRateLimited

@@ -59,9 +59,15 @@ func (p *vllmProto) handle(t *streamTurn, ev wsEvent, ms float64) (bool, *Error)
 	case "error":
 		return false, errorEvent(ev)
 	case "transcription.delta":
+		if p.text.Len()+len(ev.Delta) > MaxTranscript {
+			return false, tooLong(p.text.Len() + len(ev.Delta))
+		}
 		p.text.WriteString(ev.Delta)
 		t.partial(ms)
 	case "transcription.done":
+		if len(ev.Text) > MaxTranscript {
+			return false, tooLong(len(ev.Text))
+		}
 		r.FinalMs = ms
 		r.Text = strings.TrimSpace(ev.Text)
 		if r.Text == "" {

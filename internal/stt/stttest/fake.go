@@ -80,6 +80,15 @@ type Server struct {
 	// careless server or gateway does: after the transcript (" heard
 	// VALUE ..."), and in a refusal's message (Status).
 	Echo []string
+	// Raw, when set, is answered with status 200 and Content-Type
+	// RawType as it is, instead of a transcript: a body that is not
+	// JSON, an event stream without its end, a huge answer.
+	Raw, RawType string
+	// Early answers (Status, else the transcript as JSON) as soon as the
+	// request's head has come, before reading its body, as a server that
+	// judges an upload by its headers does; the rest of the body is then
+	// read and dropped by net/http.
+	Early bool
 	// DeltaBytes, when set, cuts a stream's transcript into deltas of
 	// that many bytes (a word a delta otherwise), so an echoed key is
 	// split across events.
@@ -120,6 +129,22 @@ func (s *Server) Received() []Received {
 // ServeHTTP answers one upload.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Received{Path: r.URL.Path, Header: r.Header.Clone(), ContentLength: r.ContentLength, HeadAt: time.Now(), Fields: map[string]string{}}
+	if s.Early {
+		idx := s.record(rec)
+		code, b := http.StatusOK, []byte(nil)
+		if s.Status != 0 {
+			code = s.Status
+			b, _ = json.Marshal(map[string]any{"error": map[string]any{"message": fmt.Sprintf("refused (%d) before the body came", code), "type": "invalid_request_error"}})
+		} else {
+			b, _ = json.Marshal(map[string]string{"text": s.Text})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(code)
+		w.Write(b)
+		s.stamp(idx, func(r *Received) { r.SentAt = time.Now() })
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	rec.LastByteAt = time.Now()
 	idx := s.record(rec)
@@ -149,6 +174,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(s.Status)
 		msg := fmt.Sprintf("refused (%d); the key provided: %s%s", s.Status, r.Header.Get("Authorization"), echoed(s.Echo, r.Header))
 		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
+		return
+	}
+	if s.Raw != "" {
+		w.Header().Set("Content-Type", s.RawType)
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, s.Raw)
 		return
 	}
 	if s.QueueMs != "" {

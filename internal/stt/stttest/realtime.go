@@ -222,6 +222,11 @@ type Realtime struct {
 	// Echo names upgrade request headers whose values the transcript
 	// and an error event (ErrorMsg) quote (" heard VALUE").
 	Echo []string
+	// After, when set, is sent as a message of its own right after
+	// speech_started (a text message, or binary when AfterBinary): a
+	// message that is no event, a binary frame, a huge message.
+	After       string
+	AfterBinary bool
 
 	fakeWS
 }
@@ -288,6 +293,13 @@ func (f *Realtime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						c.send(map[string]any{"type": "input_audio_buffer.speech_started", "item_id": itemID(), "audio_start_ms": int(posMs)})
 						if f.Drop {
 							return true
+						}
+						if f.After != "" {
+							typ := websocket.MessageText
+							if f.AfterBinary {
+								typ = websocket.MessageBinary
+							}
+							c.ws.Write(c.ctx, typ, []byte(f.After))
 						}
 					}
 					speechEnd, silentMs = posMs+frameMs, 0
