@@ -63,12 +63,18 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	Fail(w, http.StatusNotFound, "no such path %s: this server answers %s, GET /health and GET /v1/models", r.URL.Path, strings.Join(answers, ", "))
 }
 
-// Fail answers an error in OpenAI's shape.
+// Fail answers an error in OpenAI's shape: the client's
+// (invalid_request_error) under 500, the server's (server_error) from it,
+// as a dead engine process is.
 func Fail(w http.ResponseWriter, code int, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	msg, _ := json.Marshal(fmt.Sprintf(format, args...))
-	fmt.Fprintf(w, `{"error":{"message":%s,"type":"invalid_request_error"}}`, msg)
+	typ := "invalid_request_error"
+	if code >= 500 {
+		typ = "server_error"
+	}
+	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q}}`, msg, typ)
 }
 
 // FailBody refuses a request whose body could not be read as what ("a

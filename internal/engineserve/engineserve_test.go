@@ -47,16 +47,19 @@ func TestMux(t *testing.T) {
 	}
 }
 
-// TestFail: the message is a JSON string whatever it holds.
+// TestFail: the message is a JSON string whatever it holds; a status
+// under 500 is the client's error, from 500 on the server's.
 func TestFail(t *testing.T) {
-	rec := httptest.NewRecorder()
-	Fail(rec, 400, "a %q and a\nnewline", "quote")
-	var v struct {
-		Error struct{ Message, Type string }
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil || rec.Code != 400 || v.Error.Message != "a \"quote\" and a\nnewline" ||
-		v.Error.Type != "invalid_request_error" || rec.Header().Get("Content-Type") != "application/json" {
-		t.Errorf("%d %s (%v)", rec.Code, rec.Body, err)
+	for code, typ := range map[int]string{400: "invalid_request_error", 499: "invalid_request_error", 500: "server_error", 503: "server_error"} {
+		rec := httptest.NewRecorder()
+		Fail(rec, code, "a %q and a\nnewline", "quote")
+		var v struct {
+			Error struct{ Message, Type string }
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil || rec.Code != code || v.Error.Message != "a \"quote\" and a\nnewline" ||
+			v.Error.Type != typ || rec.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%d: %d %s (%v), want type %s", code, rec.Code, rec.Body, err, typ)
+		}
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
+
 	"ttftlab/internal/engineserve"
 )
 
@@ -40,6 +42,10 @@ type decoder struct {
 	in     io.WriteCloser
 	out    *bufio.Scanner
 	stderr *tail
+
+	// died is set by a session's reader when the process's output ended
+	// in an error.
+	died atomic.Bool
 
 	inOnce   sync.Once
 	waitOnce sync.Once

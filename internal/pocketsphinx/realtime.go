@@ -226,6 +226,13 @@ func (rt *session) append(pcm []byte) error {
 	if n == 0 {
 		return nil
 	}
+	if rt.dec != nil && rt.decoderGone() {
+		// The decoder died (its reader said so with an error event):
+		// this audio goes to a new one.
+		d := rt.dec
+		rt.dec, rt.rs = nil, nil
+		rt.s.done(d)
+	}
 	if rt.dec == nil {
 		if err := rt.startDecoder(); err != nil {
 			return err
@@ -259,6 +266,10 @@ func (rt *session) append(pcm []byte) error {
 	return nil
 }
 
+// decoderGone says whether the decoder's process died (its reader saw
+// its output end with an error).
+func (rt *session) decoderGone() bool { return rt.dec.died.Load() }
+
 // startDecoder takes a decoder for the audio from now on and reads its
 // utterances as it prints them.
 func (rt *session) startDecoder() error {
@@ -278,6 +289,9 @@ func (rt *session) startDecoder() error {
 				return
 			}
 			if err != nil {
+				// Marked before the error event goes, so the audio the
+				// client sends after it goes to a new decoder.
+				d.died.Store(true)
 				if rt.ctx.Err() == nil {
 					rt.mu.Lock()
 					rt.fail("server_error", "", "%v", err)

@@ -42,25 +42,32 @@ type Server struct {
 
 	mu      sync.Mutex
 	spare   *decoder
+	warming bool // a Warm is starting the spare
 	running map[*decoder]bool
+	spawned int // decoders started so far
 	closed  bool
 }
 
-// Warm starts a decoder to be ready for the next request, when none is;
-// each request starts the next one when it ends.
+// Warm starts a decoder to be ready for the next request, when none is
+// and none is being started; each request starts the next one when it
+// ends, so after a burst of requests one is started, not one each (a
+// model's load each would take the cores from the decodings still
+// running).
 func (s *Server) Warm() error {
 	s.mu.Lock()
-	if s.spare != nil || s.closed {
+	if s.spare != nil || s.warming || s.closed {
 		s.mu.Unlock()
 		return nil
 	}
+	s.warming = true
 	s.mu.Unlock()
 	d, err := s.spawn()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.warming = false
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.spare != nil || s.closed {
 		go d.stop()
 		return nil
@@ -69,7 +76,9 @@ func (s *Server) Warm() error {
 	return nil
 }
 
-// take is a decoder for one request: the warm one, else a new one.
+// take is a decoder for one request: the warm one, else a new one. A
+// warm one that died while it waited (killed, out of memory) is reaped
+// and replaced, so the request does not fail for it.
 func (s *Server) take() (*decoder, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -79,6 +88,10 @@ func (s *Server) take() (*decoder, error) {
 	d := s.spare
 	s.spare = nil
 	s.mu.Unlock()
+	if d != nil && d.exited() {
+		d.stop()
+		d = nil
+	}
 	if d != nil {
 		return d, nil
 	}
@@ -102,6 +115,7 @@ func (s *Server) track(d *decoder, running bool) {
 	}
 	if running {
 		s.running[d] = true
+		s.spawned++
 	} else {
 		delete(s.running, d)
 	}
