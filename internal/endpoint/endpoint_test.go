@@ -156,6 +156,19 @@ func TestScrubber(t *testing.T) {
 			t.Fatalf("split at %d: wrote %q, want %q", cut, out.String(), want)
 		}
 	}
+	// An excerpt shortened in the middle of a secret: its start is
+	// redacted; a start shorter than minSecret, or without the cut mark,
+	// is ordinary text.
+	for in, want := range map[string]string{
+		`the body starts "<p>Bearer sk-echo-7"... (900 bytes)`:    `the body starts "<p>Bearer [redacted]"... (900 bytes)`,
+		`"a hk-9f3"... and "b sk-echo-7d21 sk-echo"... (9 bytes)`: `"a [redacted]"... and "b [redacted] [redacted]"... (9 bytes)`,
+		`"ends in sk-"... (80 bytes), "sk-echo-7" and sk-echo-7"`: `"ends in sk-"... (80 bytes), "sk-echo-7" and sk-echo-7"`,
+		`no excerpt here, sk-echo`:                                `no excerpt here, sk-echo`,
+	} {
+		if got := s.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
 	short := (&Endpoint{Key: "k1"}).Scrubber()
 	if got := short.String("Authorization: Bearer k1; k1 is short"); got != "Authorization: [redacted]; k1 is short" {
 		t.Errorf("short key: %q", got)

@@ -65,7 +65,8 @@ func (s *Scrubber) holds(v string) bool {
 	return false
 }
 
-// String is s with every secret replaced by Redacted.
+// String is s with every secret replaced by Redacted, and the start of
+// a secret that an excerpt's shortening cut off (CutMark) too.
 func (s *Scrubber) String(text string) string {
 	if s == nil {
 		return text
@@ -75,7 +76,35 @@ func (s *Scrubber) String(text string) string {
 			text = strings.ReplaceAll(text, string(k), Redacted)
 		}
 	}
+	if strings.Contains(text, CutMark) {
+		text = s.cutEnds(text)
+	}
 	return text
+}
+
+// CutMark ends a quoted excerpt of a server's text that was shortened
+// for a message ("<html>…"... (N bytes)): a secret cut there leaves its
+// start just before it, which no whole-secret search finds.
+const CutMark = `"...`
+
+// cutEnds replaces, before each CutMark, the longest end of the text
+// that is the start of a secret (minSecret bytes or more) by Redacted.
+func (s *Scrubber) cutEnds(text string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, CutMark)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		before := text[:i]
+		if n := s.partial([]byte(before)); n >= minSecret {
+			before = before[:len(before)-n] + Redacted
+		}
+		b.WriteString(before)
+		b.WriteString(CutMark)
+		text = text[i+len(CutMark):]
+	}
 }
 
 // Bytes is b with every secret replaced by Redacted: b itself when it

@@ -115,3 +115,17 @@ func TestVLLMRealtimeEchoedSecretsRedacted(t *testing.T) {
 	}
 	noSecret(t, "error", e.Msg, true)
 }
+
+// A body that is no transcript is quoted in the message, shortened: a
+// key the shortening cuts does not show its start either.
+func TestUploadEchoCutInExcerpt(t *testing.T) {
+	for pad := 180; pad <= 200; pad += 4 {
+		fake := stttest.Start(&stttest.Server{Kind: stttest.OpenAI, Raw: strings.Repeat("x", pad) + "Bearer " + testKey + " tail", RawType: "text/html"})
+		_, err := Transcribe(context.Background(), secretConfig(fake.URL, APIOpenAI), clipOf(60))
+		fake.Close()
+		e := failed(t, "not JSON", err, KindBadData, "not JSON", `"...`)
+		if strings.Contains(e.Msg, testKey[:4]) {
+			t.Fatalf("the key's start shows in %q", e.Msg)
+		}
+	}
+}
