@@ -3,11 +3,15 @@
 // with stream=true transcript.text.delta / .done events) and
 // whisper.cpp's POST /inference. Each answers a known delay after the
 // last byte of the request's body arrived, records when it received and
-// answered, and can refuse (401, 429) or never answer. Realtime and
+// answered, and can refuse (401, 413, 429), answer before the body came,
+// answer a body that is no transcript, or never answer. Realtime and
 // VLLMRealtime serve the WebSocket protocols (OpenAI's Realtime
 // transcription session, vLLM's /v1/realtime): they record each audio
 // frame's arrival, answer a known delay after the speech end, and can
-// drop the socket, never answer or refuse the upgrade.
+// drop the socket, never answer, refuse the upgrade, or send a message
+// that is no event. Each can echo the request's secret headers in its
+// transcript (split across deltas too) and its errors, as a careless
+// server does.
 package stttest
 
 import (
