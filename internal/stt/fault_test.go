@@ -87,7 +87,8 @@ func fakeKind(api API) stttest.Kind {
 }
 
 // A closed local port is stt_connect, said as such, for every protocol;
-// a URL with a password never shows it.
+// a URL with a password is refused before anything is sent (as an
+// upload's base is), and never shows it.
 func TestFaultClosedPort(t *testing.T) {
 	addr := closedPort(t)
 	clip := clipOf(60)
@@ -95,7 +96,7 @@ func TestFaultClosedPort(t *testing.T) {
 		_, err := Transcribe(context.Background(), secretConfig("http://"+addr, api), clip)
 		failed(t, string(api), err, KindConnect, addr, "refused")
 		_, err = Transcribe(context.Background(), secretConfig("http://user:pa55word@"+addr, api), clip)
-		e := failed(t, string(api)+" with a password", err, KindConnect, "user:xxxxx@"+addr)
+		e := failed(t, string(api)+" with a password", err, KindConnect, "user:xxxxx@"+addr, "without", "password")
 		if strings.Contains(e.Msg, "pa55word") {
 			t.Fatalf("%s: the password shows in %q", api, e.Msg)
 		}

@@ -169,6 +169,11 @@ func wsURL(base, path, query string) (string, error) {
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("bad speech-to-text URL %q", endpoint.ShownURL(base))
 	}
+	if _, ok := u.User.Password(); ok {
+		// As an upload's base (endpoint.ParseBase): a password in the URL
+		// would be sent, and shown, where no scrubber knows it.
+		return "", fmt.Errorf("bad speech-to-text URL %q: want the server's URL without a password; give the key with --stt-api-key", endpoint.ShownURL(base))
+	}
 	switch u.Scheme {
 	case "http":
 		u.Scheme = "ws"
