@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -227,10 +228,12 @@ func TestClientGoneLeavesNoProcess(t *testing.T) {
 }
 
 // A burst of simultaneous uploads is served whole: every one answered
-// with its transcript, a decoder each and one warm one started after
-// them (not one each), and no decoder left but the warm one.
+// with its transcript and the time it waited for a decoder; never more
+// decoders at once than MaxDecoders (the rest queued); a decoder each
+// and one warm one started after them (not one each); none left but the
+// warm one.
 func TestBurstOfUploads(t *testing.T) {
-	srv := &Server{Bin: engine(t)}
+	srv := &Server{Bin: engine(t), MaxDecoders: 2}
 	defer srv.Close()
 	wav := spoken(t, question).WAV()
 	hs := httptest.NewServer(srv)
@@ -239,17 +242,52 @@ func TestBurstOfUploads(t *testing.T) {
 	var wg sync.WaitGroup
 	codes := make([]int, n)
 	bodies := make([]string, n)
+	queue := make([]string, n)
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i], bodies[i] = upload(t, hs.URL, wav)
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			fw, _ := mw.CreateFormFile("file", "question.wav")
+			fw.Write(wav)
+			mw.Close()
+			resp, err := http.Post(hs.URL+"/v1/audio/transcriptions", mw.FormDataContentType(), &body)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			codes[i], bodies[i], queue[i] = resp.StatusCode, string(b), resp.Header.Get("X-Queue-Ms")
 		}()
 	}
+	stop := make(chan struct{})
+	most := make(chan int)
+	go func() {
+		m := 0
+		for {
+			select {
+			case <-stop:
+				most <- m
+				return
+			case <-time.After(time.Millisecond):
+			}
+			_, busy := srv.decoders()
+			m = max(m, len(busy))
+		}
+	}()
 	wg.Wait()
+	close(stop)
+	if m := <-most; m > srv.MaxDecoders {
+		t.Errorf("%d decoders held at once, MaxDecoders %d", m, srv.MaxDecoders)
+	}
 	for i := range n {
 		if codes[i] != 200 || !strings.Contains(bodies[i], `"text"`) || strings.Contains(bodies[i], `"text":""`) {
 			t.Errorf("upload %d of %d: %d %s", i+1, n, codes[i], bodies[i])
+		}
+		if _, err := strconv.ParseFloat(queue[i], 64); err != nil {
+			t.Errorf("upload %d of %d: X-Queue-Ms %q", i+1, n, queue[i])
 		}
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -267,4 +305,29 @@ func TestBurstOfUploads(t *testing.T) {
 	if spawned > n+1 {
 		t.Fatalf("%d decoders started for %d uploads: want one each and one warm one", spawned, n)
 	}
+}
+
+// A request waiting for a decoder (all MaxDecoders held) is answered
+// 503 when the server closes, not left waiting.
+func TestQueuedRequestGivesUp(t *testing.T) {
+	srv := &Server{Bin: engine(t), MaxDecoders: 1}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	rc := dialRealtime(t, hs.URL)
+	rc.next()
+	rc.appendPCM(callaudio.Silence(RealtimeRate, 200))
+	busyDecoder(t, srv) // the session holds the one decoder
+	wav := (&callaudio.Clip{Samples: make([]int16, 1600), Rate: 16000}).WAV()
+	done := make(chan [2]any, 1)
+	go func() {
+		code, b := upload(t, hs.URL, wav)
+		done <- [2]any{code, b}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	srv.Close()
+	a := <-done
+	if a[0].(int) != 503 || !strings.Contains(a[1].(string), "closed") {
+		t.Fatalf("a request waiting when the server closed: %v %v", a[0], a[1])
+	}
+	rc.c.CloseNow()
 }

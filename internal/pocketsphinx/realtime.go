@@ -273,7 +273,7 @@ func (rt *session) decoderGone() bool { return rt.dec.died.Load() }
 // startDecoder takes a decoder for the audio from now on and reads its
 // utterances as it prints them.
 func (rt *session) startDecoder() error {
-	d, err := rt.s.take()
+	d, _, err := rt.s.take(rt.ctx)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,8 +40,16 @@ type Server struct {
 	// CPU is the CPU time (ns) its decoder processes used so far, counted
 	// when each exits.
 	CPU atomic.Int64
+	// MaxDecoders bounds the decoder processes that requests and sessions
+	// hold at once (0: two a core); beyond it a request waits for one to
+	// end, and an upload's answer says how long (X-Queue-Ms). Each
+	// process holds some 100 MB: a burst of uploads is queued, not
+	// answered with a machine out of memory.
+	MaxDecoders int
 
 	mu      sync.Mutex
+	slots   chan struct{} // a token for each decoder held, up to MaxDecoders
+	closing chan struct{} // closed by Close: waiting requests give up
 	spare   *decoder
 	warming bool // a Warm is starting the spare
 	running map[*decoder]bool
@@ -76,33 +85,63 @@ func (s *Server) Warm() error {
 	return nil
 }
 
-// take is a decoder for one request: the warm one, else a new one. A
-// warm one that died while it waited (killed, out of memory) is reaped
-// and replaced, so the request does not fail for it.
-func (s *Server) take() (*decoder, error) {
+// limits makes the decoders' tokens and the closing signal, once.
+func (s *Server) limits() (chan struct{}, chan struct{}) {
+	if s.slots == nil {
+		n := s.MaxDecoders
+		if n <= 0 {
+			n = 2 * runtime.NumCPU()
+		}
+		s.slots, s.closing = make(chan struct{}, n), make(chan struct{})
+	}
+	return s.slots, s.closing
+}
+
+// take is a decoder for one request, once fewer than MaxDecoders are
+// held (waited the time it waited for that): the warm one, else a new
+// one. A warm one that died while it waited (killed, out of memory) is
+// reaped and replaced, so the request does not fail for it. Every
+// decoder taken is given back with done.
+func (s *Server) take(ctx context.Context) (d *decoder, waited time.Duration, err error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errClosed
+		return nil, 0, errClosed
 	}
-	d := s.spare
-	s.spare = nil
+	slots, closing := s.limits()
+	s.mu.Unlock()
+	start := time.Now()
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	case <-closing:
+		return nil, 0, errClosed
+	}
+	waited = time.Since(start)
+	s.mu.Lock()
+	d, s.spare = s.spare, nil
 	s.mu.Unlock()
 	if d != nil && d.exited() {
 		d.stop()
 		d = nil
 	}
-	if d != nil {
-		return d, nil
+	if d == nil {
+		if d, err = s.spawn(); err != nil {
+			<-slots
+			return nil, waited, err
+		}
 	}
-	return s.spawn()
+	return d, waited, nil
 }
 
-// done ends a request's decoder and starts the next warm one, after the
-// request rather than beside it: the model's load would take a core from
-// the decoding being timed.
+// done ends a request's decoder, gives its place to a request that
+// waits, and starts the next warm one, after the request rather than
+// beside it: the model's load would take a core from the decoding being
+// timed.
 func (s *Server) done(d *decoder) {
 	d.stop()
+	<-s.slots
 	s.Warm()
 }
 
@@ -125,6 +164,10 @@ func (s *Server) track(d *decoder, running bool) {
 // PID), the warm one too; requests after it fail.
 func (s *Server) Close() error {
 	s.mu.Lock()
+	if !s.closed {
+		_, closing := s.limits()
+		close(closing)
+	}
 	s.closed = true
 	spare := s.spare
 	s.spare = nil
@@ -213,7 +256,13 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 	}
 	pcm := clip.Resample(Rate).PCM()
 
-	d, err := s.take()
+	d, waited, err := s.take(r.Context())
+	if r.Context().Err() != nil {
+		if d != nil {
+			s.done(d)
+		}
+		return // the client went away while it waited
+	}
 	if err != nil {
 		code := http.StatusInternalServerError
 		if errors.Is(err, errClosed) {
@@ -222,6 +271,9 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 		engineserve.Fail(w, code, "%v", err)
 		return
 	}
+	// How long the request waited for a decoder (MaxDecoders), as the
+	// client reads a server's queue time.
+	w.Header().Set("X-Queue-Ms", strconv.FormatFloat(float64(waited)/float64(time.Millisecond), 'f', 1, 64))
 	defer s.done(d)
 	stopOnGone := context.AfterFunc(r.Context(), d.kill)
 	defer stopOnGone()

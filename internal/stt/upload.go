@@ -141,8 +141,9 @@ func multipartBody(wav []byte, fields form) ([]byte, string, error) {
 
 // QueueHeaders are the answer headers read as the time the request
 // waited before the server worked on it, in ms: X-Queue-Ms, and
-// X-Queue-Time as text-generation-inference sends it. whisper-server and
-// OpenAI send neither: Result.QueueMs stays null.
+// X-Queue-Time as text-generation-inference sends it (the default
+// engine sends X-Queue-Ms). whisper-server and OpenAI send neither:
+// Result.QueueMs stays null.
 var QueueHeaders = []string{"X-Queue-Ms", "X-Queue-Time"}
 
 // queueMs reads the first of QueueHeaders the answer has.
