@@ -55,7 +55,7 @@ func (r *run) event(ev sse.EventOf[stamp]) (stop bool, err error) {
 	if !c.hasChoices && c.usage == nil {
 		r.res.TotalMs = ms(at)
 		return true, r.fail(KindBadData, nil,
-			"the data event at %.1f ms has no \"choices\" and is neither an error nor a usage chunk: %s", ms(at), quote(ev.Data, 200))
+			"the data event at %.1f ms has no \"choices\" and is neither an error nor a usage chunk: %s", ms(at), quote(r.scrub, ev.Data, 200))
 	}
 	r.apply(&c)
 	r.firsts(&c, ms(at))
@@ -113,7 +113,7 @@ func (r *run) badData(data []byte, at time.Duration, err error) error {
 		what = "is not " + r.req.API.eventNoun()
 	}
 	return r.fail(KindBadData, err, "the data event at %.1f ms %s (%v): %s",
-		ms(at), what, err, quote(data, 200))
+		ms(at), what, err, quote(r.scrub, data, 200))
 }
 
 // chunk records one content chunk and runs the callback.

@@ -137,8 +137,11 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// quote shows the start of b, at most max bytes, cut on a rune boundary.
-func quote(b []byte, max int) string {
+// quote shows the start of b, at most max bytes, cut on a rune boundary,
+// with the secrets s knows redacted first: a secret the shortening cut
+// would leave its start, which no search for it whole finds after.
+func quote(s *endpoint.Scrubber, b []byte, max int) string {
+	b = s.Bytes(b)
 	if len(b) <= max {
 		return fmt.Sprintf("%q", b)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"ttftlab/internal/endpoint"
 )
 
 // serverError is llama-server's error object: {"error":{"code","message",
@@ -47,8 +49,9 @@ func parseErrorBody(body []byte) (serverError, bool) {
 }
 
 // httpError explains a non-2xx answer, with the server's own message when
-// the body carries one and what to try for the usual causes.
-func httpError(method, url string, resp *http.Response, body []byte) *Error {
+// the body carries one and what to try for the usual causes; a body
+// quoted is redacted of scrub's secrets before it is shortened.
+func httpError(method, url string, resp *http.Response, body []byte, scrub *endpoint.Scrubber) *Error {
 	status := fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	se, ok := parseErrorBody(body)
 	var e *Error
@@ -60,7 +63,7 @@ func httpError(method, url string, resp *http.Response, body []byte) *Error {
 	case len(body) == 0:
 		e = newError(KindHTTP, method, url, nil, "%s with an empty body%s", status, httpHint(resp, se, body))
 	default:
-		e = newError(KindHTTP, method, url, nil, "%s; the body starts %s%s", status, quote(body, 200), httpHint(resp, se, body))
+		e = newError(KindHTTP, method, url, nil, "%s; the body starts %s%s", status, quote(scrub, body, 200), httpHint(resp, se, body))
 	}
 	e.Status, e.Type, e.Message = resp.StatusCode, se.Type, se.Message
 	if resp.StatusCode == http.StatusTooManyRequests {

@@ -30,7 +30,7 @@ func (r *run) responseEvent(ev sse.EventOf[stamp], at time.Duration) (stop bool,
 		r.res.TotalMs = ms(at)
 		return true, r.fail(KindBadData, nil,
 			"the event at %.1f ms has no type (neither an \"event:\" field nor a \"type\" member), so it is not a Responses API event: %s",
-			ms(at), quote(ev.Data, 200))
+			ms(at), quote(r.scrub, ev.Data, 200))
 	case respError:
 		r.res.TotalMs = ms(at)
 		e := r.fail(KindServer, nil, "the server sent an error event mid-stream after %s (%s): %s",

@@ -37,13 +37,13 @@ func (r *run) newHTTPRequest(ctx context.Context, body []byte) (*http.Request, e
 // start of their body for the message.
 func (r *run) checkResponse(resp *http.Response) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return httpError("POST", r.url, resp, r.readStart(resp.Body, errorBodyLimit))
+		return httpError("POST", r.url, resp, r.readStart(resp.Body, errorBodyLimit), r.scrub)
 	}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		body := r.readStart(resp.Body, peekLimit)
 		return r.fail(KindEncoded, nil,
 			"the server sent the stream compressed (Content-Encoding: %s) although the request accepts no encoding; only uncompressed event streams can be read (a proxy in between may be compressing); the body starts %s",
-			ce, quote(body, 40))
+			ce, quote(r.scrub, body, 40))
 	}
 	ct := resp.Header.Get("Content-Type")
 	if r.meter != nil {
@@ -57,7 +57,7 @@ func (r *run) checkResponse(resp *http.Response) error {
 		body := r.readStart(resp.Body, peekLimit)
 		return r.fail(KindNotStream, nil,
 			"the server did not stream: Content-Type is %q, not text/event-stream (did it ignore \"stream\": true, or did a proxy answer?); the body starts %s",
-			ct, quote(body, 200))
+			ct, quote(r.scrub, body, 200))
 	}
 	return nil
 }

@@ -116,3 +116,21 @@ func TestKeyAcrossChunksScrubbed(t *testing.T) {
 		}
 	})
 }
+
+// TestQuotedBodyScrubbedBeforeCut: a body quoted shortened in a message
+// is redacted before it is cut, so no start of a key the cut fell in
+// shows: not even the few bytes too short to be known as a key's start
+// once cut off ("sk-").
+func TestQuotedBodyScrubbedBeforeCut(t *testing.T) {
+	const key = "sk-echo-5c9e1f0a"
+	url := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		// The quote keeps 200 bytes: the key starts at byte 197.
+		w.Write([]byte(strings.Repeat("x", 190) + r.Header.Get("Authorization") + " and the rest of the page"))
+	})).URL
+	_, err := Do(context.Background(), Request{URL: url, Body: chatBody(), Header: map[string]string{"Authorization": "Bearer " + key}})
+	if err == nil || !strings.Contains(err.Error(), `xxxBearer [re"... (`) || strings.Contains(err.Error(), "sk-") {
+		t.Fatalf("error %v, want the body quoted with the key redacted before the cut", err)
+	}
+}

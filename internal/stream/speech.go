@@ -46,7 +46,7 @@ func (r *run) checkAudio(resp *http.Response, ct string) error {
 	}
 	body := r.readStart(resp.Body, peekLimit)
 	return r.fail(KindNotStream, nil,
-		"the server did not answer audio: Content-Type is %q, not audio/*; the body starts %s", ct, quote(body, 200))
+		"the server did not answer audio: Content-Type is %q, not audio/*; the body starts %s", ct, quote(r.scrub, body, 200))
 }
 
 // audio feeds one piece of the body to the meter.

@@ -44,7 +44,7 @@ func (r *run) wholeRead(p []byte, st stamp) (stop bool, err error) {
 	r.sources |= 1 << st.src
 	if len(r.whole)+len(p) > wholeLimit {
 		r.res.TotalMs = ms(r.wholeAt)
-		return true, r.fail(KindBadData, nil, "the transcription answer is over %d bytes: no transcript is that long; it starts %s", wholeLimit, quote(r.whole, 200))
+		return true, r.fail(KindBadData, nil, "the transcription answer is over %d bytes: no transcript is that long; it starts %s", wholeLimit, quote(r.scrub, r.whole, 200))
 	}
 	r.whole = append(r.whole, p...)
 	return false, nil
@@ -78,7 +78,7 @@ func (r *run) wholeEnd(readErr error, at time.Duration) error {
 	}
 	var f transcriptFields
 	if err := json.Unmarshal(r.whole, &f); err != nil {
-		return r.fail(KindBadData, err, "the transcription answer is not JSON (%v): %s", err, quote(r.whole, 200))
+		return r.fail(KindBadData, err, "the transcription answer is not JSON (%v): %s", err, quote(r.scrub, r.whole, 200))
 	}
 	if se, ok := parseServerError(f.Error); ok {
 		e := r.fail(KindServer, nil, "the server answered an error (%s): %s", orUnknown(se.Type), se.Message)
@@ -86,7 +86,7 @@ func (r *run) wholeEnd(readErr error, at time.Duration) error {
 		return e
 	}
 	if f.Text == nil {
-		return r.fail(KindBadData, nil, "the transcription answer has no \"text\": %s", quote(r.whole, 200))
+		return r.fail(KindBadData, nil, "the transcription answer has no \"text\": %s", quote(r.scrub, r.whole, 200))
 	}
 	r.res.Transcript.Text = r.scrub.String(*f.Text)
 	r.res.Info.Usage = f.Usage
