@@ -10,7 +10,8 @@ import (
 // rules on OUT, with SERVER_LOG as its --server-log. With files, only the
 // outcomes that concern them (check.Artifacts): each file's own check and
 // every rule that reads one of them. Each outcome is {status = "PASS",
-// "FAIL" or "SKIP", name =, detail =, line =}, line as check prints it.
+// "FAIL", "SKIP" or "WARN", name =, detail =, line =}, line as check
+// prints it.
 func (vm *VM) checkArtifacts(L *lua.LState) int {
 	var outcomes []check.Outcome
 	switch v := L.Get(1).(type) {

@@ -4,7 +4,9 @@
 //
 // Each check prints one line, "PASS name", "FAIL name: why" or
 // "SKIP name: why" (skipped when a file it needs is missing or broken, which
-// has already failed on its own line), then a summary "N passed, M failed".
+// has already failed on its own line), or "WARN name: why" (the rule holds,
+// but the figures it read mean less than they seem: a garbled transcript),
+// then a summary "N passed, M failed".
 package check
 
 import (
@@ -39,6 +41,7 @@ type lab struct {
 	bargein  artifact.Bargein
 	prefix   artifact.Prefix
 	audio    artifact.Audio
+	call     artifact.Call
 	report   artifact.Report
 	props    artifact.Props
 	// steps is steps.json, when the lab wrote one: which steps ran.
@@ -67,6 +70,7 @@ var outputFiles = []struct {
 	{artifact.BargeinFile, (*lab).loadBargein},
 	{artifact.PrefixFile, (*lab).loadPrefix},
 	{artifact.AudioFile, record(func(l *lab) any { return &l.audio })},
+	{artifact.CallFile, record(func(l *lab) any { return &l.call })},
 	{artifact.ReportFile, record(func(l *lab) any { return &l.report })},
 }
 
@@ -125,10 +129,20 @@ func skip(format string, args ...any) error {
 	return skipError{fmt.Sprintf(format, args...)}
 }
 
+// warnError marks a check that holds but whose figures mean less than
+// they seem; it is no failure.
+type warnError struct{ why string }
+
+func (e warnError) Error() string { return e.why }
+
+func warn(format string, args ...any) error {
+	return warnError{fmt.Sprintf(format, args...)}
+}
+
 // Outcome is the result of one check.
 type Outcome struct {
 	Name string
-	// Status is "PASS", "FAIL" or "SKIP".
+	// Status is "PASS", "FAIL", "SKIP" or "WARN" (no failure).
 	Status string
 	// Detail says what was found: the values a check compared when it
 	// passed, what is wrong when it failed, why it did not apply.
@@ -145,11 +159,14 @@ func (o Outcome) Line() string {
 
 func outcome(name string, err error, shown string) Outcome {
 	var s skipError
+	var w warnError
 	switch {
 	case err == nil:
 		return Outcome{Name: name, Status: "PASS", Detail: shown}
 	case errors.As(err, &s):
 		return Outcome{Name: name, Status: "SKIP", Detail: s.why}
+	case errors.As(err, &w):
+		return Outcome{Name: name, Status: "WARN", Detail: w.why}
 	}
 	return Outcome{Name: name, Status: "FAIL", Detail: err.Error()}
 }
@@ -269,6 +286,7 @@ func (l *lab) unlisted() {
 	if l.steps == nil {
 		l.notWritten[artifact.ServerFile] = "the folder has no steps.json (written before the lab recorded the server's kind)"
 		l.notWritten[artifact.AudioFile] = "the folder has no steps.json (written before the lab had an audio step)"
+		l.notWritten[artifact.CallFile] = "the folder has no steps.json (written before the lab had a call step)"
 		return
 	}
 	for _, f := range outputFiles {
@@ -303,14 +321,14 @@ func (l *lab) exists(name string) bool {
 }
 
 // Run is Results written to w, one line per check ("PASS name: values",
-// "FAIL name: why", "SKIP name: why"), then a summary.
+// "FAIL name: why", "SKIP name: why", "WARN name: why"), then a summary.
 func Run(outDir, serverLog string, w io.Writer) (passed, failed int) {
 	return write(Results(outDir, serverLog), w)
 }
 
 // write prints outcomes one per line, then the summary.
 func write(outcomes []Outcome, w io.Writer) (passed, failed int) {
-	skipped := 0
+	skipped, warned := 0, 0
 	for _, o := range outcomes {
 		fmt.Fprintln(w, o.Line())
 		switch o.Status {
@@ -318,15 +336,20 @@ func write(outcomes []Outcome, w io.Writer) (passed, failed int) {
 			passed++
 		case "FAIL":
 			failed++
+		case "WARN":
+			warned++
 		default:
 			skipped++
 		}
 	}
+	summary := fmt.Sprintf("%d passed, %d failed", passed, failed)
 	if skipped > 0 {
-		fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", passed, failed, skipped)
-	} else {
-		fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+		summary += fmt.Sprintf(", %d skipped", skipped)
 	}
+	if warned > 0 {
+		summary += fmt.Sprintf(", %d with a warning", warned)
+	}
+	fmt.Fprintln(w, summary)
 	return passed, failed
 }
 
@@ -376,7 +399,7 @@ func (l *lab) apply(r rule) error {
 // rules lists every check after the file checks, in output order.
 func rules() []rule {
 	var all []rule
-	for _, group := range [][]rule{streamRules, timingRules, cancelRules, voiceRules, audioRules, reportRules} {
+	for _, group := range [][]rule{streamRules, timingRules, cancelRules, voiceRules, audioRules, callRules, reportRules} {
 		all = append(all, group...)
 	}
 	return all

@@ -112,3 +112,36 @@ func roundUs(ms float64) float64 {
 	}
 	return float64(int64(ms*1000+0.5)) / 1000
 }
+
+// Unaccounted is what mouth to ear leaves once its parts are taken away:
+// mouth_to_ear - (stt_final + llm_ttft + first_sentence +
+// tts_first_audio) - client_overhead. Parts that add up leave nothing but
+// the rounding of each to the microsecond (at most 0.0005 ms a part, so
+// 0.003 ms for the six); nil when a part is missing (a turn that did not
+// reach its first audio).
+func (p Parts) Unaccounted() *float64 {
+	sum := 0.0
+	for _, v := range []*float64{p.SttFinalMs, p.LLMTTFTMs, p.FirstSentenceMs, p.TTSFirstAudioMs, p.ClientOverheadMs} {
+		if v == nil {
+			return nil
+		}
+		sum += *v
+	}
+	if p.MouthToEarMs == nil {
+		return nil
+	}
+	v := *p.MouthToEarMs - sum
+	return &v
+}
+
+// RoundingMs is how far recorded parts may leave mouth to ear
+// unaccounted: each of the six is rounded to the microsecond.
+const RoundingMs = 0.0035
+
+// GarbledWER is the word error rate above which a transcript is garbled:
+// the LLM was asked something other than what the caller said, so its
+// timings are those of another question.
+const GarbledWER = 0.5
+
+// Garbled says whether a transcript of word error rate wer is garbled.
+func Garbled(wer float64) bool { return wer > GarbledWER }

@@ -64,3 +64,28 @@ func TestWER(t *testing.T) {
 		}
 	}
 }
+
+// Parts that add up leave nothing of mouth to ear; a part recorded wrong
+// leaves its error; a turn without its first audio has nothing to add up.
+func TestUnaccounted(t *testing.T) {
+	s := Stamps{SpeechEndMs: 2000.5, FinalMs: ptr(2450.125), RequestMs: ptr(2451), TTFTMs: ptr(2600.75),
+		FirstSentenceMs: ptr(2700), TTSSentMs: ptr(2700.5), FirstAudioMs: ptr(2900.875)}
+	p := s.Parts()
+	if u := p.Unaccounted(); u == nil || math.Abs(*u) > RoundingMs {
+		t.Fatalf("unaccounted %v, want 0 within %v", u, RoundingMs)
+	}
+	*p.LLMTTFTMs += 10
+	if u := p.Unaccounted(); u == nil || math.Abs(*u+10) > RoundingMs {
+		t.Errorf("a part 10 ms too long leaves %v, want -10", u)
+	}
+	s.FirstAudioMs = nil
+	if u := s.Parts().Unaccounted(); u != nil {
+		t.Errorf("a turn without first audio leaves %v, want nil", *u)
+	}
+}
+
+func TestGarbled(t *testing.T) {
+	if Garbled(GarbledWER) || !Garbled(GarbledWER+0.01) || Garbled(0) {
+		t.Errorf("garbled is a WER above %v", GarbledWER)
+	}
+}
