@@ -235,6 +235,11 @@ func labFigures(l *rundir.Lab) []measure {
 		}
 		add("bargein slot_idle_after_ms", "ms", b.SlotIdleAfterMs)
 	}
+	if c := l.Call; c != nil {
+		add("call mouth_to_ear_p50", "ms", c.MouthToEarP50)
+		add("call stt_final_p50", "ms", c.SttFinalP50)
+		add("call wer_max", "", c.WERMax)
+	}
 	if x := l.Prefix; x != nil {
 		for _, pos := range x.Positions {
 			add("prefix at "+pos.Position+" ttft_ms", "ms", pos.TTFTMs)

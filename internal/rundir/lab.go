@@ -30,6 +30,7 @@ type Lab struct {
 	Bargein  *Bargein
 	Prefix   *Prefix
 	Audio    *Audio
+	Call     *Call
 	// Steps is steps.json: each step's status in the run that wrote the
 	// folder (absent in older folders).
 	Steps *Steps
@@ -56,6 +57,7 @@ type (
 	Bargein    = artifact.Bargein
 	Prefix     = artifact.Prefix
 	Audio      = artifact.Audio
+	Call       = artifact.Call
 	Steps      = artifact.Steps
 )
 
@@ -64,7 +66,7 @@ type (
 // every other *.json is Extra.
 var labFiles = map[string]bool{"server.json": true, "health.json": true, "props.json": true, "ttft.json": true, "prefill.json": true,
 	"cache.json": true, "sentence.json": true, "cancel.json": true, "bargein.json": true, "prefix.json": true,
-	"report.json": true, "steps.json": true, "audio.json": true, "runs.json": true, "compare.json": true}
+	"report.json": true, "steps.json": true, "audio.json": true, "call.json": true, "runs.json": true, "compare.json": true}
 
 // ReadLab reads a lab folder and runs ttftlab check on it; serverLog is
 // passed to the check (it may be "").
@@ -80,6 +82,7 @@ func ReadLab(dir, serverLog string) *Lab {
 	l.Bargein = readOpt[Bargein](dir, "bargein.json", &p)
 	l.Prefix = readOpt[Prefix](dir, "prefix.json", &p)
 	l.Audio = readOpt[Audio](dir, "audio.json", &p)
+	l.Call = readOpt[Call](dir, "call.json", &p)
 	l.Steps = readOpt[Steps](dir, "steps.json", &p)
 	readJSON(dir, "prefill.json", &l.Prefill, &p)
 	readLines(dir, "chunks.jsonl", &p, func(line []byte) error {

@@ -99,6 +99,18 @@ func (l *Lab) Samples() []figures.Sample {
 		add("audio tts_first_audio_ms", "audio step runs, the speech server's own time to the first audio", tts...)
 		add("audio underrun_ms", "audio step runs, silence while speaking", under...)
 	}
+	if c := l.Call; c != nil {
+		// Every turn of every repetition: the call's questions differ, and
+		// each is a caller's turn.
+		var m2e, final []float64
+		for _, r := range c.Repetitions() {
+			for _, t := range r.Turns {
+				m2e, final = append(m2e, t.Parts.MouthToEarMs), append(final, t.Parts.SttFinalMs)
+			}
+		}
+		add("call mouth_to_ear_ms", "call step turns, the caller's speech end to the answer's first audio", m2e...)
+		add("call stt_final_ms", "call step turns, the caller's speech end to the final transcript", final...)
+	}
 	if p := l.Prefix; p != nil {
 		// Each place's times over the repetitions, the places in the order
 		// they first appear.

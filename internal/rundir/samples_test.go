@@ -20,6 +20,9 @@ func TestLabSamples(t *testing.T) {
 		Cache:   &Cache{First: Tokens{TTFTMs: 30}, Second: Tokens{TTFTMs: 9}, ChangedPrefix: Tokens{TTFTMs: 31}},
 		Audio: &Audio{Runs: []artifact.AudioRun{{FirstAudioMs: 300, FirstSentenceMs: 40, TTSFirstAudioMs: 250},
 			{FirstAudioMs: 320, FirstSentenceMs: 42, TTSFirstAudioMs: 270, UnderrunMs: 15}}},
+		Call: &Call{Repeat: 2, Runs: []artifact.CallRun{
+			{Turns: []artifact.CallTurn{{Parts: artifact.CallParts{MouthToEarMs: 900, SttFinalMs: 400}}, {Parts: artifact.CallParts{MouthToEarMs: 950, SttFinalMs: 420}}}},
+			{Turns: []artifact.CallTurn{{Parts: artifact.CallParts{MouthToEarMs: 910, SttFinalMs: 410}}, {Parts: artifact.CallParts{MouthToEarMs: 990, SttFinalMs: 430}}}}}},
 	}
 	got := map[string][]float64{}
 	var names []string
@@ -32,12 +35,17 @@ func TestLabSamples(t *testing.T) {
 	}
 	want := []string{"ttft_ms", "total_ms", "prefill 0 docs ttft_ms", "prefill 4 docs ttft_ms", "prefill 4 docs prompt_ms",
 		"cache first ttft_ms", "cache hit ttft_ms", "cache changed first line ttft_ms",
-		"first_audio_ms", "audio first_sentence_ms", "audio tts_first_audio_ms", "audio underrun_ms"}
+		"first_audio_ms", "audio first_sentence_ms", "audio tts_first_audio_ms", "audio underrun_ms",
+		"call mouth_to_ear_ms", "call stt_final_ms"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("figures %q, want %q", names, want)
 	}
 	if !slices.Equal(got["first_audio_ms"], []float64{300, 320}) || !slices.Equal(got["audio underrun_ms"], []float64{0, 15}) {
 		t.Fatalf("audio: %v", got)
+	}
+	// Every turn of every repetition.
+	if !slices.Equal(got["call mouth_to_ear_ms"], []float64{900, 950, 910, 990}) || !slices.Equal(got["call stt_final_ms"], []float64{400, 420, 410, 430}) {
+		t.Fatalf("call: %v", got)
 	}
 	if !slices.Equal(got["ttft_ms"], []float64{10, 12}) || !slices.Equal(got["prefill 4 docs prompt_ms"], []float64{3.5}) {
 		t.Fatalf("values %v", got)
