@@ -33,8 +33,11 @@ type section struct {
 	Intro     string
 	Tables    []table
 	Quotes    []quote
-	Figures   []figure
-	Sides     [][]figure
+	// Warnings say where the section's figures mean less than they seem
+	// (a garbled transcript), shown above them.
+	Warnings []string
+	Figures  []figure
+	Sides    [][]figure
 }
 
 // figure is a chart and the numbers it draws.
