@@ -26,12 +26,6 @@ var callRules = []rule{
 			if len(r.Turns) != len(c.Questions) {
 				return fmt.Errorf("repetition %d of %d has %d turns, want one a question (%d)", i+1, len(c.Runs), len(r.Turns), len(c.Questions))
 			}
-			for k, t := range r.Turns {
-				if t.Said != c.Questions[k] {
-					return fmt.Errorf("repetition %d of %d, turn %d said %q, but question %d is %q", i+1, len(c.Runs), k+1,
-						excerpt(t.Said, 40), k+1, excerpt(c.Questions[k], 40))
-				}
-			}
 		}
 		return l.pass("%s, %d turns each", shown, len(c.Questions))
 	}},
