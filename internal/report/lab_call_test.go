@@ -63,5 +63,10 @@ func TestCallSectionWaterfalls(t *testing.T) {
 		if warned != c.warns {
 			t.Errorf("%s: warned %v, want %v", c.name, warned, c.warns)
 		}
+		// check's warning is in its list too, counted.
+		if listed := strings.Contains(page, `<tr class="WARN"><td>WARN</td><td>call transcripts</td>`) &&
+			strings.Contains(page, ", 1 with a warning"); listed != c.warns {
+			t.Errorf("%s: check's warning listed %v, want %v", c.name, listed, c.warns)
+		}
 	}
 }

@@ -22,7 +22,7 @@ func labSummary(l *rundir.Lab, version string) section {
 	s.Tables = append(s.Tables, runTable(l.Dir, l.Finished, version), serverTable(l).folded(false))
 	checks := checksTable(l.Checks).folded(true)
 	for _, o := range l.Checks {
-		checks.Open = checks.Open || o.Status == "FAIL"
+		checks.Open = checks.Open || o.Status == "FAIL" || o.Status == "WARN"
 	}
 	s.Tables = append(s.Tables, checks, fieldTable("report.json", l.Report).folded(true))
 	if len(l.Problems) > 0 {
@@ -114,8 +114,11 @@ func checksTable(outcomes []check.Outcome) table {
 	for _, o := range outcomes {
 		count[o.Status]++
 	}
-	t := table{Caption: fmt.Sprintf("ttftlab check: %d passed, %d failed, %d skipped", count["PASS"], count["FAIL"], count["SKIP"]),
-		Head: []string{"result", "check", "detail"}}
+	caption := fmt.Sprintf("ttftlab check: %d passed, %d failed, %d skipped", count["PASS"], count["FAIL"], count["SKIP"])
+	if count["WARN"] > 0 {
+		caption += fmt.Sprintf(", %d with a warning", count["WARN"])
+	}
+	t := table{Caption: caption, Head: []string{"result", "check", "detail"}}
 	for _, o := range outcomes {
 		t.addClass(o.Status, o.Status, o.Name, o.Detail)
 	}
