@@ -8,15 +8,17 @@ const CallFile = "call.json"
 // CallSTT is the speech-to-text side the call step listened through, as
 // stt_info() gives it (the key only as how it was set).
 type CallSTT struct {
-	URL    string `json:"url"`
-	Source string `json:"source"`
-	API    string `json:"api"`
+	URL string `json:"url"`
+	API string `json:"api"`
 	// Engine is the default engine's name and version ("pocketsphinx
 	// 5.0.3"), or "" for a user's server.
 	Engine   string `json:"engine"`
 	Model    string `json:"model,omitempty"`
 	Language string `json:"language,omitempty"`
-	APIKey   string `json:"api_key,omitempty"`
+	// CallerAudio is --caller-audio, the folder of the caller's WAV files
+	// (absent: the questions spoken by espeak-ng).
+	CallerAudio string `json:"caller_audio,omitempty"`
+	APIKey      string `json:"api_key,omitempty"`
 }
 
 // CallStamps are a turn's events in ms on the turn's clock (zero: the

@@ -12,7 +12,7 @@ import (
 // 2100 - 1500 = 600 = 300 + 99 + 50 + 149 + 2; of turn 2, 1801 - 1000 =
 // 801 = 400 + 100 + 100 + 200 + 1 (811 in the second repetition, whose
 // speech engine took 10 ms longer).
-const callJSON = `{"stt":{"url":"http://127.0.0.1:1","source":"--stt default","api":"realtime","engine":"pocketsphinx 5.0.3"},
+const callJSON = `{"stt":{"url":"http://127.0.0.1:1","api":"realtime","engine":"pocketsphinx 5.0.3"},
  "tts":{"url":"http://127.0.0.1:2","source":"--tts default","model":"espeak-ng","format":"pcm","engine":"espeak-ng 1.51"},
  "questions":["When is the clinic open on Saturday?","Do I need an appointment?"],
  "repeat":2,

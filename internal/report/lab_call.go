@@ -50,7 +50,11 @@ func callSTT(s artifact.CallSTT) string {
 	if s.Engine != "" {
 		who = s.Engine + " (a 2010s recognizer: its accuracy and timing are not a modern model's)"
 	}
-	return fmt.Sprintf("%s, %s, API %s", who, s.Source, s.API)
+	audio := "the questions spoken by espeak-ng"
+	if s.CallerAudio != "" {
+		audio = "the caller's audio from " + s.CallerAudio
+	}
+	return fmt.Sprintf("%s, API %s; %s", who, s.API, audio)
 }
 
 // garbledWarning says which turns' transcripts were garbled
