@@ -165,6 +165,9 @@ func partValues(p turn.Parts) map[string]*float64 {
 	return m
 }
 
+// namedGarbled is how many garbled turns the warning names.
+const namedGarbled = 3
+
 // checkTranscripts holds each turn's word error rate to what was said
 // and the transcript (internal/turn's WER), a number not below 0; a
 // garbled transcript (turn.Garbled) is a warning: the LLM was asked
@@ -186,17 +189,22 @@ func checkTranscripts(l *lab) error {
 				return fmt.Errorf("%s: wer %s, want a number not below 0", at, num(t.WER))
 			}
 			if want := turn.WER(t.Said, t.Transcript); math.Abs(want-t.WER) > 1e-6 {
-				return fmt.Errorf("%s: wer %s, but %q transcribed as %q has %s", at, num(t.WER), excerpt(t.Said, 60), excerpt(t.Transcript, 60), num(want))
+				return fmt.Errorf("%s: wer %s, but %s transcribed as %s has %s", at, num(t.WER), excerpt(t.Said, 60), excerpt(t.Transcript, 60), num(want))
 			}
 			if turn.Garbled(t.WER) {
-				garbled = append(garbled, fmt.Sprintf("%s (wer %s: %q heard as %q)", at, num(t.WER), excerpt(t.Said, 40), excerpt(t.Transcript, 40)))
+				garbled = append(garbled, fmt.Sprintf("%s (wer %s: %s heard as %s)", at, num(t.WER), excerpt(t.Said, 40), excerpt(t.Transcript, 40)))
 			}
 			worst, n = math.Max(worst, t.WER), n+1
 		}
 	}
 	if len(garbled) > 0 {
-		return warn("%d of %d transcripts are garbled (word error rate above %s), so the LLM's timings of those turns are of a garbled question: %s",
-			len(garbled), n, num(turn.GarbledWER), strings.Join(garbled, "; "))
+		named := garbled[:min(len(garbled), namedGarbled)]
+		more := ""
+		if len(garbled) > len(named) {
+			more = fmt.Sprintf("; and %d more", len(garbled)-len(named))
+		}
+		return warn("%d of %d transcripts are garbled (word error rate above %s), so the LLM's timings of those turns are of a garbled question: %s%s",
+			len(garbled), n, num(turn.GarbledWER), strings.Join(named, "; "), more)
 	}
 	return l.pass("%d transcripts, word error rate at most %s", n, num(worst))
 }

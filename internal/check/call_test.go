@@ -98,7 +98,7 @@ func TestCallGarbledTranscriptWarns(t *testing.T) {
 	got, _, failed, out := runFolder(t, f, true)
 	o := got["call transcripts"]
 	if o.status != "WARN" || !strings.Contains(o.msg, "1 of 4 transcripts are garbled") ||
-		!strings.Contains(o.msg, "the LLM's timings of those turns are of a garbled question") || !strings.Contains(o.msg, "repetition 1 of 2, turn 2 (wer 0.8") {
+		!strings.Contains(o.msg, "the LLM's timings of those turns are of a garbled question") || !strings.Contains(o.msg, `repetition 1 of 2, turn 2 (wer 0.8: "Do I need an appointment?" heard as "the bee need a point")`) {
 		t.Errorf("call transcripts: %+v, want a warning naming the turn\n%s", o, out)
 	}
 	if failed != 0 || !strings.Contains(out, "1 with a warning\n") {
@@ -114,5 +114,19 @@ func TestCallFileOptionalInOldFolders(t *testing.T) {
 	got, _, _, out := runFolder(t, f, true)
 	if o := got["file call.json"]; o.status != "SKIP" || !strings.Contains(o.msg, "before the lab had a call step") {
 		t.Errorf("file call.json: %+v\n%s", o, out)
+	}
+}
+
+// Many garbled transcripts: the warning names the first few and counts
+// the rest, so the line stays readable.
+func TestCallGarbledTranscriptsCounted(t *testing.T) {
+	f := validFiles()
+	call := strings.ReplaceAll(callJSON, `"transcript":"do i need an appointment","wer":0`, `"transcript":"the bee need a point","wer":0.8`)
+	call = strings.ReplaceAll(call, `"transcript":"when is the clinic open on saturday","wer":0`, `"transcript":"win is the click","wer":0.7142857142857143`)
+	f["call.json"] = strings.Replace(call, `"wer_max":0`, `"wer_max":0.8`, 1)
+	got, _, _, out := runFolder(t, f, true)
+	if o := got["call transcripts"]; o.status != "WARN" || !strings.Contains(o.msg, "4 of 4 transcripts are garbled") ||
+		!strings.HasSuffix(o.msg, "; and 1 more") || strings.Count(o.msg, "heard as") != 3 {
+		t.Errorf("call transcripts: %+v, want 3 turns named and 1 more counted\n%s", o, out)
 	}
 }
