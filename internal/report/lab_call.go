@@ -34,8 +34,12 @@ func callSection(c *rundir.Call) section {
 		}
 	}
 	f := figures.FigureOf(figures.Sample{Name: "call mouth_to_ear_ms", Unit: "ms"}, [][]float64{m2e})
+	median := fmt.Sprintf("%s ms %s over %d turns", numP(f.P50), ciOnly(f.P50, f.P50CI), len(m2e))
+	if f.P50CI == nil {
+		median = fmt.Sprintf("%s ms over %d turns (%s for its interval: it needs 6)", numP(f.P50), len(m2e), tooFew)
+	}
 	sec.Quotes = append(sec.Quotes,
-		quote{"mouth to ear, median over every turn (95 % interval)", fmt.Sprintf("%s ms over %d turns", withCI(f.P50, f.P50CI), len(m2e))},
+		quote{"mouth to ear, median over every turn (95 % interval)", median},
 		quote{"speech-to-text", callSTT(c.STT)})
 	if w := garbledWarning(c); w != "" {
 		sec.Warnings = append(sec.Warnings, w)

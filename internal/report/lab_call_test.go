@@ -55,7 +55,7 @@ func TestCallSectionWaterfalls(t *testing.T) {
 				t.Errorf("%s: %s: an endpointing bar %v, want %v", c.name, title, got, want)
 			}
 		}
-		if !strings.Contains(page, "mouth to ear, median over every turn (95 % interval)") || !strings.Contains(page, "ms over 4 turns") {
+		if !strings.Contains(page, "mouth to ear, median over every turn (95 % interval)") || !strings.Contains(page, "700.5 ms over 4 turns (too few samples for its interval: it needs 6)") {
 			t.Errorf("%s: no median of mouth to ear with its interval", c.name)
 		}
 		warned := strings.Contains(page, `<p class="warning" role="alert"><strong>Warning:</strong> 1 of 4 transcripts are garbled`) &&
