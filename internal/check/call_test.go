@@ -130,3 +130,20 @@ func TestCallGarbledTranscriptsCounted(t *testing.T) {
 		t.Errorf("call transcripts: %+v, want 3 turns named and 1 more counted\n%s", o, out)
 	}
 }
+
+// The host computes a turn's parts from its stamps before they are
+// written to the microsecond: a recorded part may differ from the one
+// the written stamps give by a few microseconds (client_overhead_ms 10.9
+// where they give 10.898, as a real run wrote), and still agree.
+func TestCallPartsWithinTheStampsRounding(t *testing.T) {
+	f := validFiles()
+	f["call.json"] = strings.Replace(callJSON, `"tts_handoff_ms":0.5,"tts_first_audio_ms":210,"client_overhead_ms":1}`,
+		`"tts_handoff_ms":0.5,"tts_first_audio_ms":209.997,"client_overhead_ms":1.003}`, 1)
+	if f["call.json"] == callJSON {
+		t.Fatal("the second run's second turn is not in call.json")
+	}
+	got, _, _, out := runFolder(t, f, true)
+	if o := got["call parts add up"]; o.status != "PASS" {
+		t.Errorf("call parts add up: %+v, want PASS within the stamps' rounding\n%s", o, out)
+	}
+}

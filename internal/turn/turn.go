@@ -116,9 +116,10 @@ func roundUs(ms float64) float64 {
 // Unaccounted is what mouth to ear leaves once its parts are taken away:
 // mouth_to_ear - (stt_final + llm_ttft + first_sentence +
 // tts_first_audio) - client_overhead. Parts that add up leave nothing but
-// the rounding of each to the microsecond (at most 0.0005 ms a part, so
-// 0.003 ms for the six); nil when a part is missing (a turn that did not
-// reach its first audio).
+// the rounding of each difference to the microsecond (at most 0.0005 ms
+// for each of the seven: mouth to ear, the four parts and the two
+// hand-offs of the client overhead); nil when a part is missing (a turn
+// that did not reach its first audio).
 func (p Parts) Unaccounted() *float64 {
 	sum := 0.0
 	for _, v := range []*float64{p.SttFinalMs, p.LLMTTFTMs, p.FirstSentenceMs, p.TTSFirstAudioMs, p.ClientOverheadMs} {
@@ -134,9 +135,10 @@ func (p Parts) Unaccounted() *float64 {
 	return &v
 }
 
-// RoundingMs is how far recorded parts may leave mouth to ear
-// unaccounted: each of the six is rounded to the microsecond.
-const RoundingMs = 0.0035
+// RoundingMs is how far parts that add up may leave mouth to ear
+// unaccounted: seven differences rounded to the microsecond (0.0035 ms),
+// and the floating point's own error on top.
+const RoundingMs = 0.004
 
 // GarbledWER is the word error rate above which a transcript is garbled:
 // the LLM was asked something other than what the caller said, so its
