@@ -15,7 +15,9 @@
 -- only checks its inputs: the step names and the knowledge base; and it
 -- returns what the chosen steps need of the command: {tts = true} when one
 -- speaks (tts = true in its row), so ttftlab starts a speech engine
--- (--tts default) unless --tts names one.
+-- (--tts default) unless --tts names one; {stt = true} when one listens to
+-- a caller (stt = true), so ttftlab starts a speech-to-text engine (--stt
+-- default) unless --stt names one.
 -- requires names what a step needs of the server (labconf.lacks says
 -- which server lacks it, and why): a step whose server lacks one is
 -- skipped with the reason, never failed, never passed without measuring.
@@ -34,9 +36,12 @@ local STEPS = {
   { file = "09_prefix.lua",   name = "prefix",   artifacts = { "prefix.json" }, docs = 2,
     requires = { "prompt_tokens", "cached_tokens" } },
   { file = "10_audio.lua",    name = "audio",    artifacts = { "audio.json" }, tts = true },
+  -- The report copies nothing of the call's (its figures are in
+  -- runs.json): a folder without call.json still gets a report.
+  { file = "11_call.lua",     name = "call",     artifacts = { "call.json" }, tts = true, stt = true, unreported = true },
   -- The report summarises what the other steps measured and names those
   -- that did not (skipped, failed): it needs none of them to pass.
-  { file = "11_report.lua",   name = "report",   artifacts = { "report.json" } },
+  { file = "12_report.lua",   name = "report",   artifacts = { "report.json" } },
 }
 local REPORT = STEPS[#STEPS]
 
@@ -75,11 +80,12 @@ for _, step in ipairs(STEPS) do
   end
 end
 if PREFLIGHT then
-  local tts = false
+  local tts, stt = false, false
   for _, step in ipairs(STEPS) do
     if is_selected(step) and step.tts then tts = true end
+    if is_selected(step) and step.stt then stt = true end
   end
-  return { tts = tts }
+  return { tts = tts, stt = stt }
 end
 
 local where = SCRIPT_DIR == "(embedded)" and "the lab built into ttftlab" or ("the lab in " .. SCRIPT_DIR)
@@ -215,7 +221,7 @@ end
 local missing = {}
 for _, step in ipairs(STEPS) do
   for _, a in ipairs(step.record.status == "passed" and step.record.artifacts or step.artifacts) do
-    if step ~= REPORT and not exists(a) then missing[#missing + 1] = a end
+    if step ~= REPORT and not step.unreported and not exists(a) then missing[#missing + 1] = a end
   end
 end
 if not is_selected(REPORT) then

@@ -13,6 +13,17 @@ M.Q_FASTING = "How do I prepare for a fasting blood test?"
 M.Q_NUMBERS = "List the numbers from 1 to 300, separated by commas."
 M.CHANGED_LINE = "Current time: 14:05. "
 M.Q_BARGE_IN = "Stop. Just tell me when you open on Saturday."
+-- The call step's five spoken questions, short (each turn's audio is
+-- sent in real time: the call's length is mostly theirs), and the
+-- answers' length.
+M.CALL = {
+  "When are you open on Saturday?",
+  "Where can I park?",
+  "What should a new patient bring?",
+  "How do I get a refill?",
+  "When are lab results ready?",
+}
+M.CALL_MAX_TOKENS = 60
 
 -- messages builds the two-message chat every step sends.
 function M.messages(system, user)

@@ -2,14 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/pocketsphinx"
 	"ttftlab/internal/servers/servertest"
 	"ttftlab/internal/tts"
 )
@@ -42,10 +45,18 @@ func TestLabFailedStepsExitOne(t *testing.T) {
 		t.Errorf("lab exited %d, want 1", code)
 	}
 	// The audio step speaks through espeak-ng when there is one (.ci/run
-	// installs it), and is skipped without.
-	summary := "\n3 of 11 steps failed (prefill, cache, bargein); 8 passed."
-	if _, err := tts.Find(); err != nil {
-		summary = "\n3 of 11 steps failed (prefill, cache, bargein); 7 passed, 1 skipped (audio)."
+	// installs it), and is skipped without; the call step also listens
+	// through pocketsphinx (labSpeechSteps).
+	audio, call := labSpeechSteps(t)
+	passed, skipped := 9, []string{}
+	for _, s := range []struct{ name, status string }{{"audio", audio}, {"call", call}} {
+		if s.status == "skipped" {
+			passed, skipped = passed-1, append(skipped, s.name)
+		}
+	}
+	summary := fmt.Sprintf("\n3 of 12 steps failed (prefill, cache, bargein); %d passed.", passed)
+	if len(skipped) > 0 {
+		summary = fmt.Sprintf("\n3 of 12 steps failed (prefill, cache, bargein); %d passed, %d skipped (%s).", passed, len(skipped), strings.Join(skipped, ", "))
 	}
 	if !strings.Contains(stdout, summary) {
 		t.Errorf("the summary does not name the 3 failed steps")
@@ -56,10 +67,7 @@ func TestLabFailedStepsExitOne(t *testing.T) {
 	var steps artifact.Steps
 	readJSON(t, filepath.Join(out, "steps.json"), &steps)
 	want := map[string]string{"server": "passed", "stream": "passed", "ttft": "passed", "prefill": "failed", "cache": "failed",
-		"sentence": "passed", "cancel": "passed", "bargein": "failed", "prefix": "passed", "audio": "passed", "report": "passed"}
-	if _, err := tts.Find(); err != nil {
-		want["audio"] = "skipped"
-	}
+		"sentence": "passed", "cancel": "passed", "bargein": "failed", "prefix": "passed", "audio": audio, "call": call, "report": "passed"}
 	for _, st := range steps.Steps {
 		if st.Status != want[st.Name] {
 			t.Errorf("steps.json: %s is %q, want %q (%s)", st.Name, st.Status, want[st.Name], st.Detail)
@@ -89,7 +97,7 @@ func TestLabPartialFolderChecks(t *testing.T) {
 	srv := startLlama(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--no-report", "--", "ttft")
-	if code != 0 || !strings.Contains(stdout, "\n1 passed, 10 not run;") || !strings.Contains(stdout, "check "+out) {
+	if code != 0 || !strings.Contains(stdout, "\n1 passed, 11 not run;") || !strings.Contains(stdout, "check "+out) {
 		t.Fatalf("lab -- ttft exited %d:\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, _ = runCLI("check", out)
@@ -183,4 +191,26 @@ func TestLabFailsWhatCheckFails(t *testing.T) {
 	if !strings.Contains(checkOut, failure) || !strings.Contains(checkOut, cause) {
 		t.Errorf("check does not name the failure and its cause")
 	}
+}
+
+// labSpeechSteps says how the lab's speech steps end where the test runs:
+// the audio step passes where espeak-ng is (.ci/run installs it;
+// TTFTLAB_REQUIRE_TTS), and is skipped without; the call step also needs
+// pocketsphinx (TTFTLAB_REQUIRE_STT) to listen to the caller.
+func labSpeechSteps(t *testing.T) (audio, call string) {
+	t.Helper()
+	audio, call = "passed", "passed"
+	if _, err := tts.Find(); err != nil {
+		if os.Getenv("TTFTLAB_REQUIRE_TTS") != "" {
+			t.Fatalf("TTFTLAB_REQUIRE_TTS is set: %v", err)
+		}
+		audio, call = "skipped", "skipped"
+	}
+	if _, err := pocketsphinx.Find(); err != nil {
+		if os.Getenv("TTFTLAB_REQUIRE_STT") != "" {
+			t.Fatalf("TTFTLAB_REQUIRE_STT is set: %v", err)
+		}
+		call = "skipped"
+	}
+	return audio, call
 }

@@ -15,17 +15,21 @@ import (
 
 // TestLabPreflightSaysSpeech: the built-in lab's preflight says a speech
 // server is needed exactly when a step whose row says tts runs (the audio
-// step, by name or by file), so the command knows no step's name.
+// and call steps, by name or by file), and a speech-to-text server
+// exactly when one whose row says stt does (the call step), so the
+// command knows no step's name.
 func TestLabPreflightSaysSpeech(t *testing.T) {
 	for _, c := range []struct {
-		args []string
-		tts  bool
+		args     []string
+		tts, stt bool
 	}{
-		{nil, true},
-		{[]string{"audio"}, true},
-		{[]string{"ttft", "10_audio.lua"}, true},
-		{[]string{"ttft"}, false},
-		{[]string{"server", "stream", "report"}, false},
+		{nil, true, true},
+		{[]string{"audio"}, true, false},
+		{[]string{"ttft", "10_audio.lua"}, true, false},
+		{[]string{"call"}, true, true},
+		{[]string{"ttft", "11_call.lua"}, true, true},
+		{[]string{"ttft"}, false, false},
+		{[]string{"server", "stream", "report"}, false, false},
 	} {
 		vm, err := runtime.New(context.Background(), runtime.Config{Out: t.TempDir(), Args: c.args, Preflight: true})
 		if err != nil {
@@ -37,8 +41,8 @@ func TestLabPreflightSaysSpeech(t *testing.T) {
 		if err != nil {
 			t.Fatalf("preflight of lab %v: %v", c.args, err)
 		}
-		if needs.TTS != c.tts {
-			t.Errorf("preflight of lab %v says tts %v, want %v", c.args, needs.TTS, c.tts)
+		if needs.TTS != c.tts || needs.STT != c.stt {
+			t.Errorf("preflight of lab %v says tts %v, stt %v; want %v, %v", c.args, needs.TTS, needs.STT, c.tts, c.stt)
 		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"ttftlab/internal/pocketsphinx"
 	"ttftlab/internal/tts"
 
 	"ttftlab/internal/llamaserver/llamatest"
@@ -34,21 +36,32 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// noSpeechDownloads keeps the tests from downloading espeak-ng: without one
-// (.ci/run installs Debian's; TTFTLAB_REQUIRE_TTS), the installer the lab
-// would run is a stand-in that fails, so the lab's audio step is skipped
-// with the reason. Tests of the install set their own stand-in.
+// noSpeechDownloads keeps the tests from downloading espeak-ng or
+// pocketsphinx: without one (.ci/run installs both; TTFTLAB_REQUIRE_TTS,
+// TTFTLAB_REQUIRE_STT), the installer the lab would run is a stand-in that
+// fails, so the lab's audio or call step is skipped with the reason. Tests
+// of the install set their own stand-in.
 func noSpeechDownloads() {
-	if _, err := tts.Find(); err == nil || os.Getenv(tts.InstallerEnv) != "" {
-		return
-	}
-	dir, err := os.MkdirTemp("", "ttftlab-no-download")
-	if err != nil {
-		return
-	}
-	script := filepath.Join(dir, "install-espeak-ng.sh")
-	if os.WriteFile(script, []byte("echo 'install-espeak-ng: error: the tests do not download espeak-ng (apt-get install espeak-ng)' >&2\nexit 1\n"), 0o755) == nil {
-		os.Setenv(tts.InstallerEnv, script)
+	for _, tool := range []struct {
+		find         func() (string, error)
+		env, script  string
+		name, advice string
+	}{
+		{tts.Find, tts.InstallerEnv, "install-espeak-ng.sh", "espeak-ng", "apt-get install espeak-ng"},
+		{pocketsphinx.Find, pocketsphinx.InstallerEnv, "install-pocketsphinx.sh", "pocketsphinx", "go run . stt install"},
+	} {
+		if _, err := tool.find(); err == nil || os.Getenv(tool.env) != "" {
+			continue
+		}
+		dir, err := os.MkdirTemp("", "ttftlab-no-download")
+		if err != nil {
+			continue
+		}
+		script := filepath.Join(dir, tool.script)
+		text := fmt.Sprintf("echo '%s: error: the tests do not download %s (%s)' >&2\nexit 1\n", strings.TrimSuffix(tool.script, ".sh"), tool.name, tool.advice)
+		if os.WriteFile(script, []byte(text), 0o755) == nil {
+			os.Setenv(tool.env, script)
+		}
 	}
 }
 
