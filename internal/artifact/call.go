@@ -5,22 +5,6 @@ import "encoding/json"
 // CallFile is the call step's artifact.
 const CallFile = "call.json"
 
-// CallSTT is the speech-to-text side the call step listened through, as
-// stt_info() gives it (the key only as how it was set).
-type CallSTT struct {
-	URL string `json:"url"`
-	API string `json:"api"`
-	// Engine is the default engine's name and version ("pocketsphinx
-	// 5.0.3"), or "" for a user's server.
-	Engine   string `json:"engine"`
-	Model    string `json:"model,omitempty"`
-	Language string `json:"language,omitempty"`
-	// CallerAudio is --caller-audio, the folder of the caller's WAV files
-	// (absent: the questions spoken by espeak-ng).
-	CallerAudio string `json:"caller_audio,omitempty"`
-	APIKey      string `json:"api_key,omitempty"`
-}
-
 // CallStamps are a turn's events in ms on the turn's clock (zero: the
 // caller's first audio frame left), as the host returned them
 // (stream()'s result.turn.stamps). SpeechStoppedMs and FirstPartialMs are
@@ -92,7 +76,9 @@ type CallRun struct {
 // each turn's mouth to ear and its parts, and their medians over every
 // turn of every run.
 type Call struct {
-	STT       CallSTT  `json:"stt"`
+	// STT is the speech-to-text side the step listened through, as
+	// stt_info() gives it: load.json's settings.stt's record.
+	STT       LoadSTT  `json:"stt"`
 	TTS       AudioTTS `json:"tts"`
 	Questions []string `json:"questions"`
 	// Repeat is how many repetitions the step was asked for (the lab's

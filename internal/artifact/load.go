@@ -120,7 +120,8 @@ type LoadSettings struct {
 }
 
 // LoadSTT is the speech-to-text side of a load whose callers speak
-// (--stt), as stt_info() gives it (request.Caller.Record): the server,
+// (--stt), and of the lab's call step (call.json's stt), as stt_info()
+// gives it (request.Caller.Record): the server,
 // the protocol spoken to it, its engine (the default engine's name and
 // version, "" for a user's server), model and language where given,
 // the --caller-audio folder (absent: the questions spoken by

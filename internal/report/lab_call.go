@@ -49,7 +49,7 @@ func callSection(c *rundir.Call) section {
 }
 
 // callSTT names the speech-to-text side.
-func callSTT(s artifact.CallSTT) string {
+func callSTT(s artifact.LoadSTT) string {
 	who := s.URL
 	if s.Engine != "" {
 		who = s.Engine + " (a 2010s recognizer: its accuracy and timing are not a modern model's)"
