@@ -4,8 +4,9 @@
 -- transcript, its answer spoken sentence by sentence (stream()'s stt and
 -- tts options): from the moment the caller stops speaking to the answer's
 -- first audio, and the parts that wait is made of, as the host computes
--- them (stream()'s info.turn). The call is made REPEAT times (--repeat,
--- default 6). The speech-to-text server is --stt, or the default engine
+-- them (stream()'s info.turn). Every turn is a sample of the step's
+-- figures, so the call is made as many times as give REPEAT turns
+-- (--repeat, default 6): twice, ten turns, by default. The speech-to-text server is --stt, or the default engine
 -- (pocketsphinx, a 2010s recognizer), which the lab starts for this step;
 -- the speech server is --tts, or espeak-ng. A turn whose whole answer came
 -- off the socket in one read cannot tell its first token from the end: it
@@ -67,6 +68,7 @@ local function ask(question, what)
   }
 end
 
+local calls = math.ceil(conf.REPEAT / #conf.CALL)
 local runs, discarded = conf.repeated("call", function(rep)
   local turns = json_array()
   for k, question in ipairs(conf.CALL) do
@@ -85,7 +87,7 @@ local runs, discarded = conf.repeated("call", function(rep)
     end
   end
   return { turns = turns }
-end)
+end, calls)
 for _, d in ipairs(set_aside) do discarded[#discarded + 1] = d end
 
 -- Every turn of every run.
@@ -105,7 +107,7 @@ local result = {
   stt = stt,
   tts = tts,
   questions = questions,
-  ["repeat"] = conf.REPEAT,
+  ["repeat"] = calls,
   runs = runs,
   mouth_to_ear_p50 = stats.median(over_turns(function(t) return t.parts.mouth_to_ear_ms end)),
   stt_final_p50 = stats.median(over_turns(function(t) return t.parts.stt_final_ms end)),

@@ -68,20 +68,21 @@ end
 -- --repeat), else 6, the fewest samples whose median has a 95 % interval.
 M.REPEAT = REPEAT or 6
 
--- repeated runs a step's measurement until it has M.REPEAT valid
--- repetitions and returns them in order, with the attempts it set aside:
+-- repeated runs a step's measurement until it has n (default M.REPEAT)
+-- valid repetitions and returns them in order, with the attempts it set
+-- aside:
 -- fn(k) measures repetition k (a whole measurement: a cold request and
 -- the hit that follows it stay together) and returns its record, or nil
 -- and why it is not valid (a cold prompt that hit the cache), which is
 -- set aside as {repetition = attempt, reason = why} and measured again.
 -- Every attempt takes its turn first (take_turn: A B B A under ttftlab
--- ab). After M.REPEAT set-asides more than M.REPEAT it stops with an
--- error that says why.
-function M.repeated(what, fn)
+-- ab). After n set-asides it stops with an error that says why.
+function M.repeated(what, fn, n)
+  n = n or M.REPEAT
   local runs, discarded = {}, {}
   local attempt = 0
-  while #runs < M.REPEAT do
-    if #discarded >= M.REPEAT then
+  while #runs < n do
+    if #discarded >= n then
       error(string.format("%s: %d of %d repetitions were not valid (last: %s); too few valid ones for its figures",
         what, #discarded, attempt, discarded[#discarded].reason), 2)
     end

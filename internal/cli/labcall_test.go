@@ -65,7 +65,7 @@ func runCallStep(t *testing.T, sttFlags ...string) (string, artifact.Call) {
 	t.Helper()
 	srv := startLlama(t)
 	out := t.TempDir()
-	args := append([]string{"lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath, "--no-report", "--repeat", "2"}, sttFlags...)
+	args := append([]string{"lab", "--server", srv.URL, "--out", out, "--server-log", srv.LogPath, "--no-report", "--repeat", "6"}, sttFlags...)
 	code, stdout, stderr := runCLI(append(args, "--", "call")...)
 	t.Logf("lab output:\n%s%s", stdout, stderr)
 	if code != 0 || !strings.Contains(stdout, "\ncall      passed") {
@@ -80,8 +80,9 @@ func runCallStep(t *testing.T, sttFlags ...string) (string, artifact.Call) {
 	if err := artifact.Decode(data, &c); err != nil {
 		t.Fatalf("call.json: %v", err)
 	}
+	// --repeat 6 asks for 6 turns a figure: two calls of five questions.
 	if c.Repeat != 2 || len(c.Runs) != 2 {
-		t.Fatalf("call.json: repeat %d, %d runs; want 2 of each", c.Repeat, len(c.Runs))
+		t.Fatalf("call.json: repeat %d, %d runs; want 2 of each (the calls that give --repeat 6's turns)", c.Repeat, len(c.Runs))
 	}
 	for i, r := range c.Runs {
 		if len(r.Turns) != len(callQuestions) {

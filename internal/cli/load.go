@@ -512,7 +512,7 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	}
 	// A turn the caller speaks is measured to the moment the caller
 	// hears the answer (mouth to ear): --stt needs the answers spoken.
-	if c.flags.stt.url != "" && c.flags.tts.url == "" {
+	if c.flags.stt.on() && c.flags.tts.url == "" {
 		return artifact.LoadSettings{}, nil, fmt.Errorf("--stt measures each turn from the caller's speech to the answer's first audio (mouth to ear): " +
 			"add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)")
 	}
@@ -522,7 +522,7 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 		if m := slo.Metric; (m == "first_audio_ms" || m == "underrun_ms") && c.flags.tts.url == "" {
 			return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q needs answers spoken: add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)", s)
 		}
-		if m := slo.Metric; (m == "mouth_to_ear_ms" || m == "stt_final_ms" || m == "endpointing_ms") && c.flags.stt.url == "" {
+		if m := slo.Metric; (m == "mouth_to_ear_ms" || m == "stt_final_ms" || m == "endpointing_ms") && !c.flags.stt.on() {
 			return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q needs the callers' turns spoken: add --stt URL (a speech-to-text server) or --stt default (pocketsphinx), with --tts", s)
 		}
 		sloList = append(sloList, slo)

@@ -26,6 +26,12 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(context.Background(), os.Args[1:], OS()))
 	}
 	noSpeechDownloads()
+	// A whole lab's call step speaks ten turns in real time (half a
+	// minute): the tests run without it (--stt none) unless they name a
+	// speech-to-text server or set TTFTLAB_STT themselves.
+	if os.Getenv("TTFTLAB_STT") == "" {
+		os.Setenv("TTFTLAB_STT", sttNone)
+	}
 	state := ownState()
 	code := m.Run()
 	closeShared()

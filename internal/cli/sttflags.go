@@ -45,13 +45,23 @@ type sttFlags struct {
 // sttDefault is --stt's value that starts the default engine.
 const sttDefault = "default"
 
+// sttNone is --stt's value that runs without speech-to-text: a step that
+// listens to a caller (the lab's call step) is skipped with why, and no
+// engine is started for it.
+const sttNone = "none"
+
+// on says whether the run has a speech-to-text server (--stt URL or
+// default; not none).
+func (s *sttFlags) on() bool { return s.url != "" && s.url != sttNone }
+
 // sttKeyEnv is the environment variable of the speech-to-text server's key.
 const sttKeyEnv = "TTFTLAB_STT_API_KEY"
 
 func (s *sttFlags) register(f *flagSet) {
 	f.StringVar(&s.url, "stt", os.Getenv("TTFTLAB_STT"), "the speech-to-text server: the base `URL` of a server of POST /v1/audio/transcriptions "+
 		"(a path ending in /inference: whisper-server's; ws:// or wss://, or a path ending in /realtime: a Realtime transcription WebSocket), or "+
-		"default: pocketsphinx, installed on first use and started for the run (env TTFTLAB_STT)")
+		"default: pocketsphinx, installed on first use and started for the run, or none: no speech-to-text, a step that listens skipped "+
+		"(the lab's call step, which otherwise starts the default; env TTFTLAB_STT)")
 	f.StringVar(&s.key, "stt-api-key", "", "the speech-to-text server's API key, sent as Authorization: Bearer `KEY` (default: $"+sttKeyEnv+
 		", else --server's key when both are one server); never printed or written")
 	f.StringVar(&s.keyFile, "stt-api-key-file", "", "read the speech-to-text server's API key from `FILE` (keeps it out of the process list)")
@@ -87,7 +97,7 @@ func (s *sttFlags) check(f *flagSet) error {
 	if s.key != "" && s.keyFile != "" {
 		return f.usageErrf("--stt-api-key and --stt-api-key-file both set: give one")
 	}
-	if s.url == "" {
+	if !s.on() {
 		var set []string
 		f.Visit(func(fl *flag.Flag) {
 			if strings.HasPrefix(fl.Name, "stt-") || strings.HasPrefix(fl.Name, "caller-") {
@@ -95,7 +105,7 @@ func (s *sttFlags) check(f *flagSet) error {
 			}
 		})
 		if len(set) > 0 {
-			return f.usageErrf("%s: the caller's side needs a speech-to-text server: add --stt URL (or --stt default)", strings.Join(set, ", "))
+			return f.usageErrf("%s: the caller's side needs a speech-to-text server: give --stt URL (or --stt default)", strings.Join(set, ", "))
 		}
 		return nil
 	}
@@ -158,7 +168,7 @@ func parseSTTURL(raw string) (string, error) {
 // one server.
 func (s *sttFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log io.Writer) (caller *request.Caller, stop func(), err error) {
 	stop = func() {}
-	if s.url == "" {
+	if !s.on() {
 		return nil, stop, nil
 	}
 	caller = &request.Caller{Voice: s.voice, AudioDir: s.audioDir,

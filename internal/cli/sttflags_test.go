@@ -180,6 +180,7 @@ func pocketsphinxVersion(t *testing.T) string {
 // preflight returns {stt = true}), and none when only another step runs;
 // with no engine to be had the run goes on without one and says so.
 func TestLabListenStepFromScript(t *testing.T) {
+	t.Setenv("TTFTLAB_STT", "") // the tests' --stt none would keep the default away
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/health" {
@@ -200,12 +201,17 @@ write_json("stt.json", { stt = info ~= nil, engine = info and info.engine, why =
 	os.WriteFile(filepath.Join(dir, "scripts", "lab.lua"), []byte(lab), 0o644)
 	t.Chdir(dir)
 	for _, c := range []struct {
-		step   string
-		listen bool
-	}{{"hear", true}, {"plain", false}} {
-		t.Run(c.step, func(t *testing.T) {
+		name, step string
+		listen     bool
+		flags      []string
+	}{{"hear", "hear", true, nil}, {"plain", "plain", false, nil},
+		// --stt none: a step that would listen gets no engine, none is
+		// looked for.
+		{"none", "hear", false, []string{"--stt", "none"}}} {
+		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
-			code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--no-report", "--", c.step)
+			args := append([]string{"lab", "--server", srv.URL, "--out", out, "--no-report"}, c.flags...)
+			code, stdout, stderr := runCLI(append(args, "--", c.step)...)
 			if code != 0 {
 				t.Fatalf("lab -- %s exited %d:\n%s%s", c.step, code, stdout, stderr)
 			}
