@@ -9,15 +9,18 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
 	"ttftlab/internal/callaudio"
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/espeak"
 	"ttftlab/internal/pocketsphinx"
 	"ttftlab/internal/stt"
 	"ttftlab/internal/tts"
 	"ttftlab/runtime/request"
+	"ttftlab/runtime/suggest"
 )
 
 // sttFlags name the caller's side of a command's voice turns: the
@@ -40,6 +43,9 @@ type sttFlags struct {
 	// without speech-to-text, the step skipped with why, instead of
 	// stopping it.
 	implied bool
+	// fs is the command's flags, set by check: start refuses an unknown
+	// --caller-voice as a usage error of the command.
+	fs *flagSet
 }
 
 // sttDefault is --stt's value that starts the default engine.
@@ -94,6 +100,7 @@ func (s *sttFlags) register(f *flagSet) {
 
 // check refuses flags that cannot work before anything starts.
 func (s *sttFlags) check(f *flagSet) error {
+	s.fs = f
 	if s.key != "" && s.keyFile != "" {
 		return f.usageErrf("--stt-api-key and --stt-api-key-file both set: give one")
 	}
@@ -183,6 +190,9 @@ func (s *sttFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 			return nil, stop, fmt.Errorf("the caller's audio: %w (or give --caller-audio DIR)", err)
 		}
 		caller.Espeak = bin
+		if err := s.checkVoice(bin); err != nil {
+			return nil, stop, err
+		}
 	}
 	if s.url == sttDefault {
 		return s.startDefault(ctx, caller, out, log)
@@ -234,6 +244,42 @@ func (s *sttFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 	}
 	caller.STT.Endpoint = ep
 	return caller, stop, nil
+}
+
+// checkVoice refuses a --caller-voice the espeak-ng at bin does not have,
+// before any request: espeak-ng itself would speak English instead,
+// silently, and the run would measure another voice than the one asked
+// (or fail only at the first turn).
+func (s *sttFlags) checkVoice(bin string) error {
+	if s.voice == "" {
+		return nil
+	}
+	voices, err := espeak.ListVoices(bin)
+	if err != nil {
+		return fmt.Errorf("--caller-voice %s: %w", s.voice, err)
+	}
+	if voices.Has(s.voice) {
+		return nil
+	}
+	names := make([]string, 0, len(voices))
+	for v := range voices {
+		names = append(names, v)
+	}
+	// Sorted, so that of names as near the same one is suggested each time.
+	sort.Strings(names)
+	base, variant, hasVariant := strings.Cut(s.voice, "+")
+	hint := ""
+	if near := suggest.Nearest(strings.ToLower(base), names); near != "" {
+		if hasVariant {
+			near += "+" + variant
+		}
+		hint = fmt.Sprintf("; did you mean %q?", near)
+	}
+	err = fmt.Errorf("--caller-voice %q: espeak-ng has no voice %q (see `%s --voices`)%s", s.voice, base, bin, hint)
+	if s.fs == nil {
+		return err
+	}
+	return s.fs.usageErr(err)
 }
 
 // startDefault serves pocketsphinx on a free loopback port for the run.

@@ -231,3 +231,38 @@ write_json("stt.json", { stt = info ~= nil, engine = info and info.engine, why =
 		})
 	}
 }
+
+// TestCallerVoiceChecked: a --caller-voice espeak-ng does not have is a
+// usage error (exit 2) naming the voice, with the nearest one it has,
+// before the script runs and before any request reaches the
+// speech-to-text server; a voice it has speaks the caller's turn.
+func TestCallerVoiceChecked(t *testing.T) {
+	needCallerVoice(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	os.WriteFile(script, []byte(`print("ran") local h = listen("Good morning.") print(h.text)`), 0o644)
+	run := func(f *stttest.Server, voice string) (int, string, string) {
+		stttest.Start(f)
+		defer f.Close()
+		return runCLI("run", script, "--server", "http://127.0.0.1:1", "--out", t.TempDir(), "--stt", f.URL, "--caller-voice", voice)
+	}
+	for _, c := range []struct{ voice, want string }{
+		{"nosuchvoice", `--caller-voice "nosuchvoice": espeak-ng has no voice "nosuchvoice"`},
+		{"en-uz+f3", `--caller-voice "en-uz+f3": espeak-ng has no voice "en-uz" (see ` + "`"},
+		{"en-uz+f3", `; did you mean "en-us+f3"?`},
+	} {
+		f := &stttest.Server{Text: "good morning"}
+		code, stdout, stderr := run(f, c.voice)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "Usage: ") != 1 {
+			t.Fatalf("--caller-voice %s: exit %d, stderr %q; want exit 2, %q and the usage once", c.voice, code, stderr, c.want)
+		}
+		if strings.Contains(stdout, "ran") || len(f.Received()) != 0 {
+			t.Fatalf("--caller-voice %s: the script ran (stdout %q) or %d requests reached the server", c.voice, stdout, len(f.Received()))
+		}
+	}
+	f := &stttest.Server{Text: "good morning"}
+	code, stdout, stderr := run(f, "en-us")
+	if code != 0 || stdout != "ran\ngood morning\n" || len(f.Received()) != 1 {
+		t.Fatalf("--caller-voice en-us: exit %d, stdout %q, stderr %q, %d uploads", code, stdout, stderr, len(f.Received()))
+	}
+}
