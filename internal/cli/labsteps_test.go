@@ -196,7 +196,8 @@ func TestLabFailsWhatCheckFails(t *testing.T) {
 // labSpeechSteps says how the lab's speech steps end where the test runs:
 // the audio step passes where espeak-ng is (.ci/run installs it;
 // TTFTLAB_REQUIRE_TTS), and is skipped without; the call step also needs
-// pocketsphinx (TTFTLAB_REQUIRE_STT) to listen to the caller.
+// pocketsphinx (TTFTLAB_REQUIRE_STT) to listen to the caller, and is
+// skipped under --stt none.
 func labSpeechSteps(t *testing.T) (audio, call string) {
 	t.Helper()
 	audio, call = "passed", "passed"
@@ -210,6 +211,10 @@ func labSpeechSteps(t *testing.T) (audio, call string) {
 		if os.Getenv("TTFTLAB_REQUIRE_STT") != "" {
 			t.Fatalf("TTFTLAB_REQUIRE_STT is set: %v", err)
 		}
+		call = "skipped"
+	}
+	if os.Getenv("TTFTLAB_STT") == sttNone {
+		// The tests' default (TestMain): no caller unless a test names one.
 		call = "skipped"
 	}
 	return audio, call
