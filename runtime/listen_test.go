@@ -78,7 +78,7 @@ func TestListenTranscribes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if want := "wer\t0.14285714285714\n"; out.String() != want || len(f.Received()) != 2 {
+	if want := "wer\t0.1429\n"; out.String() != want || len(f.Received()) != 2 {
 		t.Errorf("got %q and %d uploads, want %q (one word of seven wrong) and 2", out.String(), len(f.Received()), want)
 	}
 	refused := &stttest.Server{Status: http.StatusUnauthorized}

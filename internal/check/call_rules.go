@@ -176,7 +176,9 @@ func partValues(p turn.Parts) map[string]*float64 {
 const namedGarbled = 3
 
 // checkTranscripts holds each turn's word error rate to what was said
-// and the transcript (internal/turn's WER), a number not below 0; a
+// and the transcript (internal/turn's WER, to its rounding: a folder
+// written before it was rounded holds it to every digit), a number not
+// below 0; a
 // garbled transcript (turn.Garbled) is a warning: the LLM was asked
 // another question, so the turn's LLM timings are of that one.
 func checkTranscripts(l *lab) error {
@@ -195,7 +197,7 @@ func checkTranscripts(l *lab) error {
 			if math.IsNaN(t.WER) || t.WER < 0 {
 				return fmt.Errorf("%s: wer %s, want a number not below 0", at, num(t.WER))
 			}
-			if want := turn.WER(t.Said, t.Transcript); math.Abs(want-t.WER) > 1e-6 {
+			if want := turn.WER(t.Said, t.Transcript); math.Abs(want-t.WER) > turn.WERStep/2+1e-9 {
 				return fmt.Errorf("%s: wer %s, but %s transcribed as %s has %s", at, num(t.WER), excerpt(t.Said, 60), excerpt(t.Transcript, 60), num(want))
 			}
 			if turn.Garbled(t.WER) {

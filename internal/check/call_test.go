@@ -118,7 +118,8 @@ func TestCallFileOptionalInOldFolders(t *testing.T) {
 }
 
 // Many garbled transcripts: the warning names the first few and counts
-// the rest, so the line stays readable.
+// the rest, so the line stays readable. One wer is to every digit, as a
+// folder written before the word error rate was rounded holds it.
 func TestCallGarbledTranscriptsCounted(t *testing.T) {
 	f := validFiles()
 	call := strings.ReplaceAll(callJSON, `"transcript":"do i need an appointment","wer":0`, `"transcript":"the bee need a point","wer":0.8`)

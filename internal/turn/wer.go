@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"math"
 	"strings"
 	"unicode"
 )
@@ -11,7 +12,9 @@ import (
 // with punctuation removed (apostrophes inside a word kept), so "Saturday?"
 // and "saturday" are one word. A ref without words gives 0 for an empty
 // hyp and 1 otherwise. It may exceed 1 (a transcript longer than what was
-// said).
+// said). It is rounded to WERStep (four decimals), here and nowhere
+// else: every record of a turn (listen(), info.turn, call.json,
+// requests.jsonl) holds this one value.
 func WER(ref, hyp string) float64 {
 	r, h := Words(ref), Words(hyp)
 	if len(r) == 0 {
@@ -37,8 +40,11 @@ func WER(ref, hyp string) float64 {
 		}
 		prev, cur = cur, prev
 	}
-	return float64(prev[len(h)]) / float64(len(r))
+	return math.Round(float64(prev[len(h)])/float64(len(r))*(1/WERStep)) / (1 / WERStep)
 }
+
+// WERStep is what WER is rounded to: one word in ten thousand.
+const WERStep = 1e-4
 
 // Words splits text into the lower-case words WER compares.
 func Words(text string) []string {
