@@ -13,8 +13,10 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/callaudio"
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/stream"
 	"ttftlab/internal/stt"
 	"ttftlab/internal/turn"
+	"ttftlab/internal/voice"
 )
 
 // Caller is the caller's side of a command's turns: the speech-to-text
@@ -145,10 +147,42 @@ func CallerWAVs(dir string) ([]string, error) {
 	return files, nil
 }
 
-// TurnStamps puts an utterance and the LLM answer (times since the LLM
+// TurnOf is a spoken turn's stamps on the turn clock, chosen here once
+// for every record of a turn (listen(), stream()'s info.turn, stream_many's
+// results and rows, load --stt): the utterance r and, when the LLM
+// request was written (res's t0; res nil: no request, as in listen()),
+// its answer: the first token; the first sentence complete, which with
+// the answer spoken (answer, the speech pipeline's) is the pipeline's
+// first sentence, the one sent to the speech engine, and otherwise the
+// one a speaker's pace of the chunks finds (FirstSentenceMs); that
+// sentence sent to the speech engine and the answer's first audio (only
+// spoken).
+func TurnOf(r *stt.Result, res *stream.Result, answer *voice.Answer) turn.Stamps {
+	if res == nil {
+		return turnStamps(r, time.Time{}, nil, nil, nil, nil)
+	}
+	var ttft, first, sent, audio *float64
+	if res.Info.HasTTFT {
+		v := res.Info.TTFTMs
+		ttft = &v
+	}
+	switch {
+	case answer != nil && len(answer.Sentences) > 0:
+		v := answer.Sentences[0].ReadyMs
+		first, sent, audio = &v, answer.Sentences[0].TTSSentMs, answer.FirstAudioMs
+	case answer == nil:
+		p := voice.Speaker{CharsPerS: voice.DefaultCharsPerS}.Pace(res.Chunks)
+		if v, ok := FirstSentenceMs(p, res.Chunks, res.Info.Done); ok {
+			first = &v
+		}
+	}
+	return turnStamps(r, res.Info.T0, ttft, first, sent, audio)
+}
+
+// turnStamps puts an utterance and the LLM answer (times since the LLM
 // request's t0, nil where missing) on the turn clock. A zero t0 (the
 // request was never written) leaves the LLM's stamps nil.
-func TurnStamps(r *stt.Result, t0 time.Time, ttft, firstSentence, ttsSent, firstAudio *float64) turn.Stamps {
+func turnStamps(r *stt.Result, t0 time.Time, ttft, firstSentence, ttsSent, firstAudio *float64) turn.Stamps {
 	final := r.FinalMs
 	s := turn.Stamps{SpeechEndMs: r.SpeechEndMs, SpeechStoppedMs: r.SpeechStoppedMs,
 		FirstPartialMs: r.FirstPartialMs, FinalMs: &final}

@@ -285,7 +285,7 @@ func (rq *Binder) heardFields(L *lua.LState, t *luatable.Fields, h heard) {
 		t.Set("t0_ms", lua.LNumber(rq.h.SinceStart(r.Start)))
 	}
 	if h.result != nil {
-		jsonFields(t, TurnStamps(r, time.Time{}, nil, nil, nil, nil).Parts())
+		jsonFields(t, TurnOf(r, nil, nil).Parts())
 	}
 }
 
@@ -415,38 +415,24 @@ func replaceLast(list, was, with *lua.LTable) {
 	}
 }
 
-// turnTable is info.turn of a stream() with opts.stt: the transcript
-// asked, what was said and the word error rate, the turn's stamps and
-// parts (internal/turn), and the speech-to-text side's figures.
-func turnTable(L *lua.LState, h *heard, res *stream.Result, answer *voice.Answer) *lua.LTable {
+// TurnInfo is info.turn of a stream() with opts.stt: the transcript
+// asked (r's text; r nil: the turn was not heard), what was said (""
+// unknown) and the word error rate, the turn's stamps (TurnOf's) and
+// parts (internal/turn), and the speech-to-text side's figures, engine
+// the default engine's name ("" for a server of the user's).
+func TurnInfo(L *lua.LState, said, engine string, r *stt.Result, res *stream.Result, answer *voice.Answer) *lua.LTable {
 	var t luatable.Fields
-	if h.said != "" {
-		t.Set("said", lua.LString(h.said))
+	if said != "" {
+		t.Set("said", lua.LString(said))
 	}
-	r := h.result
 	if r == nil {
 		return t.Table(L)
 	}
 	t.Set("transcript", lua.LString(r.Text))
-	if h.said != "" {
-		t.Set("wer", lua.LNumber(turn.WER(h.said, r.Text)))
+	if said != "" {
+		t.Set("wer", lua.LNumber(turn.WER(said, r.Text)))
 	}
-	var ttft, first, sent, audio *float64
-	if res.Info.HasTTFT {
-		v := res.Info.TTFTMs
-		ttft = &v
-	}
-	switch {
-	case answer != nil && len(answer.Sentences) > 0:
-		v := answer.Sentences[0].ReadyMs
-		first, sent, audio = &v, answer.Sentences[0].TTSSentMs, answer.FirstAudioMs
-	case answer == nil:
-		p := voice.Speaker{CharsPerS: voice.DefaultCharsPerS}.Pace(res.Chunks)
-		if v, ok := FirstSentenceMs(p, res.Chunks, res.Info.Done); ok {
-			first = &v
-		}
-	}
-	s := TurnStamps(r, res.Info.T0, ttft, first, sent, audio)
+	s := TurnOf(r, res, answer)
 	var st luatable.Fields
 	st.Set("speech_end_ms", lua.LNumber(s.SpeechEndMs))
 	for _, f := range []struct {
@@ -473,8 +459,8 @@ func turnTable(L *lua.LState, h *heard, res *stream.Result, answer *voice.Answer
 	if r.QueueMs != nil {
 		side.Set("queue_ms", lua.LNumber(*r.QueueMs))
 	}
-	if h.engine != "" {
-		side.Set("engine", lua.LString(h.engine))
+	if engine != "" {
+		side.Set("engine", lua.LString(engine))
 	}
 	t.Set("stt", side.Table(L))
 	return t.Table(L)
@@ -518,7 +504,7 @@ func (rq *Binder) failedTurn(L *lua.LState, h *heard) int {
 	n := rq.pushStreamResult(L, res, h.err)
 	if info, ok := L.Get(-1).(*lua.LTable); ok {
 		info.RawSetString("error_kind", lua.LString(ErrorKind(h.err)))
-		info.RawSetString("turn", turnTable(L, h, res, nil))
+		info.RawSetString("turn", TurnInfo(L, h.said, h.engine, h.result, res, nil))
 	}
 	return n
 }

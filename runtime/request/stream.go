@@ -112,7 +112,7 @@ func (rq *Binder) Stream(L *lua.LState) int {
 		spoken.Into(info)
 	}
 	if info, ok := L.Get(-1).(*lua.LTable); ok && heard != nil {
-		info.RawSetString("turn", turnTable(L, heard, res, answer))
+		info.RawSetString("turn", TurnInfo(L, heard.said, heard.engine, heard.result, res, answer))
 	}
 	return n
 }

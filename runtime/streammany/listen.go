@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"math"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -16,6 +15,7 @@ import (
 	"ttftlab/internal/stream"
 	"ttftlab/internal/stt"
 	"ttftlab/internal/turn"
+	"ttftlab/internal/voice"
 	"ttftlab/runtime/request"
 )
 
@@ -120,11 +120,12 @@ func (h *heardTurn) said() string {
 
 // fillHeard adds the turn as the caller spoke it to the row: the length
 // of the caller's audio, mouth to ear, the final transcript and the
-// endpointing (turn.Parts of request.TurnStamps: the LLM's and the
-// speech engine's times, the row's own, put on the turn's clock), the
-// server's queue time and the word error rate against what was said
-// (none when that is not known: a WAV without its .txt).
-func (h *heardTurn) fillHeard(rec *artifact.Request, res *stream.Result, f finishedRequest) {
+// endpointing (turn.Parts of request.TurnOf: the stamps of the turn
+// exactly as stream()'s info.turn has them, from the stream result res
+// and the answer as spoken, nil when it was not), the server's queue
+// time and the word error rate against what was said (none when that is
+// not known: a WAV without its .txt).
+func (h *heardTurn) fillHeard(rec *artifact.Request, res *stream.Result, spoken *voice.Answer) {
 	switch {
 	case h.clip != nil:
 		rec.CallerAudioMs = artifact.Ms(h.clip.DurationMs())
@@ -140,23 +141,13 @@ func (h *heardTurn) fillHeard(rec *artifact.Request, res *stream.Result, f finis
 	if r == nil || h.err != nil {
 		return
 	}
-	at := func(x float64) *float64 {
-		if math.IsNaN(x) {
-			return nil
-		}
-		return &x
-	}
-	var sent *float64
-	if f.spoken != nil && len(f.spoken.Sentences) > 0 {
-		sent = f.spoken.Sentences[0].TTSSentMs
-	}
-	p := request.TurnStamps(r, res.Info.T0, at(f.ttftMs), at(f.firstSentenceMs), sent, at(f.firstAudioMs)).Parts()
+	p := request.TurnOf(r, res, spoken).Parts()
 	rec.MouthToEarMs, rec.SttFinalMs, rec.EndpointingMs = p.MouthToEarMs, p.SttFinalMs, p.EndpointingMs
 	if r.QueueMs != nil {
 		rec.SttQueueMs = artifact.Ms(*r.QueueMs)
 	}
 	if said := h.said(); said != "" {
-		rec.WER = artifact.Num(math.Round(turn.WER(said, r.Text)*1e4) / 1e4)
+		rec.WER = artifact.Num(turn.WER(said, r.Text))
 	}
 }
 

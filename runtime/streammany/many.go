@@ -253,7 +253,7 @@ func (m *many) finished(r load.Result) (bool, error) {
 	fin := m.describe(r, res, mc)
 	rec := fin.record()
 	if mc != nil && mc.heard != nil {
-		mc.heard.fillHeard(&rec, res, fin)
+		mc.heard.fillHeard(&rec, res, fin.spoken)
 		mc.heard.heardFields(fin.table, rec)
 	}
 	m.rows = append(m.rows, artifact.LoadRequest{Call: r.Call, Turn: r.Turn, Request: rec})
