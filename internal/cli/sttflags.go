@@ -202,45 +202,10 @@ func (s *sttFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 	if ep.Model != "" {
 		ep.ModelSource = "--stt-model"
 	}
-	switch {
-	case s.caCert != "" || s.insecure:
-		tlsCfg, err := endpoint.TLSConfig(s.caCert, s.insecure)
-		if err != nil {
-			return nil, stop, fmt.Errorf("--stt-ca-cert: %w", err)
-		}
-		ep.TLS, ep.CACert, ep.Insecure = tlsCfg, s.caCert, s.insecure
-		if s.insecure {
-			fmt.Fprintf(log, "speech-to-text: warning: --stt-insecure: the speech-to-text server's TLS certificate is not verified\n")
-		}
-	case llm != nil:
-		ep.TLS, ep.CACert, ep.Insecure = llm.TLS, llm.CACert, llm.Insecure
-	}
-	for _, h := range s.headers {
-		name, value, _ := endpoint.ParseHeader(h)
-		if ep.Header == nil {
-			ep.Header = map[string]string{}
-		}
-		ep.Header[http.CanonicalHeaderKey(name)] = value
-	}
-	switch {
-	case s.key != "":
-		ep.Key, ep.KeySource = strings.TrimSpace(s.key), "--stt-api-key"
-	case s.keyFile != "":
-		b, err := os.ReadFile(s.keyFile)
-		if err != nil {
-			return nil, stop, fmt.Errorf("--stt-api-key-file: %w", err)
-		}
-		if ep.Key = strings.TrimSpace(string(b)); ep.Key == "" {
-			return nil, stop, fmt.Errorf("--stt-api-key-file %s is empty", s.keyFile)
-		}
-		ep.KeySource = "--stt-api-key-file " + s.keyFile
-	case os.Getenv(sttKeyEnv) != "":
-		ep.Key, ep.KeySource = strings.TrimSpace(os.Getenv(sttKeyEnv)), sttKeyEnv
-	case llm != nil && llm.Key != "" && endpoint.SameOrigin(llm.Base, httpBase(ep.Base)):
-		ep.Key, ep.KeySource = llm.Key, llm.KeySource+" (--server's, the same server)"
-	}
-	if ep.Key != "" {
-		fmt.Fprintf(log, "speech-to-text: API key from %s\n", ep.KeySource)
+	side := sideEndpoint{flag: "stt", keyEnv: sttKeyEnv, label: "speech-to-text", server: "the speech-to-text server",
+		key: s.key, keyFile: s.keyFile, caCert: s.caCert, insecure: s.insecure, headers: s.headers}
+	if err := side.dress(ep, llm, httpBase(ep.Base), log); err != nil {
+		return nil, stop, err
 	}
 	caller.STT.Endpoint = ep
 	return caller, stop, nil

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"ttftlab/internal/endpoint"
@@ -124,45 +123,10 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 		return cfg, stop, nil
 	}
 	ep, _ := endpoint.Parse(t.url)
-	switch {
-	case t.caCert != "" || t.insecure:
-		tlsCfg, err := endpoint.TLSConfig(t.caCert, t.insecure)
-		if err != nil {
-			return nil, stop, fmt.Errorf("--tts-ca-cert: %w", err)
-		}
-		ep.TLS, ep.CACert, ep.Insecure = tlsCfg, t.caCert, t.insecure
-		if t.insecure {
-			fmt.Fprintf(log, "speech: warning: --tts-insecure: the speech server's TLS certificate is not verified\n")
-		}
-	case llm != nil:
-		ep.TLS, ep.CACert, ep.Insecure = llm.TLS, llm.CACert, llm.Insecure
-	}
-	for _, h := range t.headers {
-		name, value, _ := endpoint.ParseHeader(h)
-		if ep.Header == nil {
-			ep.Header = map[string]string{}
-		}
-		ep.Header[http.CanonicalHeaderKey(name)] = value
-	}
-	switch {
-	case t.key != "":
-		ep.Key, ep.KeySource = strings.TrimSpace(t.key), "--tts-api-key"
-	case t.keyFile != "":
-		b, err := os.ReadFile(t.keyFile)
-		if err != nil {
-			return nil, stop, fmt.Errorf("--tts-api-key-file: %w", err)
-		}
-		if ep.Key = strings.TrimSpace(string(b)); ep.Key == "" {
-			return nil, stop, fmt.Errorf("--tts-api-key-file %s is empty", t.keyFile)
-		}
-		ep.KeySource = "--tts-api-key-file " + t.keyFile
-	case os.Getenv(ttsKeyEnv) != "":
-		ep.Key, ep.KeySource = strings.TrimSpace(os.Getenv(ttsKeyEnv)), ttsKeyEnv
-	case llm != nil && llm.Key != "" && endpoint.SameOrigin(llm.Base, ep.Base):
-		ep.Key, ep.KeySource = llm.Key, llm.KeySource+" (--server's, the same server)"
-	}
-	if ep.Key != "" {
-		fmt.Fprintf(log, "speech: API key from %s\n", ep.KeySource)
+	side := sideEndpoint{flag: "tts", keyEnv: ttsKeyEnv, label: "speech", server: "the speech server",
+		key: t.key, keyFile: t.keyFile, caCert: t.caCert, insecure: t.insecure, headers: t.headers}
+	if err := side.dress(ep, llm, ep.Base, log); err != nil {
+		return nil, stop, err
 	}
 	cfg.Endpoint = ep
 	return cfg, stop, nil
