@@ -109,3 +109,25 @@ func (c *programInstall) Run(ctx context.Context, args []string) error {
 	fmt.Fprintf(c.env.Out, "%s: %s\n", c.name, path)
 	return nil
 }
+
+// serveForRun serves a default engine's handler on a free loopback port
+// for one run (`--tts default`, `--stt default`): its base URL, and the
+// stop that shuts the server down and then ends the engine's own
+// processes (closeEngine; nil when it keeps none between requests).
+// what names the engine in an error ("speech engine").
+func serveForRun(h http.Handler, closeEngine func() error, what string) (base string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", func() {}, fmt.Errorf("the default %s cannot listen on loopback: %w", what, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		if closeEngine != nil {
+			closeEngine()
+		}
+	}, nil
+}

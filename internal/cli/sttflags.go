@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -258,19 +256,12 @@ func (s *sttFlags) startDefault(ctx context.Context, caller *request.Caller, out
 	if err != nil {
 		return nil, stop, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, stop, fmt.Errorf("the default speech-to-text engine cannot listen on loopback: %w", err)
-	}
 	engine := &pocketsphinx.Server{Bin: bin}
-	srv := &http.Server{Handler: engine, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	stop = func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
+	base, stop, err := serveForRun(engine, engine.Close, "speech-to-text engine")
+	if err != nil {
+		return nil, stop, err
 	}
-	caller.STT.Endpoint = &endpoint.Endpoint{Base: "http://" + ln.Addr().String(), Model: s.model}
+	caller.STT.Endpoint = &endpoint.Endpoint{Base: base, Model: s.model}
 	if caller.STT.API == "" {
 		// Its Realtime session reports when the caller stopped: endpointing
 		// is measured, not only the transcript.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -101,19 +99,13 @@ func (t *ttsFlags) start(ctx context.Context, llm *endpoint.Endpoint, out, log i
 		if err != nil {
 			return nil, stop, err
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, stop, fmt.Errorf("the default speech engine cannot listen on loopback: %w", err)
-		}
 		engine := &tts.Server{Bin: bin}
-		srv := &http.Server{Handler: engine, ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(ln)
-		stop = func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			srv.Shutdown(sctx)
+		base, stopEngine, err := serveForRun(engine, nil, "speech engine")
+		if err != nil {
+			return nil, stop, err
 		}
-		cfg.Endpoint = &endpoint.Endpoint{Base: "http://" + ln.Addr().String()}
+		stop = stopEngine
+		cfg.Endpoint = &endpoint.Endpoint{Base: base}
 		cfg.Engine = tts.Version(bin)
 		cfg.CPU = func() time.Duration { return time.Duration(engine.CPU.Load()) }
 		if cfg.Model == "" {
