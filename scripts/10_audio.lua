@@ -19,16 +19,9 @@ local timeline
 local runs, discarded = conf.repeated("audio", function(i)
   local chunks, total_ms, _, info = stream(conf.messages(conf.SYSTEM_THREE, conf.Q_FASTING), { max_tokens = 120, tts = true })
   local ttft = conf.need_ttft(info, "audio run " .. i)
-  if info.tts_errors > 0 then
-    for _, s in ipairs(info.spoken) do
-      if s.error then
-        error(string.format("audio run %d: the speech server failed on %q: %s", i, s.text, s.error))
-      end
-    end
-  end
-  if not (ttft < total_ms) then
-    return nil, string.format("whole answer arrived in one read (ttft_ms %.3f = total_ms %.3f)", ttft, total_ms)
-  end
+  conf.need_spoken(info, "audio run " .. i)
+  local one = conf.one_read(ttft, total_ms)
+  if one then return nil, one end
   local first = info.spoken[1]
   if first == nil or info.first_audio_ms == nil then
     error(string.format("audio run %d: no audio came for an answer of %d chunks", i, #chunks))

@@ -38,16 +38,9 @@ local function ask(question, what)
   local chunks, total_ms, _, info = stream(conf.messages(conf.SYSTEM_ONE, question),
     { max_tokens = conf.CALL_MAX_TOKENS, stt = true, tts = true })
   local ttft = conf.need_ttft(info, what)
-  if info.tts_errors > 0 then
-    for _, s in ipairs(info.spoken) do
-      if s.error then
-        error(string.format("%s: the speech server failed on %q: %s", what, s.text, s.error))
-      end
-    end
-  end
-  if not (ttft < total_ms) then
-    return nil, string.format("whole answer arrived in one read (ttft_ms %.3f = total_ms %.3f)", ttft, total_ms)
-  end
+  conf.need_spoken(info, what)
+  local one = conf.one_read(ttft, total_ms)
+  if one then return nil, one end
   local t = info.turn
   if t.stamps.first_audio_ms == nil then
     error(string.format("%s: no audio came for an answer of %d chunks", what, #chunks))

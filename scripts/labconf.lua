@@ -40,6 +40,24 @@ function M.need_ttft(info, what)
   return info.ttft_ms
 end
 
+-- one_read is why a run cannot be timed when its whole answer came off
+-- the socket in one read (ttft == total), nil when it can.
+function M.one_read(ttft, total_ms)
+  if ttft < total_ms then return nil end
+  return string.format("whole answer arrived in one read (ttft_ms %.3f = total_ms %.3f)", ttft, total_ms)
+end
+
+-- need_spoken raises when the speech server failed on a sentence of the
+-- answer (stream()'s tts option: info.tts_errors, info.spoken).
+function M.need_spoken(info, what)
+  if info.tts_errors == 0 then return end
+  for _, s in ipairs(info.spoken) do
+    if s.error then
+      error(string.format("%s: the speech server failed on %q: %s", what, s.text, s.error), 2)
+    end
+  end
+end
+
 -- A run whose whole answer came off the socket in one read (ttft == total:
 -- the client was not scheduled while the server streamed) cannot tell the
 -- first token from the end. timed_stream repeats such a run, at most
