@@ -28,6 +28,7 @@ const (
 	OverMouthToEar    = "turns the caller spoke whose answer's audio came (speech end to first audio)"
 	OverSttFinal      = "turns the caller spoke whose final transcript came (speech end to final transcript)"
 	OverEndpointing   = "turns the caller spoke whose speech-to-text server said when the speech stopped"
+	OverLate          = "every request started, warm-up and ramp included (its start past the moment it could start)"
 )
 
 // Load is load.json: what `ttftlab load` was asked to do, the model and
@@ -48,7 +49,8 @@ type LoadSettings struct {
 	// ServerKind is the kind of server that answered (servers.Kind), ""
 	// in a load.json written before kinds were told apart.
 	ServerKind string `json:"server_kind,omitempty"`
-	// Mode is "concurrency" (a closed loop) or "rate" (an open one).
+	// Mode is "concurrency" (a closed loop), "rate" (an open one) or
+	// "trace" (a replayed trace, Trace: one level, its speed).
 	Mode string `json:"mode"`
 	// Levels are the levels given, or with a search (SearchMax > 0) the
 	// levels it ran, in the order it ran them.
@@ -113,10 +115,54 @@ type LoadSettings struct {
 	// STT is the speech-to-text server every turn was spoken to (--stt);
 	// absent without one.
 	STT *LoadSTT `json:"stt,omitempty"`
+	// Trace is the replayed trace (--trace, Mode "trace": one level, the
+	// level's number the replay's speed); absent otherwise.
+	Trace *LoadTrace `json:"trace,omitempty"`
+	// Ramp is each level's ramp (--ramp); absent without one.
+	Ramp *LoadRamp `json:"ramp,omitempty"`
+	// SteadyStart: calls began at staggered turns with their earlier turns
+	// already in the prompt as history (--steady-start).
+	SteadyStart bool `json:"steady_start,omitempty"`
 	// UntilDecided is --until-decided: each level runs further rounds
 	// until its SLO verdicts are decided or its budget is spent; absent
 	// otherwise.
 	UntilDecided *UntilDecided `json:"until_decided,omitempty"`
+}
+
+// LoadTrace is a replayed trace (--trace): the file, its format
+// ("mooncake" or "calls"), its SHA-256 (what a shard and a merge check
+// they replayed the same), what was replayed of it (the window on its own
+// clock, FromMs and ToMs, null where not given; Speed, times divided by
+// it) and how (Max, the cap on calls at once, 0 none; Block, tokens per
+// hash_id block; Vocab, the vocabulary the prompts' token ids were drawn
+// in, 0 for a call log). Lines is the lines read, Calls and Requests what
+// the window kept. SharedShare is the trace's own prefix sharing: the
+// share of the kept requests' input tokens an earlier kept request had
+// sent (Mooncake), null for a call log.
+type LoadTrace struct {
+	File        string   `json:"file"`
+	Format      string   `json:"format"`
+	SHA256      string   `json:"sha256"`
+	Lines       int      `json:"lines"`
+	Calls       int      `json:"calls"`
+	Requests    int      `json:"requests"`
+	Speed       float64  `json:"speed"`
+	FromMs      *float64 `json:"from_ms"`
+	ToMs        *float64 `json:"to_ms"`
+	Max         int      `json:"max"`
+	Block       int      `json:"block,omitempty"`
+	Vocab       int      `json:"vocab,omitempty"`
+	SharedShare *float64 `json:"shared_share"`
+}
+
+// LoadRamp is a level's ramp (--ramp): over its first DurationMs the
+// calls at once (or the rate) grow from none to the level, linearly or
+// exponentially (Shape "linear" or "exp"); Keep (--ramp-keep) counts the
+// ramp's requests in the level's figures.
+type LoadRamp struct {
+	DurationMs float64 `json:"duration_ms"`
+	Shape      string  `json:"shape"`
+	Keep       bool    `json:"keep,omitempty"`
 }
 
 // LoadSTT is the speech-to-text side of a load whose callers speak
@@ -517,6 +563,14 @@ type ManySummary struct {
 	MouthToEarMs  *Dist `json:"mouth_to_ear_ms,omitempty"`
 	SttFinalMs    *Dist `json:"stt_final_ms,omitempty"`
 	EndpointingMs *Dist `json:"endpointing_ms,omitempty"`
+	// LateMs is how late the requests began past the moment each could
+	// (Request.LateMs), over every request of the level, warm-up and
+	// ramp included (OverLate): whether the client kept to its schedule.
+	// Absent in files written before it.
+	LateMs *Dist `json:"late_ms,omitempty"`
+	// Ramp counts the requests due during the level's ramp (--ramp), left
+	// out of the figures (and counted in Warmup) unless --ramp-keep.
+	Ramp int `json:"ramp,omitempty"`
 	// Client is what the run cost the machine that ran it; in a merge
 	// the shards' machines' together (cores, CPU and reader figures
 	// summed, busy over the merged span), absent when a shard has none;
@@ -744,6 +798,35 @@ type Request struct {
 	EndpointingMs *float64 `json:"endpointing_ms,omitempty"`
 	SttQueueMs    *float64 `json:"stt_queue_ms,omitempty"`
 	WER           *float64 `json:"wer,omitempty"`
+	// LateMs is how late the request began past the moment it could
+	// begin: its due time (ScheduledMs), or, when a cap on calls at once
+	// held its call back (--trace-max, --concurrency with --rate), the
+	// moment a place came free. QueueMs is LateMs plus that hold. What a
+	// client machine that cannot keep up shows; absent in rows written
+	// before it.
+	LateMs *float64 `json:"late_ms,omitempty"`
+	// Ramp marks a request due during the level's ramp (--ramp): left out
+	// of the level's figures (Warmup set too) unless --ramp-keep.
+	Ramp bool `json:"ramp,omitempty"`
+	// HistoryTurns is, on the first request of a call that started in
+	// steady state (--steady-start), the turns its prompt holds as history
+	// without having run them; absent otherwise.
+	HistoryTurns int `json:"history_turns,omitempty"`
+	// TraceCall and TraceLine are, in a replayed trace (--trace), the
+	// trace's call id and the line of the file the request came from.
+	TraceCall string `json:"trace_call,omitempty"`
+	TraceLine int    `json:"trace_line,omitempty"`
+	// TraceInputN is a Mooncake line's input_length (the prompt's tokens)
+	// and TraceSharedN the tokens of its leading blocks that an earlier
+	// request of the replay already sent (its hash_ids): what the server's
+	// prefix cache can hold of it. Absent otherwise.
+	TraceInputN  *float64 `json:"trace_input_n,omitempty"`
+	TraceSharedN *float64 `json:"trace_shared_n,omitempty"`
+	// IgnoreEOS is, where the trace fixed the answer's length
+	// (output_length), whether the request asked the server to ignore
+	// its end of text (false: the kind of server does not take
+	// ignore_eos, so the answer may end sooner). Absent otherwise.
+	IgnoreEOS *bool `json:"ignore_eos,omitempty"`
 }
 
 // Listened says whether the request's turn was spoken by the caller and
@@ -789,7 +872,7 @@ var SLOMetrics = []string{"ttft_ms", "first_sentence_ms", "total_ms", "first_aud
 // record's tags.
 var RequestColumns = []string{"index", "warmup", "start_ms", "run_ms", "scheduled_ms", "queue_ms", "ttft_ms", "first_sentence_ms",
 	"total_ms", "stall_ms", "chunks", "prompt_n", "cache_n", "predicted_n", "error_kind", "error", "first_audio_ms", "underrun_ms", "t0_unix_ms",
-	"mouth_to_ear_ms", "stt_final_ms", "endpointing_ms", "stt_queue_ms", "wer"}
+	"mouth_to_ear_ms", "stt_final_ms", "endpointing_ms", "stt_queue_ms", "wer", "late_ms"}
 
 // Cells are the row's values in RequestColumns order, as a CSV writes
 // them: "" for null, times to the microsecond.
@@ -809,7 +892,7 @@ func (r Request) Cells() []string {
 	return []string{fmt.Sprint(r.Index), fmt.Sprint(r.Warmup), num(r.StartMs), num(r.RunMs), num(r.ScheduledMs), num(r.QueueMs),
 		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
 		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error), num(r.FirstAudioMs), num(r.UnderrunMs), num(r.T0UnixMs),
-		num(r.MouthToEarMs), num(r.SttFinalMs), num(r.EndpointingMs), num(r.SttQueueMs), num(r.WER)}
+		num(r.MouthToEarMs), num(r.SttFinalMs), num(r.EndpointingMs), num(r.SttQueueMs), num(r.WER), num(r.LateMs)}
 }
 
 // LoadRequest is one row of `ttftlab load`'s requests.jsonl: the request

@@ -59,6 +59,54 @@ type Plan struct {
 	// out the same way (part Index gets the places Index, Index+Count,
 	// ... of Concurrency).
 	Shard Shard
+	// Schedule, when set, is a replayed trace's: each call's due time and
+	// turns are the trace's, and Think.Func gives its pauses; Rate,
+	// Arrival and Calls are then unused, Concurrency is the cap on calls
+	// at once (0: none). See Schedule.
+	Schedule *Schedule
+	// Ramp, when its Duration is above 0, grows the level over its first
+	// Duration: an open loop's rate, or a closed loop's places (calls at
+	// once), from none to the level (see Ramp). Requests due before its
+	// end are marked (Result.Ramp).
+	Ramp Ramp
+	// SteadyStart starts calls in steady state: the calls in progress at
+	// the start (a closed loop's first Concurrency; an open loop's that
+	// arrive within one call's length) begin at staggered turns, as if
+	// they had been running (Turn.History: the turns before it, which the
+	// request's prompt holds as history). Only with Turns above 1.
+	SteadyStart bool
+}
+
+// Schedule is a trace's calls, in the order they start: call i (from 1)
+// is due Starts[i-1] after the run began (never decreasing) and makes
+// Turns[i-1] requests; the pause before each later turn is Plan.Think's.
+// A shard takes its calls as from any plan (call i to shard (i-1) mod N),
+// each at its time.
+type Schedule struct {
+	Starts []time.Duration
+	Turns  []int
+}
+
+// RampShape is how a ramp grows.
+type RampShape string
+
+// Ramp shapes.
+const (
+	// RampLinear grows the rate (or the places) in proportion to the time.
+	RampLinear RampShape = "linear"
+	// RampExp grows it exponentially, from 1 % of the level at the start
+	// to the level at the ramp's end.
+	RampExp RampShape = "exp"
+)
+
+// Ramp is a level's ramp: an open loop's arrival rate at time t < Duration
+// is Rate x shape(t/Duration) (arrivals drawn as for the level, on a
+// clock warped by the shape's integral, so Poisson stays Poisson); a
+// closed loop's place k (from 1) of Concurrency opens at the time the
+// shape reaches k/Concurrency (place 1 at once).
+type Ramp struct {
+	Duration time.Duration
+	Shape    RampShape
 }
 
 // Shard is one part of a plan run by several machines: Index from 0,
@@ -98,6 +146,10 @@ type Turn struct {
 	// same for every turn of the call, e.g. to choose what its caller
 	// says.
 	Draw float64
+	// History is, on the first request of a call that starts in steady
+	// state (Plan.SteadyStart), the turns before it (Turn - 1), which the
+	// request holds as history without having run them; 0 otherwise.
+	History int
 }
 
 // Job is one request to start.
@@ -146,7 +198,13 @@ type Result struct {
 	// took (the caller speaking, the transcript), then the start gate; a
 	// turn whose Before failed has Start when it failed, and no stream.
 	Scheduled, Began, Start, End time.Duration
-	Result                       *stream.Result
+	// Admitted is when the turn could begin: Scheduled, or when a cap on
+	// calls at once held its call back, the moment a place came free.
+	// Began - Admitted is the client's own lateness (load's late_ms).
+	Admitted time.Duration
+	// Ramp: the turn was due during the plan's ramp (Plan.Ramp).
+	Ramp   bool
+	Result *stream.Result
 	// Err is the stream's error; AfterErr is Job.After's, when the stream
 	// ended well but what followed it failed (the answer's speech);
 	// BeforeErr is Job.Before's (the caller's speech was not
