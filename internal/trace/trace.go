@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Format is a trace's format.
@@ -150,3 +151,24 @@ func (t Turn) Prompt(block int, v Vocab) []int { return nil }
 // BlockTokens are the n first token ids of the block of hash_id: the same
 // ids for the same hash_id, block and vocabulary on every machine.
 func BlockTokens(hashID int64, n int, v Vocab) []int { return nil }
+
+// Timing is when the load engine makes a trace's requests due: call i
+// (from 1) at Starts[i-1] since the replay began, with Turns[i-1] turns,
+// and Think(call, turn) before turn (from 2), after the previous turn's
+// end.
+type Timing struct {
+	Starts []time.Duration
+	Turns  []int
+	Think  func(call, turn int) time.Duration
+}
+
+// Timing is the trace's timing. Without a speaking caller (spoken false)
+// a request is due when its caller stops speaking: the call's start plus
+// the first turn's SpeakMs, and a later turn its PauseMs before plus its
+// own SpeakMs; with one (spoken: the caller's audio is sent, taking its
+// own time) a turn is due when its caller starts: the call's start, and a
+// later turn the previous turn's PauseMs after its end.
+func (t *Trace) Timing(spoken bool) Timing { return Timing{} }
+
+// Turn is turn (from 1) of call (from 1), nil when there is none.
+func (t *Trace) Turn(call, turn int) *Turn { return nil }
