@@ -108,7 +108,7 @@ func TestCellsFollowColumns(t *testing.T) {
 	// The JSON row names the same columns (a spoken request's too, and a
 	// turn the caller spoke).
 	f := 1.0
-	data, _ := json.Marshal(Request{FirstAudioMs: &f, UnderrunMs: &f, MouthToEarMs: &f, SttFinalMs: &f, EndpointingMs: &f, SttQueueMs: &f, WER: &f})
+	data, _ := json.Marshal(Request{FirstAudioMs: &f, UnderrunMs: &f, MouthToEarMs: &f, SttFinalMs: &f, EndpointingMs: &f, SttQueueMs: &f, WER: &f, LateMs: &f})
 	var m map[string]any
 	json.Unmarshal(data, &m)
 	for _, c := range RequestColumns {
