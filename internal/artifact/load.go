@@ -578,6 +578,20 @@ type ManySummary struct {
 	Client *ClientUse `json:"client,omitempty"`
 }
 
+// BehindLimitMs is the lateness past which a level's client did not
+// keep to its schedule: the p99 of its requests' late_ms above it
+// (ManySummary.FellBehind).
+const BehindLimitMs = 10
+
+// FellBehind says whether the client did not keep to its schedule in the
+// level: the p99 of its requests' lateness (LateMs) above BehindLimitMs,
+// so its figures hold the client's own delay as well as the server's.
+// False when the summary has no lateness (a file written before it, or
+// no request began). The one rule the console and the report apply.
+func (s *ManySummary) FellBehind() bool {
+	return s.LateMs != nil && s.LateMs.P99 != nil && *s.LateMs.P99 > BehindLimitMs
+}
+
 // ClientUse is the CPU a stream_many run took on its own machine, over
 // the run: whether the client, not the server, may have set the figures.
 type ClientUse struct {

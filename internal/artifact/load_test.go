@@ -171,3 +171,26 @@ func TestSpokenTurnMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestFellBehind: the client fell behind exactly when its requests'
+// lateness has a p99 above BehindLimitMs; a summary without lateness (an
+// older file, or no request began) never did.
+func TestFellBehind(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, c := range []struct {
+		late *Dist
+		want bool
+	}{
+		{nil, false},
+		{&Dist{N: 0}, false},
+		{&Dist{N: 40, P50: f(0.2), P99: f(3)}, false},
+		{&Dist{N: 40, P50: f(0.2), P99: f(BehindLimitMs)}, false},
+		{&Dist{N: 40, P50: f(0.2), P99: f(BehindLimitMs + 0.001)}, true},
+		{&Dist{N: 40, P50: f(25), P99: f(80)}, true},
+	} {
+		s := ManySummary{LateMs: c.late}
+		if got := s.FellBehind(); got != c.want {
+			t.Errorf("late_ms %+v: FellBehind %v, want %v", c.late, got, c.want)
+		}
+	}
+}
