@@ -316,6 +316,12 @@ func pair(a, b section) section {
 	if s.Title == "" {
 		s.Title, s.Intro = b.Title, b.Intro
 	}
+	for _, w := range a.Warnings {
+		s.Warnings = append(s.Warnings, "A: "+w)
+	}
+	for _, w := range b.Warnings {
+		s.Warnings = append(s.Warnings, "B: "+w)
+	}
 	fa, fb := asFigures("A", a), asFigures("B", b)
 	for i := 0; i < max(len(fa), len(fb)); i++ {
 		s.Sides = append(s.Sides, []figure{figureAt(fa, i, "A"), figureAt(fb, i, "B")})

@@ -32,7 +32,9 @@ func loadModel(l *rundir.Load) string {
 func loadSections(l *rundir.Load, version string) []section {
 	var out []section
 	if len(l.Levels) > 0 {
-		out = append(out, percentileSection(l))
+		p := percentileSection(l)
+		p.Warnings = behindWarnings(l)
+		out = append(out, p)
 	}
 	if s := searchSection(l); s != nil {
 		out = append(out, *s)
@@ -66,6 +68,9 @@ func loadSummary(l *rundir.Load, version string) section {
 		s.Tables = append(s.Tables, sloTable(l))
 	}
 	if t := shardsTable(l); t != nil {
+		s.Tables = append(s.Tables, *t)
+	}
+	if t := lateTable(l); t != nil {
 		s.Tables = append(s.Tables, *t)
 	}
 	if t := steadyTable(l); t != nil {
