@@ -25,6 +25,9 @@ var (
 	P50           = rgb(0x3f, 0x51, 0xb5) // indigo
 	P95           = rgb(0xe6, 0x9f, 0x00) // amber
 	P99           = rgb(0x8b, 0x00, 0x00) // dark red
+	Due           = rgb(0x80, 0x80, 0x00) // olive: requests a schedule (a trace) made due
+	Began         = rgb(0xad, 0x14, 0x57) // magenta: requests as they began
+	Shared        = rgb(0x4e, 0x34, 0x2e) // dark brown: a trace's own prefix sharing
 	Grid          = rgb(0xe3, 0xe3, 0xe3)
 )
 

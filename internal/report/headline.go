@@ -136,6 +136,8 @@ func loadHeadline(l *rundir.Load) []headline {
 	c := headline{Label: "Capacity"}
 	v := capacityOf(l)
 	switch {
+	case l.Settings.Mode == "trace":
+		c = traceHeadline(l)
 	case len(l.Settings.SLO) == 0:
 		c.Value, c.Note = "no SLO set", "pass --slo to find the highest level that meets it"
 	case v.Kind == capUnknown:
@@ -332,8 +334,11 @@ func metricWords(m string) string {
 }
 
 func levelWord(l *rundir.Load) string {
-	if l.Settings.Mode == "rate" {
+	switch l.Settings.Mode {
+	case "rate":
 		return "rate"
+	case "trace":
+		return "trace speed"
 	}
 	return "concurrency"
 }

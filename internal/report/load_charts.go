@@ -84,8 +84,11 @@ func overOf(l *rundir.Load, m string) string {
 
 // axisTitle names the X axis of a by-level chart.
 func axisTitle(l *rundir.Load) string {
-	if l.Settings.Mode == "rate" {
+	switch l.Settings.Mode {
+	case "rate":
 		return "request rate (requests/s)"
+	case "trace":
+		return "trace speed (times the trace's own)"
 	}
 	return "concurrency (calls at once)"
 }

@@ -36,6 +36,9 @@ func loadSections(l *rundir.Load, version string) []section {
 		p.Warnings = behindWarnings(l)
 		out = append(out, p)
 	}
+	if s := traceSection(l); s != nil {
+		out = append(out, *s)
+	}
 	if s := searchSection(l); s != nil {
 		out = append(out, *s)
 	}
@@ -96,6 +99,9 @@ func capacityText(l *rundir.Load) string {
 	goal := "no SLO was set"
 	if len(slos) > 0 {
 		goal = "SLO: " + strings.Join(slos, " and ")
+	}
+	if l.Settings.Mode == "trace" {
+		return fmt.Sprintf("A replayed trace: one level, the trace's own arrivals at its speed, with SLO verdicts but no capacity (%s).", goal)
 	}
 	v := capacityOf(l)
 	switch v.Kind {
@@ -281,3 +287,4 @@ func sloTable(l *rundir.Load) table {
 	t.Numeric = map[int]bool{0: true, 2: true, 3: true, 4: true, 5: true}
 	return t
 }
+

@@ -127,10 +127,14 @@ func cut(path string) (head, tail string, ok bool) {
 
 func isLevels(head string) bool { return head == "levels" || strings.HasPrefix(head, "levels[") }
 
-// LevelName is "concurrency 4" or "rate 2 req/s" for the run's mode.
+// LevelName is "concurrency 4", "rate 2 req/s" or, for a replayed trace
+// (one level, its speed), "trace x1" for the run's mode.
 func (l *Load) LevelName(v float64) string {
-	if l.Settings.Mode == "rate" {
+	switch l.Settings.Mode {
+	case "rate":
 		return fmt.Sprintf("rate %g req/s", v)
+	case "trace":
+		return fmt.Sprintf("trace x%g", v)
 	}
 	return fmt.Sprintf("concurrency %g", v)
 }
