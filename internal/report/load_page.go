@@ -58,7 +58,7 @@ func loadSections(l *rundir.Load, version string) []section {
 
 func loadSummary(l *rundir.Load, version string) section {
 	s := section{ID: "summary", Title: "Levels and run details"}
-	s.Intro = capacityText(l)
+	s.Intro = capacityText(l) + rampText(l) + steadyStartText(l)
 	if sh := l.Settings.Shard; sh != nil {
 		s.Intro = fmt.Sprintf("Shard %d of %d of run %s, on %s: its figures are over its own calls alone; `ttftlab merge` of the %d shard folders gives the run's. ",
 			sh.Index, sh.Count, l.Settings.RunID, sh.Host, sh.Count) + s.Intro
@@ -288,3 +288,38 @@ func sloTable(l *rundir.Load) table {
 	return t
 }
 
+// rampText says, where the settings are told, how each level ramped up
+// (settings.ramp) and how many of its requests were due in the ramp
+// (summary.ramp), left out of its figures or kept; "" without a ramp.
+func rampText(l *rundir.Load) string {
+	r := l.Settings.Ramp
+	if r == nil {
+		return ""
+	}
+	var per []string
+	for _, lv := range l.Levels {
+		per = append(per, fmt.Sprintf("%s: %d", num(lv.Level), lv.Summary.Ramp))
+	}
+	fate := "left out of the level's figures as warm-up is"
+	if r.Keep {
+		fate = "kept in the level's figures (--ramp-keep)"
+	}
+	return fmt.Sprintf(" Each level ramped up over its first %s ms (%s, --ramp): the requests due in the ramp were %s (%s).",
+		num(r.DurationMs), r.Shape, fate, strings.Join(per, ", "))
+}
+
+// steadyStartText says, where the settings are told, that the calls
+// started in steady state (settings.steady_start), and how many requests
+// carried earlier turns as history; "" otherwise.
+func steadyStartText(l *rundir.Load) string {
+	if !l.Settings.SteadyStart {
+		return ""
+	}
+	n := 0
+	for _, r := range l.Requests {
+		if r.HistoryTurns > 0 {
+			n++
+		}
+	}
+	return fmt.Sprintf(" Calls started in steady state (--steady-start): at staggered turns, their earlier turns in the prompt as history, as if they had been running (%d requests began a call so).", n)
+}

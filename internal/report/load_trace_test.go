@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -174,5 +175,44 @@ func TestCallLogPageHasArrivalsAndCacheHits(t *testing.T) {
 	}
 	if cells(t, s.Figures[1].Table, "the server's cache: cache_n / (cache_n + prompt_n)")[2] != "28" {
 		t.Error("the server's cache share is not over the 28 requests with cache_n")
+	}
+}
+
+// TestRampAndSteadyStartShown: a ramp is a band on each level's
+// requests chart naming its requests (summary.ramp), said where the
+// settings are with each level's count; a steady start is one line there
+// too, with the requests that began a call so.
+func TestRampAndSteadyStartShown(t *testing.T) {
+	doc := artifact.Load{Settings: artifact.LoadSettings{Mode: "rate", Levels: []float64{4}, Requests: 6, Turns: 3, SteadyStart: true,
+		Ramp: &artifact.LoadRamp{DurationMs: 1000, Shape: "linear"}},
+		Levels: []artifact.LoadLevel{{Level: 4, Summary: artifact.LevelSummary{ManySummary: artifact.ManySummary{Requests: 4, OK: 4, Warmup: 2, Ramp: 2}}}}}
+	var rows []artifact.LoadRequest
+	for i := range 6 {
+		r := artifact.LoadRequest{Level: 4, Call: i + 1, Turn: 1}
+		r.Index, r.StartMs, r.ScheduledMs, r.QueueMs, r.TTFTMs, r.TotalMs = i+1, fp(float64(i)*400), fp(float64(i)*400), fp(0), fp(30), fp(90)
+		r.Ramp, r.Warmup = i < 2, i < 2
+		if i%2 == 1 {
+			r.HistoryTurns = 2
+		}
+		rows = append(rows, r)
+	}
+	dir := writeLoad(t, doc, rows)
+	page := render(t, dir)
+	svg := chartOf(t, charts(t, page), "Requests at rate 4 req/s")
+	if !strings.Contains(svg, ">ramp (linear): 2, left out<") {
+		t.Errorf("the requests chart has no ramp band naming its 2 requests")
+	}
+	for _, want := range []string{"Each level ramped up over its first 1000 ms (linear, --ramp): the requests due in the ramp were left out of the level&#39;s figures as warm-up is (4: 2).",
+		"Calls started in steady state (--steady-start)", fmt.Sprintf("(%d requests began a call so)", 3)} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	f, err := requestsFigure(rundir.ReadLoad(dir), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cells(t, f.Table, "due in the ramp")[1]; got != "2, left out" {
+		t.Errorf("due in the ramp: %q", got)
 	}
 }

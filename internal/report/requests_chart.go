@@ -85,6 +85,11 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	rowH := min(18, max(3, 420/float64(len(rs))))
 	chart.Rows(p, names, 0)
 	p.X.Min = 0
+	ramp, rampN := rampBand(l, level)
+	if ramp != nil {
+		// Added first, so every bar draws over it.
+		chart.AddBands(p, []chart.Band{*ramp})
+	}
 	var queued, sent, failed, transient []chart.Span
 	var ttft, sentence []chart.Tick
 	tab := table{Head: []string{"request", "start_ms", "queue_ms", "ttft_ms", "first_sentence_ms", "total_ms", "error"}}
@@ -124,7 +129,11 @@ func requestsFigure(l *rundir.Load, level float64) (figure, error) {
 	}
 	chart.AddTicks(p, "first token", ttft, chart.TTFT, thick+2, 1.5)
 	chart.AddTicks(p, "first sentence", sentence, chart.FirstSentence, thick+2, 1.5)
-	f, err := draw(p, vg.Length(max(75+rowH*float64(len(rs)), 40+6*float64(chart.LegendLine))), summaryOf(tab))
+	sum := summaryOf(tab)
+	if ramp != nil {
+		sum.add("due in the ramp", rampN)
+	}
+	f, err := draw(p, vg.Length(max(75+rowH*float64(len(rs)), 40+6*float64(chart.LegendLine))), sum)
 	f.More = &tab
 	f.More.Caption = fmt.Sprintf("all %d requests", len(rs))
 	f.More.numericFrom(0)
@@ -251,4 +260,26 @@ func serverFigure(l *rundir.Load) (figure, error) {
 	// Room above the highest line for the bands' names.
 	p.Y.Max *= 1.25
 	return draw(p, chart.Height, *tab.numericFrom(1))
+}
+
+// rampBand is the level's ramp (settings.ramp) as a band over its first
+// duration_ms on the level's clock, and the requests due in it
+// (summary.ramp) with whether they were left out of the figures; nil
+// without a ramp.
+func rampBand(l *rundir.Load, level float64) (*chart.Band, string) {
+	r := l.Settings.Ramp
+	if r == nil || !(r.DurationMs > 0) {
+		return nil, ""
+	}
+	n := 0
+	for _, lv := range l.Levels {
+		if lv.Level == level {
+			n = lv.Summary.Ramp
+		}
+	}
+	what := fmt.Sprintf("%d, left out", n)
+	if r.Keep {
+		what = fmt.Sprintf("%d, kept (--ramp-keep)", n)
+	}
+	return &chart.Band{From: 0, To: r.DurationMs, Label: fmt.Sprintf("ramp (%s): %s", r.Shape, what)}, what
 }
