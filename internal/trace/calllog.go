@@ -97,7 +97,11 @@ func indexOf(s []string, x string) int {
 func csvError(err error, path string) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &LineError{Path: path, Line: pe.Line, Msg: "not CSV: " + pe.Err.Error()}
+		msg := "not CSV: " + pe.Err.Error()
+		if pe.Line != pe.StartLine {
+			msg += fmt.Sprintf(" (found on line %d)", pe.Line)
+		}
+		return &LineError{Path: path, Line: pe.StartLine, Msg: msg}
 	}
 	return &LineError{Path: path, Msg: err.Error()}
 }
