@@ -73,8 +73,10 @@ type Turn struct {
 	// share that block of the prompt token for token.
 	HashIDs []int64
 	// SharedTokens is, for a Mooncake line, the tokens of its leading
-	// blocks whose hash_id an earlier kept line had: what a prefix cache
-	// can hold of it when it arrives.
+	// blocks whose hash_id an earlier kept line had, each block as far as
+	// an earlier kept line sent it (a block cut short sent only its
+	// start), stopping at the first block not sent whole: what a prefix
+	// cache can hold of it when it arrives.
 	SharedTokens int
 	// SpeakMs is a call log's caller speaking time for the turn (0 when
 	// not given), after the window's speed.
