@@ -50,6 +50,8 @@ func readCallsCSV(data []byte, path string) ([]Call, int, error) {
 		h = strings.TrimSpace(h)
 		header[i] = h
 		switch {
+		case h == "":
+			return nil, 0, &LineError{Path: path, Line: hl, Msg: fmt.Sprintf("column %d of the header has no name: a call log's columns are %s", i+1, strings.Join(callFields, ", "))}
 		case indexOf(callFields, h) < 0:
 			return nil, 0, &LineError{Path: path, Line: hl, Field: h, Msg: fmt.Sprintf("unknown column: a call log's columns are %s", strings.Join(callFields, ", "))}
 		case indexOf(header[:i], h) >= 0:

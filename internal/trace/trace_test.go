@@ -60,6 +60,7 @@ func TestBadTracesNameLineAndField(t *testing.T) {
 		{"csv negative time", "c.csv", "call,start_ms,text\na,0,hi\nb,-2,hi\n", 3, "start_ms", "-2 is negative"},
 		{"csv not a number", "c.csv", "call,start_ms,text\na,soon,hi\n", 2, "start_ms", `want a number, got "soon"`},
 		{"csv unknown column", "c.csv", "call,start,text\na,0,hi\n", 1, "start", "unknown column"},
+		{"csv unnamed column", "c.csv", "call,start_ms,text,\na,0,hi,\n", 1, "", "column 4 of the header has no name"},
 		{"csv cells", "c.csv", "call,start_ms,text\na,0,hi,there\n", 2, "", "4 cells, the header has 3"},
 		{"csv quoting", "c.csv", "call,start_ms,text\na,0,\"hi\nb,1,yo\n", 2, "", "not CSV"},
 		{"csv out of order", "c.csv", "text,call,start_ms\nhi,a,10\n\"two\nlines\",a,\nhi,b,5\n", 5, "start_ms", "times out of order"},
