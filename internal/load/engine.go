@@ -31,8 +31,10 @@ type Plan struct {
 	// Concurrency caps the calls in progress (a call holds its place from
 	// its first turn's start to its last turn's end, think times
 	// included): 0 is the default (1 for a closed loop, no cap for an open
-	// one), NoLimit none. Without Rate it is a closed loop: a call starts
-	// as soon as another one ends.
+	// one), NoLimit none. Without Rate (or a Schedule) it is a closed loop:
+	// a call starts as soon as another one ends. In an open loop a call
+	// due while the cap is full waits for a place (it is never dropped):
+	// Result.Admitted says when one came free.
 	Concurrency int
 	// Rate is calls arriving per second, an open loop; 0 for a closed loop.
 	Rate    float64
@@ -59,21 +61,27 @@ type Plan struct {
 	// out the same way (part Index gets the places Index, Index+Count,
 	// ... of Concurrency).
 	Shard Shard
-	// Schedule, when set, is a replayed trace's: each call's due time and
-	// turns are the trace's, and Think.Func gives its pauses; Rate,
-	// Arrival and Calls are then unused, Concurrency is the cap on calls
-	// at once (0: none). See Schedule.
+	// Schedule, when set, is a replayed trace's: an open loop whose call
+	// i is due at Starts[i-1] and makes Turns[i-1] turns, Think.Func
+	// giving its pauses; Rate, Arrival, Turns and Calls are then unused
+	// (Calls is len(Starts)), Concurrency is the cap on calls at once (0:
+	// none). Neither a Ramp nor SteadyStart goes with it. See Schedule.
 	Schedule *Schedule
 	// Ramp, when its Duration is above 0, grows the level over its first
-	// Duration: an open loop's rate, or a closed loop's places (calls at
-	// once), from none to the level (see Ramp). Requests due before its
-	// end are marked (Result.Ramp).
+	// Duration: an open loop's rate, or a capped closed loop's places
+	// (calls at once), from none to the level (see Ramp). Requests due
+	// before its end are marked (Result.Ramp).
 	Ramp Ramp
-	// SteadyStart starts calls in steady state: the calls in progress at
-	// the start (a closed loop's first Concurrency; an open loop's that
-	// arrive within one call's length) begin at staggered turns, as if
-	// they had been running (Turn.History: the turns before it, which the
-	// request's prompt holds as history). Only with Turns above 1.
+	// SteadyStart starts calls in steady state, as if they had been
+	// running: the calls in progress at the start begin at staggered turns
+	// (SteadyTurn), their first request holding the turns before it as
+	// history (Turn.History) and making the call's turns from there to
+	// Turns. In a closed loop those are its first min(Concurrency, Calls)
+	// calls, call i at turn 1 + (i-1) mod Turns, due at its place's
+	// opening (the start, without a ramp) plus a draw in [0, Think.Min)
+	// (SteadyDue), so their first requests spread; in an open loop the
+	// calls that arrive before (Turns-1) x Think.Min, at their arrival. No
+	// effect with one turn; later calls start at turn 1.
 	SteadyStart bool
 }
 
@@ -101,12 +109,36 @@ const (
 
 // Ramp is a level's ramp: an open loop's arrival rate at time t < Duration
 // is Rate x shape(t/Duration) (arrivals drawn as for the level, on a
-// clock warped by the shape's integral, so Poisson stays Poisson); a
-// closed loop's place k (from 1) of Concurrency opens at the time the
-// shape reaches k/Concurrency (place 1 at once).
+// clock warped by the shape's integral, so Poisson stays Poisson), Rate
+// from Duration on; a closed loop's place k (from 1) of Concurrency opens
+// at the time the shape reaches k/Concurrency (place 1 at once, the last
+// at Duration). The shapes: linear, t/Duration; exponential,
+// e^(a(t/Duration - 1)) with a = ln 100. A Shape "" is linear.
 type Ramp struct {
 	Duration time.Duration
 	Shape    RampShape
+}
+
+// check says whether the schedule can be played: as many turns as
+// starts, starts from 0 on that never go back, a turn at least per call.
+func (s *Schedule) check() error {
+	switch {
+	case len(s.Starts) != len(s.Turns):
+		return fmt.Errorf("the schedule has %d starts but %d turn counts: want one of each per call", len(s.Starts), len(s.Turns))
+	case len(s.Starts) == 0:
+		return fmt.Errorf("the schedule has no call")
+	}
+	for i, at := range s.Starts {
+		switch {
+		case at < 0:
+			return fmt.Errorf("call %d of the schedule starts before the run (%v)", i+1, at)
+		case i > 0 && at < s.Starts[i-1]:
+			return fmt.Errorf("call %d of the schedule starts (%v) before call %d (%v): the starts must not go back", i+1, at, i, s.Starts[i-1])
+		case s.Turns[i] < 1:
+			return fmt.Errorf("call %d of the schedule has %d turns, want 1 or more", i+1, s.Turns[i])
+		}
+	}
+	return nil
 }
 
 // Shard is one part of a plan run by several machines: Index from 0,
@@ -198,9 +230,11 @@ type Result struct {
 	// took (the caller speaking, the transcript), then the start gate; a
 	// turn whose Before failed has Start when it failed, and no stream.
 	Scheduled, Began, Start, End time.Duration
-	// Admitted is when the turn could begin: Scheduled, or when a cap on
-	// calls at once held its call back, the moment a place came free.
-	// Began - Admitted is the client's own lateness (load's late_ms).
+	// Admitted is when the turn could begin: Scheduled, or, for a call's
+	// first turn that a cap on calls at once held back (an open loop's
+	// call due while every place was taken), the moment a place came
+	// free: the End of the call that freed it. Began - Admitted is the
+	// client's own lateness (load's late_ms).
 	Admitted time.Duration
 	// Ramp: the turn was due during the plan's ramp (Plan.Ramp).
 	Ramp   bool
@@ -256,11 +290,39 @@ func New(plan Plan) (*Loop, error) {
 	if plan.Turns == 0 {
 		plan.Turns = 1
 	}
+	if s := plan.Schedule; s != nil {
+		if err := s.check(); err != nil {
+			return nil, err
+		}
+		switch {
+		case plan.SteadyStart:
+			return nil, fmt.Errorf("a schedule's calls start at their first turn: steady start does not apply to it")
+		case plan.Ramp.Duration != 0:
+			return nil, fmt.Errorf("a schedule's calls come at its own times: a ramp does not apply to it")
+		}
+		plan.Calls, plan.Rate = len(s.Starts), 0
+	}
+	switch plan.Ramp.Shape {
+	case "":
+		plan.Ramp.Shape = RampLinear
+	case RampLinear, RampExp:
+	default:
+		return nil, fmt.Errorf("unknown ramp shape %q: want %q or %q", plan.Ramp.Shape, RampLinear, RampExp)
+	}
 	switch {
 	case plan.Concurrency == NoLimit:
 		plan.Concurrency = 0
-	case plan.Rate == 0 && plan.Concurrency == 0:
+	case plan.Rate == 0 && plan.Schedule == nil && plan.Concurrency == 0:
 		plan.Concurrency = 1
+	}
+	closed := plan.Rate == 0 && plan.Schedule == nil
+	switch {
+	case plan.Ramp.Duration < 0:
+		return nil, fmt.Errorf("the ramp must not be negative, got %v", plan.Ramp.Duration)
+	case plan.Ramp.Duration > 0 && closed && plan.Concurrency == 0:
+		return nil, fmt.Errorf("a ramp grows the calls at once to the level: a closed loop without a cap has none to grow")
+	case plan.SteadyStart && closed && plan.Concurrency == 0 && plan.Calls == 0:
+		return nil, fmt.Errorf("steady start staggers the calls in progress at the start: a closed loop with neither a cap nor a number of calls has no end to them")
 	}
 	if plan.Arrival == "" {
 		plan.Arrival = Constant
@@ -311,16 +373,21 @@ var ErrNoRequests = errors.New("no requests")
 func (l *Loop) Run(ctx context.Context, h Hooks) error {
 	r := &run{l: l, h: h, begin: time.Now(), gate: make(chan struct{}, gateSize()), nextCall: 1, places: -1}
 	p := l.plan
+	r.arrivals = p.newArrivals()
 	if p.Concurrency > 0 {
 		r.places = p.Shard.Places(p.Concurrency)
-	}
-	switch {
-	case p.Rate > 0:
-		r.arrivals = newArrivals(p.Rate, p.Arrival, p.Seed)
-	case p.Concurrency > 0:
-		r.free = make([]time.Duration, r.places) // every place free at the start
+		// Every place is free at the start; a closed loop's ramp opens
+		// them one by one. The shard's place j is the whole's
+		// Index + j x Count.
+		r.free = make([]time.Duration, r.places)
+		if r.arrivals == nil {
+			for j := range r.free {
+				r.free[j] = p.Ramp.opens(p.Shard.Index+j*max(p.Shard.Count, 1)+1, p.Concurrency)
+			}
+		}
 	}
 	r.skipForeign()
+	r.steadyStart()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.ctx = runCtx

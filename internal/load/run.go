@@ -19,8 +19,7 @@ type run struct {
 	results chan Result
 
 	arrivals *arrivals       // an open loop's: when each call is due
-	free     []time.Duration // a capped closed loop's free places: when each came free
-	active   int             // calls in progress
+	free     []time.Duration // a capped loop's free places: when each came free (a closed loop's ramp: opens)
 	nextCall int             // the number of the next call to start: the shard's next (Plan.Shard)
 	places   int             // the cap on calls in progress (the shard's share of Concurrency); -1 none
 	thinking []nextTurn      // the next turns of calls in progress
@@ -35,10 +34,11 @@ type run struct {
 	gate chan struct{} // see gateHold
 }
 
-// nextTurn is a turn the plan has fixed a due time for.
+// nextTurn is a turn the plan has fixed a due time for; history is the
+// turns before it that a call starting in steady state holds as history.
 type nextTurn struct {
-	call, turn, prev int
-	due              time.Duration
+	call, turn, prev, history int
+	due                       time.Duration
 }
 
 func (r *run) now() time.Duration { return time.Since(r.begin) }
@@ -119,7 +119,8 @@ func (r *run) nextDue() (next nextTurn, at int, ok bool) {
 		}
 	}
 	if due, can := r.newCallDue(); can && (!ok || due < next.due) {
-		next, at, ok = nextTurn{call: r.nextCall, turn: 1, due: due}, -1, true
+		turn := r.l.plan.SteadyTurn(r.nextCall, due)
+		next, at, ok = nextTurn{call: r.nextCall, turn: turn, history: turn - 1, due: due}, -1, true
 	}
 	return next, at, ok
 }
@@ -133,7 +134,7 @@ func (r *run) newCallDue() (time.Duration, bool) {
 	case p.Calls > 0 && r.nextCall > p.Calls:
 		return 0, false
 	case r.arrivals != nil:
-		if r.places >= 0 && r.active >= r.places {
+		if r.places >= 0 && len(r.free) == 0 {
 			return 0, false
 		}
 		return r.arrivals.peek(), true
@@ -171,7 +172,7 @@ func firstFree(free []time.Duration) int {
 // build asks Next for a due turn's request and launches it at once.
 func (r *run) build(next nextTurn, at int) {
 	t := Turn{Index: r.index + 1, Call: next.call, Turn: next.turn, Prev: next.prev, Due: next.due,
-		Draw: r.l.plan.CallDraw(next.call)}
+		Draw: r.l.plan.CallDraw(next.call), History: next.history}
 	job, st, err := r.h.Next(t)
 	switch {
 	case err != nil:
@@ -188,36 +189,69 @@ func (r *run) build(next nextTurn, at int) {
 		return
 	}
 	r.index++
-	switch {
-	case at >= 0:
+	admitted := t.Due
+	if at >= 0 {
 		r.thinking = append(r.thinking[:at], r.thinking[at+1:]...)
-	case r.arrivals != nil:
-		r.arrivals.next()
-	case r.closedCap():
-		i := firstFree(r.free)
-		r.free = append(r.free[:i], r.free[i+1:]...)
-	}
-	if at < 0 {
-		r.active++
+	} else {
+		if r.arrivals != nil {
+			r.arrivals.next()
+		}
+		if r.places >= 0 {
+			// The call takes the place that came free first: when the cap
+			// was full at its due time, it could begin only then.
+			admitted = max(admitted, r.takePlace())
+		}
 		r.nextCall++
 		r.skipForeign()
 	}
 	r.inFlight++
 	r.started++
-	go r.do(t, job)
+	go r.do(t, job, admitted)
+}
+
+// takePlace takes the place that came free first (r.free) and returns
+// when it came free.
+func (r *run) takePlace() time.Duration {
+	i := firstFree(r.free)
+	at := r.free[i]
+	r.free = append(r.free[:i], r.free[i+1:]...)
+	return at
+}
+
+// steadyStart puts the first requests of a closed loop's calls that start
+// in steady state (Plan.SteadyStart) among the due turns, each on its
+// place, due at the place's opening plus its draw (Plan.SteadyDue), at its
+// staggered turn (Plan.SteadyTurn): their due times do not follow their
+// numbers, so they wait as later turns do rather than in the order of
+// new calls.
+func (r *run) steadyStart() {
+	p := r.l.plan
+	n := p.steadyCalls()
+	for r.nextCall <= n && (r.places < 0 || len(r.free) > 0) {
+		var opens time.Duration
+		if r.places >= 0 {
+			opens = r.takePlace()
+		}
+		turn := p.SteadyTurn(r.nextCall, 0)
+		r.thinking = append(r.thinking, nextTurn{call: r.nextCall, turn: turn, history: turn - 1, due: opens + p.SteadyDue(r.nextCall)})
+		r.nextCall++
+		r.skipForeign()
+	}
 }
 
 // do runs one request: Job.Before first, when set (the turn began then),
 // then the stream once the start gate lets it in; its start is that
 // moment, so a wait at the gate is part of its queue_ms (without Before)
 // or of the turn's hand-off (with it).
-func (r *run) do(t Turn, job Job) {
+func (r *run) do(t Turn, job Job, admitted time.Duration) {
 	req := job.Request
 	began := r.now()
+	ramp := t.Due < r.l.plan.Ramp.Duration
 	if job.Before != nil {
 		if err := job.Before(r.ctx, &req); err != nil {
 			end := r.now()
-			r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Began: began, Start: end, End: end, BeforeErr: err}
+			r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Admitted: admitted, Ramp: ramp, Began: began,
+				Start: end, End: end, BeforeErr: err}
 			return
 		}
 	}
@@ -248,7 +282,8 @@ func (r *run) do(t Turn, job Job) {
 	// Stamped before, the wait for After would be counted as the next
 	// request's queue.
 	end := r.now()
-	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Began: began, Start: start, End: end, Result: res, Err: err, AfterErr: afterErr}
+	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Admitted: admitted, Ramp: ramp, Began: began, Start: start,
+		End: end, Result: res, Err: err, AfterErr: afterErr}
 }
 
 // armTimer points the timer at the due time of next (when due) or the
@@ -297,7 +332,7 @@ func (r *run) finished(res Result) {
 // place comes free at that end.
 func (r *run) follow(res Result) {
 	p := r.l.plan
-	if !res.Failed() && res.Turn < p.Turns && !r.ended {
+	if !res.Failed() && res.Turn < p.turnsOf(res.Call) && !r.ended {
 		think, err := p.ThinkTime(res.Call, res.Turn+1)
 		if err == nil && think < 0 {
 			err = fmt.Errorf("the think time before turn %d of call %d is negative (%v)", res.Turn+1, res.Call, think)
@@ -308,8 +343,7 @@ func (r *run) follow(res Result) {
 		}
 		r.fail(err)
 	}
-	r.active--
-	if r.closedCap() {
+	if r.places >= 0 {
 		r.free = append(r.free, res.End)
 	}
 }

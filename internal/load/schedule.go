@@ -43,14 +43,19 @@ type Think struct {
 
 // Arrivals returns when each of the first n calls of an open loop is due,
 // since the run began: call i at (i-1)/rate (Constant), or after
-// exponential gaps of mean 1/rate drawn from the seed (Poisson). The same
-// rate, arrival and seed give the same times on every machine. A closed
-// loop has none (nil): its calls are due when a place comes free.
+// exponential gaps of mean 1/rate drawn from the seed (Poisson), both on
+// the ramp's warped clock when the plan has one (Ramp); a Schedule's
+// starts (at most n). The same plan gives the same times on every
+// machine. A closed loop has none (nil): its calls are due when a place
+// comes free.
 func (p Plan) Arrivals(n int) []time.Duration {
-	if p.Rate <= 0 {
+	if s := p.Schedule; s != nil {
+		return append([]time.Duration(nil), s.Starts[:min(n, len(s.Starts))]...)
+	}
+	a := p.newArrivals()
+	if a == nil {
 		return nil
 	}
-	a := newArrivals(p.Rate, p.Arrival, p.Seed)
 	out := make([]time.Duration, n)
 	for i := range out {
 		out[i] = a.next()
@@ -103,12 +108,26 @@ type arrivals struct {
 	rate    float64
 	arrival Arrival
 	rng     *rand.Rand
-	i       int // calls handed out
-	at      time.Duration
+	ramp    Ramp            // its warped clock, when its Duration is above 0
+	fixed   []time.Duration // a Schedule's starts, instead of a rate's
+	i       int             // calls handed out
+	base    time.Duration   // the next call's due time on the level's own clock
+	at      time.Duration   // and on the ramp's
 }
 
-func newArrivals(rate float64, arrival Arrival, seed uint64) *arrivals {
-	return &arrivals{rate: rate, arrival: arrival, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+// newArrivals is an open loop's arrivals (nil for a closed loop).
+func (p Plan) newArrivals() *arrivals {
+	switch {
+	case p.Schedule != nil:
+		a := &arrivals{fixed: p.Schedule.Starts}
+		if len(a.fixed) > 0 {
+			a.at = a.fixed[0]
+		}
+		return a
+	case p.Rate <= 0:
+		return nil
+	}
+	return &arrivals{rate: p.Rate, arrival: p.Arrival, ramp: p.Ramp, rng: rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))}
 }
 
 // peek is the due time of the next call.
@@ -118,10 +137,119 @@ func (a *arrivals) peek() time.Duration { return a.at }
 func (a *arrivals) next() time.Duration {
 	d := a.at
 	a.i++
-	if a.arrival == Poisson {
-		a.at = d + time.Duration(-math.Log(1-a.rng.Float64())/a.rate*float64(time.Second))
-	} else {
-		a.at = time.Duration(float64(a.i) / a.rate * float64(time.Second))
+	switch {
+	case a.fixed != nil:
+		a.at = a.fixed[min(a.i, len(a.fixed)-1)] // past the last call: never due (Plan.Calls)
+		return d
+	case a.arrival == Poisson:
+		a.base += time.Duration(-math.Log(1-a.rng.Float64()) / a.rate * float64(time.Second))
+	default:
+		a.base = time.Duration(float64(a.i) / a.rate * float64(time.Second))
 	}
+	a.at = a.ramp.at(a.base)
 	return d
+}
+
+// rampExp is a in an exponential ramp's rate R x e^(a(t/D - 1)): 1 % of
+// R at its start.
+var rampExp = math.Log(100)
+
+// at is when an arrival due at x on the level's own clock (rate R from the
+// start) is due under the ramp: the moment t whose expected arrivals
+// under the ramp, Λ(t) = ∫ r, are R x x. Linear, r(t) = R t/D: Λ(t) =
+// R t²/2D, t = √(2Dx) while x < D/2; exponential, r(t) = R e^(a(t/D-1)):
+// Λ(t) = R D/a (e^(a(t/D-1)) - e^-a), t = D (1 + ln(a x/D + e^-a)/a)
+// while x < D (1 - e^-a)/a; after the ramp (t >= D) the rate is R, so t is
+// D plus x past the ramp's share, Λ(D)/R.
+func (r Ramp) at(x time.Duration) time.Duration {
+	if r.Duration <= 0 {
+		return x
+	}
+	d, v := float64(r.Duration), float64(x)
+	share := d / 2
+	if r.Shape == RampExp {
+		share = d * (1 - math.Exp(-rampExp)) / rampExp
+	}
+	if v >= share {
+		return r.Duration + time.Duration(v-share)
+	}
+	if r.Shape == RampExp {
+		return time.Duration(max(0, d*(1+math.Log(rampExp*v/d+math.Exp(-rampExp))/rampExp)))
+	}
+	return time.Duration(math.Sqrt(2 * d * v))
+}
+
+// opens is when place k (from 1) of n places of a closed loop opens under
+// the ramp: place 1 at once, place k at the moment the shape reaches k/n
+// (linear: k/n x D; exponential: D (1 + ln(k/n)/a), at least 0), so the
+// last opens at the ramp's end.
+func (r Ramp) opens(k, n int) time.Duration {
+	if r.Duration <= 0 || k <= 1 {
+		return 0
+	}
+	d, f := float64(r.Duration), float64(k)/float64(n)
+	if r.Shape == RampExp {
+		return time.Duration(max(0, d*(1+math.Log(f)/rampExp)))
+	}
+	return time.Duration(d * f)
+}
+
+// turnsOf is how many turns call (from 1) makes: the Schedule's, else
+// Plan.Turns.
+func (p Plan) turnsOf(call int) int {
+	if s := p.Schedule; s != nil && call >= 1 && call <= len(s.Turns) {
+		return s.Turns[call-1]
+	}
+	return p.Turns
+}
+
+// steadyCalls is how many calls of a closed loop start in steady state
+// (Plan.SteadyStart): those in progress at the start, the first
+// min(Concurrency, Calls); none in an open loop or with one turn.
+func (p Plan) steadyCalls() int {
+	if !p.SteadyStart || p.Turns <= 1 || p.Rate > 0 || p.Schedule != nil {
+		return 0
+	}
+	n := p.Calls
+	if p.Concurrency > 0 && (n == 0 || p.Concurrency < n) {
+		n = p.Concurrency
+	}
+	return n
+}
+
+// SteadyTurn is the turn call (from 1), first due at due, starts at
+// (Plan.SteadyStart; 1 otherwise): in a closed loop, call i of the
+// first min(Concurrency, Calls) at turn 1 + (i-1) mod Turns; in an open
+// loop, a call arriving at a before L = (Turns-1) x Think.Min (one call's
+// thinking, its length but for its answers) at turn 1 + floor((1 - a/L)
+// x (Turns-1)), as far into its call as a call that began at 0 would be.
+func (p Plan) SteadyTurn(call int, due time.Duration) int {
+	switch {
+	case !p.SteadyStart || p.Turns <= 1 || p.Schedule != nil:
+		return 1
+	case p.Rate <= 0:
+		if call <= p.steadyCalls() {
+			return 1 + (call-1)%p.Turns
+		}
+		return 1
+	}
+	l := time.Duration(p.Turns-1) * p.Think.Min
+	if due >= l {
+		return 1
+	}
+	return 1 + int(math.Floor((1-float64(due)/float64(l))*float64(p.Turns-1)))
+}
+
+// SteadyDue is when the first request of call (from 1) of a closed loop
+// that starts in steady state is due: a draw in [0, Think.Min) that
+// depends on the seed and the call alone, so the calls' first requests
+// spread over one think time rather than all come at once.
+func (p Plan) SteadyDue(call int) time.Duration {
+	h := fnv.New64a()
+	var b [9]byte
+	b[0] = 's'
+	binary.LittleEndian.PutUint64(b[1:], uint64(call))
+	h.Write(b[:])
+	u := rand.New(rand.NewPCG(p.Seed, h.Sum64())).Float64()
+	return time.Duration(u * float64(p.Think.Min))
 }

@@ -13,7 +13,8 @@ import (
 // one, start between them exactly the calls the whole plan starts, each
 // with the due time and the draw the whole plan gives it, and each shard
 // only calls whose number is its index plus one modulo the count: in an
-// open loop (constant and Poisson arrivals) and a capped closed loop.
+// open loop (constant and Poisson arrivals), a capped closed loop and a
+// schedule (a replayed trace's: each call at its start, also under a cap).
 func TestShardsUnionIsTheWholeSchedule(t *testing.T) {
 	t.Parallel()
 	url := startServer(t, &sseServer{pieces: 2, gap: time.Millisecond})
@@ -28,15 +29,27 @@ func TestShardsUnionIsTheWholeSchedule(t *testing.T) {
 		})
 		return out
 	}
+	ms := time.Millisecond
+	sched := &Schedule{Starts: []time.Duration{0, 0, ms, 3 * ms, 3 * ms, 4 * ms, 8 * ms, 9 * ms, 9 * ms, 12 * ms, 20 * ms},
+		Turns: []int{1, 2, 1, 1, 3, 1, 2, 1, 1, 2, 1}}
 	for name, plan := range map[string]Plan{
+		"schedule":        {Schedule: sched, Calls: 11, Think: Think{Min: ms}},
+		"schedule capped": {Schedule: sched, Calls: 11, Concurrency: 3, Think: Think{Min: ms}},
 		"constant":        {Rate: 200, Calls: 11, Seed: 5},
 		"poisson":         {Rate: 200, Arrival: Poisson, Calls: 11, Seed: 5},
 		"capped":          {Concurrency: 5, Calls: 11, Seed: 5},
 		"rate with a cap": {Rate: 200, Concurrency: 4, Calls: 11, Seed: 5},
 	} {
 		whole := starts(plan)
-		if len(whole) != plan.Calls {
-			t.Fatalf("%s: the whole plan started %d calls, want %d", name, len(whole), plan.Calls)
+		requests := plan.Calls
+		if plan.Schedule != nil {
+			requests = 0
+			for _, n := range plan.Schedule.Turns {
+				requests += n
+			}
+		}
+		if len(whole) != requests {
+			t.Fatalf("%s: the whole plan started %d requests, want %d", name, len(whole), requests)
 		}
 		for _, n := range []int{2, 3} {
 			var union []start
@@ -51,8 +64,13 @@ func TestShardsUnionIsTheWholeSchedule(t *testing.T) {
 				}
 				union = append(union, part...)
 			}
-			sort.Slice(union, func(i, j int) bool { return union[i].call < union[j].call })
-			got, want := fmt.Sprint(shape(union, plan.Rate > 0)), fmt.Sprint(shape(whole, plan.Rate > 0))
+			sort.Slice(union, func(i, j int) bool {
+				return union[i].call < union[j].call || union[i].call == union[j].call && union[i].turn < union[j].turn
+			})
+			// A schedule's calls are due at their starts, also under a
+			// cap (which may hold them back: Admitted, not Scheduled).
+			fixed := plan.Rate > 0 || plan.Schedule != nil
+			got, want := fmt.Sprint(shape(union, fixed)), fmt.Sprint(shape(whole, fixed))
 			if got != want {
 				t.Errorf("%s over %d shards: the union started\n%s\nthe whole plan\n%s", name, n, got, want)
 			}
@@ -68,12 +86,13 @@ type start struct {
 }
 
 // shape is what of each start the schedule fixes: the call, its draw and,
-// in an open loop, its due time (a closed loop's calls are due when a
-// place frees, which the server's timing decides).
+// in an open loop, its first turn's due time (a closed loop's calls are
+// due when a place frees, a later turn when the one before ended, which
+// the server's timing decides).
 func shape(starts []start, dueFixed bool) []string {
 	var out []string
 	for _, s := range starts {
-		if !dueFixed {
+		if !dueFixed || s.turn > 1 {
 			s.due = 0
 		}
 		out = append(out, fmt.Sprintf("call %d turn %d due %v draw %.6f", s.call, s.turn, s.due, s.draw))
