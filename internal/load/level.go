@@ -101,6 +101,9 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 	}
 	l.Summary = SummaryOf(rows, set.Turns, span)
 	l.Summary.Calls = len(calls)
+	// Whether the client kept to its schedule is over every request,
+	// the transient's too.
+	overEvery(&l.Summary.ManySummary, all)
 	l.Summary.StartedUnixMs = msOf(x.StartedUnixMs)
 	if c := x.Client; c != nil {
 		own := *c
@@ -188,11 +191,13 @@ func toMs(x float64) float64 {
 
 // SummaryOf is the summary of a level's (a stream_many's) rows: the
 // figures of summary(), the calls that ran and each turn number's
-// figures (byTurn) of calls of turns turns.
+// figures (byTurn) of calls of turns turns (more when a row has a later
+// turn: a replayed trace's calls differ).
 func SummaryOf(rows []artifact.LoadRequest, turns int, durationMs float64) artifact.LevelSummary {
 	calls := map[int]bool{}
 	for _, r := range rows {
 		calls[r.Call] = true
+		turns = max(turns, r.Turn)
 	}
 	return artifact.LevelSummary{ManySummary: summary(rows, durationMs), Calls: len(calls), ByTurn: byTurn(rows, turns)}
 }
@@ -219,6 +224,7 @@ func callOf(r artifact.LoadRequest, i int) int {
 // Failures are counted by kind and status with one message each; the
 // tokens are predicted_n, else the chunks. Each figure's intervals
 // account for the correlation of one call's requests (Summarize).
+// late_ms and ramp are over every row (overEvery).
 func summary(rows []artifact.LoadRequest, durationMs float64) artifact.ManySummary {
 	var ttft, first, total, gaps, queue, stall, audio, under, ear, final, endp []float64
 	var ttftC, firstC, totalC, gapsC, queueC, stallC, audioC, underC, heardC []int
@@ -300,7 +306,30 @@ func summary(rows []artifact.LoadRequest, durationMs float64) artifact.ManySumma
 			Summarize(endp, heardC).Record(artifact.OverEndpointing)
 		s.MouthToEarMs, s.SttFinalMs, s.EndpointingMs = &e, &fi, &en
 	}
+	overEvery(&s, rows)
 	return s
+}
+
+// overEvery sets the figures of s that are over every row, warm-up and
+// ramp included: late_ms over the rows that have it (none: absent, rows
+// written before it) and ramp, the rows due during the ramp.
+func overEvery(s *artifact.ManySummary, rows []artifact.LoadRequest) {
+	var late []float64
+	var lateC []int
+	s.Ramp = 0
+	for i, r := range rows {
+		if r.Ramp {
+			s.Ramp++
+		}
+		if r.LateMs != nil {
+			late, lateC = append(late, *r.LateMs), append(lateC, callOf(r, i))
+		}
+	}
+	s.LateMs = nil
+	if len(late) > 0 {
+		d := Summarize(late, lateC).Record(artifact.OverLate)
+		s.LateMs = &d
+	}
 }
 
 // CapacityOf is a sweep's capacity: the highest level whose SLOs hold

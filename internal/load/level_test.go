@@ -44,7 +44,9 @@ const levelStart = 1.7e12
 // can hold: the lateness growing with the call (18 requests that are not
 // warm-up: the steady trend is known), chunk gaps, an answer spoken, a
 // turn the caller spoke (its endpointing said on odd calls only), one
-// request cut, one failed with an HTTP status, one failed without.
+// request cut, one failed with an HTTP status, one failed without; each
+// late (late_ms) but the last, the warm-up the latest and due in the
+// ramp.
 func levelRows() (artifact.LoadSettings, []artifact.LoadRequest) {
 	set := artifact.LoadSettings{Mode: "rate", Levels: []float64{2}, Turns: 2, Calls: 10, Requests: 20, Warmup: 2,
 		SLO: []artifact.SLO{{Metric: "first_sentence_ms", Percentile: 50, LimitMs: 900, Text: "first_sentence_ms<=900@p50"},
@@ -81,6 +83,15 @@ func levelRows() (artifact.LoadSettings, []artifact.LoadRequest) {
 				r.ErrorStatus = 503
 			}
 			r.Cut = call == 9 && turn == 2
+			// Late by a quarter ms per request, the warm-up (also the
+			// ramp) later than any other, call 10's last turn not said.
+			r.LateMs = artifact.Ms(0.25 * float64(r.Index))
+			if r.Warmup {
+				r.LateMs, r.Ramp = artifact.Ms(50+float64(r.Index)), true
+			}
+			if call == 10 && turn == 2 {
+				r.LateMs = nil
+			}
 			rows = append(rows, r)
 		}
 	}
@@ -172,7 +183,7 @@ func TestLevelRecordOfEveryPath(t *testing.T) {
 	// Every member of the record is there: a figure of the rows that one
 	// path dropped would be missing from all of them.
 	s := want["summary"].(map[string]any)
-	for _, k := range []string{"client", "first_audio_ms", "underrun_ms", "mouth_to_ear_ms", "stt_final_ms", "endpointing_ms", "by_turn", "calls", "failures", "cut"} {
+	for _, k := range []string{"client", "first_audio_ms", "underrun_ms", "mouth_to_ear_ms", "stt_final_ms", "endpointing_ms", "by_turn", "calls", "failures", "cut", "late_ms", "ramp"} {
 		if _, ok := s[k]; !ok {
 			t.Errorf("the summary has no %s", k)
 		}
@@ -432,5 +443,63 @@ func TestSpokenTurnFigures(t *testing.T) {
 	lv = Level(set, 2, rows, LevelExtras{})
 	if s := lv.Summary; s.MouthToEarMs != nil || s.SttFinalMs != nil || s.EndpointingMs != nil || lv.STTCPUMsPerAudioS != nil {
 		t.Errorf("a level no caller spoke has spoken turns' figures: %+v", s)
+	}
+}
+
+// TestLateOverEveryRow: a level's late_ms is over every row that has one,
+// warm-up, ramp and transient included (the latest here is warm-up),
+// its intervals by call; ramp counts the rows due in the ramp; both the
+// same in stream_many's summary (SummaryOf) and the level's; without a
+// row that has late_ms (a file written before it), none.
+func TestLateOverEveryRow(t *testing.T) {
+	t.Parallel()
+	set, rows := levelRows()
+	// Two more rounds of its calls, numbered on: enough batches for a
+	// steady window.
+	for k := 1; k <= 2; k++ {
+		for _, r := range rows[:20] {
+			r.Call, r.Index, r.Warmup, r.Ramp = r.Call+10*k, r.Index+20*k, false, false
+			if r.LateMs != nil {
+				r.LateMs = artifact.Ms(0.25 * float64(r.Index))
+			}
+			rows = append(rows, r)
+		}
+	}
+	var late []float64
+	var calls []int
+	for _, r := range rows {
+		if r.LateMs != nil {
+			late, calls = append(late, *r.LateMs), append(calls, r.Call)
+		}
+	}
+	want := Summarize(late, calls).Record(artifact.OverLate)
+	if want.N != len(rows)-3 || *want.Max != 52 {
+		t.Fatalf("the rows' lateness: %+v", want)
+	}
+	// A transient of the first requests, left out of every other figure.
+	window := append([]artifact.LoadRequest(nil), rows...)
+	for i := range window {
+		if !window[i].Warmup && window[i].Index <= 7 {
+			window[i].TTFTMs = artifact.Ms(5000)
+		}
+	}
+	l := Level(set, 2, window, LevelExtras{})
+	if l.SteadyWindow.LeftOut == 0 {
+		t.Fatalf("no transient left out: %+v", l.SteadyWindow)
+	}
+	many := SummaryOf(rows, 2, 1000)
+	for name, s := range map[string]artifact.ManySummary{"level": l.Summary.ManySummary, "stream_many": many.ManySummary} {
+		if s.LateMs == nil || !reflect.DeepEqual(*s.LateMs, want) {
+			t.Errorf("%s: late_ms %+v, want %+v", name, s.LateMs, want)
+		}
+		if s.Ramp != 2 || s.Warmup == 0 {
+			t.Errorf("%s: %d ramp requests (%d warm-up), want 2", name, s.Ramp, s.Warmup)
+		}
+	}
+	for i := range rows {
+		rows[i].LateMs, rows[i].Ramp = nil, false
+	}
+	if s := Level(set, 2, rows, LevelExtras{}).Summary; s.LateMs != nil || s.Ramp != 0 {
+		t.Errorf("rows without late_ms or ramp: late_ms %+v, ramp %d", s.LateMs, s.Ramp)
 	}
 }
