@@ -84,9 +84,13 @@ func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest
 		x.Starts = starts
 	}
 	lv := level
-	if set.Mode == "rate" {
+	switch set.Mode {
+	case "rate":
 		l.Rate = &lv
-	} else {
+	case "trace":
+		// The level is the replay's speed: neither calls at once nor a
+		// rate.
+	default:
 		l.Concurrency = &lv
 	}
 	end := 0.0

@@ -42,7 +42,7 @@ type Merged struct {
 // over-saturated keeps that shard's trend and does not hold. The client
 // figures are the shards' summed (sumClients), the speech engines' CPU
 // per second of audio over their CPU and audio summed. The capacity is
-// recomputed (CapacityOf).
+// recomputed (CapacityOf; a trace's replay has none).
 func Merge(folders []ShardFolder) (*Merged, error) {
 	if len(folders) == 0 {
 		return nil, fmt.Errorf("no shard folder to merge")
@@ -68,7 +68,7 @@ func Merge(folders []ShardFolder) (*Merged, error) {
 		m.Doc.Levels = append(m.Doc.Levels, l)
 		m.Notes = append(m.Notes, notes...)
 	}
-	m.Doc.Capacity = CapacityOf(m.Doc.Levels)
+	m.Doc.Capacity = capacityOf(set, m.Doc.Levels)
 	return m, nil
 }
 

@@ -2,6 +2,7 @@ package load
 
 import (
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -196,6 +197,14 @@ func TestMergeRefuses(t *testing.T) {
 			s[2].Doc.Settings.Server = "http://other:8080"
 			return s
 		}(), []string{"settings differ: server", "http://other:8080"}},
+		{"trace", func() []ShardFolder {
+			s := fresh()
+			for i := range s {
+				s[i].Doc.Settings.Trace = &artifact.LoadTrace{File: "calls.jsonl", Format: "calls", SHA256: "aa"}
+			}
+			s[2].Doc.Settings.Trace.SHA256 = "bb"
+			return s
+		}(), []string{"settings differ: trace", `"aa"`, `"bb"`, "shard-2"}},
 		{"not a shard", func() []ShardFolder {
 			s := fresh()
 			s[0].Doc.Settings.Shard = nil
@@ -344,5 +353,35 @@ func TestMergeShardWithoutCallsAtALevel(t *testing.T) {
 	if l.Interrupted || len(m.Notes) != 0 || l.Shards[1].Requests != 0 || l.Shards[1].StartedUnixMs != nil ||
 		l.StartSpreadMs == nil || *l.StartSpreadMs != 0 || l.Summary.StartedUnixMs == nil || l.Summary.Requests != 5 {
 		t.Errorf("level 1: %+v, notes %q", l, m.Notes)
+	}
+}
+
+// TestMergeTrace: the shards of a trace's replay merge into its one
+// level, recomputed from the union as the level of every row would be,
+// late_ms included, with no capacity.
+func TestMergeTrace(t *testing.T) {
+	t.Parallel()
+	set, rows := testRows()
+	set.Mode, set.Levels = "trace", []float64{1}
+	set.Trace = &artifact.LoadTrace{File: "calls.jsonl", Format: "calls", SHA256: "aa", Speed: 1}
+	var one []artifact.LoadRequest
+	for _, r := range rows {
+		if r.Level == 1 {
+			r.LateMs = artifact.Ms(float64(r.Call) + 0.5*float64(r.Turn))
+			one = append(one, r)
+		}
+	}
+	m, err := Merge(shardsOf(set, one, 3, "R1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Doc.Levels) != 1 || m.Doc.Capacity != nil {
+		t.Fatalf("%d levels, capacity %+v: want the trace's one and none", len(m.Doc.Levels), m.Doc.Capacity)
+	}
+	l := m.Doc.Levels[0]
+	whole := Level(set, 1, one, LevelExtras{})
+	if l.Summary.LateMs == nil || !reflect.DeepEqual(*l.Summary.LateMs, *whole.Summary.LateMs) || l.Summary.Requests != whole.Summary.Requests ||
+		l.Concurrency != nil || l.Rate != nil {
+		t.Errorf("merged %+v, want the union's %+v", l.Summary, whole.Summary)
 	}
 }

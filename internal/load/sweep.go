@@ -95,6 +95,12 @@ const lateStartMs = 50
 // and the level's lines follow its last, with loadtext.DecisionLines. A
 // search decides on each level once, from all its rounds.
 //
+// A trace's replay (settings.mode "trace") is one level, settings.levels[0]
+// (the replay's speed), in one round of settings.calls, with its SLO
+// verdicts as any level's but no search, no further rounds, no
+// over-saturation check (the replay plays every call) and no capacity
+// (null).
+//
 // A stop (ctx done, or the runner's error) ends it: the round's rows, if
 // it is a level's first round and has rows, become that level's record
 // marked interrupted (with a search, its level joins settings.levels and
@@ -124,9 +130,12 @@ func Sweep(ctx context.Context, doc artifact.Load, r Runner, save func(artifact.
 	s.print(loadtext.RunLines(s.doc.Settings)...)
 	s.print(loadtext.Header(s.doc.Settings.Mode))
 	var err error
-	if s.search() {
+	switch {
+	case s.trace():
+		err = s.runTrace()
+	case s.search():
 		err = s.runSearch()
-	} else {
+	default:
 		err = s.runLevels()
 	}
 	if err != nil {
@@ -151,7 +160,11 @@ type sweep struct {
 	lateFromStart map[int]bool
 }
 
-func (s *sweep) search() bool { return s.doc.Settings.SearchMax > 0 }
+func (s *sweep) search() bool { return !s.trace() && s.doc.Settings.SearchMax > 0 }
+
+// trace says whether the load replays a trace (settings.mode "trace"):
+// one level, its speed, one round, no capacity.
+func (s *sweep) trace() bool { return s.doc.Settings.Mode == "trace" }
 
 func (s *sweep) print(lines ...string) {
 	for _, l := range lines {
@@ -193,8 +206,35 @@ func (s *sweep) runLevels() error {
 			break
 		}
 	}
-	s.doc.Capacity = CapacityOf(s.doc.Levels)
+	s.doc.Capacity = capacityOf(s.doc.Settings, s.doc.Levels)
 	return nil
+}
+
+// runTrace is a trace's replay: its one level (settings.levels[0], the
+// speed) in one round of settings.calls, its SLO verdicts as any level's;
+// no capacity (a replay plays one load, it does not look for the most).
+func (s *sweep) runTrace() error {
+	set := s.doc.Settings
+	if len(set.Levels) != 1 {
+		return fmt.Errorf("a trace is replayed at one speed, its one level: the settings have %d levels", len(set.Levels))
+	}
+	if _, _, err := s.round(Round{Level: set.Levels[0], Round: 1, Calls: set.Calls}, nil); err != nil {
+		return err
+	}
+	if err := s.saved(); err != nil {
+		return err
+	}
+	s.doc.Capacity = capacityOf(set, s.doc.Levels)
+	return nil
+}
+
+// capacityOf is a load's capacity (CapacityOf its levels); none for a
+// trace's replay.
+func capacityOf(set artifact.LoadSettings, levels []artifact.LoadLevel) *artifact.Capacity {
+	if set.Mode == "trace" {
+		return nil
+	}
+	return CapacityOf(levels)
 }
 
 // saved saves the record after a round; when save fails the table ends
@@ -208,7 +248,7 @@ func (s *sweep) saved() error {
 }
 
 // until says whether each level runs until decided.
-func (s *sweep) until() bool { return s.doc.Settings.UntilDecided != nil }
+func (s *sweep) until() bool { return !s.trace() && s.doc.Settings.UntilDecided != nil }
 
 // further is the calls of the next round of a level run until decided,
 // after the rounds acc holds, whose record the level's is: none when
@@ -347,7 +387,7 @@ func (s *sweep) stopped(rd Round, res RoundResult, cause error, acc *rounds) err
 	if s.search() {
 		sortLevels(s.doc.Levels)
 	}
-	s.doc.Capacity = CapacityOf(s.doc.Levels)
+	s.doc.Capacity = capacityOf(s.doc.Settings, s.doc.Levels)
 	err := s.save(s.doc)
 	if rec != nil {
 		// Also when load.json could not take it: the console is then

@@ -890,3 +890,45 @@ func TestSearchOnMouthToEar(t *testing.T) {
 		t.Errorf("level %g: SLO %+v", got.Levels[0].Level, v)
 	}
 }
+
+// TestSweepTrace: a trace's replay (mode "trace") is one level, its speed,
+// in one round of settings.calls (no search, no further rounds, whatever
+// else the settings say), with its SLO verdicts and no capacity, neither
+// calls at once nor a rate; also when stopped in it. Settings of more
+// than one level are refused.
+func TestSweepTrace(t *testing.T) {
+	t.Parallel()
+	set := settingsOf("trace", 2)
+	set.Calls, set.Requests = 17, 17
+	set.SearchMax, set.UntilDecided = 8, &artifact.UntilDecided{BudgetRequests: 1000}
+	sc := scenario{name: "trace", set: set, made: made{first: linear(100, 50)}}
+	f := &fakeRunner{}
+	s := &saves{}
+	doc, _, err := sweepOf(t, sc, f, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.rounds) != 1 || f.rounds[0].Level != 2 || f.rounds[0].Round != 1 || f.rounds[0].Calls != 17 || f.rounds[0].OverSaturation != nil {
+		t.Fatalf("rounds %+v, want one of level 2 (the speed), 17 calls", f.rounds)
+	}
+	if len(doc.Levels) != 1 || doc.Capacity != nil || !reflect.DeepEqual(doc.Settings.Levels, []float64{2}) {
+		t.Fatalf("levels %v (settings %v), capacity %+v: want level 2 and no capacity", levelsOf(doc.Levels), doc.Settings.Levels, doc.Capacity)
+	}
+	l := doc.Levels[0]
+	if l.Summary.Requests != 17 || len(l.SLO) != 1 || !l.SLO[0].Met || !l.SLOMet || l.Concurrency != nil || l.Rate != nil || l.Pooled != nil || l.Decision != nil {
+		t.Errorf("the trace's level: %+v", l)
+	}
+	if last := s.docs[len(s.docs)-1]; len(last.Levels) != 1 || last.Capacity != nil {
+		t.Errorf("saved %d levels, capacity %+v", len(last.Levels), last.Capacity)
+	}
+
+	stopped, _, err := sweepOf(t, sc, &fakeRunner{stopAt: 1, keep: 5, err: context.Canceled}, &saves{})
+	if !errors.Is(err, context.Canceled) || len(stopped.Levels) != 1 || !stopped.Levels[0].Interrupted || stopped.Capacity != nil {
+		t.Errorf("stopped: %v, levels %+v, capacity %+v", err, stopped.Levels, stopped.Capacity)
+	}
+
+	sc.set.Levels = []float64{1, 2}
+	if _, _, err := sweepOf(t, sc, &fakeRunner{}, &saves{}); err == nil {
+		t.Error("a trace of two levels was run")
+	}
+}
