@@ -237,7 +237,8 @@ func (p Plan) SteadyTurn(call int, due time.Duration) int {
 	if due >= l {
 		return 1
 	}
-	return 1 + int(math.Floor((1-float64(due)/float64(l))*float64(p.Turns-1)))
+	// floor((1 - a/L)(Turns-1)) = floor((L-a)(Turns-1)/L), in whole ns.
+	return 1 + int((l-due)*time.Duration(p.Turns-1)/l)
 }
 
 // SteadyDue is when the first request of call (from 1) of a closed loop
