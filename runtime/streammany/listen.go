@@ -29,6 +29,9 @@ type heardTurn struct {
 	// (Caller.Listen's text; with --caller-audio the turn's WAV is said
 	// instead).
 	text string
+	// audio, when set, is the turn's own WAV file (a replayed call log's
+	// audio), said instead of text or --caller-audio's.
+	audio string
 	// placeholder stands in the built request's body for the transcript
 	// (the last user message's content), as its JSON string's inside.
 	placeholder []byte
@@ -89,12 +92,19 @@ func (h *heardTurn) checkBody(L *lua.LState, body []byte) {
 }
 
 // before is the request's Job.Before: the caller speaks its turn k
-// (Caller.Listen: the clip, paced, transcribed) and the transcript takes
-// the placeholder's place in the body; a failed transcription fails the
-// turn (its kind the stt package's).
+// (Caller.Listen: the clip, paced, transcribed; the turn's own audio
+// file when it has one) and the transcript takes the placeholder's place
+// in the body; a failed transcription fails the turn (its kind the stt
+// package's).
 func (h *heardTurn) before(c *request.Caller, k int) func(ctx context.Context, req *stream.Request) error {
 	return func(ctx context.Context, req *stream.Request) error {
-		h.result, h.clip, h.err = c.Listen(ctx, h.text, k)
+		if h.audio != "" {
+			if h.clip, h.err = c.WAV(h.audio); h.err == nil {
+				h.result, h.err = stt.Transcribe(ctx, c.STT, h.clip)
+			}
+		} else {
+			h.result, h.clip, h.err = c.Listen(ctx, h.text, k)
+		}
 		if h.err != nil {
 			return h.err
 		}

@@ -142,6 +142,9 @@ type manyCall struct {
 	spoken *voice.Answer
 	// heard is the turn as the caller spoke it (--stt); nil when not.
 	heard *heardTurn
+	// history is the turns a call that started in steady state holds as
+	// history in its first request (load.Turn.History).
+	history int
 }
 
 // next builds the request of a due turn for the loop.
@@ -149,7 +152,11 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 	if m.raised != nil {
 		return load.Job{}, load.Done, nil
 	}
-	messages, opts, status := m.src.get(m.L, t, m.results)
+	var line lua.LValue
+	if m.opts.replay != nil {
+		line = m.opts.replay.line(m.L, t.Call, t.Turn)
+	}
+	messages, opts, status := m.src.get(m.L, t, m.results, line)
 	if status != load.Ready {
 		return load.Job{}, status, nil
 	}
@@ -165,9 +172,12 @@ func (m *many) next(t load.Turn) (load.Job, load.Status, error) {
 	var heard *heardTurn
 	if caller != nil {
 		messages, heard = spokenMessages(m.L, messages)
+		if m.opts.replay != nil {
+			heard.audio = m.opts.replay.audio(t.Call, t.Turn)
+		}
 	}
 	c := m.h.Requests.Build(m.L, messages, opts)
-	mc := &manyCall{call: c, tags: tags, heard: heard}
+	mc := &manyCall{call: c, tags: tags, heard: heard, history: t.History}
 	var before func(context.Context, *stream.Request) error
 	if heard != nil {
 		heard.checkBody(m.L, c.Stream.Body)
@@ -252,6 +262,12 @@ func (m *many) finished(r load.Result) (bool, error) {
 	}
 	fin := m.describe(r, res, mc)
 	rec := fin.record()
+	if mc != nil {
+		rec.HistoryTurns = mc.history
+		if m.opts.replay != nil {
+			m.opts.replay.fill(&rec, r.Call, r.Turn, mc.call.Stream.Body)
+		}
+	}
 	if mc != nil && mc.heard != nil {
 		mc.heard.fillHeard(&rec, res, fin.spoken)
 		mc.heard.heardFields(fin.table, rec)

@@ -40,6 +40,12 @@ type manyOptions struct {
 	// overSLO is opts.over_saturation: the SLO whose lateness the
 	// over-saturation check watches; nil without the check.
 	overSLO *artifact.SLO
+	// replay is the load's trace (--trace): the request builder gets each
+	// turn's line, the rows where they came from. nil otherwise.
+	replay *replay
+	// rampKeep counts the requests due during the plan's ramp in the
+	// figures (--ramp-keep); without it they are warm-up.
+	rampKeep bool
 }
 
 func (h *Host) options(L *lua.LState, v lua.LValue) manyOptions {
@@ -199,7 +205,8 @@ func thinkMs(v lua.LValue) (time.Duration, bool) {
 }
 
 // requestSource hands out the requests: an array of {messages, opts}
-// pairs, or a function (i, call, turn, previous) -> messages, opts.
+// pairs, or a function (i, call, turn, previous, draw[, line]) ->
+// messages, opts.
 type requestSource struct {
 	list *lua.LTable
 	fn   *lua.LFunction
@@ -219,9 +226,10 @@ func requestSourceOf(L *lua.LState, v lua.LValue) requestSource {
 // get returns the request of turn t: Done past the end (nil from the
 // function), Wait when the function returns false (nothing to start until
 // a request ends). The function gets the request's index, its call and
-// turn, the result of the call's previous turn (nil for the first) and the
-// call's own draw in [0, 1) (load.Plan.CallDraw).
-func (s requestSource) get(L *lua.LState, t load.Turn, results *lua.LTable) (messages, opts lua.LValue, st load.Status) {
+// turn, the result of the call's previous turn (nil for the first), the
+// call's own draw in [0, 1) (load.Plan.CallDraw) and, when line is not
+// nil (a load replaying a trace), the trace's line of the turn.
+func (s requestSource) get(L *lua.LState, t load.Turn, results *lua.LTable, line lua.LValue) (messages, opts lua.LValue, st load.Status) {
 	if s.list != nil {
 		i := t.Index
 		pair, ok := s.list.RawGetInt(i).(*lua.LTable)
@@ -243,7 +251,12 @@ func (s requestSource) get(L *lua.LState, t load.Turn, results *lua.LTable) (mes
 	L.Push(lua.LNumber(t.Turn))
 	L.Push(previous)
 	L.Push(lua.LNumber(t.Draw))
-	L.Call(5, 2)
+	if line != nil {
+		L.Push(line)
+		L.Call(6, 2)
+	} else {
+		L.Call(5, 2)
+	}
 	messages, opts = L.Get(-2), L.Get(-1)
 	L.Pop(2)
 	switch messages {

@@ -136,7 +136,7 @@ func (f finishedRequest) record() artifact.Request {
 		return artifact.Num(x)
 	}
 	rec := artifact.Request{Index: f.index, Warmup: f.warmup, StartMs: artifact.Ms(f.startMs), RunMs: artifact.Ms(f.runMs),
-		ScheduledMs: artifact.Ms(f.scheduledMs), QueueMs: artifact.Ms(f.queueMs), TTFTMs: artifact.Ms(f.ttftMs),
+		ScheduledMs: artifact.Ms(f.scheduledMs), QueueMs: artifact.Ms(f.queueMs), LateMs: artifact.Ms(f.lateMs), Ramp: f.ramp, TTFTMs: artifact.Ms(f.ttftMs),
 		FirstSentenceMs: artifact.Ms(f.firstSentenceMs), TotalMs: artifact.Ms(f.totalMs), StallMs: artifact.Ms(f.stallMs),
 		Chunks: f.chunks, PromptN: num(f.promptN), CacheN: num(f.cacheN), PredictedN: num(f.predictedN), T0UnixMs: num(f.t0UnixMs)}
 	if f.kind != "" {

@@ -19,13 +19,15 @@ import (
 // summary and the record need (NaN where the request has none: no first
 // token, no complete sentence; a failed request has no stall_ms).
 type finishedRequest struct {
-	index                            int
-	table                            *lua.LTable
-	warmup, ok, cut                  bool
-	kind, message                    string
-	status                           int // the HTTP status of an "http" failure
-	startMs, runMs                   float64
-	scheduledMs, queueMs             float64
+	index                        int
+	table                        *lua.LTable
+	warmup, ok, cut              bool
+	kind, message                string
+	status                       int // the HTTP status of an "http" failure
+	startMs, runMs               float64
+	scheduledMs, queueMs, lateMs float64
+	// ramp: the request was due during the plan's ramp.
+	ramp                             bool
 	ttftMs, firstSentenceMs, totalMs float64
 	stallMs                          float64
 	chunks                           int
@@ -46,7 +48,7 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 func unixMs(t time.Time) float64 { return float64(t.UnixMicro()) / 1000 }
 
 // describe builds results[index]: index, start_ms, scheduled_ms,
-// queue_ms, chunks, total_ms, timings, info (exactly stream()'s),
+// queue_ms, late_ms, chunks, total_ms, timings, info (exactly stream()'s),
 // first_sentence_ms, stall_ms (not for a failed request), error,
 // error_kind, warmup, tags.
 func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishedRequest {
@@ -59,8 +61,11 @@ func (m *many) describe(r load.Result, res *stream.Result, mc *manyCall) finishe
 		err = m.h.Requests.Hint(err, mc.call.ServerFrom)
 	}
 	vals := m.h.Requests.Values(L, res, err)
-	f := finishedRequest{index: r.Index, warmup: r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs,
+	// A request of the ramp is warm-up unless the ramp is kept.
+	warmup := r.Index <= m.opts.warmup || msOf(r.Scheduled) < m.opts.warmupMs || r.Ramp && !m.opts.rampKeep
+	f := finishedRequest{index: r.Index, warmup: warmup, ramp: r.Ramp,
 		startMs: msOf(r.Start), runMs: msOf(m.runOffset + r.Start), scheduledMs: msOf(r.Scheduled), queueMs: msOf(r.Began - r.Scheduled),
+		lateMs: msOf(r.Began - r.Admitted),
 		ttftMs: math.NaN(), firstSentenceMs: math.NaN(), totalMs: res.TotalMs, stallMs: math.NaN(),
 		chunks: len(res.Chunks), cut: res.Info.Cut, ok: !r.Failed()}
 	f.promptN, f.cacheN, f.predictedN = m.rowTokens(res)
@@ -185,6 +190,7 @@ func (m *many) fill(f *finishedRequest, vals []lua.LValue) {
 	t.Num("run_ms", f.runMs)
 	t.Num("scheduled_ms", f.scheduledMs)
 	t.Num("queue_ms", f.queueMs)
+	t.Num("late_ms", f.lateMs)
 	t.Set("chunks", vals[0])
 	t.Set("total_ms", vals[1])
 	t.Set("timings", vals[2])

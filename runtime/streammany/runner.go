@@ -27,6 +27,8 @@ type Runner struct {
 	experiment *lua.LFunction
 	name       string
 	set        artifact.LoadSettings
+	// replay is the trace replayed (set.Trace), read at the first round.
+	replay *replay
 }
 
 // NewRunner makes the runner of the load set describes, whose requests
@@ -140,7 +142,7 @@ func (r *Runner) builder(L *lua.LState, round load.Round) (*lua.LFunction, *lua.
 	L.Pop(2)
 	fn, ok := request.(*lua.LFunction)
 	if !ok {
-		L.RaiseError("%s: the experiment must return the request builder, function(i, call, turn, previous, draw) -> messages, opts; returned %s", r.name, request.Type())
+		L.RaiseError("%s: the experiment must return the request builder, function(i, call, turn, previous, draw, line) -> messages, opts; returned %s", r.name, request.Type())
 	}
 	done, ok := onResult.(*lua.LFunction)
 	if !ok && onResult != lua.LNil {
@@ -159,14 +161,30 @@ func (r *Runner) options(L *lua.LState, round load.Round) manyOptions {
 	o := manyOptions{progress: true, warmup: set.Warmup, warmupMs: set.WarmupMs, overSLO: round.OverSaturation}
 	o.plan = load.Plan{Arrival: arrival, Seed: uint64(set.Seed), Calls: round.Calls, Turns: set.Turns,
 		Think: load.Think{Min: time.Duration(set.ThinkMs * float64(time.Millisecond))}, TickEvery: 250 * time.Millisecond}
-	if set.Mode == "rate" {
+	switch {
+	case set.Trace != nil:
+		if r.replay == nil {
+			rp, err := readReplay(set.Trace, set.STT != nil)
+			if err != nil {
+				L.RaiseError("load: %v", err)
+			}
+			r.replay = rp
+		}
+		r.replay.plan(&o.plan, set.Trace.Max)
+		o.replay = r.replay
+	case set.Mode == "rate":
 		o.plan.Rate = round.Level
-	} else {
+	default:
 		o.plan.Concurrency = int(round.Level)
 	}
 	if set.DurationMs > 0 {
 		o.plan.Duration = time.Duration(set.DurationMs * float64(time.Millisecond))
 	}
+	if rp := set.Ramp; rp != nil {
+		o.plan.Ramp = load.Ramp{Duration: time.Duration(rp.DurationMs * float64(time.Millisecond)), Shape: load.RampShape(rp.Shape)}
+		o.rampKeep = rp.Keep
+	}
+	o.plan.SteadyStart = set.SteadyStart
 	// Every row is tagged with the level and, in a sharded run, with the
 	// shard, the machine and the run that made it.
 	tags := L.CreateTable(0, 4)
