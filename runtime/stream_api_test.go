@@ -137,19 +137,30 @@ func TestCompletionPromptAsksOnce(t *testing.T) {
 	}
 }
 
-// opts.body's own prompt, input and max_output_tokens are sent as given;
-// an unknown api is an error naming the three.
+// opts.body's own prompt, input and max_output_tokens are sent as given,
+// a prompt of token ids with no messages at all (an empty list) too; an
+// empty list without the API's own prompt is refused; an unknown api is
+// an error naming the three.
 func TestStreamAPIOverrides(t *testing.T) {
 	s := &apiServer{template: true}
 	vm, _ := testVM(t, Config{Server: s.start(t)})
 	err := vm.RunString(`
 		stream("x", {api = "completions", body = {prompt = "raw prompt"}})
-		stream("x", {api = "responses", max_tokens = 9, body = {input = "plain", max_output_tokens = 3}})`, "s.lua")
+		stream("x", {api = "responses", max_tokens = 9, body = {input = "plain", max_output_tokens = 3}})
+		stream({}, {api = "completions", body = {prompt = {5, 6, 7}}})`, "s.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.paths) != 2 || s.bodies[0]["prompt"] != "raw prompt" || s.bodies[1]["input"] != "plain" || s.bodies[1]["max_output_tokens"] != 3.0 {
+	if len(s.paths) != 3 || s.bodies[0]["prompt"] != "raw prompt" || s.bodies[1]["input"] != "plain" || s.bodies[1]["max_output_tokens"] != 3.0 {
 		t.Fatalf("paths %v bodies %v", s.paths, s.bodies)
+	}
+	if ids, _ := json.Marshal(s.bodies[2]["prompt"]); s.paths[2] != "/v1/completions" || string(ids) != "[5,6,7]" || s.bodies[2]["messages"] != nil {
+		t.Errorf("a prompt of ids: %s %v", s.paths[2], s.bodies[2])
+	}
+	for _, code := range []string{`stream({}, {api = "completions"})`, `stream({}, {api = "responses"})`, `stream({}, {body = {prompt = "p"}})`} {
+		if err := vm.RunString(code, "s.lua"); err == nil || !strings.Contains(err.Error(), "messages is empty") {
+			t.Errorf("%s: %v", code, err)
+		}
 	}
 	err = vm.RunString(`stream("x", {api = "messages"})`, "s.lua")
 	if err == nil || !strings.Contains(err.Error(), "chat, completions or responses") {

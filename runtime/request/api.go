@@ -52,10 +52,17 @@ func parseAPIOption(L *lua.LState, v lua.LValue) stream.API {
 //     "max_output_tokens".
 //
 // A prompt, input or max_output_tokens the script set in opts.body is
-// kept as it is.
+// kept as it is; empty messages are refused unless the body has one
+// (a prompt of token ids, say).
 func (rq *Binder) shapeBody(L *lua.LState, c *streamCall) {
 	c.req.API = c.api
 	b := c.body
+	if m, ok := b.RawGetString("messages").(*lua.LTable); ok && m.Len() == 0 {
+		own := map[stream.API]string{stream.APICompletions: "prompt", stream.APIResponses: "input"}[c.api]
+		if own == "" || b.RawGetString(own) == lua.LNil {
+			L.ArgError(1, "messages is empty: give a string or an array of {role=, content=} tables (or, with api = \"completions\", the prompt in opts.body.prompt)")
+		}
+	}
 	switch c.api {
 	case stream.APICompletions:
 		if b.RawGetString("prompt") == lua.LNil {

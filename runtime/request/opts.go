@@ -179,7 +179,8 @@ func (rq *Binder) applySeedForm(L *lua.LState, maxTokens lua.LNumber, c *streamC
 }
 
 // messages accepts a string (one user message) or an array of
-// {role=, content=} tables, which is sent as given.
+// {role=, content=} tables, which is sent as given; an empty array only
+// when the body gets its API's own prompt instead (shapeBody).
 func (rq *Binder) messages(L *lua.LState, v lua.LValue) lua.LValue {
 	switch v := v.(type) {
 	case lua.LString:
@@ -191,9 +192,6 @@ func (rq *Binder) messages(L *lua.LState, v lua.LValue) lua.LValue {
 		return list
 	case *lua.LTable:
 		n := v.Len()
-		if n == 0 {
-			L.ArgError(1, "messages is empty: give a string or an array of {role=, content=} tables")
-		}
 		for i := 1; i <= n; i++ {
 			m, ok := v.RawGetInt(i).(*lua.LTable)
 			if !ok || m.RawGetString("role").Type() != lua.LTString {
