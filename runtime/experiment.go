@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +14,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/servers"
+	"ttftlab/internal/stream"
+	"ttftlab/internal/trace"
 )
 
 // Experiment is what the load's script (scripts/load.lua) returns: the
@@ -78,7 +83,8 @@ func (vm *VM) Out() string { return vm.cfg.Out }
 // the run knows of its server (its URL and kind, the API), the model and
 // the server's settings (RunInfo), with speech (--tts: every answer
 // spoken) the speech server, which the run must have, and the command's
-// caller side (--stt: every turn spoken and transcribed).
+// caller side (--stt: every turn spoken and transcribed); with a trace
+// (--trace) the vocabulary its prompts are drawn in (vocabOf).
 func (vm *VM) LoadHead(ctx context.Context, set artifact.LoadSettings, speech bool) (artifact.Load, error) {
 	model, server, kind, err := vm.RunInfo(ctx)
 	if err != nil {
@@ -96,5 +102,42 @@ func (vm *VM) LoadHead(ctx context.Context, set artifact.LoadSettings, speech bo
 	}
 	// The caller's side is the command's --stt: every turn spoken.
 	set.STT = vm.cfg.STT.Record()
+	if set.Trace != nil {
+		tr := *set.Trace
+		if tr.Vocab, err = vm.vocabOf(ctx, kind, tr.Format); err != nil {
+			return artifact.Load{}, err
+		}
+		set.Trace = &tr
+	}
 	return artifact.Load{Settings: set, Model: &model, Server: &server, Levels: []artifact.LoadLevel{}}, nil
+}
+
+// vocabOf is the model's vocabulary size that a replayed Mooncake trace's
+// prompts draw their token ids in (trace.VocabOf): llama.cpp's, from its
+// GET /v1/models (data[0].meta.n_vocab), which it must give, since ids
+// past a model's vocabulary are refused; 0 (unknown) for a call log and
+// for other kinds of server, which say none.
+func (vm *VM) vocabOf(ctx context.Context, kind servers.Kind, format string) (int, error) {
+	if format != string(trace.Mooncake) || kind != servers.LlamaCpp {
+		return 0, nil
+	}
+	url := vm.req.URL("/v1/models")
+	status, body, err := stream.Get(ctx, url, vm.req.CallOptions(url))
+	if err != nil {
+		return 0, fmt.Errorf("load: --trace: the model's vocabulary: %w", err)
+	}
+	if status != http.StatusOK {
+		return 0, fmt.Errorf("load: --trace: the model's vocabulary: %s", vm.req.StatusError(url, status, body, ""))
+	}
+	var models struct {
+		Data []struct {
+			Meta struct {
+				NVocab int `json:"n_vocab"`
+			} `json:"meta"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &models); err != nil || len(models.Data) == 0 || models.Data[0].Meta.NVocab <= 0 {
+		return 0, fmt.Errorf("load: --trace: GET %s gives no data[0].meta.n_vocab, the model's vocabulary size the prompts' token ids are drawn in: %.200q", url, body)
+	}
+	return models.Data[0].Meta.NVocab, nil
 }
