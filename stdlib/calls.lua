@@ -42,6 +42,12 @@
 --   on_turn      function(result) called as each turn ends
 -- A turn that fails ends its call (the caller hangs up).
 --
+-- In ttftlab load, builder's request also takes the calls that start in
+-- steady state (--steady-start: turn > 1, no previous result), whose
+-- earlier turns are put in the history unrun, each of its lines answered
+-- by the fixed line M.HISTORY_ANSWER; and a replayed trace's line of
+-- each turn (--trace; see builder below).
+--
 -- turns are stream_many's results, one per turn, with tags.call and
 -- tags.turn. summary is stream_many's over all turns, whose by_turn
 -- (each turn number's figures) shows on a multi-slot server whether every
@@ -52,6 +58,16 @@ local options = require("options")
 local prompt = require("prompt")
 
 local M = {}
+
+-- HISTORY_ANSWER is the agent's answer to each turn a call that starts in
+-- steady state holds as history without having run it (stream_many's
+-- plan with load --steady-start: turn > 1 and no previous result).
+M.HISTORY_ANSWER = "Of course, I can help with that."
+-- WORDS are the words a replayed line that gives only its length
+-- (line.input_tokens, no text) says, round robin: common words of about
+-- one token each.
+M.WORDS = { "please", "can", "you", "tell", "me", "about", "the", "clinic", "and", "when", "it", "is", "open", "for",
+  "a", "visit" }
 
 M.DEFAULT_LINES = {
   "Hi, I would like to book an appointment.",
@@ -127,41 +143,82 @@ local function text_of(chunks)
   return table.concat(parts)
 end
 
+-- words_of is n words of M.WORDS, round robin.
+local function words_of(n)
+  local words = {}
+  for k = 1, n do words[k] = M.WORDS[(k - 1) % #M.WORDS + 1] end
+  return table.concat(words, " ")
+end
+
+-- replayed is what a trace's line (load --trace) says the caller says:
+-- its text, else as many words as its input_tokens.
+local function replayed(line)
+  if line.text then return line.text end
+  return words_of(line.input_tokens or 1)
+end
+
 -- builder(o) -> request, on_result: what each turn of a call sends,
 -- for stream_many (the load's experiment returns these). o: system (the
 -- whole system prompt, documents included), lines, opts (each turn's
 -- stream() options, default {max_tokens = 48}) and turns (a call's last
--- turn, when its caller hangs up). request(i, call, turn, previous, u)
--- builds a turn's messages when stream_many's plan makes it due: the
--- system prompt, the call's history (its earlier lines, or what the LLM
--- was asked of them when the caller spoke them: previous.transcript, and
--- the answers to them) and the caller's next line, with tags {call =,
--- turn =};
+-- turn, when its caller hangs up). request(i, call, turn, previous, u,
+-- line) builds a turn's messages when stream_many's plan makes it due:
+-- the system prompt, the call's history (its earlier lines, or what the
+-- LLM was asked of them when the caller spoke them: previous.transcript,
+-- and the answers to them) and the caller's next line, with tags {call =,
+-- turn =}. A call that starts in steady state (turn > 1 with no previous
+-- result: load --steady-start) holds its turns 1 .. turn - 1 as history,
+-- its lines each answered by M.HISTORY_ANSWER.
+-- line is a replayed trace's line of the turn (load --trace; nil
+-- otherwise): a Mooncake line's token ids (line.prompt) are sent alone on
+-- the completions API, {api = "completions", body = {prompt = ids,
+-- ignore_eos = true}}, with no messages; otherwise the caller says
+-- line.text (or line.input_tokens words of M.WORDS). line.output_tokens,
+-- when given, is max_tokens; line.turns the call's last turn.
 -- on_result(r) forgets a call whose caller hung up.
 function M.builder(o)
   local system = o.system or M.DEFAULT_SYSTEM
-  local said = {} -- per call in progress: the history and the line of the turn running
-  local function request(_, call, turn, previous, u)
+  local said = {} -- per call in progress: the history, the line of the turn running, the call's turns
+  local function options_of(call, turn, line)
+    local ro = {}
+    for k, v in pairs(o.opts or { max_tokens = 48 }) do ro[k] = v end
+    ro.tags = { call = call, turn = turn }
+    if line and line.output_tokens then ro.max_tokens = line.output_tokens end
+    return ro
+  end
+  local function request(_, call, turn, previous, u, line)
+    if line and line.prompt then
+      local ro = options_of(call, turn, line)
+      local body = {}
+      for k, v in pairs(ro.body or {}) do body[k] = v end
+      body.prompt, body.ignore_eos = line.prompt, true
+      ro.api, ro.body = "completions", body
+      return {}, ro
+    end
     local s = said[call]
     if s == nil then
-      s = { history = {} }
+      s = { history = {}, turns = line and line.turns or o.turns }
       said[call] = s
+      if not previous then
+        for k = 1, turn - 1 do -- a call that starts in steady state
+          s.history[#s.history + 1] = { role = "user", content = line_of(o, call, k, u) }
+          s.history[#s.history + 1] = { role = "assistant", content = M.HISTORY_ANSWER }
+        end
+      end
     end
     if previous then
       s.history[#s.history + 1] = { role = "user", content = previous.transcript or s.line }
       s.history[#s.history + 1] = { role = "assistant", content = text_of(previous.chunks) }
     end
-    s.line = line_of(o, call, turn, u)
+    s.line = line and replayed(line) or line_of(o, call, turn, u)
     local messages = { { role = "system", content = system } }
     for _, m in ipairs(s.history) do messages[#messages + 1] = m end
     messages[#messages + 1] = { role = "user", content = s.line }
-    local ro = {}
-    for k, v in pairs(o.opts or { max_tokens = 48 }) do ro[k] = v end
-    ro.tags = { call = call, turn = turn }
-    return messages, ro
+    return messages, options_of(call, turn, line)
   end
   local function on_result(r)
-    if r.error or r.tags.turn == o.turns then said[r.tags.call] = nil end -- the caller hung up
+    local s = said[r.tags.call]
+    if r.error or s and r.tags.turn == s.turns then said[r.tags.call] = nil end -- the caller hung up
   end
   return request, on_result
 end

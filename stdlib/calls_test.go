@@ -238,3 +238,42 @@ func TestCallsBuilder(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 }
+
+// TestCallsBuilderReplaysLines: with a trace's line (load --trace) the
+// builder sends a Mooncake line's token ids alone on the completions API
+// (ignore_eos, max_tokens its output_tokens, no messages, the stream()
+// options and body of o.opts kept), a call log's text as the caller's
+// line with the history of the call, input_tokens alone as that many
+// words, and forgets a call after the trace's last turn of it; a call
+// that starts in steady state (turn 3, no previous result) holds its
+// turns 1 and 2 as history, each answered by calls.HISTORY_ANSWER.
+func TestCallsBuilderReplaysLines(t *testing.T) {
+	var out strings.Builder
+	vm, err := runtime.New(t.Context(), runtime.Config{Out: t.TempDir(), Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	err = vm.RunString(`
+		local calls = require("calls")
+		local request, on_result = calls.builder({system = "S", lines = {"one", "two", "three"},
+			opts = {max_tokens = 5, timeout_ms = 900, body = {top_k = 1}}, turns = 3})
+		local m, o = request(1, 1, 1, nil, 0.5, {call_id = "1", line = 1, prompt = {7, 8, 9}, input_tokens = 3, output_tokens = 12, turns = 1})
+		assert(#m == 0 and o.api == "completions" and o.max_tokens == 12 and o.timeout_ms == 900, "mooncake opts")
+		assert(o.body.prompt[3] == 9 and o.body.ignore_eos == true and o.body.top_k == 1 and o.tags.call == 1, "mooncake body")
+		m, o = request(2, 2, 1, nil, 0.5, {call_id = "a", line = 2, text = "Hello there.", turns = 2})
+		assert(#m == 2 and m[2].content == "Hello there." and o.max_tokens == 5 and o.api == nil, "a call log's first turn")
+		m, o = request(3, 2, 2, {chunks = {{text = "Hi."}}}, 0.5, {call_id = "a", line = 3, input_tokens = 4, output_tokens = 7, turns = 2})
+		assert(#m == 4 and m[2].content == "Hello there." and m[3].content == "Hi." and m[4].content == "please can you tell", m[4].content)
+		assert(o.max_tokens == 7, "output_tokens")
+		on_result({tags = {call = 2, turn = 2}})
+		m = request(4, 2, 1, nil, 0.5, {call_id = "b", line = 4, text = "New call.", turns = 2})
+		assert(#m == 2 and m[2].content == "New call.", #m .. " messages after the trace's last turn of the call")
+		m = request(5, 3, 3, nil, 0.1)
+		assert(#m == 6 and m[2].content == "one" and m[3].role == "assistant" and m[3].content == calls.HISTORY_ANSWER, "steady start " .. #m)
+		assert(m[4].content == "two" and m[5].content == calls.HISTORY_ANSWER and m[6].content == "three", "steady start's lines")
+		print("ok")`, "b.lua")
+	if err != nil || !strings.Contains(out.String(), "ok") {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+}
