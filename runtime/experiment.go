@@ -27,8 +27,9 @@ import (
 //	  return request, on_result
 //	end
 //
-// request(i, call, turn, previous, draw) -> messages, opts is
-// stream_many's request function (docs/lua-api.md); on_result(result),
+// request(i, call, turn, previous, draw[, line]) -> messages, opts is
+// stream_many's request function (docs/lua-api.md), line the trace's
+// line of the turn when the load replays one; on_result(result),
 // optional, is called as each request ends (a builder keeps each call's
 // history until its caller hangs up).
 type Experiment struct {

@@ -10,11 +10,17 @@
 -- run = {level =, round =, calls =, turns =, docs =, max_tokens =,
 -- seed =, mode =} (the flags), which returns the round's request builder
 -- and, optionally, on_result:
---   request(i, call, turn, previous, draw) -> messages, opts
+--   request(i, call, turn, previous, draw, line) -> messages, opts
 --     the i-th request, turn `turn` of call `call`, due now; previous is
---     the result of the call's turn before (nil for its first), draw the
---     call's own seeded number in [0, 1). opts are stream()'s, with tags
---     {call =, turn =} for the rows.
+--     the result of the call's turn before (nil for its first; nil too
+--     for a call that starts in steady state, --steady-start, at a turn
+--     above 1: its earlier turns go in the history unrun), draw the
+--     call's own seeded number in [0, 1), line the trace's line of the
+--     turn when the load replays one (--trace; nil otherwise: call_id,
+--     line, text, input_tokens, output_tokens, prompt, speak_ms,
+--     pause_ms, audio, turns; docs/lua-api.md). opts are stream()'s,
+--     with tags {call =, turn =} for the rows. calls.builder does all
+--     this (stdlib/README.md, calls).
 --   on_result(result)   as each request ends
 local calls = require("calls")
 local prompt = require("prompt")
