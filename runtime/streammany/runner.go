@@ -18,8 +18,11 @@ import (
 // with the level, and a shard's index, host and run), the server's view
 // in server.jsonl (by one shard only: the first), a progress line on a
 // terminal, every answer spoken with --tts, every turn spoken by the
-// caller and transcribed before it is asked with --stt. Its Run must be called on
-// the Lua state's goroutine.
+// caller and transcribed before it is asked with --stt; with --trace the
+// trace's calls at its times (read once, checked unchanged), each turn's
+// line handed to the builder; with --ramp and --steady-start the plan's
+// ramp and staggered starts. Its Run must be called on the Lua state's
+// goroutine.
 type Runner struct {
 	h *Host
 	// experiment is what the load's script returned (function(run) ->
