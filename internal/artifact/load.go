@@ -136,7 +136,9 @@ type LoadSettings struct {
 // it) and how (Max, the cap on calls at once, 0 none; Block, tokens per
 // hash_id block; Vocab, the vocabulary the prompts' token ids were drawn
 // in, 0 for a call log). Lines is the lines read, Calls and Requests what
-// the window kept. SharedShare is the trace's own prefix sharing: the
+// the window kept; SpanMs is when the last kept call starts, from the
+// replay's origin and after the speed (how long the calls keep coming).
+// SharedShare is the trace's own prefix sharing: the
 // share of the kept requests' input tokens an earlier kept request had
 // sent (Mooncake), null for a call log.
 type LoadTrace struct {
@@ -146,6 +148,7 @@ type LoadTrace struct {
 	Lines       int      `json:"lines"`
 	Calls       int      `json:"calls"`
 	Requests    int      `json:"requests"`
+	SpanMs      float64  `json:"span_ms"`
 	Speed       float64  `json:"speed"`
 	FromMs      *float64 `json:"from_ms"`
 	ToMs        *float64 `json:"to_ms"`

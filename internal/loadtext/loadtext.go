@@ -19,15 +19,39 @@ import (
 // "0.5", a limit "800".
 func g(x float64) string { return fmt.Sprintf("%.6g", x) }
 
-// Header is the table's first line, after an empty one; mode is "rate"
-// or "concurrency".
+// Header is the table's first line, after an empty one; mode is "rate",
+// "concurrency" or "trace".
 func Header(mode string) string {
 	first := "at once"
-	if mode == "rate" {
+	switch mode {
+	case "rate":
 		first = "rate/s"
+	case "trace":
+		first = "replay"
 	}
-	return fmt.Sprintf("\n%-8s %6s %12s  %-27s %-27s %9s %8s  %s", first, "calls", "requests ok", "ttft p50/95/99",
+	return fmt.Sprintf("\n%-*s %6s %12s  %-27s %-27s %9s %8s  %s", labelWidth(mode), first, "calls", "requests ok", "ttft p50/95/99",
 		"1st sent p50/95/99", "tok/s", "goodput", "SLO")
+}
+
+// labelWidth is the width of the table's first column: a level's label,
+// or a replay's name ("trace x1", "trace x0.25").
+func labelWidth(mode string) int {
+	if mode == "trace" {
+		return 11
+	}
+	return 8
+}
+
+// LevelName names a level in a sentence: "concurrency 4", "rate 2
+// calls/s", or a replayed trace's one level by its speed, "trace x1".
+func LevelName(mode string, level float64) string {
+	switch mode {
+	case "rate":
+		return "rate " + g(level) + " calls/s"
+	case "trace":
+		return "trace x" + g(level)
+	}
+	return "concurrency " + g(level)
 }
 
 // Unit names a level: " calls/s" in an open loop, " call(s) at once" in

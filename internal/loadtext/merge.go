@@ -19,13 +19,16 @@ func MergeLines(doc artifact.Load, notes []string, out string) []string {
 	for i, l := range set.Levels {
 		levels[i] = g(l)
 	}
+	what := set.Mode + " levels " + strings.Join(levels, ",")
+	if set.Trace != nil {
+		what = TraceText(set.Trace)
+	}
 	lines := []string{
-		fmt.Sprintf("ttftlab merge: run %s, %d shards, server %s, %s levels %s", set.RunID, set.Shards, set.Server, set.Mode,
-			strings.Join(levels, ",")),
+		fmt.Sprintf("ttftlab merge: run %s, %d shards, server %s, %s", set.RunID, set.Shards, set.Server, what),
 		sloLine(set.SLO),
 		Header(set.Mode),
 	}
-	t := &Table{Mode: set.Mode, Scope: "over every shard's requests"}
+	t := &Table{Mode: set.Mode, Ramp: set.Ramp, Scope: "over every shard's requests"}
 	for _, l := range doc.Levels {
 		lines = append(lines, t.Level(g(l.Level), l)...)
 		if l.OverSaturated != nil {
@@ -53,9 +56,12 @@ func MergeLines(doc artifact.Load, notes []string, out string) []string {
 	for _, n := range notes {
 		lines = append(lines, "note: "+n)
 	}
-	if len(doc.Levels) == 0 {
+	switch {
+	case set.Mode == "trace":
+		// A replay has no capacity (EndLines).
+	case len(doc.Levels) == 0:
 		lines = append(lines, "capacity: none: no level was merged")
-	} else {
+	default:
 		var capacity, above *artifact.LoadLevel
 		if c := doc.Capacity; c != nil {
 			capacity = levelOf(doc.Levels, c.Level)

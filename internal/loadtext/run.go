@@ -40,6 +40,22 @@ func RunLines(set artifact.LoadSettings) []string {
 			set.Server, set.Mode, levelsText, set.Calls, set.Turns, turns, set.Calls*set.Turns, set.Docs, set.MaxTokens),
 		sloLine(set.SLO),
 	}
+	if tr := set.Trace; tr != nil {
+		lines[0] = fmt.Sprintf("ttftlab load: server %s, %s, %d docs, max_tokens %d where a turn gives no output length",
+			set.Server, TraceText(tr), set.Docs, set.MaxTokens)
+	}
+	if r := set.Ramp; r != nil {
+		kept := "left out of its figures (--ramp-keep keeps them)"
+		if r.Keep {
+			kept = "kept in its figures (--ramp-keep)"
+		}
+		lines = append(lines, fmt.Sprintf("ramp: each level grows over its first %s s (%s), the requests due meanwhile marked ramp and %s",
+			g(r.DurationMs/1000), r.Shape, kept))
+	}
+	if set.SteadyStart {
+		lines = append(lines, "steady start: the first calls begin at staggered turns, their earlier turns in the prompt as history "+
+			"(history_turns in requests.jsonl), as if they had been running")
+	}
 	if st := set.STT; st != nil {
 		engine := "a server of the user's"
 		if st.Engine != "" {
@@ -52,12 +68,40 @@ func RunLines(set artifact.LoadSettings) []string {
 		lines = append(lines, fmt.Sprintf("callers speak: every turn's question spoken %s to speech-to-text %s at %s (%s), its transcript asked, the answer spoken",
 			voice, engine, st.URL, st.API))
 	}
-	if sh := set.Shard; sh != nil {
+	if sh := set.Shard; sh != nil && set.Trace != nil {
+		lines = append(lines, fmt.Sprintf("shard %d of %d of run %s on %s: calls %d, %d, ... of the trace's %d, each at its time from %s",
+			sh.Index, sh.Count, set.RunID, sh.Host, sh.Index+1, sh.Index+1+sh.Count, set.Calls, UTC(set.StartAtUnixMs)))
+	} else if sh != nil {
 		lines = append(lines, fmt.Sprintf("shard %d of %d of run %s on %s: calls %d, %d, ... of each level's %d; %d level(s), "+
 			"the first due at %s, each %s s then a %s s gap", sh.Index, sh.Count, set.RunID, sh.Host, sh.Index+1, sh.Index+1+sh.Count,
 			set.Calls, len(set.Levels), UTC(set.StartAtUnixMs), g(set.DurationMs/1000), g(set.LevelGapMs/1000)))
 	}
 	return lines
+}
+
+// TraceText is a replayed trace as the heading names it: "replaying
+// FILE (mooncake): N calls, M requests over S s at x1 speed, the whole
+// trace, no cap on calls at once".
+func TraceText(tr *artifact.LoadTrace) string {
+	window := "the whole trace"
+	switch from, to := tr.FromMs, tr.ToMs; {
+	case from != nil && to != nil:
+		window = fmt.Sprintf("window %s s to %s s of its clock", g(*from/1000), g(*to/1000))
+	case from != nil:
+		window = fmt.Sprintf("window from %s s of its clock", g(*from/1000))
+	case to != nil:
+		window = fmt.Sprintf("window up to %s s of its clock", g(*to/1000))
+	}
+	limit := "no cap on calls at once"
+	if tr.Max > 0 {
+		limit = fmt.Sprintf("at most %d calls at once", tr.Max)
+	}
+	kind := tr.Format
+	if tr.SharedShare != nil {
+		kind += fmt.Sprintf(", blocks of %d tokens, %.0f%% of input tokens shared", tr.Block, 100**tr.SharedShare)
+	}
+	return fmt.Sprintf("replaying %s (%s): %d calls, %d requests over %s s at x%s speed, %s, %s", tr.File, kind, tr.Calls, tr.Requests,
+		g(math.Round(tr.SpanMs)/1000), g(tr.Speed), window, limit)
 }
 
 // UTC is a wall-clock time (ms since the Unix epoch) to the millisecond:
@@ -141,6 +185,9 @@ func EndLines(doc artifact.Load, out string, t *Table) []string {
 		lines = append(lines, line)
 	case search && above != nil && above.Pooled != nil:
 		lines = append(lines, "capacity: none: already "+g(above.Level)+Unit(set.Mode, above.Level)+" misses: "+pooledText(above))
+	case set.Mode == "trace":
+		// A replay is the trace's own traffic: its SLO verdicts stand,
+		// and there is no level above or below to call a capacity.
 	default:
 		lowest := math.NaN()
 		if len(set.Levels) > 0 {

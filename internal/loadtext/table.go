@@ -11,8 +11,12 @@ import (
 // lines (Level), then Legend, which explains the "*" only when a level's
 // lines used it.
 type Table struct {
-	// Mode is the run's mode ("rate" or "concurrency").
+	// Mode is the run's mode ("rate", "concurrency" or "trace": its level
+	// is then named by its speed, "trace x1", whatever label it is given).
 	Mode string
+	// Ramp is the run's ramp (settings.ramp): whether a level's ramp
+	// requests were left out of its figures or kept; nil says neither.
+	Ramp *artifact.LoadRamp
 	// Engine names the speech engine of a run with --tts default, whose
 	// CPU per second of audio a level reports; "" for none.
 	Engine string
@@ -23,8 +27,22 @@ type Table struct {
 	// Scope is what the percentiles are over beyond their requests ("over
 	// every shard's requests"), said in the legend; "" for nothing more.
 	Scope string
-	// marked says whether a level's lines marked a percentile "*".
-	marked bool
+	// marked says whether a level's lines marked a percentile "*"; late
+	// whether they said how late the requests started.
+	marked, late bool
+}
+
+// NewTable is the table of a run with these settings: its mode, ramp and
+// the speech engines whose CPU a level reports.
+func NewTable(set artifact.LoadSettings) *Table {
+	t := &Table{Mode: set.Mode, Ramp: set.Ramp}
+	if set.TTS != nil {
+		t.Engine = set.TTS.Engine
+	}
+	if set.STT != nil {
+		t.STTEngine = set.STT.Engine
+	}
+	return t
 }
 
 // percentiles are the percentiles a row and its interval lines give.
@@ -155,7 +173,10 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	if l.Goodput != nil {
 		goodput = fmt.Sprintf("%.0f%%", *l.Goodput*100)
 	}
-	lines := []string{fmt.Sprintf("%-8s %6d %12s  %-27s %-27s %9.1f %7s  %s", label, s.Calls, itoa(s.OK)+"/"+itoa(s.Requests),
+	if t.Mode == "trace" {
+		label = LevelName(t.Mode, l.Level)
+	}
+	lines := []string{fmt.Sprintf("%-*s %6d %12s  %-27s %-27s %9.1f %7s  %s", labelWidth(t.Mode), label, s.Calls, itoa(s.OK)+"/"+itoa(s.Requests),
 		t.fmt3(&s.TTFTMs), t.fmt3(&s.FirstSentenceMs), deref(s.TokensPerS), goodput, verdict)}
 	for _, f := range []struct {
 		name string
@@ -216,6 +237,10 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 			"the server answered with nothing to time", least, s.OK-s.TTFTMs.N, s.OK))
 	}
 	lines = append(lines, failureLines(s)...)
+	if line := t.rampLine(s); line != "" {
+		lines = append(lines, line)
+	}
+	lines = append(lines, t.lateLines(s)...)
 	if line := clientLine(s); line != "" {
 		lines = append(lines, line)
 	}
@@ -241,6 +266,56 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	return lines
 }
 
+// rampLine counts the level's requests due during its ramp (--ramp),
+// and says whether its figures left them out; "" without any.
+func (t *Table) rampLine(s *artifact.LevelSummary) string {
+	if s.Ramp == 0 {
+		return ""
+	}
+	switch {
+	case t.Ramp == nil:
+		return fmt.Sprintf("  %d requests were due during the ramp (ramp in requests.jsonl)", s.Ramp)
+	case t.Ramp.Keep:
+		return fmt.Sprintf("  %d ramp requests kept in the figures (--ramp-keep)", s.Ramp)
+	}
+	return fmt.Sprintf("  %d ramp requests left out of the figures, as warm-up is", s.Ramp)
+}
+
+// lateFloorMs is the lateness below which a client is taken to keep to
+// its schedule whatever the server: a timer's and a goroutine's wake-up
+// on a busy machine of a few cores take a few ms.
+const lateFloorMs = 10
+
+// LateBound is the p99 lateness above which a level warns that its client
+// could not keep to the schedule: lateFloorMs, or a tenth of the level's
+// ttft p50 when that is more (late by a tenth of what is measured, the
+// load the server saw is no longer the one asked for; late by less, the
+// figures stand). ttftP50 is nil when the level has none.
+func LateBound(ttftP50 *float64) float64 {
+	if ttftP50 == nil {
+		return lateFloorMs
+	}
+	return max(lateFloorMs, *ttftP50/10)
+}
+
+// lateLines say how late the level's requests started past the moment
+// each could (summary.late_ms, every request), and warn when its p99 is
+// above LateBound; none when the summary has no late_ms.
+func (t *Table) lateLines(s *artifact.LevelSummary) []string {
+	d := s.LateMs
+	if d == nil || d.N == 0 || d.P50 == nil || d.P99 == nil || d.Max == nil {
+		return nil
+	}
+	t.late = true
+	lines := []string{fmt.Sprintf("  started late: p50 %s ms, p99 %s ms, max %s ms over %d requests", artifact.ShowMs(*d.P50),
+		artifact.ShowMs(*d.P99), artifact.ShowMs(*d.Max), d.N)}
+	if bound := LateBound(s.TTFTMs.P50); *d.P99 > bound {
+		lines = append(lines, fmt.Sprintf("  late: the client could not keep to the schedule (p99 %s ms above %s ms): the server saw less load "+
+			"than asked for; run the client on a machine of its own, or fewer calls", artifact.ShowMs(*d.P99), artifact.ShowMs(bound)))
+	}
+	return lines
+}
+
 // Legend explains the table: what its columns count, and the "*" when a
 // level's lines used it.
 func (t *Table) Legend() []string {
@@ -257,6 +332,11 @@ func (t *Table) Legend() []string {
 	if t.marked {
 		lines = append(lines, "*: too few samples to bound this percentile (no 95 % interval: the line below says so); under 20",
 			"  requests a p95 (100 a p99) is the largest value or near it, not the tail it names.")
+	}
+	if t.late {
+		lines = append(lines, "started late: each request's start past the moment it could start (late_ms: its due time, or when a cap on",
+			fmt.Sprintf("  calls at once let it), over every request, warm-up and ramp included; a p99 above %d ms and above a tenth", lateFloorMs),
+			"  of the level's ttft p50 warns that the client could not keep to the schedule.")
 	}
 	return lines
 }
