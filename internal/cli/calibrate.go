@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -69,8 +68,7 @@ func (c *calibrateCmd) register(fs *flagSet) {
 
 // schedules turns the flags into the schedules to run.
 func (c *calibrateCmd) schedules(fs *flagSet) []calibrate.Schedule {
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := fs.given()
 	if !set["rate"] && !set["chunks"] && !set["burst"] && c.serve == "" {
 		return calibrate.Defaults()
 	}

@@ -59,6 +59,13 @@ func (f *flagSet) usage() string {
 	return b.String()
 }
 
+// given are the flags set on the command line, by name.
+func (f *flagSet) given() map[string]bool {
+	set := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
+}
+
 // errHelp is returned for -h once the usage is printed: exit 0.
 var errHelp = errors.New("help shown")
 

@@ -754,6 +754,7 @@ func sizedLoad(t *testing.T, args ...string) *loadCmd {
 	if err := fs.parse(args); err != nil {
 		t.Fatal(err)
 	}
+	c.given = fs.given()
 	_, levels, err := c.settings()
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -19,7 +18,9 @@ import (
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/atomicfile"
 	"ttftlab/internal/load"
+	"ttftlab/internal/loadtext"
 	"ttftlab/internal/rundir"
+	"ttftlab/internal/trace"
 	"ttftlab/runtime"
 	"ttftlab/runtime/suggest"
 	"ttftlab/scripts"
@@ -57,6 +58,13 @@ type loadCmd struct {
 	runs int
 	// shard are --shard and its companions (load_shard.go).
 	shard shardFlags
+	// replay are --trace, --ramp, --steady-start and their companions
+	// (load_trace.go); tr is the trace --trace read (settings), nil
+	// without one.
+	replay replayFlags
+	tr     *trace.Trace
+	// given are the flags set on the command line.
+	given map[string]bool
 	// writeFailed: the last run ended on a file it could not write (a
 	// full disk, too many open files), which stopped it as Ctrl-C does:
 	// it gets no report.
@@ -87,7 +95,14 @@ capacity is undecided, between the two). With --until-decided each level (each l
 the search tries) gets further rounds of its --requests calls until every --slo's 95 %
 interval lies on one side of its limit, or --budget runs out; the console and
 load.json then say which verdicts are undecided and about how many more requests
-would decide them. Exits 1
+would decide them. With --trace FILE it replays recorded traffic instead of levels: a
+Mooncake trace or a call log (docs/trace.md), every call at its time on the trace's
+clock (--trace-speed, a window --trace-from/--trace-to, at most --trace-max calls at
+once), as one level named by its speed, with SLO verdicts and no capacity; each request's
+lateness (late_ms: its start past the moment it could start) says whether this machine
+kept to the schedule. --ramp grows each level over its first DUR, its requests left out
+of the figures; --steady-start starts multi-turn calls at staggered turns with their
+history in the prompt. Exits 1
 when every request of a level failed (the sweep stops there; with --search, when no
 level held and one failed every request), naming the failure kinds; exits 3 when a
 gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
@@ -160,6 +175,7 @@ func (c *loadCmd) register(fs *flagSet) {
 	})
 	registerRuns(fs, &c.runs)
 	c.shard.register(fs)
+	c.replay.register(fs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
 	fs.floatVar(&c.maxErrorRate, "max-error-rate", 1, 0, 1, "exit 3 when a level's share of failed requests is above this (a CI gate, e.g. 0.01; 1: off)")
 	// A server that load starts is sized for the load (sizeServer): say so
@@ -170,7 +186,8 @@ func (c *loadCmd) register(fs *flagSet) {
 	if f := fs.Lookup("slots"); f != nil {
 		f.Usage = fmt.Sprintf("parallel slots (-np) of a server load starts (default: the largest --concurrency level; with --rate "+
 			"the calls in flight: the largest rate times a call's length, %d tokens/s answering --max-tokens per turn plus "+
-			"--think between turns, rounded up, at most --requests)", assumedTokensPerS)
+			"--think between turns, rounded up, at most --requests; with --trace, --trace-max, else the most of its calls in "+
+			"progress at once, each as long as its answers at %d tokens/s plus its speaking and pauses, at most 1024)", assumedTokensPerS, assumedTokensPerS)
 		f.DefValue = "0" // the default depends on the levels
 	}
 	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; with --stt and --tts mouth_to_ear_ms, stt_final_ms, endpointing_ms; default first_sentence_ms<=800@p95)", func(s string) error {
@@ -194,6 +211,7 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	if err := c.flags.check(fs); err != nil {
 		return err
 	}
+	c.given = fs.given()
 	set, levels, err := c.settings()
 	if err != nil {
 		return fs.usageErr(err)
@@ -436,10 +454,7 @@ func allFailed(out string) error {
 		if s.Requests == 0 || s.Failed < s.Requests {
 			continue
 		}
-		name := fmt.Sprintf("concurrency %g", lv.Level)
-		if doc.Settings.Mode == "rate" {
-			name = fmt.Sprintf("rate %g calls/s", lv.Level)
-		}
+		name := loadtext.LevelName(doc.Settings.Mode, lv.Level)
 		var kinds []string
 		for i, f := range s.Failures {
 			if i == 3 {
@@ -455,12 +470,27 @@ func allFailed(out string) error {
 
 // settings checks the level and SLO flags and turns them into the
 // run's settings (load.json's), and the levels a server it starts is
-// sized for. What only the run knows (the server, its kind, the API, the
-// speech server; a shard's start) is added later.
+// sized for. With --trace it reads the trace whole (c.tr): a replay is
+// one level, its number the speed. What only the run knows (the server,
+// its kind, the API, the speech server, a trace's vocabulary; a shard's
+// start) is added later.
 func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
+	if err := c.checkReplay(); err != nil {
+		return artifact.LoadSettings{}, nil, err
+	}
 	mode, list := "concurrency", c.concurrency
 	searchStart := 1.0
+	c.tr = nil
+	if c.replay.trace != "" {
+		tr, err := c.readTrace()
+		if err != nil {
+			return artifact.LoadSettings{}, nil, err
+		}
+		c.tr, mode = tr, "trace"
+	}
 	switch {
+	case c.tr != nil:
+		// One level, the speed: no list to read.
 	case c.rate != "" && c.concurrency != "":
 		return artifact.LoadSettings{}, nil, fmt.Errorf("give --concurrency (calls at once) or --rate (calls per second), not both")
 	case c.search && c.concurrency != "":
@@ -479,9 +509,12 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	case list == "":
 		list = "1,2,4"
 	}
-	levels, err := parseLevels(list, mode == "concurrency")
-	if err != nil {
-		return artifact.LoadSettings{}, nil, fmt.Errorf("--%s: %w", mode, err)
+	levels := []float64{c.replay.traceSpeed}
+	if c.tr == nil {
+		var err error
+		if levels, err = parseLevels(list, mode == "concurrency"); err != nil {
+			return artifact.LoadSettings{}, nil, fmt.Errorf("--%s: %w", mode, err)
+		}
 	}
 	if _, err := load.ParseArrival(c.arrival); err != nil {
 		return artifact.LoadSettings{}, nil, fmt.Errorf("--arrival: %w", err)
@@ -489,7 +522,10 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	// A level whose every request is warm-up measures nothing, and its
 	// verdict would be "missed" over no request.
 	switch perLevel := c.requests * c.turns; {
-	case c.warmup >= perLevel:
+	case c.tr != nil && c.warmup >= c.tr.Requests:
+		return artifact.LoadSettings{}, nil, fmt.Errorf("--warmup %d leaves no request to measure: the trace's window holds %d; give fewer",
+			c.warmup, c.tr.Requests)
+	case c.tr == nil && c.warmup >= perLevel:
 		return artifact.LoadSettings{}, nil, fmt.Errorf("--warmup %d leaves no request to measure: a level makes %d (--requests %d × --turns %d); give fewer, or more --requests",
 			c.warmup, perLevel, c.requests, c.turns)
 	case c.warmupFor > 0 && c.duration > 0 && c.warmupFor >= c.duration:
@@ -532,6 +568,16 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 		Docs: c.docs, MaxTokens: c.maxTokens, Warmup: c.warmup, WarmupMs: msFlag(c.warmupFor), SLO: sloList}
 	if c.docs > 0 {
 		set.KB = c.flags.kb
+	}
+	set.Ramp, set.SteadyStart = c.rampRecord(), c.replay.steadyStart
+	if c.tr != nil {
+		rec, err := c.traceRecord(c.tr)
+		if err != nil {
+			return artifact.LoadSettings{}, nil, err
+		}
+		// The trace sets the calls, their turns and their pauses; a turn
+		// without output tokens is answered up to --max-tokens.
+		set.Trace, set.Calls, set.Requests, set.Turns, set.ThinkMs, set.DurationMs = rec, rec.Calls, rec.Requests, mostTurns(c.tr), 0, 0
 	}
 	if c.untilDecided {
 		set.UntilDecided = &artifact.UntilDecided{BudgetRequests: c.budgetRequests, BudgetMs: msFlag(c.budgetFor)}
@@ -576,18 +622,21 @@ const assumedTokensPerS = 25
 
 // sizeServer gives a server that load starts --ctx per slot and, unless
 // --slots was given, as many slots as the largest level of concurrency,
-// or with --rate slotsForRate's.
+// with --rate slotsForRate's, with --trace --trace-max or traceSlots'.
 func (c *loadCmd) sizeServer(fs *flagSet, levels []float64) {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["slots"] {
+	if !fs.given()["slots"] {
 		most := 1.0
 		for _, l := range levels {
 			most = max(most, l)
 		}
-		if c.rate != "" {
+		switch {
+		case c.tr != nil && c.replay.traceMax > 0:
+			c.flags.start.slots = min(c.replay.traceMax, 1024)
+		case c.tr != nil:
+			c.flags.start.slots = traceSlots(c.tr, c.maxTokens)
+		case c.rate != "":
 			c.flags.start.slots = slotsForRate(most, c.turns, c.maxTokens, c.think, c.requests)
-		} else {
+		default:
 			c.flags.start.slots = int(most)
 		}
 	}

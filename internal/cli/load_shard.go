@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -59,8 +58,7 @@ var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // plan reads the shard flags and the environment: nil without a shard.
 func (s *shardFlags) plan(fs *flagSet) (*shardPlan, error) {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := fs.given()
 	spec := s.shard
 	if spec == "" && os.Getenv(envShards) != "" {
 		idx := os.Getenv(envShardIndex)
@@ -111,10 +109,11 @@ func (s *shardFlags) plan(fs *flagSet) (*shardPlan, error) {
 }
 
 // refuseWithShard names what a shard of count cannot do with the load
-// flags given and the levels they make.
+// flags given and the levels they make. A replayed trace is one level,
+// its length the trace's: it needs no --duration and has no second level
+// to leave a gap before; its calls are dealt out as any level's.
 func (c *loadCmd) refuseWithShard(fs *flagSet, levels []float64, count int) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := fs.given()
 	switch {
 	case c.search:
 		return fmt.Errorf("--search chooses each level from the last one's verdict, which no shard knows alone: give the levels (--rate or --concurrency) with --shard")
@@ -122,13 +121,27 @@ func (c *loadCmd) refuseWithShard(fs *flagSet, levels []float64, count int) erro
 		return fmt.Errorf("--until-decided adds a level's rounds from its verdicts over every shard's requests, which no shard knows alone: give each level its --requests with --shard")
 	case c.runs > 1:
 		return fmt.Errorf("--runs with --shard: run the sharded run again with a new --run-id instead")
-	case c.duration <= 0:
+	case c.tr == nil && c.duration <= 0:
 		return fmt.Errorf("a shard needs --duration (e.g. 60s): its levels are fixed on the wall clock, each --duration plus --level-gap after the one before")
 	case c.warmup > 0:
 		return fmt.Errorf("--warmup %d counts a machine's own first requests, which differ between shards: give a duration (--warmup 10s)", c.warmup)
 	case c.flags.start.model != "" || set["model"]:
 		return fmt.Errorf("a shard never starts a server: drop --model, start the one server all shards load, and give its --server")
-	case c.requests < count:
+	}
+	if tr := c.tr; tr != nil {
+		switch {
+		case set["level-gap"]:
+			return fmt.Errorf("--level-gap is the pause between levels, and a replayed trace is one level: drop --level-gap")
+		case len(tr.Calls) < count:
+			return fmt.Errorf("--trace %s keeps %d calls, fewer than the %d shards: shard I runs calls I+1, I+1+%d, ... of the trace, so some shard would run none; "+
+				"give fewer shards or a wider window", c.replay.trace, len(tr.Calls), count, count)
+		case c.replay.traceMax > 0 && c.replay.traceMax < count:
+			return fmt.Errorf("--trace-max %d is below the %d shards: shard I holds places I, I+%d, ... of the calls at once, so some shard would hold none "+
+				"and its calls never run; give --trace-max of at least %d, or 0 (no cap)", c.replay.traceMax, count, count, count)
+		}
+		return nil
+	}
+	if c.requests < count {
 		return fmt.Errorf("--requests %d is below the %d shards: shard I runs calls I+1, I+1+%d, ... of each level, so some shard would run none; give at least %d",
 			c.requests, count, count, count)
 	}

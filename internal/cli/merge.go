@@ -55,6 +55,9 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if err := sameTrace(folders); err != nil {
+		return err
+	}
 	m, err := load.Merge(folders)
 	var missing *load.MissingShardError
 	if errors.As(err, &missing) {
@@ -78,6 +81,37 @@ func (c *mergeCmd) Run(ctx context.Context, args []string) error {
 	// The exit code load's would be for the same rows: 1 when every
 	// request of a level failed.
 	return allFailed(*out)
+}
+
+// sameTrace refuses shards that replayed different traces (their
+// settings.trace.sha256 differ, or some replayed one and some none). Shards
+// that replayed the same trace may have read it from different paths, each
+// on its own machine: the merge records the first shard's.
+func sameTrace(folders []load.ShardFolder) error {
+	if len(folders) == 0 {
+		return nil
+	}
+	first := folders[0].Doc.Settings.Trace
+	for i := range folders[1:] {
+		f := &folders[1+i]
+		tr := f.Doc.Settings.Trace
+		switch {
+		case (first == nil) != (tr == nil):
+			with, without := folders[0].Name, f.Name
+			if first == nil {
+				with, without = without, with
+			}
+			return fmt.Errorf("the shards replayed different traces: %s replayed one (settings.trace), %s none", with, without)
+		case first != nil && tr.SHA256 != first.SHA256:
+			return fmt.Errorf("the shards replayed different traces: %s replayed %s (sha256 %s), %s replayed %s (sha256 %s)",
+				folders[0].Name, first.File, first.SHA256, f.Name, tr.File, tr.SHA256)
+		case first != nil:
+			same := *tr
+			same.File = first.File
+			f.Doc.Settings.Trace = &same
+		}
+	}
+	return nil
 }
 
 // shardDirs are the shard folders the arguments stand for: a folder with
