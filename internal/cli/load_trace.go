@@ -91,17 +91,11 @@ var traceSets = []struct{ flag, why string }{
 // traceOnly are the flags that mean something only with --trace.
 var traceOnly = []string{"trace-format", "trace-block", "trace-speed", "trace-from", "trace-to", "trace-max"}
 
-// readTrace checks the replay flags against the others given and reads
-// the trace whole (trace.Read), before any server starts or any request
-// is sent: a fault of the trace is a usage error naming its file, line
-// and field.
+// readTrace checks the trace's own flags and reads the trace whole
+// (trace.Read), before any server starts or any request is sent: a fault
+// of the trace is a usage error naming its file, line and field.
 func (c *loadCmd) readTrace() (*trace.Trace, error) {
 	r := &c.replay
-	for _, s := range traceSets {
-		if c.given[s.flag] {
-			return nil, fmt.Errorf("--%s with --trace: %s; drop --%s", s.flag, s.why, s.flag)
-		}
-	}
 	if f := r.traceFormat; f != "" && f != string(trace.Mooncake) && f != string(trace.Calls) {
 		return nil, fmt.Errorf("--trace-format %q: want %s or %s (or leave it out: told from the file)", f, trace.Mooncake, trace.Calls)
 	}
@@ -153,15 +147,19 @@ func mostTurns(tr *trace.Trace) int {
 	return most
 }
 
-// checkReplay refuses the flags of a trace without one, and the ramp and
-// steady-start flags where they cannot apply.
+// checkReplay refuses the flags a trace sets with one (traceSets), its
+// own flags without one, and the ramp and steady-start flags where they
+// cannot apply.
 func (c *loadCmd) checkReplay() error {
 	r := &c.replay
-	if r.trace == "" {
-		for _, name := range traceOnly {
-			if c.given[name] {
-				return fmt.Errorf("--%s is for a replayed trace: add --trace FILE, or drop --%s", name, name)
-			}
+	for _, s := range traceSets {
+		if r.trace != "" && c.given[s.flag] {
+			return fmt.Errorf("--%s with --trace: %s; drop --%s", s.flag, s.why, s.flag)
+		}
+	}
+	for _, name := range traceOnly {
+		if r.trace == "" && c.given[name] {
+			return fmt.Errorf("--%s is for a replayed trace: add --trace FILE, or drop --%s", name, name)
 		}
 	}
 	switch {
