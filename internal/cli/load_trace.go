@@ -127,7 +127,7 @@ func (c *loadCmd) traceRecord(tr *trace.Trace) (*artifact.LoadTrace, error) {
 		return nil, fmt.Errorf("--trace %s: %w", r.trace, err)
 	}
 	rec := &artifact.LoadTrace{File: abs, Format: string(tr.Format), SHA256: tr.SHA256, Lines: tr.Lines, Calls: len(tr.Calls),
-		Requests: tr.Requests, SpanMs: tr.Calls[len(tr.Calls)-1].StartMs, Speed: r.traceSpeed, FromMs: r.traceFrom, ToMs: r.traceTo, Max: r.traceMax}
+		Requests: tr.Requests, SpanMs: lastStart(tr), Speed: r.traceSpeed, FromMs: r.traceFrom, ToMs: r.traceTo, Max: r.traceMax}
 	if tr.Format == trace.Mooncake {
 		rec.Block = tr.Block
 	}
@@ -136,6 +136,16 @@ func (c *loadCmd) traceRecord(tr *trace.Trace) (*artifact.LoadTrace, error) {
 		rec.SharedShare = &share
 	}
 	return rec, nil
+}
+
+// lastStart is when the trace's last call starts (ms from the replay's
+// origin, after the speed).
+func lastStart(tr *trace.Trace) float64 {
+	last := 0.0
+	for _, c := range tr.Calls {
+		last = max(last, c.StartMs)
+	}
+	return last
 }
 
 // mostTurns is the turns of the trace's longest call.

@@ -208,7 +208,7 @@ func TestLoadTraceCallLog(t *testing.T) {
 			t.Errorf("call 1 row %d: turn %d, trace_call %q, trace_line %d, error %v", k, r.Turn, r.TraceCall, r.TraceLine, r.ErrorKind)
 		}
 		if r.LateMs == nil || *r.LateMs < 0 || r.QueueMs == nil || *r.QueueMs < *r.LateMs {
-			t.Errorf("call 1 turn %d: late_ms %v, queue_ms %v", r.Turn, r.LateMs, r.QueueMs)
+			t.Errorf("call 1 turn %d: late_ms %v, queue_ms %v", r.Turn, num(r.LateMs), num(r.QueueMs))
 		}
 	}
 	if r := b[0]; r.Turn != 1 || r.TraceCall != "b" || r.TraceLine != 4 {
@@ -227,7 +227,7 @@ func TestLoadTraceCallLog(t *testing.T) {
 		// The three figures are rounded to the microsecond each.
 		if !(gap >= want-0.002 && gap-want < written[k].pause) {
 			t.Errorf("call a turn %d due %.3f ms after turn %d's answer ended (start %v + total %v), want %g (pause %g + speaking %g)",
-				k+2, gap, k+1, a[k].StartMs, a[k].TotalMs, want, written[k].pause, written[k+1].speak)
+				k+2, gap, k+1, num(a[k].StartMs), num(a[k].TotalMs), want, written[k].pause, written[k+1].speak)
 		}
 	}
 }
@@ -261,10 +261,10 @@ func TestLoadTraceCapQueues(t *testing.T) {
 	first, second := by[1][0], by[2][0]
 	if second.TraceCall != "second" || second.QueueMs == nil || second.LateMs == nil || !(*second.QueueMs > *second.LateMs) {
 		t.Errorf("the second call (%q): queue_ms %v, late_ms %v: want queue_ms above late_ms, the cap's hold",
-			second.TraceCall, second.QueueMs, second.LateMs)
+			second.TraceCall, num(second.QueueMs), num(second.LateMs))
 	}
 	if ended := num(first.StartMs) + num(first.TotalMs); !(num(second.StartMs) >= ended-0.002) {
-		t.Errorf("the second call started at %v ms, before the first one's answer ended (%v ms)", second.StartMs, ended)
+		t.Errorf("the second call started at %v ms, before the first one's answer ended (%v ms)", num(second.StartMs), ended)
 	}
 	if q, l := num(first.QueueMs), num(first.LateMs); math.Abs(q-l) > 0.0015 {
 		t.Errorf("the first call, never held: queue_ms %v but late_ms %v", q, l)
@@ -424,7 +424,7 @@ func TestLoadTraceShards(t *testing.T) {
 		for _, r := range readRows(t, dir) {
 			seen[r.Call]++
 			if (r.Call-1)%3 != i || r.TraceCall != fmt.Sprintf("c%d", r.Call) || num(r.ScheduledMs) != float64(150*(r.Call-1)) {
-				t.Errorf("shard %d ran call %d (%q) due at %v ms", i, r.Call, r.TraceCall, r.ScheduledMs)
+				t.Errorf("shard %d ran call %d (%q) due at %v ms", i, r.Call, r.TraceCall, num(r.ScheduledMs))
 			}
 		}
 	}

@@ -93,7 +93,10 @@ func TraceText(tr *artifact.LoadTrace) string {
 		window = fmt.Sprintf("window up to %s s of its clock", g(*to/1000))
 	}
 	limit := "no cap on calls at once"
-	if tr.Max > 0 {
+	switch {
+	case tr.Max == 1:
+		limit = "at most 1 call at once"
+	case tr.Max > 1:
 		limit = fmt.Sprintf("at most %d calls at once", tr.Max)
 	}
 	kind := tr.Format
