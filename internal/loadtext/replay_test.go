@@ -26,11 +26,14 @@ func TestTraceRunLines(t *testing.T) {
 	set := traceDoc().Settings
 	sameAs(t, "a replay", loadtext.RunLines(set), []string{
 		"ttftlab load: server http://127.0.0.1:8080, replaying /t/day.jsonl (mooncake, blocks of 512 tokens, 38% of input tokens shared): " +
-			"40 calls, 40 requests over 45.123 s at x2 speed, window 90 s to 180 s of its clock, at most 8 calls at once, 4 docs, " +
-			"max_tokens 64 where a turn gives no output length",
+			"40 calls, 40 requests over 45.123 s at x2 speed, window 90 s to 180 s of its clock, at most 8 calls at once",
 		"SLO: ttft_ms<=800@p95",
 	})
 	tr := set.Trace
+	tr.Format = "calls"
+	if got, want := loadtext.RunLines(set)[0], ", at most 8 calls at once, 4 docs, max_tokens 64 where a turn gives no output length"; !strings.HasSuffix(got, want) {
+		t.Errorf("a call log's heading %q does not end %q", got, want)
+	}
 	tr.Format, tr.SharedShare, tr.Block, tr.FromMs, tr.ToMs, tr.Max, tr.Speed = "calls", nil, 0, nil, nil, 0, 1
 	if got, want := loadtext.TraceText(tr), "replaying /t/day.jsonl (calls): 40 calls, 40 requests over 45.123 s at x1 speed, the whole trace, "+
 		"no cap on calls at once"; got != want {

@@ -41,8 +41,12 @@ func RunLines(set artifact.LoadSettings) []string {
 		sloLine(set.SLO),
 	}
 	if tr := set.Trace; tr != nil {
-		lines[0] = fmt.Sprintf("ttftlab load: server %s, %s, %d docs, max_tokens %d where a turn gives no output length",
-			set.Server, TraceText(tr), set.Docs, set.MaxTokens)
+		// A Mooncake line is its own prompt of token ids and gives its
+		// answer's length; a call log's turns are asked as a call's are.
+		lines[0] = fmt.Sprintf("ttftlab load: server %s, %s", set.Server, TraceText(tr))
+		if tr.Format != "mooncake" {
+			lines[0] += fmt.Sprintf(", %d docs, max_tokens %d where a turn gives no output length", set.Docs, set.MaxTokens)
+		}
 	}
 	if r := set.Ramp; r != nil {
 		kept := "left out of its figures (--ramp-keep keeps them)"
