@@ -192,9 +192,12 @@ func TestRampArrivals(t *testing.T) {
 					t.Errorf("%s constant: %d calls in the ramp's first half and %d in all, want %d and %d", shape, first, first+second,
 						int(math.Ceil(half)), int(math.Ceil(whole)))
 				}
+				// After it, the plan's times (computed, not measured) are
+				// 1/R apart.
+				period := time.Duration(float64(time.Second) / p.Rate)
 				for i := first + second + 1; i < n; i++ {
-					if gap := at[i] - at[i-1]; (gap - 10*time.Millisecond).Abs() > time.Microsecond {
-						t.Fatalf("%s constant: after the ramp calls %d and %d are %v apart, want 1/R = 10ms", shape, i, i+1, gap)
+					if off := at[i] - at[i-1] - period; off.Abs() > time.Microsecond {
+						t.Fatalf("%s constant: after the ramp calls %d and %d are %v apart, want 1/R = %v", shape, i, i+1, at[i]-at[i-1], period)
 					}
 				}
 				continue

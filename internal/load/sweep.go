@@ -112,14 +112,8 @@ const lateStartMs = 50
 // them) with the legend, or the whole end when it was the last save, and
 // save's error returned; a failed first save prints nothing.
 func Sweep(ctx context.Context, doc artifact.Load, r Runner, save func(artifact.Load) error, out io.Writer, dir string) (artifact.Load, error) {
-	s := &sweep{ctx: ctx, doc: doc, r: r, save: save, out: out, table: &loadtext.Table{Mode: doc.Settings.Mode},
+	s := &sweep{ctx: ctx, doc: doc, r: r, save: save, out: out, table: loadtext.NewTable(doc.Settings),
 		lateFromStart: map[int]bool{}}
-	if tts := doc.Settings.TTS; tts != nil {
-		s.table.Engine = tts.Engine
-	}
-	if stt := doc.Settings.STT; stt != nil {
-		s.table.STTEngine = stt.Engine
-	}
 	s.doc.Levels, s.doc.Capacity = []artifact.LoadLevel{}, nil
 	if s.search() {
 		s.doc.Settings.Levels = []float64{}
@@ -392,7 +386,7 @@ func (s *sweep) stopped(rd Round, res RoundResult, cause error, acc *rounds) err
 	if rec != nil {
 		// Also when load.json could not take it: the console is then
 		// the only record of its figures.
-		s.print(loadtext.InterruptedLines(*rec)...)
+		s.print(loadtext.InterruptedLines(s.doc.Settings, *rec)...)
 	}
 	return errors.Join(cause, err)
 }

@@ -727,7 +727,7 @@ func TestSweepStopped(t *testing.T) {
 				if want := c.keep - scenarioOf(t, c.scenario).set.Warmup; stopped.Summary.Requests != want || stopped.SLOMet {
 					t.Errorf("the stopped level counts %d requests (slo_met %v), want %d, not held", stopped.Summary.Requests, stopped.SLOMet, want)
 				}
-				if want := lines(loadtext.InterruptedLines(*stopped)); !strings.HasSuffix(console, want) {
+				if want := lines(loadtext.InterruptedLines(doc.Settings, *stopped)); !strings.HasSuffix(console, want) {
 					t.Errorf("console does not end with the stopped level:\n%s\nwant its end:\n%s", console, want)
 				}
 			}

@@ -324,13 +324,13 @@ func TestMergeLines(t *testing.T) {
 }
 
 func TestInterruptedLines(t *testing.T) {
-	lines := loadtext.InterruptedLines(interrupted(16))
+	lines := loadtext.InterruptedLines(artifact.LoadSettings{Mode: "concurrency"}, interrupted(16))
 	if !strings.HasPrefix(lines[0], "16 ") || !strings.HasSuffix(lines[0], "interrupted") {
 		t.Errorf("row %q", lines[0])
 	}
 	hasLine(t, lines, "  interrupted: the figures are over the requests that ended before the stop; those it canceled count as failed (canceled)",
 		"calls: the calls that ran; requests ok: of their requests (one per turn), those that ended without an error.")
-	if lines := loadtext.InterruptedLines(level(2)); lines != nil {
+	if lines := loadtext.InterruptedLines(artifact.LoadSettings{Mode: "concurrency"}, level(2)); lines != nil {
 		t.Errorf("a level that ran to its end: %q", lines)
 	}
 }

@@ -78,12 +78,14 @@ func MergeLines(doc artifact.Load, notes []string, out string) []string {
 // InterruptedLines are the lines of the level a stopped run was in (its
 // record marked interrupted), as load prints a level, and the legend:
 // the table's header and the levels before it are on the console
-// already. None for a level that was not interrupted.
-func InterruptedLines(l artifact.LoadLevel) []string {
+// already; set is the run's settings (its mode names the level, its
+// ramp and speech engines are said as for every level). None for a level
+// that was not interrupted.
+func InterruptedLines(set artifact.LoadSettings, l artifact.LoadLevel) []string {
 	if !l.Interrupted {
 		return nil
 	}
-	t := &Table{}
+	t := NewTable(set)
 	lines := append(t.Level(g(l.Level), l),
 		"  interrupted: the figures are over the requests that ended before the stop; those it canceled count as failed (canceled)")
 	return append(lines, t.Legend()...)

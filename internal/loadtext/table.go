@@ -281,16 +281,10 @@ func (t *Table) rampLine(s *artifact.LevelSummary) string {
 	return fmt.Sprintf("  %d ramp requests left out of the figures, as warm-up is", s.Ramp)
 }
 
-// LateLimitMs is the p99 lateness above which a level warns that its
-// client could not keep to the schedule: well above a timer's and a
-// goroutine's wake-up on a busy machine of a few cores (a few ms), well
-// below what a caller waiting for an answer notices (a voice agent's
-// budget is hundreds of ms).
-const LateLimitMs = 10
-
 // lateLines say how late the level's requests started past the moment
-// each could (summary.late_ms, every request), and warn when its p99 is
-// above LateLimitMs; none when the summary has no late_ms.
+// each could (summary.late_ms, every request), and warn when the client
+// fell behind (artifact's FellBehind: the report's rule too); none when
+// the summary has no late_ms.
 func (t *Table) lateLines(s *artifact.LevelSummary) []string {
 	d := s.LateMs
 	if d == nil || d.N == 0 || d.P50 == nil || d.P99 == nil || d.Max == nil {
@@ -299,9 +293,9 @@ func (t *Table) lateLines(s *artifact.LevelSummary) []string {
 	t.late = true
 	lines := []string{fmt.Sprintf("  started late: p50 %s ms, p99 %s ms, max %s ms over %d requests", artifact.ShowMs(*d.P50),
 		artifact.ShowMs(*d.P99), artifact.ShowMs(*d.Max), d.N)}
-	if *d.P99 > LateLimitMs {
+	if s.FellBehind() {
 		lines = append(lines, fmt.Sprintf("  late: the client could not keep to the schedule (p99 %s ms above %d ms): the server saw less load "+
-			"than asked for; run the client on a machine of its own, or fewer calls", artifact.ShowMs(*d.P99), LateLimitMs))
+			"than asked for; run the client on a machine of its own, or fewer calls", artifact.ShowMs(*d.P99), artifact.BehindLimitMs))
 	}
 	return lines
 }
@@ -325,7 +319,7 @@ func (t *Table) Legend() []string {
 	}
 	if t.late {
 		lines = append(lines, "started late: each request's start past the moment it could start (late_ms: its due time, or when a cap on",
-			fmt.Sprintf("  calls at once let it), over every request, warm-up and ramp included; a p99 above %d ms warns that the", LateLimitMs),
+			fmt.Sprintf("  calls at once let it), over every request, warm-up and ramp included; a p99 above %d ms warns that the", artifact.BehindLimitMs),
 			"  client could not keep to the schedule.")
 	}
 	return lines

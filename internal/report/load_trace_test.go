@@ -198,7 +198,7 @@ func TestRampAndSteadyStartShown(t *testing.T) {
 	}
 	dir := writeLoad(t, doc, rows)
 	page := render(t, dir)
-	svg := chartOf(t, charts(t, page), "Requests at rate 4 req/s")
+	svg := chartOf(t, charts(t, page), "Requests at rate 4 calls/s")
 	if !strings.Contains(svg, ">ramp (linear): 2, left out<") {
 		t.Errorf("the requests chart has no ramp band naming its 2 requests")
 	}

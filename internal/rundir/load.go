@@ -3,12 +3,12 @@ package rundir
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"ttftlab/internal/artifact"
+	"ttftlab/internal/loadtext"
 )
 
 // requestsFile holds a load run's rows, one line each.
@@ -127,14 +127,7 @@ func cut(path string) (head, tail string, ok bool) {
 
 func isLevels(head string) bool { return head == "levels" || strings.HasPrefix(head, "levels[") }
 
-// LevelName is "concurrency 4", "rate 2 req/s" or, for a replayed trace
-// (one level, its speed), "trace x1" for the run's mode.
-func (l *Load) LevelName(v float64) string {
-	switch l.Settings.Mode {
-	case "rate":
-		return fmt.Sprintf("rate %g req/s", v)
-	case "trace":
-		return fmt.Sprintf("trace x%g", v)
-	}
-	return fmt.Sprintf("concurrency %g", v)
-}
+// LevelName names level v under the run's mode as the console does
+// (loadtext.LevelName): "concurrency 4", "rate 2 calls/s" or, for a
+// replayed trace (one level, its speed), "trace x1".
+func (l *Load) LevelName(v float64) string { return loadtext.LevelName(l.Settings.Mode, v) }

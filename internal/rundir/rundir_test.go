@@ -67,7 +67,7 @@ func TestReadLoadTolerant(t *testing.T) {
 		s.TTFTMs.P95 == nil || *s.TTFTMs.P95 != 20 || s.TotalMs.P50 != nil {
 		t.Errorf("summary %+v", s)
 	}
-	if l.Capacity != nil || l.LevelName(2) != "rate 2 req/s" {
+	if l.Capacity != nil || l.LevelName(2) != "rate 2 calls/s" {
 		t.Errorf("capacity %v, level name %q", l.Capacity, l.LevelName(2))
 	}
 	if len(l.Requests) != 1 || l.Requests[0].TotalMs != nil || *l.Requests[0].TTFTMs != 10 {
