@@ -196,8 +196,8 @@ func TestRampArrivals(t *testing.T) {
 				// 1/R apart.
 				period := time.Duration(float64(time.Second) / p.Rate)
 				for i := first + second + 1; i < n; i++ {
-					if off := at[i] - at[i-1] - period; off.Abs() > time.Microsecond {
-						t.Fatalf("%s constant: after the ramp calls %d and %d are %v apart, want 1/R = %v", shape, i, i+1, at[i]-at[i-1], period)
+					if gap := at[i] - at[i-1]; gap.Round(time.Microsecond) != period.Round(time.Microsecond) {
+						t.Fatalf("%s constant: after the ramp calls %d and %d are %v apart, want 1/R = %v", shape, i, i+1, gap, period)
 					}
 				}
 				continue
