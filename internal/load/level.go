@@ -55,9 +55,11 @@ type LevelExtras struct {
 func Level(set artifact.LoadSettings, level float64, rows []artifact.LoadRequest, x LevelExtras) artifact.LoadLevel {
 	l := artifact.LoadLevel{Level: level, Interrupted: x.Interrupted, SLO: []artifact.SLOVerdict{}, DueUnixMs: msOf(x.DueUnixMs)}
 	window, transient := SteadyWindow(rows, x.Starts)
-	if x.OverSaturated != nil {
-		// A queue that grew without end has no steady state to find:
-		// nothing is cut.
+	if x.OverSaturated != nil || set.Mode == "trace" {
+		// A queue that grew without end has no steady state to find, and
+		// a replayed trace's load moves as the trace did, by design: its
+		// first requests are part of what was replayed, not a warm-up.
+		// Nothing is cut.
 		window = artifact.SteadyWindow{Metric: window.Metric, Rule: window.Rule, Batch: window.Batch, Batches: window.Batches, FromRequest: 1}
 		transient = make([]bool, len(rows))
 	}

@@ -336,7 +336,8 @@ func TestLevelTimesToTheMicrosecond(t *testing.T) {
 // are found to be the level's transient (its steady window starts at the
 // 16th) and left out of the steady trend, the summary and the verdicts,
 // and the level is steady; marked warm-up, they are left out as warm-up
-// and nothing is left to cut.
+// and nothing is left to cut. Neither an over-saturated level nor a
+// replayed trace has a transient to cut.
 func TestSteadyLeavesOutWarmup(t *testing.T) {
 	t.Parallel()
 	set := artifact.LoadSettings{Mode: "concurrency", Levels: []float64{2}, Turns: 1, Calls: 45, Requests: 45,
@@ -378,6 +379,13 @@ func TestSteadyLeavesOutWarmup(t *testing.T) {
 		over := Level(set, 2, rows, LevelExtras{OverSaturated: &artifact.LevelTrend{Rising: true}})
 		if w := over.SteadyWindow; w == nil || w.Known || w.LeftOut != 0 || over.Summary.Requests != 45-warm {
 			t.Errorf("warm-up %d, over-saturated: window %+v over %d requests, want nothing cut", warm, w, over.Summary.Requests)
+		}
+		// Nor a replayed trace: its first requests are what it replays.
+		replay := set
+		replay.Mode = "trace"
+		tr := Level(replay, 1, rows, LevelExtras{})
+		if w := tr.SteadyWindow; w == nil || w.Known || w.LeftOut != 0 || tr.Summary.Requests != 45-warm {
+			t.Errorf("warm-up %d, a replay: window %+v over %d requests, want nothing cut", warm, w, tr.Summary.Requests)
 		}
 	}
 }
