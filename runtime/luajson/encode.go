@@ -116,11 +116,15 @@ func (e *encoder) value(v lua.LValue, p *keyPath, depth int) error {
 	return nil
 }
 
-func (e *encoder) number(f float64, p *keyPath) error {
+func (e *encoder) number(f float64, p *keyPath) error { return e.numberAs(f, isTime(p), p) }
+
+// numberAs writes f at p, a time (kept to the microsecond) or not, as
+// the caller found with isTime.
+func (e *encoder) numberAs(f float64, time bool, p *keyPath) error {
 	if err := checkFinite(f, p); err != nil {
 		return err
 	}
-	if isTime(p) {
+	if time {
 		if math.Abs(f) >= maxTimeMs {
 			return failAt(p, "%s ms is no time a clock measured (the limit is ±2^53 µs, about 285 years); "+
 				"was it computed from math.huge? use json_null for no value", appendFloat(nil, f))
@@ -232,12 +236,29 @@ func (e *encoder) array(t *lua.LTable, n int, p *keyPath, depth int) error {
 		return nil
 	}
 	e.buf.WriteByte('[')
+	// Whether an item is a time depends on the members above the array
+	// alone, not on the item's place: found once for the array's numbers
+	// (a prompt of token ids is tens of thousands of them).
+	itemTime := -1
 	for i := 1; i <= n; i++ {
 		if i > 1 {
 			e.buf.WriteByte(',')
 		}
 		e.newline(depth + 1)
-		if err := e.value(t.RawGetInt(i), e.child(p, depth+1, "", i), depth+1); err != nil {
+		c, v := e.child(p, depth+1, "", i), t.RawGetInt(i)
+		if f, ok := v.(lua.LNumber); ok && e.buf.Len() <= maxJSONBytes {
+			if itemTime < 0 {
+				itemTime = 0
+				if isTime(c) {
+					itemTime = 1
+				}
+			}
+			if err := e.numberAs(float64(f), itemTime == 1, c); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := e.value(v, c, depth+1); err != nil {
 			return err
 		}
 	}

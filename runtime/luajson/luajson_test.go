@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
 	"ttftlab/runtime/luatest"
 )
 
@@ -175,6 +178,28 @@ func TestTimesRoundedToTheMicrosecond(t *testing.T) {
 	for _, want := range []string{`"ttft_ms": 9.176`, "1,\n", "0\n", `"share": 0.123456789`, `"t_ms": 2.5`, `"ttft_p50": 9.304`, `"p99": 1.235`} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("the JSON lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// BenchmarkEncodeTokenArray: a request body holding a prompt of 30,000
+// token ids, as a replayed Mooncake line sends it; it is encoded when the
+// request is due, so its time is part of the request's late_ms.
+func BenchmarkEncodeTokenArray(b *testing.B) {
+	L := lua.NewState()
+	defer L.Close()
+	prompt := L.CreateTable(30000, 0)
+	for i := range 30000 {
+		prompt.Append(lua.LNumber(128 + i%128))
+	}
+	body := L.CreateTable(0, 2)
+	body.RawSetString("prompt", prompt)
+	body.RawSetString("max_tokens", lua.LNumber(64))
+	c := &Codec{}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := c.Encode(body, false); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

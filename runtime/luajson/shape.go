@@ -27,7 +27,10 @@ type keyCensus struct {
 	strings   []member
 	positions int // keys that are integers >= 1
 	maxPos    int
-	numbers   []member // every integer key, written as a decimal string
+	// numbers counts the integer keys; their names are written only when
+	// a table is an object (numberMembers): an array of tens of thousands
+	// of items (a prompt's token ids) is counted without a string each.
+	numbers int
 	// nonPosition is an integer key below 1; badNumber a fractional or
 	// huge one; other a key that is neither string nor number.
 	nonPosition, badNumber, other lua.LValue
@@ -45,7 +48,7 @@ func census(t *lua.LTable) keyCensus {
 				c.badNumber = k
 				return
 			}
-			c.numbers = append(c.numbers, member{strconv.FormatInt(int64(f), 10), v})
+			c.numbers++
 			if f < 1 {
 				c.nonPosition = k
 				return
@@ -69,24 +72,24 @@ func (m *Codec) shapeOf(t *lua.LTable, p *keyPath) (shape, error) {
 	}
 	switch m.kind(t) {
 	case kindArray:
-		return arrayShape(c, p, "is marked json_array but")
+		return arrayShape(t, c, p, "is marked json_array but")
 	case kindObject:
-		return sortedMembers(append(c.strings, c.numbers...), p)
+		return sortedMembers(append(c.strings, numberMembers(t)...), p)
 	}
 	switch {
-	case len(c.strings) == 0 && len(c.numbers) == 0:
+	case len(c.strings) == 0 && c.numbers == 0:
 		return shape{isArray: true}, nil
 	case c.nonPosition != nil:
 		return shape{}, failAt(p, "has the number key %s, which is not an array position (1, 2, ...); use string keys, or json_object(t) to write number keys as strings", c.nonPosition)
 	case len(c.strings) > 0 && c.positions > 0:
 		return shape{}, failAt(p, "mixes array items ([1], ...) and named keys (%q); JSON needs one or the other", firstName(c.strings))
 	case c.positions > 0:
-		return arrayShape(c, p, "")
+		return arrayShape(t, c, p, "")
 	}
 	return sortedMembers(c.strings, p)
 }
 
-func arrayShape(c keyCensus, p *keyPath, marked string) (shape, error) {
+func arrayShape(t *lua.LTable, c keyCensus, p *keyPath, marked string) (shape, error) {
 	if marked != "" {
 		switch {
 		case len(c.strings) > 0:
@@ -96,7 +99,7 @@ func arrayShape(c keyCensus, p *keyPath, marked string) (shape, error) {
 		}
 	}
 	if c.positions != c.maxPos {
-		return shape{}, failAt(p, "the array has a hole at [%d] (nil items cannot be stored in a table); use json_null for a missing item", firstHole(c))
+		return shape{}, failAt(p, "the array has a hole at [%d] (nil items cannot be stored in a table); use json_null for a missing item", firstHole(t))
 	}
 	return shape{isArray: true, n: c.maxPos}, nil
 }
@@ -113,12 +116,25 @@ func sortedMembers(ms []member, p *keyPath) (shape, error) {
 	return shape{members: ms}, nil
 }
 
-func firstHole(c keyCensus) int {
-	seen := make(map[int]bool, len(c.numbers))
-	for _, n := range c.numbers {
-		i, _ := strconv.Atoi(n.name)
-		seen[i] = true
-	}
+// numberMembers are t's integer keys as members named by their decimal
+// string (json_object(t)); census has checked they are integers.
+func numberMembers(t *lua.LTable) []member {
+	var ms []member
+	t.ForEach(func(k, v lua.LValue) {
+		if n, ok := k.(lua.LNumber); ok {
+			ms = append(ms, member{strconv.FormatInt(int64(n), 10), v})
+		}
+	})
+	return ms
+}
+
+func firstHole(t *lua.LTable) int {
+	seen := map[int]bool{}
+	t.ForEach(func(k, _ lua.LValue) {
+		if n, ok := k.(lua.LNumber); ok {
+			seen[int(n)] = true
+		}
+	})
 	for i := 1; ; i++ {
 		if !seen[i] {
 			return i
