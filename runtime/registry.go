@@ -13,6 +13,7 @@ import (
 	"ttftlab/runtime/luajson"
 	"ttftlab/runtime/request"
 	"ttftlab/runtime/runs"
+	"ttftlab/runtime/session"
 	"ttftlab/runtime/speak"
 	"ttftlab/stdlib"
 )
@@ -121,6 +122,7 @@ func New(ctx context.Context, cfg Config) (*VM, error) {
 		Speech: func(L *lua.LState) *voice.Speech { return vm.speak.StreamSpeech(L) }, SinceStart: msSinceStart, STT: cfg.STT})
 	vm.speak = speak.New(speak.Host{TTS: cfg.TTS, RequestTimeout: cfg.RequestTimeout, Wire: cfg.Wire, NoKernelStamps: cfg.NoKernelStamps,
 		Ctx: vm.callCtx, Fail: vm.hostError, Requests: vm.req, SinceStart: msSinceStart})
+	vm.session = session.New(session.Host{Server: cfg.Realtime, Ctx: vm.callCtx, Fail: vm.hostError, SinceStart: msSinceStart})
 	vm.installAPI()
 	return vm, nil
 }
@@ -223,6 +225,26 @@ stt_final_ms, stt_first_partial_ms, transcription_ms, t0_ms. Times are ms
 on the turn clock: 0 is when the caller began to speak.
   local h = listen("What time do you open on Saturday?")
   print(h.text, h.wer, h.stt_final_ms)`},
+	{Name: "session", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.session.Session(L) },
+		Signature: "session(url, opts) -> result",
+		Summary:   "A speech-to-speech session with a Realtime server (url, or --realtime when nil): the caller's turns spoken as a phone line sends them, every turn's stamps and figures (mouth_to_ear_ms, the server's VAD, barge-in).",
+		Help: `opts: turns = {{say = TEXT_OR_WAV, barge_after_ms = N}, ...} (text spoken by
+espeak-ng, or a .wav file; barge_after_ms: the next turn starts this long
+after this turn's first audio delta, over the answer), voice, instructions,
+model, frame_ms, timeout_ms (a turn's, from its speech end), cancel_after_ms,
+events (true: each turn's events with their stamps), errors ("return": a
+failure is result.error and result.error_kind, result.turns the turns
+measured, the failed one last).
+result: server, dialect ("openai-ga" or "beta"), rate, turns: each turn's
+fields as realtime.json has them (turn, said, audio_ms, speech_end_ms,
+speech_stopped_ms, first_audio_ms, mouth_to_ear_ms, audio_after_cancel_ms,
+...; nil when the turn never reached it) and t0_ms. Times are ms on the
+turn's clock: 0 is when its first speech frame left.
+  local r = session(nil, {turns = {{say = "When do you open?", barge_after_ms = 300}, {say = "Stop. Saturday?"}}})
+  print(r.turns[1].mouth_to_ear_ms, r.turns[1].audio_after_cancel_ms)`},
+	{Name: "realtime_info", Kind: Function, fn: func(vm *VM, L *lua.LState) int { return vm.session.Info(L) },
+		Signature: "realtime_info() -> info | nil, why",
+		Summary:   "The Realtime server of session() (--realtime): url, model, api_key (only how it was set); nil and why without one."},
 	{Name: "voice_play", Kind: Function, fn: func(_ *VM, L *lua.LState) int { return voicePlay(L) },
 		Signature: "voice_play(sentences) -> result",
 		Summary:   "The playback arithmetic of require(\"voice\").play: the sentences played in order as a speaker plays them as their audio comes.",

@@ -14,6 +14,7 @@ import (
 	"ttftlab/runtime/luaerror"
 	"ttftlab/runtime/luajson"
 	"ttftlab/runtime/request"
+	"ttftlab/runtime/session"
 	"ttftlab/runtime/speak"
 )
 
@@ -87,6 +88,10 @@ type Config struct {
 	// speech-to-text server and the caller's audio; nil: none (they say
 	// how to name one).
 	STT *request.Caller
+	// Realtime is the Realtime server of session() (--realtime) and the
+	// espeak-ng its text turns are spoken with; nil: none (session() says
+	// how to name one).
+	Realtime *Realtime
 	// Stdout receives print, io.write and io.stdout:write; Stderr
 	// receives eprint and io.stderr:write.
 	// nil means os.Stdout / os.Stderr.
@@ -140,6 +145,9 @@ type VM struct {
 	// speak is the bindings of the speech server (speak(), speak_start(),
 	// tts_info(), the tts option of stream() and stream_many()).
 	speak *speak.Binder
+	// session is the binding of speech-to-speech sessions (session(),
+	// realtime_info()).
+	session *session.Binder
 	// logStart is where the server log stood when the VM was made: what
 	// log_contains searches by default.
 	logStart logMark
@@ -209,3 +217,7 @@ func StreamOptionNames() []string { return request.StreamOptionNames() }
 
 // TTS is the speech server of speak(): where it is and how to ask it.
 type TTS = speak.TTS
+
+// Realtime is the Realtime server of session(): where it is, how to
+// reach it, and the espeak-ng that speaks the caller's text turns.
+type Realtime = session.Server
