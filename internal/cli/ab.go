@@ -368,9 +368,17 @@ func (s *abSide) start(ctx context.Context, sc *script, share *llamaserver.Lease
 		r.stop()
 		return nil, err
 	}
+	rt, err := sc.flags.realtime.start(ctx, r.lease.Endpoint, sc.flags.stt.voice, s.env.Err)
+	if err != nil {
+		stopCaller()
+		stopSpeech()
+		r.stop()
+		return nil, err
+	}
 	release := r.stop
 	r.stop = func() { stopCaller(); stopSpeech(); release() }
-	r.cfg = runtime.Config{Out: s.out, ServerLog: r.log, Endpoint: r.lease.Endpoint, Kind: kind, TTS: speech, STT: caller, NotLLM: r.lease.NotLLM()}
+	r.cfg = runtime.Config{Out: s.out, ServerLog: r.log, Endpoint: r.lease.Endpoint, Kind: kind, TTS: speech, STT: caller, Realtime: rt,
+		NotLLM: r.lease.NotLLM()}
 	return r, nil
 }
 

@@ -35,6 +35,7 @@ type labFlags struct {
 func (l *labFlags) register(fs *flagSet) {
 	l.host.register(fs)
 	l.host.registerSynth(fs)
+	l.host.registerRealtime(fs)
 	fs.BoolVar(&l.keepGoing, "keep-going", true, "after a failed step, run the steps that do not depend on it (false: stop at the first failure)")
 	fs.BoolVar(&l.noReport, "no-report", false, "do not draw OUT/"+report.FileName+" at the end")
 	registerRepeat(fs, &l.repeat)

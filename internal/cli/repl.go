@@ -31,6 +31,7 @@ func (c *replCmd) Run(ctx context.Context, args []string) error {
 a history; otherwise it reads statements from standard input without
 prompts. :help lists the bindings and commands.`)
 	c.flags.register(fs)
+	c.flags.registerRealtime(fs)
 	fs.Func("l", "run `SCRIPT` before the first prompt (repeatable); :reload runs it again", func(v string) error {
 		c.loads = append(c.loads, v)
 		return nil
@@ -67,12 +68,16 @@ prompts. :help lists the bindings and commands.`)
 		return err
 	}
 	defer stopCaller()
+	rt, err := c.flags.realtime.start(ctx, lease.Endpoint, c.flags.stt.voice, c.env.Err)
+	if err != nil {
+		return err
+	}
 	// Statements run under their own contexts, which the session cancels.
 	vm, err := runtime.New(context.WithoutCancel(ctx), runtime.Config{
 		Kind: kind, NotLLM: lease.NotLLM(),
 		Server: c.flags.server, Endpoint: lease.Endpoint, Out: out, KBDir: c.flags.kb, ServerLog: serverLog(lease, &c.flags),
 		Sources: c.flags.sources(), Command: invokedAs(), Stdout: c.env.Out, Stderr: c.env.Err,
-		RequestTimeout: c.flags.requestTimeout, API: c.flags.api, TTS: speech, STT: caller,
+		RequestTimeout: c.flags.requestTimeout, API: c.flags.api, TTS: speech, STT: caller, Realtime: rt,
 	})
 	if err != nil {
 		return err

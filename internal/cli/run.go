@@ -22,6 +22,7 @@ func (c *runCmd) Run(ctx context.Context, args []string) error {
 			"the other arguments go to the script as arg[1], arg[2], ..., and so does everything after --\n"+
 			"(ttftlab run exp.lua 2 3 --out X -- --verbose gives the script 2, 3, --verbose).")
 	c.flags.register(fs)
+	c.flags.registerRealtime(fs)
 	if err := fs.parse(args); err != nil {
 		return err
 	}

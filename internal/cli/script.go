@@ -85,8 +85,12 @@ func (e *env) runScript(ctx context.Context, s script) error {
 		return err
 	}
 	defer stopCaller()
+	rt, err := s.flags.realtime.start(ctx, lease.Endpoint, s.flags.stt.voice, e.Err)
+	if err != nil {
+		return err
+	}
 	cfg := runtime.Config{Out: out, ServerLog: log, Endpoint: lease.Endpoint,
-		Kind: kind, TTS: speech, STT: caller, NotLLM: lease.NotLLM()}
+		Kind: kind, TTS: speech, STT: caller, Realtime: rt, NotLLM: lease.NotLLM()}
 	if s.before != nil {
 		if err := s.before(ctx); err != nil {
 			return err
