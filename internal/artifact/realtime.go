@@ -75,15 +75,28 @@ type RealtimeEvent struct {
 	Sent bool    `json:"sent,omitempty"`
 }
 
+// RealtimeFile is the lab's realtime step's artifact.
+const RealtimeFile = "realtime.json"
+
 // Realtime is realtime.json, the lab's realtime step: the server (its
 // URL, the secrets never in it), the dialect it spoke, the audio's rate,
-// and every turn of every session.
+// the turns each session was to have (Plan: what the caller said and
+// where a barge-in was asked), and every turn of every session.
 type Realtime struct {
 	Step     string            `json:"step"`
 	Server   string            `json:"server"`
 	Dialect  string            `json:"dialect"`
 	Rate     int               `json:"rate"`
+	Plan     []RealtimePlanned `json:"plan,omitempty"`
 	Sessions []RealtimeSession `json:"sessions"`
+}
+
+// RealtimePlanned is one turn a session was to have: what the caller
+// says, and BargeAfterMs when the next turn barges into this one's
+// answer (session()'s turns[k].barge_after_ms).
+type RealtimePlanned struct {
+	Say          string   `json:"say"`
+	BargeAfterMs *float64 `json:"barge_after_ms,omitempty"`
 }
 
 // RealtimeSession is one session of the step: its turns, and the failure

@@ -42,6 +42,7 @@ type lab struct {
 	prefix   artifact.Prefix
 	audio    artifact.Audio
 	call     artifact.Call
+	realtime artifact.Realtime
 	report   artifact.Report
 	props    artifact.Props
 	// steps is steps.json, when the lab wrote one: which steps ran.
@@ -71,6 +72,7 @@ var outputFiles = []struct {
 	{artifact.PrefixFile, (*lab).loadPrefix},
 	{artifact.AudioFile, record(func(l *lab) any { return &l.audio })},
 	{artifact.CallFile, record(func(l *lab) any { return &l.call })},
+	{artifact.RealtimeFile, record(func(l *lab) any { return &l.realtime })},
 	{artifact.ReportFile, record(func(l *lab) any { return &l.report })},
 }
 
@@ -287,6 +289,7 @@ func (l *lab) unlisted() {
 		l.notWritten[artifact.ServerFile] = "the folder has no steps.json (written before the lab recorded the server's kind)"
 		l.notWritten[artifact.AudioFile] = "the folder has no steps.json (written before the lab had an audio step)"
 		l.notWritten[artifact.CallFile] = "the folder has no steps.json (written before the lab had a call step)"
+		l.notWritten[artifact.RealtimeFile] = "the folder has no steps.json (written before the lab had a realtime step)"
 		return
 	}
 	for _, f := range outputFiles {
@@ -399,7 +402,7 @@ func (l *lab) apply(r rule) error {
 // rules lists every check after the file checks, in output order.
 func rules() []rule {
 	var all []rule
-	for _, group := range [][]rule{streamRules, timingRules, cancelRules, voiceRules, audioRules, callRules, reportRules} {
+	for _, group := range [][]rule{streamRules, timingRules, cancelRules, voiceRules, audioRules, callRules, realtimeRules, reportRules} {
 		all = append(all, group...)
 	}
 	return all

@@ -66,9 +66,10 @@ data: [DONE]
  "speech_stall_ms":0,"first_audio_p50_ms":90,"bargein_resumed_ttft_ms":31.2,"bargein_cold_ttft_ms":252,"prefix_front_prompt_n":473,"prefix_last_prompt_n":50,
  "model":{"name":"m","path":"m.gguf","synthetic":false},
  "server":{"n_ctx":2048,"slots":1,"threads":1,"cache_ram":0,"args":["llama-server","-t","1"],"build":"b1"}}`,
-		"audio.json": audioJSON,
-		"call.json":  callJSON,
-		"server.log": "srv  update_slots: all slots are idle\nsrv          stop: cancel task, id_task = 7\nslot      release: id  0 | task 7 | stop processing\n",
+		"audio.json":    audioJSON,
+		"call.json":     callJSON,
+		"realtime.json": realtimeJSON,
+		"server.log":    "srv  update_slots: all slots are idle\nsrv          stop: cancel task, id_task = 7\nslot      release: id  0 | task 7 | stop processing\n",
 	}
 }
 
