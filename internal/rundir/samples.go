@@ -111,6 +111,23 @@ func (l *Lab) Samples() []figures.Sample {
 		add("call mouth_to_ear_ms", "call step turns, the caller's speech end to the answer's first audio", m2e...)
 		add("call stt_final_ms", "call step turns, the caller's speech end to the final transcript", final...)
 	}
+	if r := l.Realtime; r != nil {
+		// Every turn of every session, as the call's: each is a caller's
+		// turn; the audio after a cancel over the turns barged into.
+		var m2e, after []float64
+		for _, s := range r.Sessions {
+			for _, t := range s.Turns {
+				if t.MouthToEarMs != nil {
+					m2e = append(m2e, *t.MouthToEarMs)
+				}
+				if t.AudioAfterCancelMs != nil {
+					after = append(after, *t.AudioAfterCancelMs)
+				}
+			}
+		}
+		add("realtime mouth_to_ear_ms", "realtime step turns, the caller's speech end to the answer's first audio delta", m2e...)
+		add("realtime audio_after_cancel_ms", "realtime step barge-ins, the answer's audio that arrived after the cancel", after...)
+	}
 	if p := l.Prefix; p != nil {
 		// Each place's times over the repetitions, the places in the order
 		// they first appear.
