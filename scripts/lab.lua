@@ -39,9 +39,12 @@ local STEPS = {
   -- The report copies nothing of the call's (its figures are in
   -- runs.json): a folder without call.json still gets a report.
   { file = "11_call.lua",     name = "call",     artifacts = { "call.json" }, tts = true, stt = true, unreported = true },
+  -- A speech-to-speech session, only with --realtime (skipped without
+  -- it); the report copies nothing of it either.
+  { file = "12_realtime.lua", name = "realtime", artifacts = { "realtime.json" }, unreported = true },
   -- The report summarises what the other steps measured and names those
   -- that did not (skipped, failed): it needs none of them to pass.
-  { file = "12_report.lua",   name = "report",   artifacts = { "report.json" } },
+  { file = "13_report.lua",   name = "report",   artifacts = { "report.json" } },
 }
 local REPORT = STEPS[#STEPS]
 

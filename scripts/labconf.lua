@@ -25,6 +25,20 @@ M.CALL = {
 }
 M.CALL_MAX_TOKENS = 60
 
+-- The realtime step's sessions: REALTIME_SESSIONS of the same three
+-- turns, the third barging into the second's answer 300 ms after its
+-- first audio (barge_after_ms counts from the first audio delta).
+M.REALTIME_SESSIONS = 2
+M.REALTIME_TURNS = {
+  { say = "When are you open on Saturday?" },
+  { say = "Where can I park?", barge_after_ms = 300 },
+  { say = "Stop. What should a new patient bring?" },
+}
+-- A turn's figures that are null where the turn never reached them
+-- (realtime.json holds them null; session() leaves them out).
+M.REALTIME_NULLABLE = { "speech_started_ms", "speech_stopped_ms", "server_audio_start_ms", "server_audio_end_ms",
+  "first_transcript_ms", "first_text_ms", "first_audio_ms", "mouth_to_ear_ms", "underrun_ms", "done_ms" }
+
 -- messages builds the two-message chat every step sends.
 function M.messages(system, user)
   return prompt.messages(system, user)

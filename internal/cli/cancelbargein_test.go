@@ -75,7 +75,7 @@ func TestCancelAndBargeinRepeat(t *testing.T) {
 	requireCheckPasses(t, out, srv.LogPath)
 
 	// The report, run alone on the folder, copies the runs' medians.
-	if code, stdout, stderr := runCLI("run", "../../scripts/12_report.lua", "--server", front.URL, "--out", out); code != 0 {
+	if code, stdout, stderr := runCLI("run", "../../scripts/13_report.lua", "--server", front.URL, "--out", out); code != 0 {
 		t.Fatalf("the report step exited %d:\n%s%s", code, stdout, stderr)
 	}
 	var report artifact.Report

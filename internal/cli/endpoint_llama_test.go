@@ -224,7 +224,7 @@ func TestHTTPSLlamaServer(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("lab", "--server", url+"/v1", "--ca-cert", certFile, "--out", out, "--server-log", logPath, "--", "ttft")
 	t.Logf("lab --ca-cert:\n%s%s", stdout, stderr)
-	if code != 0 || !strings.Contains(stdout, "1 passed, 0 failed") && !strings.Contains(stdout, "1 passed, 11 not run") {
+	if code != 0 || !strings.Contains(stdout, "1 passed, 0 failed") && !strings.Contains(stdout, "1 passed, 12 not run") {
 		t.Fatalf("lab over https with --ca-cert exited %d", code)
 	}
 	log, _ := os.ReadFile(logPath)

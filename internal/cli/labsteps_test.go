@@ -47,17 +47,15 @@ func TestLabFailedStepsExitOne(t *testing.T) {
 	// The audio step speaks through espeak-ng when there is one (.ci/run
 	// installs it), and is skipped without; the call step also listens
 	// through pocketsphinx (labSpeechSteps).
+	// The realtime step is skipped: no --realtime.
 	audio, call := labSpeechSteps(t)
 	passed, skipped := 9, []string{}
-	for _, s := range []struct{ name, status string }{{"audio", audio}, {"call", call}} {
+	for _, s := range []struct{ name, status string }{{"audio", audio}, {"call", call}, {"realtime", "skipped"}} {
 		if s.status == "skipped" {
 			passed, skipped = passed-1, append(skipped, s.name)
 		}
 	}
-	summary := fmt.Sprintf("\n3 of 12 steps failed (prefill, cache, bargein); %d passed.", passed)
-	if len(skipped) > 0 {
-		summary = fmt.Sprintf("\n3 of 12 steps failed (prefill, cache, bargein); %d passed, %d skipped (%s).", passed, len(skipped), strings.Join(skipped, ", "))
-	}
+	summary := fmt.Sprintf("\n3 of 13 steps failed (prefill, cache, bargein); %d passed, %d skipped (%s).", passed, len(skipped), strings.Join(skipped, ", "))
 	if !strings.Contains(stdout, summary) {
 		t.Errorf("the summary does not name the 3 failed steps")
 	}
@@ -67,7 +65,7 @@ func TestLabFailedStepsExitOne(t *testing.T) {
 	var steps artifact.Steps
 	readJSON(t, filepath.Join(out, "steps.json"), &steps)
 	want := map[string]string{"server": "passed", "stream": "passed", "ttft": "passed", "prefill": "failed", "cache": "failed",
-		"sentence": "passed", "cancel": "passed", "bargein": "failed", "prefix": "passed", "audio": audio, "call": call, "report": "passed"}
+		"sentence": "passed", "cancel": "passed", "bargein": "failed", "prefix": "passed", "audio": audio, "call": call, "realtime": "skipped", "report": "passed"}
 	for _, st := range steps.Steps {
 		if st.Status != want[st.Name] {
 			t.Errorf("steps.json: %s is %q, want %q (%s)", st.Name, st.Status, want[st.Name], st.Detail)
@@ -97,7 +95,7 @@ func TestLabPartialFolderChecks(t *testing.T) {
 	srv := startLlama(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI("lab", "--server", srv.URL, "--out", out, "--no-report", "--", "ttft")
-	if code != 0 || !strings.Contains(stdout, "\n1 passed, 11 not run;") || !strings.Contains(stdout, "check "+out) {
+	if code != 0 || !strings.Contains(stdout, "\n1 passed, 12 not run;") || !strings.Contains(stdout, "check "+out) {
 		t.Fatalf("lab -- ttft exited %d:\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, _ = runCLI("check", out)

@@ -1,4 +1,4 @@
--- Step 12: the headline numbers, copied from the artifacts of steps 3-11
+-- Step 13: the headline numbers, copied from the artifacts of steps 3-11
 -- (the median over its runs where a step repeats its measurement).
 -- It summarises what was measured: a step that did not measure in this
 -- run (skipped, because the server cannot give what it measures; failed)
