@@ -31,8 +31,8 @@ type Lab struct {
 	Prefix   *Prefix
 	Audio    *Audio
 	Call     *Call
-	// Realtime is realtime.json: the speech-to-speech sessions (absent
-	// without --realtime, and in older folders).
+	// Realtime is realtime.json: the speech-to-speech sessions of the
+	// realtime step (absent without --realtime, and in older folders).
 	Realtime *Realtime
 	// Steps is steps.json: each step's status in the run that wrote the
 	// folder (absent in older folders).
@@ -61,8 +61,8 @@ type (
 	Prefix     = artifact.Prefix
 	Audio      = artifact.Audio
 	Call       = artifact.Call
-	Realtime   = artifact.Realtime
 	Steps      = artifact.Steps
+	Realtime   = artifact.Realtime
 )
 
 // labFiles are the files a section reads, and the report's own (the
@@ -87,7 +87,7 @@ func ReadLab(dir, serverLog string) *Lab {
 	l.Prefix = readOpt[Prefix](dir, "prefix.json", &p)
 	l.Audio = readOpt[Audio](dir, "audio.json", &p)
 	l.Call = readOpt[Call](dir, "call.json", &p)
-	l.Realtime = readOpt[Realtime](dir, artifact.RealtimeFile, &p)
+	l.Realtime = readOpt[Realtime](dir, "realtime.json", &p)
 	l.Steps = readOpt[Steps](dir, "steps.json", &p)
 	readJSON(dir, "prefill.json", &l.Prefill, &p)
 	readLines(dir, "chunks.jsonl", &p, func(line []byte) error {

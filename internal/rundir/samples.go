@@ -20,14 +20,8 @@ import (
 func (l *Lab) Samples() []figures.Sample {
 	var out []figures.Sample
 	add := func(name, over string, vs ...float64) {
-		var keep []float64
-		for _, v := range vs {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				keep = append(keep, v)
-			}
-		}
-		if len(keep) > 0 {
-			out = append(out, figures.Sample{Name: name, Unit: "ms", Over: over, Values: keep})
+		if s, ok := finiteSample(name, over, vs); ok {
+			out = append(out, s)
 		}
 	}
 	if l.TTFT != nil {
@@ -111,23 +105,7 @@ func (l *Lab) Samples() []figures.Sample {
 		add("call mouth_to_ear_ms", "call step turns, the caller's speech end to the answer's first audio", m2e...)
 		add("call stt_final_ms", "call step turns, the caller's speech end to the final transcript", final...)
 	}
-	if r := l.Realtime; r != nil {
-		// Every turn of every session, as the call's: each is a caller's
-		// turn; the audio after a cancel over the turns barged into.
-		var m2e, after []float64
-		for _, s := range r.Sessions {
-			for _, t := range s.Turns {
-				if t.MouthToEarMs != nil {
-					m2e = append(m2e, *t.MouthToEarMs)
-				}
-				if t.AudioAfterCancelMs != nil {
-					after = append(after, *t.AudioAfterCancelMs)
-				}
-			}
-		}
-		add("realtime mouth_to_ear_ms", "realtime step turns, the caller's speech end to the answer's first audio delta", m2e...)
-		add("realtime audio_after_cancel_ms", "realtime step barge-ins, the answer's audio that arrived after the cancel", after...)
-	}
+	out = append(out, l.RealtimeSamples()...)
 	if p := l.Prefix; p != nil {
 		// Each place's times over the repetitions, the places in the order
 		// they first appear.
@@ -146,6 +124,18 @@ func (l *Lab) Samples() []figures.Sample {
 		}
 	}
 	return out
+}
+
+// finiteSample is a figure in ms over the finite values of vs; false
+// when there is none.
+func finiteSample(name, over string, vs []float64) (figures.Sample, bool) {
+	var keep []float64
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			keep = append(keep, v)
+		}
+	}
+	return figures.Sample{Name: name, Unit: "ms", Over: over, Values: keep}, len(keep) > 0
 }
 
 // LoadMetrics are the per-request times a load run's figures are over.

@@ -14,13 +14,7 @@ import (
 
 func TestLabSamples(t *testing.T) {
 	pm := 3.5
-	ms := func(x float64) *float64 { return &x }
 	l := &Lab{
-		// Two sessions; the second's first turn barged into, its second
-		// without audio (a failed turn): no mouth to ear.
-		Realtime: &Realtime{Sessions: []artifact.RealtimeSession{
-			{Turns: []artifact.RealtimeTurn{{Turn: 1, MouthToEarMs: ms(700)}, {Turn: 2, MouthToEarMs: ms(720)}}},
-			{Turns: []artifact.RealtimeTurn{{Turn: 1, MouthToEarMs: ms(710), AudioAfterCancelMs: ms(400)}, {Turn: 2}}}}},
 		TTFT:    &TTFT{Runs: []artifact.TTFTRun{{TTFTMs: 10, TotalMs: 50}, {TTFTMs: 12, TotalMs: 55}}},
 		Prefill: []PrefillRow{{Docs: 0, TTFTMs: 8}, {Docs: 4, TTFTMs: 20, PromptMs: &pm}},
 		Cache:   &Cache{First: Tokens{TTFTMs: 30}, Second: Tokens{TTFTMs: 9}, ChangedPrefix: Tokens{TTFTMs: 31}},
@@ -42,7 +36,7 @@ func TestLabSamples(t *testing.T) {
 	want := []string{"ttft_ms", "total_ms", "prefill 0 docs ttft_ms", "prefill 4 docs ttft_ms", "prefill 4 docs prompt_ms",
 		"cache first ttft_ms", "cache hit ttft_ms", "cache changed first line ttft_ms",
 		"first_audio_ms", "audio first_sentence_ms", "audio tts_first_audio_ms", "audio underrun_ms",
-		"call mouth_to_ear_ms", "call stt_final_ms", "realtime mouth_to_ear_ms", "realtime audio_after_cancel_ms"}
+		"call mouth_to_ear_ms", "call stt_final_ms"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("figures %q, want %q", names, want)
 	}
@@ -52,10 +46,6 @@ func TestLabSamples(t *testing.T) {
 	// Every turn of every repetition.
 	if !slices.Equal(got["call mouth_to_ear_ms"], []float64{900, 950, 910, 990}) || !slices.Equal(got["call stt_final_ms"], []float64{400, 420, 410, 430}) {
 		t.Fatalf("call: %v", got)
-	}
-	// Every turn of every session that has one.
-	if !slices.Equal(got["realtime mouth_to_ear_ms"], []float64{700, 720, 710}) || !slices.Equal(got["realtime audio_after_cancel_ms"], []float64{400}) {
-		t.Fatalf("realtime: %v", got)
 	}
 	if !slices.Equal(got["ttft_ms"], []float64{10, 12}) || !slices.Equal(got["prefill 4 docs prompt_ms"], []float64{3.5}) {
 		t.Fatalf("values %v", got)
