@@ -171,9 +171,17 @@ func TestCancel(t *testing.T) {
 	got := speakTurn(cl, "response.output_audio.delta")
 	item := got[len(got)-1].ItemID
 	// Wait for the second delta (the sentence's audio still coming).
-	cl.until("response.output_audio.delta")
+	got = append(got, cl.until("response.output_audio.delta")...)
 	cl.send(map[string]any{"type": "response.cancel"})
 	rest := cl.until("response.done")
+	got = append(got, rest...)
+	audioMs := 0
+	for _, ev := range got {
+		if ev.Type == "response.output_audio.delta" {
+			b, _ := base64.StdEncoding.DecodeString(ev.Delta)
+			audioMs += len(b) / bytesPerMs
+		}
+	}
 	done := rest[len(rest)-1]
 	if done.Response == nil || done.Response.Status != "cancelled" || done.Response.StatusDetails == nil || done.Response.StatusDetails.Reason != "client_cancelled" {
 		t.Fatalf("response.done %s", done.raw)
@@ -200,10 +208,11 @@ func TestCancel(t *testing.T) {
 	llm.Pieces = []string{"Ok."}
 	speakTurn(cl, "response.done")
 	msgs, _ := json.Marshal(llm.LastBody(t)["messages"])
-	// 150 of the 200 ms the sentence had when it was cut: three of its
-	// four words.
-	if !strings.Contains(string(msgs), `{"content":"count","role":"user"},{"content":"One two three","role":"assistant"},{"content":"count","role":"user"}`) {
-		t.Errorf("after the truncate, the next request's messages %s", msgs)
+	// 150 of the sentence's audio sent when it was cut (200 ms, unless
+	// the cancel came after a third delta): that share of its four words.
+	heard := strings.Join(strings.Fields("One two three four.")[:4*150/audioMs], " ")
+	if !strings.Contains(string(msgs), `{"content":"count","role":"user"},{"content":"`+heard+`","role":"assistant"},{"content":"count","role":"user"}`) {
+		t.Errorf("after the truncate at 150 of %d ms, the next request's messages %s, want %q", audioMs, msgs, heard)
 	}
 }
 
