@@ -131,7 +131,12 @@ func TestSpokenQuestion(t *testing.T) {
 		case "error":
 			t.Fatalf("error event %s", ev.raw)
 		case "response.done":
-			t.Fatalf("the answer ended before its audio was cancelled: %s", ev.raw)
+			if ev.Response.Status != "cancelled" || ev.Response.StatusDetails.Reason != "turn_detected" {
+				t.Fatalf("the answer ended before its audio was cancelled: %s", ev.raw)
+			}
+			// pocketsphinx cut the question in two: its second part
+			// stopped the answer to the first, and is answered itself.
+			text, audioDeltas = "", 0
 		case "conversation.item.input_audio_transcription.completed":
 			transcript = ev.Transcript
 		case "response.output_text.delta":
