@@ -31,7 +31,7 @@ type response struct {
 	ended bool       // response.done was sent
 	text  strings.Builder
 	// parts are the sentences whose audio has begun: their text and
-	// where their audio lies in the answer's; sentAt is the audio sent.
+	// where their audio lies in the answer's; sentMs is the audio sent (ms).
 	parts  []part
 	sentMs float64
 	// pending is audio not yet sent, less than a delta.
@@ -65,7 +65,7 @@ func (r *response) active() bool {
 // wait waits until the answer's work has returned.
 func (r *response) wait() { <-r.done }
 
-// send sends an event of the answer unless it has ended. r.mu is held.
+// sendLocked sends an event of the answer unless it has ended. r.mu is held.
 func (r *response) sendLocked(ev map[string]any) bool {
 	if r.ended {
 		return false
