@@ -63,6 +63,11 @@ type loadCmd struct {
 	// without one.
 	replay replayFlags
 	tr     *trace.Trace
+	// rt is --realtime and its companions (realtimeflags.go), bargeAfter
+	// --realtime-barge-after: the load is speech-to-speech sessions
+	// (load_realtime.go).
+	rt         realtimeFlags
+	bargeAfter time.Duration
 	// given are the flags set on the command line.
 	given map[string]bool
 	// writeFailed: the last run ended on a file it could not write (a
@@ -174,6 +179,9 @@ func (c *loadCmd) register(fs *flagSet) {
 		return nil
 	})
 	registerRuns(fs, &c.runs)
+	c.rt.register(fs)
+	fs.durationVar(&c.bargeAfter, "realtime-barge-after", 0, "with --realtime: every turn of a session but its last barges in: the next "+
+		"turn's audio starts this `DURATION` after the turn's first audio delta (e.g. 800ms; default: none, each turn after the answer's end)")
 	c.shard.register(fs)
 	c.replay.register(fs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
@@ -190,7 +198,8 @@ func (c *loadCmd) register(fs *flagSet) {
 			"progress at once, each as long as its answers at %d tokens/s plus its speaking and pauses, at most 1024)", assumedTokensPerS, assumedTokensPerS)
 		f.DefValue = "0" // the default depends on the levels
 	}
-	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; with --stt and --tts mouth_to_ear_ms, stt_final_ms, endpointing_ms; default first_sentence_ms<=800@p95)", func(s string) error {
+	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; with --stt and --tts mouth_to_ear_ms, stt_final_ms, endpointing_ms; with --realtime "+
+		"mouth_to_ear_ms, first_audio_ms, underrun_ms, endpointing_ms, total_ms; default first_sentence_ms<=800@p95, with --realtime "+realtimeSLO+")", func(s string) error {
 		if _, err := parseSLO(s); err != nil {
 			return err
 		}
@@ -211,7 +220,13 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	if err := c.flags.check(fs); err != nil {
 		return err
 	}
+	if err := c.rt.check(fs); err != nil {
+		return err
+	}
 	c.given = fs.given()
+	if c.rt.on() {
+		return c.runRealtime(ctx, fs)
+	}
 	set, levels, err := c.settings()
 	if err != nil {
 		return fs.usageErr(err)
@@ -545,6 +560,9 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	}
 	if len(slos) == 0 {
 		slos = []string{"first_sentence_ms<=800@p95"}
+		if c.rt.on() {
+			slos = []string{realtimeSLO}
+		}
 	}
 	// A turn the caller speaks is measured to the moment the caller
 	// hears the answer (mouth to ear): --stt needs the answers spoken.
@@ -555,6 +573,14 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	var sloList []artifact.SLO
 	for _, s := range slos {
 		slo, _ := parseSLO(s)
+		if c.rt.on() {
+			if !slices.Contains(realtimeSLOMetrics, slo.Metric) {
+				return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q: a speech-to-speech session has no %s (no LLM stream is seen); with --realtime the metrics are %s",
+					s, slo.Metric, strings.Join(realtimeSLOMetrics, ", "))
+			}
+			sloList = append(sloList, slo)
+			continue
+		}
 		if m := slo.Metric; (m == "first_audio_ms" || m == "underrun_ms") && c.flags.tts.url == "" {
 			return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q needs answers spoken: add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)", s)
 		}
