@@ -113,7 +113,9 @@ level held and one failed every request), naming the failure kinds; exits 3 when
 gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
 otherwise exits 0. With --shard I/N it runs one part of a run split over N machines,
 its levels fixed on the wall clock (--start-at or --barrier, --duration, --level-gap), into
-OUT/shard-I; ttftlab merge makes the shards one load folder (docs/distributed.md).`
+OUT/shard-I; ttftlab merge makes the shards one load folder (docs/distributed.md). With
+--realtime URL each call is a speech-to-speech session with that Realtime server instead, each
+turn a row, mouth_to_ear_ms its figure; no LLM server is used or started (docs/load.md).`
 
 // defaultBudget is --budget's default: each level run until decided
 // gets 5 minutes, enough at one call at once of a second a request to

@@ -30,8 +30,7 @@ var realtimeSLOMetrics = []string{"mouth_to_ear_ms", "first_audio_ms", "underrun
 // requests' (the server, the model, speech, the caller's transcription,
 // a trace, shards, repeated runs), which the sessions have none of.
 var realtimeTakes = []string{"concurrency", "rate", "arrival", "seed", "requests", "turns", "duration", "warmup", "no-report", "search",
-	"search-max", "search-budget", "until-decided", "budget", "fail-below", "max-error-rate", "slo", "out", "ramp", "ramp-shape", "ramp-keep",
-	"kb"}
+	"search-max", "search-budget", "until-decided", "budget", "fail-below", "max-error-rate", "slo", "out", "ramp", "ramp-shape", "ramp-keep"}
 
 // runRealtime is `ttftlab load --realtime URL`: the load is
 // speech-to-speech sessions with the Realtime server, one a call
