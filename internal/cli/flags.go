@@ -292,6 +292,9 @@ type hostFlags struct {
 	// stt is the caller's side: the speech-to-text server (--stt and its
 	// flags) and the caller's audio.
 	stt sttFlags
+	// realtime is the Realtime server of session() (--realtime and its
+	// flags), registered by run, repl and lab only.
+	realtime realtimeFlags
 }
 
 // check refuses the target's, the speech server's and the speech-to-text
@@ -302,6 +305,9 @@ func (h *hostFlags) check(f *flagSet) error {
 	}
 	f.Visit(func(fl *flag.Flag) { h.synthAsked = h.synthAsked || fl.Name == "synth-preset" })
 	if err := h.tts.check(f); err != nil {
+		return err
+	}
+	if err := h.realtime.check(f); err != nil {
 		return err
 	}
 	return h.stt.check(f)

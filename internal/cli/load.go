@@ -63,11 +63,10 @@ type loadCmd struct {
 	// without one.
 	replay replayFlags
 	tr     *trace.Trace
-	// rt is --realtime and its companions (realtimeflags.go), bargeAfter
-	// --realtime-barge-after: the load is speech-to-speech sessions
-	// (load_realtime.go).
-	rt         realtimeFlags
-	bargeAfter time.Duration
+	// rt are load's own flags of speech-to-speech sessions, beside
+	// --realtime and its server's (flags.realtime): the load is then
+	// sessions (load_realtime.go).
+	rt realtimeLoadFlags
 	// given are the flags set on the command line.
 	given map[string]bool
 	// writeFailed: the last run ended on a file it could not write (a
@@ -181,9 +180,8 @@ func (c *loadCmd) register(fs *flagSet) {
 		return nil
 	})
 	registerRuns(fs, &c.runs)
+	c.flags.registerRealtime(fs)
 	c.rt.register(fs)
-	fs.durationVar(&c.bargeAfter, "realtime-barge-after", 0, "with --realtime: every turn of a session but its last barges in: the next "+
-		"turn's audio starts this `DURATION` after the turn's first audio delta (e.g. 800ms; default: none, each turn after the answer's end)")
 	c.shard.register(fs)
 	c.replay.register(fs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
@@ -222,11 +220,8 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 	if err := c.flags.check(fs); err != nil {
 		return err
 	}
-	if err := c.rt.check(fs); err != nil {
-		return err
-	}
 	c.given = fs.given()
-	if c.rt.on() {
+	if c.sessions() {
 		return c.runRealtime(ctx, fs)
 	}
 	set, levels, err := c.settings()
@@ -562,7 +557,7 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	}
 	if len(slos) == 0 {
 		slos = []string{"first_sentence_ms<=800@p95"}
-		if c.rt.on() {
+		if c.sessions() {
 			slos = []string{realtimeSLO}
 		}
 	}
@@ -575,7 +570,7 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	var sloList []artifact.SLO
 	for _, s := range slos {
 		slo, _ := parseSLO(s)
-		if c.rt.on() {
+		if c.sessions() {
 			if !slices.Contains(realtimeSLOMetrics, slo.Metric) {
 				return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q: a speech-to-speech session has no %s (no LLM stream is seen); with --realtime the metrics are %s",
 					s, slo.Metric, strings.Join(realtimeSLOMetrics, ", "))

@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"ttftlab/internal/artifact"
 	"ttftlab/internal/callaudio"
+	"ttftlab/internal/endpoint"
 	"ttftlab/internal/load"
+	"ttftlab/internal/realtime"
 	"ttftlab/internal/tts"
 	"ttftlab/runtime"
 	"ttftlab/runtime/streammany"
@@ -31,6 +35,49 @@ var realtimeSLOMetrics = []string{"mouth_to_ear_ms", "first_audio_ms", "underrun
 // a trace, shards, repeated runs), which the sessions have none of.
 var realtimeTakes = []string{"concurrency", "rate", "arrival", "seed", "requests", "turns", "duration", "warmup", "no-report", "search",
 	"search-max", "search-budget", "until-decided", "budget", "fail-below", "max-error-rate", "slo", "out", "ramp", "ramp-shape", "ramp-keep"}
+
+// realtimeLoadFlags are load's own flags of speech-to-speech sessions,
+// beside --realtime and its server's (hostFlags.realtime): the session's
+// model, voice and instructions, a turn's time limit, the barge-in.
+type realtimeLoadFlags struct {
+	model, voice, instructions string
+	turnTimeout, bargeAfter    time.Duration
+}
+
+func (r *realtimeLoadFlags) register(f *flagSet) {
+	f.StringVar(&r.model, "realtime-model", "", "with --realtime: the session's `MODEL` (?model= on the upgrade; default: none, the server's own)")
+	f.StringVar(&r.voice, "realtime-voice", "", "with --realtime: the answer's `VOICE` in session.update (default: the server's)")
+	f.StringVar(&r.instructions, "realtime-instructions", "", "with --realtime: the session's `INSTRUCTIONS` in session.update (default: the server's)")
+	f.durationVar(&r.turnTimeout, "realtime-turn-timeout", realtime.DefaultTurnTimeout, "with --realtime: fail a turn whose answer has not ended "+
+		"this `DURATION` after the caller's speech end")
+	f.durationVar(&r.bargeAfter, "realtime-barge-after", 0, "with --realtime: every turn of a session but its last barges in: the next "+
+		"turn's audio starts this `DURATION` after the turn's first audio delta (e.g. 800ms; default: none, each turn after the answer's end)")
+}
+
+// sessions says whether the load is speech-to-speech sessions (--realtime).
+func (c *loadCmd) sessions() bool { return c.flags.realtime.url != "" }
+
+// realtimeConfig is the sessions' configuration: the server dressed with
+// its key, headers and TLS as the other side servers are (where the key
+// came from said on log, never its value; no --server to share them
+// with), the model, voice, instructions and turn timeout.
+func (c *loadCmd) realtimeConfig(log io.Writer) (realtime.Config, error) {
+	r := &c.flags.realtime
+	base, err := parseSTTURL(r.url)
+	if err != nil {
+		return realtime.Config{}, err
+	}
+	ep := &endpoint.Endpoint{Base: base, Model: c.rt.model}
+	if ep.Model != "" {
+		ep.ModelSource = "--realtime-model"
+	}
+	side := sideEndpoint{flag: "realtime", keyEnv: realtimeKeyEnv, label: "realtime", server: "the Realtime server",
+		key: r.key, keyFile: r.keyFile, caCert: r.caCert, insecure: r.insecure, headers: r.headers}
+	if err := side.dress(ep, nil, httpBase(ep.Base), log); err != nil {
+		return realtime.Config{}, err
+	}
+	return realtime.Config{Endpoint: ep, Voice: c.rt.voice, Instructions: c.rt.instructions, TurnTimeout: c.rt.turnTimeout}, nil
+}
 
 // runRealtime is `ttftlab load --realtime URL`: the load is
 // speech-to-speech sessions with the Realtime server, one a call
@@ -51,7 +98,7 @@ func (c *loadCmd) runRealtime(ctx context.Context, fs *flagSet) error {
 		return fs.usageErrf("%s with --realtime: the load is sessions with the Realtime server alone, which has no LLM server, "+
 			"speech engine, transcription, trace, shards or repeated runs of ttftlab's; drop %s", strings.Join(refused, ", "), strings.Join(refused, ", "))
 	}
-	if c.bargeAfter > 0 && c.turns < 2 {
+	if c.rt.bargeAfter > 0 && c.turns < 2 {
 		return fs.usageErrf("--realtime-barge-after barges into every turn's answer but a session's last: give --turns above 1")
 	}
 	set, _, err := c.settings()
@@ -62,16 +109,17 @@ func (c *loadCmd) runRealtime(ctx context.Context, fs *flagSet) error {
 	// length, no think time (a turn starts when the answer before it
 	// ended, or barges in).
 	set.Docs, set.MaxTokens, set.ThinkMs, set.KB = 0, 0, 0, ""
-	set.Server, set.ServerKind = c.rt.shown(), "realtime"
-	set.Realtime = &artifact.LoadRealtime{Server: c.rt.shown(), Model: c.rt.model, Voice: c.rt.voice}
-	if c.bargeAfter > 0 {
-		set.Realtime.BargeAfterMs = artifact.Ms(msFlag(c.bargeAfter))
+	shown := endpoint.ShownURL(strings.TrimSpace(c.flags.realtime.url))
+	set.Server, set.ServerKind = shown, "realtime"
+	set.Realtime = &artifact.LoadRealtime{Server: shown, Model: c.rt.model, Voice: c.rt.voice}
+	if c.rt.bargeAfter > 0 {
+		set.Realtime.BargeAfterMs = artifact.Ms(msFlag(c.rt.bargeAfter))
 	}
 	out, err := checkOut(c.flags.out)
 	if err != nil {
 		return err
 	}
-	cfg, err := c.rt.config(c.env.Err)
+	cfg, err := c.realtimeConfig(c.env.Err)
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,8 @@ func TestLoadRealtimeFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--realtime-barge-after", "800ms"}, "--realtime-barge-after: a speech-to-speech session needs its server: give --realtime URL"},
-		{[]string{"--realtime-api-key", "k", "--realtime-voice", "alloy"}, "--realtime-api-key, --realtime-voice: a speech-to-speech session needs its server"},
+		{[]string{"--realtime-barge-after", "800ms"}, "--realtime-barge-after: these are the Realtime server's: give --realtime URL"},
+		{[]string{"--realtime-api-key", "k", "--realtime-voice", "alloy"}, "--realtime-api-key, --realtime-voice: these are the Realtime server's: give --realtime URL"},
 		{[]string{"--realtime", "ws://127.0.0.1:1", "--server", "http://127.0.0.1:1"}, "--server with --realtime: the load is sessions with the Realtime server alone"},
 		{[]string{"--realtime", "ws://127.0.0.1:1", "--tts", "default", "--max-tokens", "9"}, "--max-tokens, --tts with --realtime"},
 		{[]string{"--realtime", "ws://127.0.0.1:1", "--slo", "ttft_ms<=500@p95"}, `--slo "ttft_ms<=500@p95": a speech-to-speech session has no ttft_ms`},
