@@ -28,6 +28,7 @@ var (
 	Due           = rgb(0x80, 0x80, 0x00) // olive: requests a schedule (a trace) made due
 	Began         = rgb(0xad, 0x14, 0x57) // magenta: requests as they began
 	Shared        = rgb(0x4e, 0x34, 0x2e) // dark brown: a trace's own prefix sharing
+	AfterCancel   = rgb(0xf4, 0x51, 0x1e) // deep orange: audio that still came after the client's cancel
 	Grid          = rgb(0xe3, 0xe3, 0xe3)
 )
 

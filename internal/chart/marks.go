@@ -245,6 +245,40 @@ func (r *Rule) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(r.style(), c.Min.X, y, c.Max.X, y)
 }
 
+// Label is a text naming a mark that runs from From to To (in data
+// units, equal for a moment) on the row Y, in Color: it reads rightwards
+// from To, or leftwards from From when To is right of the plot's middle,
+// so it stays inside the plot and clear of its mark.
+type Label struct {
+	From, To, Y float64
+	Text        string
+	Color       color.Color
+}
+
+// AddLabel writes text beside the mark from..to on row y of p; it has no
+// legend entry (it names the mark beside it).
+func AddLabel(p *plot.Plot, text string, from, to, y float64, c color.Color) *Label {
+	l := &Label{From: from, To: to, Y: y, Text: text, Color: c}
+	add(p, l)
+	return l
+}
+
+func (l *Label) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := p.Legend.TextStyle
+	sty.Color = l.Color
+	at := trX(l.To) + 3
+	if trX(l.To) > (c.Min.X+c.Max.X)/2 {
+		sty.XAlign, at = draw.XRight, trX(l.From)-3
+	}
+	c.FillText(sty, vg.Point{X: at, Y: trY(l.Y) - sty.Font.Size/3}, l.Text)
+}
+
+// DataRange keeps the labelled mark in view; its Y is the row it names.
+func (l *Label) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Min(l.From, l.To), math.Max(l.From, l.To), math.Inf(1), math.Inf(-1)
+}
+
 // Steps is a series that holds each value until the next sample, as a
 // count sampled over time does. A series with no sample (a figure never
 // given) draws nothing and is not named in the legend.

@@ -33,6 +33,7 @@ var commands = &group{
 		{"model", "synth --out FILE [flags]", "write a synthetic GGUF model", func(e *env) runner { return modelCommands.runner(e) }},
 		{"tts", "serve|install", "the default speech engine, espeak-ng behind /v1/audio/speech", func(e *env) runner { return ttsCommands.runner(e) }},
 		{"stt", "serve|install", "the default speech-to-text engine, pocketsphinx behind /v1/audio/transcriptions and /v1/realtime", func(e *env) runner { return sttCommands.runner(e) }},
+		{"voice", "serve", "a reference cascaded voice agent behind OpenAI's Realtime API (pocketsphinx, the LLM server, espeak-ng)", func(e *env) runner { return voiceCommands.runner(e) }},
 		{"repl", "[flags] [-l SCRIPT]...", "interactive Lua prompt (also: ttftlab on a terminal)", newRepl},
 		{"calibrate", "[flags]", "measure ttftlab's own stamp precision", newCalibrate},
 		{"version", "", "print the version", newVersion},

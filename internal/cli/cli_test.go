@@ -41,7 +41,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 // TestTopLevelUsageNamesEverySubcommand: the top-level usage line of a
 // command group lists each of its subcommands (it left out `server list`).
 func TestTopLevelUsageNamesEverySubcommand(t *testing.T) {
-	for name, g := range map[string]*group{"server": serverCommands, "tts": ttsCommands, "stt": sttCommands, "model": modelCommands} {
+	for name, g := range map[string]*group{"server": serverCommands, "tts": ttsCommands, "stt": sttCommands, "voice": voiceCommands, "model": modelCommands} {
 		var top string
 		for _, c := range commands.commands {
 			if c.name == name {

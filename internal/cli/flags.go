@@ -167,6 +167,15 @@ type targetFlags struct {
 }
 
 func (t *targetFlags) register(f *flagSet) {
+	t.registerEndpoint(f)
+	f.StringVar(&t.out, "out", envOr("TTFTLAB_OUT", "./out"), "folder for artifacts, created if missing (env TTFTLAB_OUT)")
+	f.StringVar(&t.kb, "kb", "", "folder of *.md knowledge-base documents (default: the bundled KB)")
+	f.StringVar(&t.serverLog, "server-log", "", "llama-server's log `file`, searched for cancellation evidence")
+}
+
+// registerEndpoint adds the flags of the LLM server's endpoint: its URL,
+// key, headers, TLS and model name (`voice serve` takes these alone).
+func (t *targetFlags) registerEndpoint(f *flagSet) {
 	f.StringVar(&t.server, "server", envOr("TTFTLAB_SERVER", defaultServer),
 		"base URL of the LLM server, e.g. http://127.0.0.1:8080 or https://api.example.com/v1 (env TTFTLAB_SERVER)")
 	f.StringVar(&t.apiKey, "api-key", "", "API key sent as Authorization: Bearer `KEY` (default: $TTFTLAB_API_KEY, else $OPENAI_API_KEY); never printed or written")
@@ -181,9 +190,6 @@ func (t *targetFlags) register(f *flagSet) {
 	f.StringVar(&t.caCert, "ca-cert", "", "trust the CA certificates in PEM `FILE` for https, besides the system's (SSL_CERT_FILE replaces the system's)")
 	f.BoolVar(&t.insecure, "insecure", false, "https without verifying the server's certificate (a warning says so)")
 	f.StringVar(&t.modelName, "model-name", "", "model `NAME` sent as \"model\" in every request body (default: the one id GET /v1/models lists)")
-	f.StringVar(&t.out, "out", envOr("TTFTLAB_OUT", "./out"), "folder for artifacts, created if missing (env TTFTLAB_OUT)")
-	f.StringVar(&t.kb, "kb", "", "folder of *.md knowledge-base documents (default: the bundled KB)")
-	f.StringVar(&t.serverLog, "server-log", "", "llama-server's log `file`, searched for cancellation evidence")
 }
 
 // check refuses a --server that cannot be a server's base URL before

@@ -1,8 +1,8 @@
 // Package engineserve is what the default engines' servers (the speech
 // engine, the speech-to-text engine) share: their routes beside GET
 // /health and GET /v1/models, the refusal of another path or method, an
-// error answered in OpenAI's shape, and the CPU time of the processes
-// they run.
+// error answered in OpenAI's shape, the server events of a Realtime
+// WebSocket session (Events), and the CPU time of the processes they run.
 package engineserve
 
 import (

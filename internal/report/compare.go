@@ -322,6 +322,12 @@ func pair(a, b section) section {
 	for _, w := range b.Warnings {
 		s.Warnings = append(s.Warnings, "B: "+w)
 	}
+	for _, f := range a.Findings {
+		s.Findings = append(s.Findings, "A: "+f)
+	}
+	for _, f := range b.Findings {
+		s.Findings = append(s.Findings, "B: "+f)
+	}
 	fa, fb := asFigures("A", a), asFigures("B", b)
 	for i := 0; i < max(len(fa), len(fb)); i++ {
 		s.Sides = append(s.Sides, []figure{figureAt(fa, i, "A"), figureAt(fb, i, "B")})

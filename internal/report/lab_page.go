@@ -32,6 +32,9 @@ func labSections(l *rundir.Lab, version string) []section {
 	if l.Call != nil && len(l.Call.Runs) > 0 && len(l.Call.Runs[0].Turns) > 0 {
 		out = append(out, callSection(l.Call))
 	}
+	if l.Realtime != nil {
+		out = append(out, realtimeSection(l))
+	}
 	if l.Cancel != nil {
 		out = append(out, sectionOf("cancel", "Cancellation",
 			"A long answer cut mid-stream: the client closes the connection, and the server must notice and free its slot.",

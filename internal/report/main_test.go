@@ -16,7 +16,10 @@ import (
 // Each is made once per test binary, on first use, into a folder removed
 // when the tests end; a test that changes a run works on a copy
 // (copyDir). Nothing here is written by hand but testdata/future.json, a
-// file no lab step writes, kept to test how the page lists one.
+// file no lab step writes, kept to test how the page lists one, and the
+// realtime step's realtime.json (lab_realtime_test.go), written with
+// artifact's types: its turns' stamps are set so each figure and mark is
+// known.
 var runsRoot string
 
 type madeRun struct {

@@ -36,6 +36,10 @@ type section struct {
 	// Warnings say where the section's figures mean less than they seem
 	// (a garbled transcript), shown above them.
 	Warnings []string
+	// Findings say what the run found of the server that a reader should
+	// see (the audio a server kept sending after a cancel): what it did,
+	// not an error of the run.
+	Findings []string
 	Figures  []figure
 	Sides    [][]figure
 }

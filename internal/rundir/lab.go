@@ -31,6 +31,9 @@ type Lab struct {
 	Prefix   *Prefix
 	Audio    *Audio
 	Call     *Call
+	// Realtime is realtime.json: the speech-to-speech sessions of the
+	// realtime step (absent without --realtime, and in older folders).
+	Realtime *Realtime
 	// Steps is steps.json: each step's status in the run that wrote the
 	// folder (absent in older folders).
 	Steps *Steps
@@ -59,6 +62,7 @@ type (
 	Audio      = artifact.Audio
 	Call       = artifact.Call
 	Steps      = artifact.Steps
+	Realtime   = artifact.Realtime
 )
 
 // labFiles are the files a section reads, and the report's own (the
@@ -66,7 +70,7 @@ type (
 // every other *.json is Extra.
 var labFiles = map[string]bool{"server.json": true, "health.json": true, "props.json": true, "ttft.json": true, "prefill.json": true,
 	"cache.json": true, "sentence.json": true, "cancel.json": true, "bargein.json": true, "prefix.json": true,
-	"report.json": true, "steps.json": true, "audio.json": true, "call.json": true, "runs.json": true, "compare.json": true}
+	"report.json": true, "steps.json": true, "audio.json": true, "call.json": true, "realtime.json": true, "runs.json": true, "compare.json": true}
 
 // ReadLab reads a lab folder and runs ttftlab check on it; serverLog is
 // passed to the check (it may be "").
@@ -83,6 +87,7 @@ func ReadLab(dir, serverLog string) *Lab {
 	l.Prefix = readOpt[Prefix](dir, "prefix.json", &p)
 	l.Audio = readOpt[Audio](dir, "audio.json", &p)
 	l.Call = readOpt[Call](dir, "call.json", &p)
+	l.Realtime = readOpt[Realtime](dir, "realtime.json", &p)
 	l.Steps = readOpt[Steps](dir, "steps.json", &p)
 	readJSON(dir, "prefill.json", &l.Prefill, &p)
 	readLines(dir, "chunks.jsonl", &p, func(line []byte) error {

@@ -20,14 +20,8 @@ import (
 func (l *Lab) Samples() []figures.Sample {
 	var out []figures.Sample
 	add := func(name, over string, vs ...float64) {
-		var keep []float64
-		for _, v := range vs {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				keep = append(keep, v)
-			}
-		}
-		if len(keep) > 0 {
-			out = append(out, figures.Sample{Name: name, Unit: "ms", Over: over, Values: keep})
+		if s, ok := finiteSample(name, over, vs); ok {
+			out = append(out, s)
 		}
 	}
 	if l.TTFT != nil {
@@ -111,6 +105,7 @@ func (l *Lab) Samples() []figures.Sample {
 		add("call mouth_to_ear_ms", "call step turns, the caller's speech end to the answer's first audio", m2e...)
 		add("call stt_final_ms", "call step turns, the caller's speech end to the final transcript", final...)
 	}
+	out = append(out, l.RealtimeSamples()...)
 	if p := l.Prefix; p != nil {
 		// Each place's times over the repetitions, the places in the order
 		// they first appear.
@@ -129,6 +124,18 @@ func (l *Lab) Samples() []figures.Sample {
 		}
 	}
 	return out
+}
+
+// finiteSample is a figure in ms over the finite values of vs; false
+// when there is none.
+func finiteSample(name, over string, vs []float64) (figures.Sample, bool) {
+	var keep []float64
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			keep = append(keep, v)
+		}
+	}
+	return figures.Sample{Name: name, Unit: "ms", Over: over, Values: keep}, len(keep) > 0
 }
 
 // LoadMetrics are the per-request times a load run's figures are over.

@@ -110,38 +110,37 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, s.Bin, "--stdout", "-v", v, "-s", fmt.Sprint(int(baseWPM*speed+0.5)))
-	cmd.Stdin = strings.NewReader(req.Input)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		engineserve.Fail(w, http.StatusInternalServerError, "espeak-ng: %v", err)
+	fl, _ := w.(http.Flusher)
+	started := false
+	n, werr, err := s.say(r.Context(), req.Input, v, speed, format == "pcm", func(b []byte) error {
+		if !started {
+			ct := "audio/wav"
+			if format == "pcm" {
+				ct = "audio/pcm"
+			}
+			w.Header().Set("Content-Type", ct)
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		return nil
+	})
+	var startErr *startError
+	switch {
+	case errors.As(err, &startErr):
+		engineserve.Fail(w, http.StatusInternalServerError, "%v", err)
 		return
-	}
-	if err := cmd.Start(); err != nil {
-		engineserve.Fail(w, http.StatusInternalServerError, "cannot start espeak-ng (%s): %v", s.Bin, err)
-		return
-	}
-	n, werr := s.relay(w, out, format)
-	err = cmd.Wait()
-	s.CPU.Add(int64(engineserve.CPU(cmd.ProcessState)))
-	if n == 0 && werr != nil && r.Context().Err() == nil {
+	case n == 0 && werr != nil && r.Context().Err() == nil:
 		engineserve.Fail(w, http.StatusInternalServerError, "%v", werr)
 		return
-	}
-	if n == 0 && werr == nil {
+	case n == 0 && werr == nil:
 		// Nothing was sent yet: the error can still be the answer.
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" && err != nil {
-			msg = err.Error()
-		}
-		if msg == "" {
-			msg = "espeak-ng wrote no audio"
-		}
-		engineserve.Fail(w, http.StatusBadRequest, "espeak-ng (voice %s): %s", v, msg)
+		engineserve.Fail(w, http.StatusBadRequest, "%v", err)
 		return
 	}
 	if s.Log != nil {
@@ -149,24 +148,93 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// Speak says text as the speech endpoint's pcm answer says it: espeak-ng
+// in voice (an espeak-ng voice, or an OpenAI voice name or "": the
+// text's language's), at speed 1, its audio handed to put as 24 kHz
+// PCM16 mono as espeak-ng writes it. The end of ctx kills espeak-ng (by
+// its PID); put's error stops it too and is returned.
+func (s *Server) Speak(ctx context.Context, text, voiceName string, put func(pcm []byte) error) error {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	v := voice(voiceName, text)
+	if ok, err := s.knows(v); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("espeak-ng has no voice %q (see `espeak-ng --voices`)", v)
+	}
+	n, werr, err := s.say(ctx, text, v, 1, true, put)
+	switch {
+	case werr != nil:
+		return werr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case n == 0:
+		return err
+	}
+	return nil
+}
+
+// startError is espeak-ng that could not be started.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+
+// say runs espeak-ng (voice v, speed) on text and hands put its audio as
+// it comes: as espeak-ng writes it (WAV, 22.05 kHz), or, pcm, as 24 kHz
+// PCM16 without a header. It returns the bytes handed over, why handing
+// stopped early (put's error, or output that is not espeak-ng's WAV), and
+// when no audio came, why (what espeak-ng said; a *startError when it
+// could not start). The end of ctx kills espeak-ng.
+func (s *Server) say(ctx context.Context, text, v string, speed float64, pcm bool, put func([]byte) error) (n int64, werr, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.Bin, "--stdout", "-v", v, "-s", fmt.Sprint(int(baseWPM*speed+0.5)))
+	cmd.Stdin = strings.NewReader(text)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, nil, &startError{fmt.Errorf("espeak-ng: %v", err)}
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, nil, &startError{fmt.Errorf("cannot start espeak-ng (%s): %v", s.Bin, err)}
+	}
+	n, werr = relay(out, pcm, put)
+	if werr != nil {
+		cancel()
+	}
+	err = cmd.Wait()
+	s.CPU.Add(int64(engineserve.CPU(cmd.ProcessState)))
+	if n > 0 {
+		return n, werr, nil
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if msg == "" && err != nil {
+		msg = err.Error()
+	}
+	if msg == "" {
+		msg = "espeak-ng wrote no audio"
+	}
+	return n, werr, fmt.Errorf("espeak-ng (voice %s): %s", v, msg)
+}
+
 // wavHeader is the length of the header espeak-ng writes.
 const wavHeader = 44
 
-// relay copies espeak-ng's output to w as it comes, flushing every read;
-// for pcm it drops the WAV header and resamples to 24 kHz. It returns the
-// bytes written and why writing stopped early (the client went away).
-func (s *Server) relay(w http.ResponseWriter, out io.Reader, format string) (int64, error) {
-	fl, _ := w.(http.Flusher)
+// relay hands espeak-ng's output to put as it comes, a read at a time;
+// pcm drops the WAV header and resamples to 24 kHz. It returns the bytes
+// handed over and why handing stopped early (put's error).
+func relay(out io.Reader, pcm bool, put func([]byte) error) (int64, error) {
 	buf := make([]byte, 8192)
 	var head []byte
 	var rs *audio.Resampler
 	var conv []byte
 	var n int64
-	started := false
 	for {
 		k, err := out.Read(buf)
 		b := buf[:k]
-		if format == "pcm" && k > 0 {
+		if pcm && k > 0 {
 			if rs == nil {
 				head = append(head, b...)
 				if len(head) < wavHeader {
@@ -185,23 +253,10 @@ func (s *Server) relay(w http.ResponseWriter, out io.Reader, format string) (int
 			}
 		}
 		if len(b) > 0 {
-			if !started {
-				ct := "audio/wav"
-				if format == "pcm" {
-					ct = "audio/pcm"
-				}
-				w.Header().Set("Content-Type", ct)
-				w.WriteHeader(http.StatusOK)
-				started = true
-			}
-			m, werr := w.Write(b)
-			n += int64(m)
-			if werr != nil {
+			if werr := put(b); werr != nil {
 				return n, werr
 			}
-			if fl != nil {
-				fl.Flush()
-			}
+			n += int64(len(b))
 		}
 		if err != nil {
 			return n, nil

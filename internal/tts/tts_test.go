@@ -2,7 +2,9 @@ package tts
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -150,5 +152,32 @@ func TestSpeechBodyTooLarge(t *testing.T) {
 	code, b := say(t, ts.URL, `{"input":"`+strings.Repeat("a", 20<<20)+`"}`)
 	if code != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "too large") || !json.Valid(b) {
 		t.Errorf("20 MB body: %d %.200q, want 413 saying too large", code, b)
+	}
+}
+
+// TestSpeak: Speak hands over the pcm answer's audio (24 kHz PCM16, the
+// same bytes the endpoint sends), and a put that refuses more stops
+// espeak-ng with its error.
+func TestSpeak(t *testing.T) {
+	srv := &Server{Bin: espeakBin(t)}
+	const text = "The clinic opens at nine on Saturday."
+	var got bytes.Buffer
+	if err := srv.Speak(context.Background(), text, "alloy", func(b []byte) error { got.Write(b); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	code, want := say(t, hs.URL, `{"input":"`+text+`","response_format":"pcm"}`)
+	if code != 200 || len(want) == 0 || !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("Speak gave %d bytes, the endpoint %d (status %d)", got.Len(), len(want), code)
+	}
+	stop := errors.New("enough")
+	calls := 0
+	err := srv.Speak(context.Background(), strings.Repeat(text+" ", 20), "", func([]byte) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("a put that refuses: %v after %d calls", err, calls)
+	}
+	if err := srv.Speak(context.Background(), text, "no-such-voice", func([]byte) error { return nil }); err == nil || !strings.Contains(err.Error(), "no voice") {
+		t.Errorf("an unknown voice: %v", err)
 	}
 }
