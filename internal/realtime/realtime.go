@@ -14,7 +14,8 @@ package realtime
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"math"
 	"time"
 
 	"ttftlab/internal/artifact"
@@ -22,7 +23,7 @@ import (
 	"ttftlab/internal/endpoint"
 )
 
-// Dialects a session may turn out to speak (Session.Dialect).
+// Dialects a session may turn out to speak (Result.Dialect).
 const (
 	// DialectGA is OpenAI's GA event names (response.output_audio.delta,
 	// session.type "realtime").
@@ -120,11 +121,26 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
 
-var errTodo = errors.New("realtime: not built yet")
-
 // Run holds one session with the server: it connects, opens the session
 // (session.update: audio formats, the server's VAD, voice, instructions),
 // then speaks the turns in order, each after the previous turn's answer
 // ended (response.done) or, when that turn barges in, over it. A failure
 // is an *Error whose Partial holds the turns measured.
-func Run(ctx context.Context, cfg Config, turns []Turn) (*Result, error) { return nil, errTodo }
+func Run(ctx context.Context, cfg Config, turns []Turn) (*Result, error) {
+	if cfg.Endpoint == nil {
+		return nil, &Error{Kind: KindConnect, Msg: "realtime: no server given"}
+	}
+	if len(turns) == 0 {
+		return nil, &Error{Kind: KindConnect, Msg: "realtime: a session needs at least one turn"}
+	}
+	for i, t := range turns {
+		if t.Clip == nil || len(t.Clip.Samples) == 0 || t.Clip.Rate <= 0 {
+			return nil, &Error{Kind: KindConnect, Msg: fmt.Sprintf("realtime: turn %d has no audio", i+1)}
+		}
+		if t.BargeAfterMs != nil && (*t.BargeAfterMs < 0 || math.IsNaN(*t.BargeAfterMs) || math.IsInf(*t.BargeAfterMs, 0)) {
+			return nil, &Error{Kind: KindConnect, Msg: fmt.Sprintf("realtime: turn %d: barge_after_ms must be a number of ms, 0 or more", i+1)}
+		}
+	}
+	s := newSession(cfg, turns)
+	return s.run(ctx)
+}

@@ -2,7 +2,6 @@ package stt
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,9 +115,9 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	n := clip.Frames(frameMs)
 	msgs := make([][]byte, n)
 	for i := range msgs {
-		msgs[i] = appendMsg(clip.Frame(i, frameMs))
+		msgs[i] = wsstamp.AppendAudio(clip.Frame(i, frameMs))
 	}
-	silence := appendMsg(callaudio.Silence(rate, frameMs))
+	silence := wsstamp.AppendAudio(callaudio.Silence(rate, frameMs))
 	speechEnd := clip.SpeechEndFrame(frameMs)
 	if speechEnd < 0 {
 		t.speechSent = true
@@ -211,16 +210,6 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	}
 	stop()
 	return t.res, nil
-}
-
-// appendMsg is input_audio_buffer.append of one frame of PCM16, as both
-// protocols take it.
-func appendMsg(pcm []byte) []byte {
-	const head, tail = `{"type":"input_audio_buffer.append","audio":"`, `"}`
-	b := make([]byte, 0, len(head)+base64.StdEncoding.EncodedLen(len(pcm))+len(tail))
-	b = append(b, head...)
-	b = base64.StdEncoding.AppendEncode(b, pcm)
-	return append(b, tail...)
 }
 
 // ms is at on the turn clock.

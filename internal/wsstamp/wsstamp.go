@@ -2,12 +2,14 @@
 // carries the kernel receive stamp of the socket read that completed it:
 // dialed on a wire.NetpollConn with an endpoint's headers and TLS, the
 // server's frames followed in the bytes read (above TLS), and the ws(s)
-// URL of a server's base.
+// URL of a server's base; and the message that carries a frame of audio
+// in every Realtime dialect (AppendAudio).
 package wsstamp
 
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -222,3 +224,14 @@ func (c *Conn) Close(code websocket.StatusCode, reason string) error {
 
 // CloseNow closes the connection at once, without a close frame.
 func (c *Conn) CloseNow() error { return c.ws.CloseNow() }
+
+// AppendAudio is input_audio_buffer.append of one frame of PCM16, as
+// every Realtime dialect takes the caller's audio: the JSON message with
+// the frame in base64.
+func AppendAudio(pcm []byte) []byte {
+	const head, tail = `{"type":"input_audio_buffer.append","audio":"`, `"}`
+	b := make([]byte, 0, len(head)+base64.StdEncoding.EncodedLen(len(pcm))+len(tail))
+	b = append(b, head...)
+	b = base64.StdEncoding.AppendEncode(b, pcm)
+	return append(b, tail...)
+}

@@ -2,6 +2,8 @@ package wsstamp
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -166,5 +168,18 @@ func TestDialRefused(t *testing.T) {
 	var re *RefusedError
 	if !errors.As(err, &re) || re.Status != http.StatusUnauthorized {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// AppendAudio is the append event with the frame in base64.
+func TestAppendAudio(t *testing.T) {
+	pcm := []byte{1, 0, 255, 127, 0, 128}
+	var ev struct{ Type, Audio string }
+	if err := json.Unmarshal(AppendAudio(pcm), &ev); err != nil {
+		t.Fatal(err)
+	}
+	got, err := base64.StdEncoding.DecodeString(ev.Audio)
+	if err != nil || ev.Type != "input_audio_buffer.append" || string(got) != string(pcm) {
+		t.Fatalf("%+v: %v %v", ev, got, err)
 	}
 }
