@@ -402,3 +402,49 @@ func TestBadDataScrubbed(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// A response that never ends fails the turn as realtime_timeout.
+func TestNoResponseDone(t *testing.T) {
+	fake := &realtimetest.Server{StallOn: 1}
+	_, err := Run(context.Background(), failCfg(t, fake), twoTurns())
+	e := asError(t, err, KindTimeout)
+	if e.Partial == nil || len(e.Partial.Turns) != 1 || e.Partial.Turns[0].SpeechStoppedMs == nil || e.Partial.Turns[0].DoneMs != nil {
+		t.Fatalf("partial %+v", e.Partial)
+	}
+}
+
+// A barge-in the server does not hear: the client cancels CancelAfter
+// after the onset on its own (cancel_on "timeout"), truncating at the
+// audio played by then; the next turn is answered once the server hears
+// it.
+func TestBargeInCancelAfter(t *testing.T) {
+	fake := &realtimetest.Server{Delay: 40 * time.Millisecond, Deltas: 30, DeltaMs: 100, AfterCancelMs: 200, DeafWhileAnswering: true}
+	cfg := testCfg(fake.Start(t))
+	cfg.CancelAfter = 150 * time.Millisecond
+	barge := 200.0
+	turns := []Turn{{Clip: toneClip(DefaultRate, 100, 300, 100), BargeAfterMs: &barge}, {Clip: toneClip(DefaultRate, 0, 900, 100)}}
+	res, err := Run(context.Background(), cfg, turns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Turns[0]
+	if r.BargeOnsetMs == nil || r.CancelMs == nil || r.PlayedMs == nil || r.AudioAfterCancelMs == nil {
+		t.Fatalf("turn 1 %+v", r)
+	}
+	if r.CancelOn != "timeout" || *r.CancelMs < *r.BargeOnsetMs+msOf(cfg.CancelAfter) {
+		t.Fatalf("cancel on %q at %v ms, the onset at %v ms + %v", r.CancelOn, *r.CancelMs, *r.BargeOnsetMs, cfg.CancelAfter)
+	}
+	if r.OnsetToSpeechStartedMs != nil && *r.BargeOnsetMs+*r.OnsetToSpeechStartedMs < *r.CancelMs {
+		t.Fatalf("speech_started %v ms after the onset, before the cancel at %v ms", *r.OnsetToSpeechStartedMs, *r.CancelMs)
+	}
+	truncs := fakeSession(t, fake).Of("conversation.item.truncate")
+	var tr struct {
+		AudioEndMs float64 `json:"audio_end_ms"`
+	}
+	if len(truncs) != 1 || json.Unmarshal(truncs[0].Raw, &tr) != nil || tr.AudioEndMs != *r.PlayedMs {
+		t.Fatalf("truncates %d, played %v", len(truncs), *r.PlayedMs)
+	}
+	if n := res.Turns[1]; n.FirstAudioMs == nil || n.Status != "completed" {
+		t.Fatalf("turn 2 %+v", n)
+	}
+}

@@ -409,35 +409,32 @@ func (s *session) waitOne(ctx context.Context, tick, cancelC, lateC <-chan time.
 }
 
 // act cuts the answer of t when the caller barged in: response.cancel
-// while the response streams, conversation.item.truncate at the audio
-// played by now (whole ms), stamped after the first write returned.
+// while the response streams, then conversation.item.truncate at the
+// audio played by now (whole ms). The cut's stamp is taken right before
+// the cancel's write: a delta received after it is audio after the
+// cancel, since the server cannot have sent it in answer to anything
+// later (a stamp after the write returned may come after the server's
+// answer to it, on loopback).
 func (s *session) act(ctx context.Context, t *turnState, on string) *Error {
 	t.acted = true
-	played := math.Floor(t.playedBy(t.ms(time.Now())))
-	var stamp time.Time
+	pre := time.Now()
+	played := math.Floor(t.playedBy(t.ms(pre)))
+	t.cancelAt = pre
+	t.rec.CancelMs, t.rec.CancelOn, t.rec.PlayedMs = ptr(t.ms(pre)), on, ptr(played)
 	if !t.respEnded {
+		t.cancelled, s.cancelSent = true, true
 		if err := s.send(ctx, map[string]any{"type": "response.cancel"}); err != nil {
 			return s.writeError(ctx, err)
 		}
-		stamp = time.Now()
-		t.cancelled, s.cancelSent = true, true
-		s.keep(t, "response.cancel", stamp, true)
+		s.keep(t, "response.cancel", pre, true)
 	}
 	if t.itemID != "" {
+		at := time.Now()
 		if err := s.send(ctx, map[string]any{"type": "conversation.item.truncate", "item_id": t.itemID, "content_index": 0, "audio_end_ms": int64(played)}); err != nil {
 			return s.writeError(ctx, err)
 		}
-		at := time.Now()
-		if stamp.IsZero() {
-			stamp = at
-		}
 		s.keep(t, "conversation.item.truncate", at, true)
 	}
-	if stamp.IsZero() {
-		stamp = time.Now()
-	}
-	t.cancelAt = stamp
-	t.rec.CancelMs, t.rec.CancelOn, t.rec.PlayedMs = ptr(t.ms(stamp)), on, ptr(played)
 	s.checkEnd(t)
 	return nil
 }

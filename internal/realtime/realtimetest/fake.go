@@ -66,6 +66,12 @@ type Server struct {
 	DropOn int
 	// NoSpeechStopped never ends an utterance.
 	NoSpeechStopped bool
+	// StallOn creates utterance k's response and never sends a delta or
+	// its response.done.
+	StallOn int
+	// DeafWhileAnswering hears nothing while a response streams: a
+	// caller who speaks over it gets no speech_started until it ended.
+	DeafWhileAnswering bool
 	// Refuse refuses the upgrade with this HTTP status.
 	Refuse int
 
@@ -272,6 +278,12 @@ func (c *conn) serve() {
 			c.send(map[string]any{"type": "session.updated", "session": json.RawMessage(sessionOf(data))})
 		case "input_audio_buffer.append":
 			frameMs := float64(rec.Samples) * 1000 / float64(c.rate)
+			f.mu.Lock()
+			deaf := f.DeafWhileAnswering && c.cur != nil
+			f.mu.Unlock()
+			if deaf {
+				rec.Speech = false
+			}
 			if rec.Speech {
 				if !inSpeech {
 					inSpeech = true
@@ -360,6 +372,9 @@ func (c *conn) speechStopped(k int, endMs float64) {
 	c.cur = r
 	f.mu.Unlock()
 	c.send(map[string]any{"type": "response.created", "response": map[string]any{"id": r.id, "object": "realtime.response", "status": "in_progress"}})
+	if k == f.StallOn {
+		return
+	}
 	go c.answer(k, r)
 }
 
