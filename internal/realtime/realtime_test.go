@@ -448,3 +448,64 @@ func TestBargeInCancelAfter(t *testing.T) {
 		t.Fatalf("turn 2 %+v", n)
 	}
 }
+
+// A server that never sends response.created: its deltas and
+// response.done still make the turn's answer.
+func TestNoResponseCreated(t *testing.T) {
+	fake := &realtimetest.Server{NoResponseCreated: true, Deltas: 2, Pace: 10 * time.Millisecond}
+	res, err := Run(context.Background(), failCfg(t, fake), twoTurns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Turns {
+		if r.FirstAudioMs == nil || r.AnswerAudioMs != 200 || r.Status != "completed" {
+			t.Fatalf("turn %+v", r)
+		}
+	}
+}
+
+// A barge-in into an answer whose response had ended: still playing, the
+// client truncates at the audio played and sends no cancel; played out,
+// the caller just speaks next, no barge-in at all. Either way the next
+// turn starts BargeAfterMs after the first audio, not before.
+func TestBargeInAfterTheResponse(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		barge   float64
+		playing bool
+	}{{"still playing", 150, true}, {"played out", 1500, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &realtimetest.Server{Deltas: 10, DeltaMs: 100, Pace: 5 * time.Millisecond}
+			cfg := testCfg(fake.Start(t))
+			barge := tc.barge
+			turns := []Turn{{Clip: toneClip(DefaultRate, 60, 300, 60), BargeAfterMs: &barge}, {Clip: toneClip(DefaultRate, 100, 300, 60)}}
+			res, err := Run(context.Background(), cfg, turns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, s := res.Turns[0], fakeSession(t, fake)
+			if r.Status != "completed" || r.DoneMs == nil {
+				t.Fatalf("turn 1 %+v", r)
+			}
+			if next := msOf(res.TurnStarts[1].Sub(res.TurnStarts[0])); next < *r.FirstAudioMs+barge {
+				t.Fatalf("turn 2 began %.3f ms into turn 1, its first audio at %v ms + %v", next, *r.FirstAudioMs, barge)
+			}
+			if len(s.Of("response.cancel")) != 0 {
+				t.Fatal("a cancel sent for a response that had ended")
+			}
+			truncs := s.Of("conversation.item.truncate")
+			if !tc.playing {
+				if r.BargeOnsetMs != nil || r.CancelMs != nil || len(truncs) != 0 {
+					t.Fatalf("a barge-in after the answer played out: %+v, %d truncates", r, len(truncs))
+				}
+				return
+			}
+			if r.BargeOnsetMs == nil || r.CancelMs == nil || r.PlayedMs == nil || len(truncs) != 1 || *r.AudioAfterCancelMs != 0 || *r.CancelToLastAudioMs != 0 {
+				t.Fatalf("turn 1 %+v, %d truncates", r, len(truncs))
+			}
+			if *r.PlayedMs >= r.AnswerAudioMs || *r.PlayedMs > *r.CancelMs-*r.FirstAudioMs {
+				t.Fatalf("played %v ms of %v by the cut at %v ms (first audio %v ms)", *r.PlayedMs, r.AnswerAudioMs, *r.CancelMs, *r.FirstAudioMs)
+			}
+		})
+	}
+}

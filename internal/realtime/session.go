@@ -576,11 +576,20 @@ func (s *session) handle(ctx context.Context, ev event, at time.Time) *Error {
 
 // owner is the turn whose answer the response id is (the latest
 // response's when the event names none); nil for a response no turn's.
+// A response never announced by response.created is taken as the latest
+// turn's answer on its first event, as response.created would have been.
 func (s *session) owner(id string) *turnState {
 	if id == "" {
 		return s.lastResp
 	}
-	return s.resps[id]
+	t, known := s.resps[id]
+	if !known {
+		if cur := s.latest(); cur.speechSent && cur.resp == "" {
+			cur.resp, t = id, cur
+		}
+		s.resps[id], s.lastResp = t, t
+	}
+	return t
 }
 
 func or(a, b *turnState) *turnState {

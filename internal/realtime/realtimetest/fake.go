@@ -69,6 +69,9 @@ type Server struct {
 	// StallOn creates utterance k's response and never sends a delta or
 	// its response.done.
 	StallOn int
+	// NoResponseCreated never announces a response: its deltas and
+	// response.done come without a response.created before them.
+	NoResponseCreated bool
 	// DeafWhileAnswering hears nothing while a response streams: a
 	// caller who speaks over it gets no speech_started until it ended.
 	DeafWhileAnswering bool
@@ -371,7 +374,9 @@ func (c *conn) speechStopped(k int, endMs float64) {
 	c.s.Answers = append(c.s.Answers, Answer{ID: r.id, StoppedAt: at, AudioEndMs: math.Round(endMs)})
 	c.cur = r
 	f.mu.Unlock()
-	c.send(map[string]any{"type": "response.created", "response": map[string]any{"id": r.id, "object": "realtime.response", "status": "in_progress"}})
+	if !f.NoResponseCreated {
+		c.send(map[string]any{"type": "response.created", "response": map[string]any{"id": r.id, "object": "realtime.response", "status": "in_progress"}})
+	}
 	if k == f.StallOn {
 		return
 	}
