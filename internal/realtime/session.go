@@ -271,8 +271,9 @@ func (s *session) begin(t *turnState, pre time.Time) {
 		return
 	}
 	p.onset = pre
-	total := bytesMs(p.audioBytes, s.rate)
-	if !p.respEnded || p.playedBy(p.ms(pre)) < total {
+	// Still streaming, or still playing: the speaker's end of the last
+	// delta is ahead.
+	if !p.respEnded || p.ms(pre) < p.pb.EndMs {
 		p.bargeIn = true
 		p.rec.BargeOnsetMs = ptr(p.ms(pre))
 		p.cancelDue = pre.Add(s.cfg.CancelAfter)
