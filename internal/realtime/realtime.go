@@ -8,8 +8,9 @@
 // position), every received message stamped as it came off the socket.
 //
 // Every time of a turn (artifact.RealtimeTurn) is in ms since the turn's
-// start, the moment its first frame of the caller's speech left (for a
-// turn that barged in, the barge-in's onset).
+// start, the moment right before its first frame's write (for a turn
+// that barged in, the barge-in's onset). docs/realtime.md defines every
+// figure.
 package realtime
 
 import (
@@ -86,11 +87,12 @@ type Result struct {
 	// sample rate both ways.
 	Dialect string `json:"dialect"`
 	Rate    int    `json:"rate"`
-	// Start is when the session's first frame left.
+	// Start is right before the session's first frame's write (frame i
+	// is due at Start + i*FrameMs).
 	Start time.Time `json:"-"`
-	// Turns are the turns measured, in order; TurnStarts each one's Start
-	// (its turn clock's zero: its first speech frame left, or the
-	// barge-in's onset).
+	// Turns are the turns measured, in order; TurnStarts each one's
+	// clock's zero: right before its first frame's write (for a turn that
+	// barged in, the barge-in's onset; TurnStarts[0] is Start).
 	Turns      []artifact.RealtimeTurn `json:"turns"`
 	TurnStarts []time.Time             `json:"-"`
 }
