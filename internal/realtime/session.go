@@ -156,7 +156,7 @@ func (s *session) prepare(i int) *turnState {
 		}
 		ts.msgs[j] = wsstamp.AppendAudio(pcm)
 	}
-	ts.rec = artifact.RealtimeTurn{Turn: i + 1, Said: clip.Text, AudioMs: roundUs(clip.DurationMs())}
+	ts.rec = artifact.RealtimeTurn{Turn: i + 1, Said: clip.Text, AudioMs: turn.RoundUs(clip.DurationMs())}
 	if t.BargeAfterMs != nil && i+1 < len(s.turns) {
 		ts.barge = true
 		ts.bargeAfter = time.Duration(*t.BargeAfterMs * float64(time.Millisecond))
@@ -315,7 +315,7 @@ func (s *session) checkEnd(t *turnState) {
 
 // ms is at on t's clock, to the microsecond.
 func (t *turnState) ms(at time.Time) float64 {
-	return roundUs(float64(at.Sub(t.start)) / float64(time.Millisecond))
+	return turn.RoundUs(float64(at.Sub(t.start)) / float64(time.Millisecond))
 }
 
 // playedBy is the ms of the answer a speaker had played by tMs on the
@@ -477,7 +477,7 @@ func (s *session) handle(ctx context.Context, ev event, at time.Time) *Error {
 		if len(s.ts) > 1 {
 			if p := s.ts[len(s.ts)-2]; p.bargeIn {
 				if p.rec.OnsetToSpeechStartedMs == nil {
-					p.rec.OnsetToSpeechStartedMs = ptr(roundUs(float64(at.Sub(p.onset)) / float64(time.Millisecond)))
+					p.rec.OnsetToSpeechStartedMs = ptr(turn.RoundUs(float64(at.Sub(p.onset)) / float64(time.Millisecond)))
 				}
 				if !p.acted {
 					return s.act(ctx, p, "speech_started")
@@ -649,9 +649,9 @@ func (s *session) result() *Result {
 	r.TurnStarts = make([]time.Time, 0, len(s.ts))
 	for _, t := range s.ts {
 		rec := t.rec
-		rec.AnswerAudioMs = roundUs(bytesMs(t.audioBytes, s.rate))
+		rec.AnswerAudioMs = turn.RoundUs(bytesMs(t.audioBytes, s.rate))
 		if len(t.placed) > 0 {
-			rec.UnderrunMs = ptr(roundUs(t.pb.UnderrunMs))
+			rec.UnderrunMs = ptr(turn.RoundUs(t.pb.UnderrunMs))
 		}
 		rec.MouthToEarMs = turn.Stamps{SpeechEndMs: rec.SpeechEndMs, FirstAudioMs: rec.FirstAudioMs}.Parts().MouthToEarMs
 		rec.Transcript = s.scrub.String(t.transcript.String())
@@ -659,8 +659,8 @@ func (s *session) result() *Result {
 		if !t.cancelAt.IsZero() {
 			after, last := 0.0, 0.0
 			if t.afterBytes > 0 {
-				after = roundUs(bytesMs(t.afterBytes, s.rate))
-				last = roundUs(float64(t.lastAfter.Sub(t.cancelAt)) / float64(time.Millisecond))
+				after = turn.RoundUs(bytesMs(t.afterBytes, s.rate))
+				last = turn.RoundUs(float64(t.lastAfter.Sub(t.cancelAt)) / float64(time.Millisecond))
 			}
 			rec.AudioAfterCancelMs, rec.CancelToLastAudioMs = &after, &last
 		}
@@ -673,9 +673,6 @@ func (s *session) result() *Result {
 
 // bytesMs is the duration of n bytes of PCM16 mono at rate.
 func bytesMs(n, rate int) float64 { return float64(n) / 2 / float64(rate) * 1000 }
-
-// roundUs rounds ms to the microsecond, as every time of the records is.
-func roundUs(ms float64) float64 { return math.Round(ms*1000) / 1000 }
 
 func ptr(v float64) *float64 { return &v }
 
