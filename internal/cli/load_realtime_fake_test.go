@@ -159,3 +159,33 @@ func TestLoadRealtimeSearch(t *testing.T) {
 		t.Fatalf("capacity %+v, want 1, with 2 the level above", c)
 	}
 }
+
+// TestLoadRealtimeFailures: a server that answers every session's second
+// utterance with an error event fails that turn of its kind, which ends
+// the session; the first turns stay measured, the level counts the
+// failures by kind, and the run goes on to its end (exit 0: not every
+// turn failed).
+func TestLoadRealtimeFailures(t *testing.T) {
+	t.Parallel()
+	fake := &realtimetest.Server{Deltas: 2, ErrorOn: 2, ErrorMsg: "the model is overloaded", StopAfterMs: 700}
+	url := fake.Start(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("load", "--realtime", url, "--concurrency", "2", "--requests", "2", "--turns", "3", "--out", out, "--no-report")
+	t.Logf("%s%s", stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	s := strictLoad(t, out).Levels[0].Summary
+	if s.Requests != 4 || s.Failed != 2 || len(s.Failures) != 1 || s.Failures[0].Kind != "realtime_error" || s.Failures[0].N != 2 ||
+		!strings.Contains(s.Failures[0].Example, "the model is overloaded") {
+		t.Errorf("turns %d, failed %d, failures %+v: want 4 turns (two a session, the second failed), 2 realtime_error", s.Requests, s.Failed, s.Failures)
+	}
+	if s.MouthToEarMs == nil || s.MouthToEarMs.N != 2 {
+		t.Errorf("mouth_to_ear_ms %+v, want over the 2 first turns", s.MouthToEarMs)
+	}
+	for _, r := range realtimeRows(t, out) {
+		if (r.Turn == 2) != (r.ErrorKind != nil) {
+			t.Errorf("call %d turn %d: error %v, want the second turn's alone", r.Call, r.Turn, r.ErrorKind)
+		}
+	}
+}
