@@ -23,6 +23,15 @@ func (vm *VM) LoadRunner(exp *Experiment, set artifact.LoadSettings) *streammany
 	return streammany.NewRunner(vm.manyHost(), exp.fn, exp.name, set)
 }
 
+// RealtimeRunner makes the runner of the speech-to-speech sessions set
+// describes (load --realtime: load.Runner), whose callers' lines exp
+// builds: runtime/streammany's, over this VM, which needs no LLM server.
+// The run's clock (each row's run_ms) starts now.
+func (vm *VM) RealtimeRunner(exp *Experiment, set artifact.LoadSettings, cfg streammany.RealtimeConfig) *streammany.RealtimeRunner {
+	vm.runBegan = time.Now()
+	return streammany.NewRealtimeRunner(vm.manyHost(), exp.fn, exp.name, set, cfg)
+}
+
 // manyHost is what stream_many and the load's runner take from the VM.
 func (vm *VM) manyHost() *streammany.Host {
 	h := &streammany.Host{

@@ -127,6 +127,9 @@ type LoadSettings struct {
 	// until its SLO verdicts are decided or its budget is spent; absent
 	// otherwise.
 	UntilDecided *UntilDecided `json:"until_decided,omitempty"`
+	// Realtime is, in a load of speech-to-speech sessions (load
+	// --realtime), their server and how they were held; absent otherwise.
+	Realtime *LoadRealtime `json:"realtime,omitempty"`
 }
 
 // LoadTrace is a replayed trace (--trace): the file, its format
@@ -815,6 +818,11 @@ type Request struct {
 	EndpointingMs *float64 `json:"endpointing_ms,omitempty"`
 	SttQueueMs    *float64 `json:"stt_queue_ms,omitempty"`
 	WER           *float64 `json:"wer,omitempty"`
+	// AudioAfterCancelMs is, on a turn of a speech-to-speech session
+	// (load --realtime) whose answer the caller barged into, the ms of the
+	// answer's audio that arrived after the client's response.cancel: what
+	// the caller hears over their own voice. Absent otherwise.
+	AudioAfterCancelMs *float64 `json:"audio_after_cancel_ms,omitempty"`
 	// LateMs is how late the request began past the moment it could
 	// begin: its due time (ScheduledMs), or, when a cap on calls at once
 	// held its call back (--trace-max, --concurrency with --rate), the
@@ -910,6 +918,18 @@ func (r Request) Cells() []string {
 		num(r.TTFTMs), num(r.FirstSentenceMs), num(r.TotalMs), num(r.StallMs), fmt.Sprint(r.Chunks), num(r.PromptN),
 		num(r.CacheN), num(r.PredictedN), str(r.ErrorKind), str(r.Error), num(r.FirstAudioMs), num(r.UnderrunMs), num(r.T0UnixMs),
 		num(r.MouthToEarMs), num(r.SttFinalMs), num(r.EndpointingMs), num(r.SttQueueMs), num(r.WER), num(r.LateMs)}
+}
+
+// LoadRealtime is a load of speech-to-speech sessions' (load
+// --realtime): the Realtime server (its URL as shown, never a secret),
+// the session's model and voice where given, and the barge-in (every
+// turn but a session's last barges in this long after its first audio
+// delta; absent without one).
+type LoadRealtime struct {
+	Server       string   `json:"server"`
+	Model        string   `json:"model,omitempty"`
+	Voice        string   `json:"voice,omitempty"`
+	BargeAfterMs *float64 `json:"barge_after_ms,omitempty"`
 }
 
 // LoadRequest is one row of `ttftlab load`'s requests.jsonl: the request

@@ -63,6 +63,10 @@ type loadCmd struct {
 	// without one.
 	replay replayFlags
 	tr     *trace.Trace
+	// rt are load's own flags of speech-to-speech sessions, beside
+	// --realtime and its server's (flags.realtime): the load is then
+	// sessions (load_realtime.go).
+	rt realtimeLoadFlags
 	// given are the flags set on the command line.
 	given map[string]bool
 	// writeFailed: the last run ended on a file it could not write (a
@@ -108,7 +112,9 @@ level held and one failed every request), naming the failure kinds; exits 3 when
 gate fails (--fail-below, --max-error-rate); a missed SLO or a partial failure
 otherwise exits 0. With --shard I/N it runs one part of a run split over N machines,
 its levels fixed on the wall clock (--start-at or --barrier, --duration, --level-gap), into
-OUT/shard-I; ttftlab merge makes the shards one load folder (docs/distributed.md).`
+OUT/shard-I; ttftlab merge makes the shards one load folder (docs/distributed.md). With
+--realtime URL each call is a speech-to-speech session with that Realtime server instead, each
+turn a row, mouth_to_ear_ms its figure; no LLM server is used or started (docs/load.md).`
 
 // defaultBudget is --budget's default: each level run until decided
 // gets 5 minutes, enough at one call at once of a second a request to
@@ -174,6 +180,8 @@ func (c *loadCmd) register(fs *flagSet) {
 		return nil
 	})
 	registerRuns(fs, &c.runs)
+	c.flags.registerRealtime(fs)
+	c.rt.register(fs)
 	c.shard.register(fs)
 	c.replay.register(fs)
 	fs.floatVar(&c.failBelow, "fail-below", 0, 0, math.MaxFloat64, "exit 3 when the capacity is below this level (a CI gate; 0: off)")
@@ -190,7 +198,8 @@ func (c *loadCmd) register(fs *flagSet) {
 			"progress at once, each as long as its answers at %d tokens/s plus its speaking and pauses, at most 1024)", assumedTokensPerS, assumedTokensPerS)
 		f.DefValue = "0" // the default depends on the levels
 	}
-	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; with --stt and --tts mouth_to_ear_ms, stt_final_ms, endpointing_ms; default first_sentence_ms<=800@p95)", func(s string) error {
+	fs.Func("slo", "`METRIC<=MS@pNN`, e.g. first_sentence_ms<=800@p95 (repeatable; metrics: ttft_ms, first_sentence_ms, total_ms; with --tts first_audio_ms, underrun_ms; with --stt and --tts mouth_to_ear_ms, stt_final_ms, endpointing_ms; with --realtime "+
+		"mouth_to_ear_ms, first_audio_ms, underrun_ms, endpointing_ms, total_ms; default first_sentence_ms<=800@p95, with --realtime "+realtimeSLO+")", func(s string) error {
 		if _, err := parseSLO(s); err != nil {
 			return err
 		}
@@ -212,6 +221,9 @@ func (c *loadCmd) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.given = fs.given()
+	if c.sessions() {
+		return c.runRealtime(ctx, fs)
+	}
 	set, levels, err := c.settings()
 	if err != nil {
 		return fs.usageErr(err)
@@ -545,6 +557,9 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	}
 	if len(slos) == 0 {
 		slos = []string{"first_sentence_ms<=800@p95"}
+		if c.sessions() {
+			slos = []string{realtimeSLO}
+		}
 	}
 	// A turn the caller speaks is measured to the moment the caller
 	// hears the answer (mouth to ear): --stt needs the answers spoken.
@@ -555,6 +570,14 @@ func (c *loadCmd) settings() (artifact.LoadSettings, []float64, error) {
 	var sloList []artifact.SLO
 	for _, s := range slos {
 		slo, _ := parseSLO(s)
+		if c.sessions() {
+			if !slices.Contains(realtimeSLOMetrics, slo.Metric) {
+				return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q: a speech-to-speech session has no %s (no LLM stream is seen); with --realtime the metrics are %s",
+					s, slo.Metric, strings.Join(realtimeSLOMetrics, ", "))
+			}
+			sloList = append(sloList, slo)
+			continue
+		}
 		if m := slo.Metric; (m == "first_audio_ms" || m == "underrun_ms") && c.flags.tts.url == "" {
 			return artifact.LoadSettings{}, nil, fmt.Errorf("--slo %q needs answers spoken: add --tts URL (a server of /v1/audio/speech) or --tts default (espeak-ng)", s)
 		}

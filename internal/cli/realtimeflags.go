@@ -14,9 +14,10 @@ import (
 )
 
 // realtimeFlags name the Realtime server of a command's speech-to-speech
-// sessions (session(), the lab's realtime step): its URL, key, headers
-// and TLS. Only run, repl and lab register them (registerRealtime); a
-// command that does not leaves them empty, and they do nothing.
+// sessions (session(), the lab's realtime step, load --realtime): its
+// URL, key, headers and TLS. Only run, repl, lab and load register them
+// (registerRealtime); a command that does not leaves them empty, and they
+// do nothing.
 type realtimeFlags struct {
 	url, key, keyFile, caCert string
 	insecure                  bool
@@ -72,6 +73,26 @@ func (r *realtimeFlags) check(f *flagSet) error {
 	return nil
 }
 
+// endpoint is --realtime's server with model ("": none), dressed as the
+// other side servers are: its key, headers and TLS (else llm's, nil:
+// none), where the key came from said on log, never its value.
+func (r *realtimeFlags) endpoint(model string, llm *endpoint.Endpoint, log io.Writer) (*endpoint.Endpoint, error) {
+	base, err := parseSTTURL(r.url)
+	if err != nil {
+		return nil, err
+	}
+	ep := &endpoint.Endpoint{Base: base, Model: model}
+	if model != "" {
+		ep.ModelSource = "--realtime-model"
+	}
+	side := sideEndpoint{flag: "realtime", keyEnv: realtimeKeyEnv, label: "realtime", server: "the Realtime server",
+		key: r.key, keyFile: r.keyFile, caCert: r.caCert, insecure: r.insecure, headers: r.headers}
+	if err := side.dress(ep, llm, httpBase(ep.Base), log); err != nil {
+		return nil, err
+	}
+	return ep, nil
+}
+
 // start makes the run's Realtime server: nil without --realtime; else
 // its endpoint dressed as the other side servers' are (key, headers,
 // TLS, said on log, never the key), and the espeak-ng that speaks the
@@ -81,11 +102,8 @@ func (r *realtimeFlags) start(ctx context.Context, llm *endpoint.Endpoint, voice
 	if r.url == "" {
 		return nil, nil
 	}
-	base, _ := parseSTTURL(r.url)
-	ep := &endpoint.Endpoint{Base: base}
-	side := sideEndpoint{flag: "realtime", keyEnv: realtimeKeyEnv, label: "realtime", server: "the Realtime server",
-		key: r.key, keyFile: r.keyFile, caCert: r.caCert, insecure: r.insecure, headers: r.headers}
-	if err := side.dress(ep, llm, httpBase(ep.Base), log); err != nil {
+	ep, err := r.endpoint("", llm, log)
+	if err != nil {
 		return nil, err
 	}
 	rt := &runtime.Realtime{Endpoint: ep, Voice: voice}

@@ -8,8 +8,8 @@ import (
 )
 
 // TestRealtimeFlagsRefused: Realtime flags that cannot work are usage
-// errors (exit 2) before anything starts, on run, repl and lab; the key is
-// shown in none of them.
+// errors (exit 2) before anything starts, on run, repl, lab and load; the
+// key is shown in none of them.
 func TestRealtimeFlagsRefused(t *testing.T) {
 	const key = "sk-mouth-77a1e0"
 	dir := t.TempDir()
@@ -42,8 +42,8 @@ func TestRealtimeFlagsRefused(t *testing.T) {
 		}
 	}
 	code, _, stderr := runCLI("load", "--server", "http://127.0.0.1:1", "--realtime-api-key", key)
-	if code != 2 || !strings.Contains(stderr, "flag provided but not defined: -realtime-api-key") {
-		t.Errorf("load takes no Realtime flags of this kind: exit %d, %q", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "--realtime-api-key: these are the Realtime server's: give --realtime URL") || strings.Contains(stderr, key) {
+		t.Errorf("load --realtime-api-key without --realtime: exit %d, %q", code, stderr)
 	}
 }
 

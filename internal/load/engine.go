@@ -199,6 +199,16 @@ type Job struct {
 	// waits there for the answer's audio. Its error fails the request
 	// (Result.AfterErr) when the stream itself ended well.
 	After func(res *stream.Result, err error) error
+	// Session, when set, is run instead of the stream: a whole session of
+	// its own (a speech-to-speech session over a WebSocket, whose turns
+	// the session paces itself), on the job's goroutine, past the start
+	// gate as a stream is (the gate lets the next start in after
+	// gateHold, or when the session returns). Its times are the Result's
+	// as for any job (Began and Start when it was called, End when it
+	// returned), its error the Result's Err; Request, Before and After are
+	// unused. The plan makes each session due as a call's first turn:
+	// with Plan.Turns 1, one job is one call.
+	Session func(ctx context.Context) error
 }
 
 // Status is what Hooks.Next has to offer.

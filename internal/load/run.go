@@ -247,6 +247,10 @@ func (r *run) do(t Turn, job Job, admitted time.Duration) {
 	req := job.Request
 	began := r.now()
 	ramp := t.Due < r.l.plan.Ramp.Duration
+	if job.Session != nil {
+		r.session(t, job, admitted, ramp)
+		return
+	}
 	if job.Before != nil {
 		if err := job.Before(r.ctx, &req); err != nil {
 			end := r.now()
@@ -284,6 +288,22 @@ func (r *run) do(t Turn, job Job, admitted time.Duration) {
 	end := r.now()
 	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Admitted: admitted, Ramp: ramp, Began: began, Start: start,
 		End: end, Result: res, Err: err, AfterErr: afterErr}
+}
+
+// session runs a job's Session once the start gate lets it in: its start
+// is that moment, its end when it returned.
+func (r *run) session(t Turn, job Job, admitted time.Duration, ramp bool) {
+	r.gate <- struct{}{}
+	start := r.now()
+	var once sync.Once
+	release := func() { once.Do(func() { <-r.gate }) }
+	hold := time.AfterFunc(gateHold, release)
+	err := job.Session(r.ctx)
+	hold.Stop()
+	release()
+	end := r.now()
+	r.results <- Result{Index: t.Index, Call: t.Call, Turn: t.Turn, Scheduled: t.Due, Admitted: admitted, Ramp: ramp, Began: start, Start: start,
+		End: end, Err: err}
 }
 
 // armTimer points the timer at the due time of next (when due) or the

@@ -169,6 +169,9 @@ func TestLevelNoContent(t *testing.T) {
 		"  at least 8 of the 38 requests that ended without an error streamed no content (no first token): the server answered with nothing to time")
 	// An empty distribution has no interval line.
 	noLine(t, (&loadtext.Table{}).Level("10", tableCase(t, "no content").levels[0]), "1st sent  p50")
+	// A speech-to-speech session's turns stream no LLM content: not a
+	// thing to warn of.
+	noLine(t, (&loadtext.Table{Sessions: true}).Level("10", tableCase(t, "no content").levels[0]), "streamed no content")
 }
 
 func TestLevelSpoken(t *testing.T) {

@@ -40,6 +40,14 @@ func RunLines(set artifact.LoadSettings) []string {
 			set.Server, set.Mode, levelsText, set.Calls, set.Turns, turns, set.Calls*set.Turns, set.Docs, set.MaxTokens),
 		sloLine(set.SLO),
 	}
+	if rt := set.Realtime; rt != nil {
+		// A speech-to-speech session is a call: its turns are the rows.
+		lines[0] = fmt.Sprintf("ttftlab load: realtime sessions with %s, %s levels %s, per level %d sessions of %d turn%s each (%d turns)",
+			rt.Server, set.Mode, levelsText, set.Calls, set.Turns, turns, set.Calls*set.Turns)
+		if rt.BargeAfterMs != nil {
+			lines[0] += fmt.Sprintf(", each turn but the last barged into %s ms after its first audio", g(*rt.BargeAfterMs))
+		}
+	}
 	if tr := set.Trace; tr != nil {
 		// A Mooncake line is its own prompt of token ids and gives its
 		// answer's length; a call log's turns are asked as a call's are.
@@ -223,7 +231,8 @@ func EndLines(doc artifact.Load, out string, t *Table) []string {
 		lines = append(lines, line)
 	}
 	server := ""
-	if set.Shard == nil || set.Shard.Index == 0 {
+	if (set.Shard == nil || set.Shard.Index == 0) && set.Realtime == nil {
+		// A load of speech-to-speech sessions has no LLM server to watch.
 		server = ", server.jsonl"
 	}
 	lines = append(lines, fmt.Sprintf("artifacts in %s: load.json, requests.jsonl, requests.csv%s", out, server))

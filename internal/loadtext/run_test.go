@@ -50,6 +50,17 @@ func TestRunLines(t *testing.T) {
 	}
 
 	set = searchDoc().Settings
+	set.SearchMax, set.Levels, set.Turns = 0, []float64{1, 8}, 3
+	set.Realtime = &artifact.LoadRealtime{Server: "ws://127.0.0.1:8765"}
+	sameAs(t, "speech-to-speech sessions", loadtext.RunLines(set)[:1], []string{
+		"ttftlab load: realtime sessions with ws://127.0.0.1:8765, concurrency levels 1,8, per level 40 sessions of 3 turns each (120 turns)",
+	})
+	set.Realtime.BargeAfterMs = artifact.Ms(800)
+	if got := loadtext.RunLines(set)[0]; !strings.HasSuffix(got, "(120 turns), each turn but the last barged into 800 ms after its first audio") {
+		t.Errorf("sessions that barge in: %q", got)
+	}
+
+	set = searchDoc().Settings
 	set.SearchMax, set.Levels, set.RunID = 0, []float64{1, 2}, "r1"
 	set.Shard = &artifact.LoadShard{Index: 1, Count: 3, Host: "b"}
 	set.StartAtUnixMs, set.DurationMs, set.LevelGapMs = 1772366405250.75, 30000, 2500
@@ -92,6 +103,12 @@ func TestEndLinesSweep(t *testing.T) {
 		"artifacts in runs/load: load.json, requests.jsonl, requests.csv, server.jsonl",
 	})
 	sameAs(t, "its legend", lines[:legendLen], tab.Legend())
+	// Speech-to-speech sessions have no LLM server to watch.
+	doc.Settings.Realtime = &artifact.LoadRealtime{Server: "ws://127.0.0.1:8765"}
+	if got := loadtext.EndLines(doc, "runs/load", tab); got[len(got)-1] != "artifacts in runs/load: load.json, requests.jsonl, requests.csv" {
+		t.Errorf("sessions' artifacts: %q", got[len(got)-1])
+	}
+	doc.Settings.Realtime = nil
 
 	// No level held: the first one missed.
 	doc.Capacity = nil

@@ -27,6 +27,9 @@ type Table struct {
 	// Scope is what the percentiles are over beyond their requests ("over
 	// every shard's requests"), said in the legend; "" for nothing more.
 	Scope string
+	// Sessions: the levels are speech-to-speech sessions (load
+	// --realtime), whose turns stream no LLM content to time.
+	Sessions bool
 	// marked says whether a level's lines marked a percentile "*"; late
 	// whether they said how late the requests started.
 	marked, late bool
@@ -35,7 +38,7 @@ type Table struct {
 // NewTable is the table of a run with these settings: its mode, ramp and
 // the speech engines whose CPU a level reports.
 func NewTable(set artifact.LoadSettings) *Table {
-	t := &Table{Mode: set.Mode, Ramp: set.Ramp}
+	t := &Table{Mode: set.Mode, Ramp: set.Ramp, Sessions: set.Realtime != nil}
 	if set.TTS != nil {
 		t.Engine = set.TTS.Engine
 	}
@@ -228,7 +231,7 @@ func (t *Table) Level(label string, l artifact.LoadLevel) []string {
 	}
 	// Requests that ended without an error yet streamed no content (a
 	// server that sends usage alone): no figure, and no failure either.
-	if s.OK > s.TTFTMs.N {
+	if s.OK > s.TTFTMs.N && !t.Sessions {
 		least := ""
 		if s.Failed > 0 {
 			least = "at least "

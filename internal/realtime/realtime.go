@@ -8,13 +8,15 @@
 // position), every received message stamped as it came off the socket.
 //
 // Every time of a turn (artifact.RealtimeTurn) is in ms since the turn's
-// start, the moment its first frame of the caller's speech left (for a
-// turn that barged in, the barge-in's onset).
+// start, the moment right before its first frame's write (for a turn
+// that barged in, the barge-in's onset). docs/realtime.md defines every
+// figure.
 package realtime
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"math"
 	"time"
 
 	"ttftlab/internal/artifact"
@@ -22,7 +24,7 @@ import (
 	"ttftlab/internal/endpoint"
 )
 
-// Dialects a session may turn out to speak (Session.Dialect).
+// Dialects a session may turn out to speak (Result.Dialect).
 const (
 	// DialectGA is OpenAI's GA event names (response.output_audio.delta,
 	// session.type "realtime").
@@ -85,11 +87,12 @@ type Result struct {
 	// sample rate both ways.
 	Dialect string `json:"dialect"`
 	Rate    int    `json:"rate"`
-	// Start is when the session's first frame left.
+	// Start is right before the session's first frame's write (frame i
+	// is due at Start + i*FrameMs).
 	Start time.Time `json:"-"`
-	// Turns are the turns measured, in order; TurnStarts each one's Start
-	// (its turn clock's zero: its first speech frame left, or the
-	// barge-in's onset).
+	// Turns are the turns measured, in order; TurnStarts each one's
+	// clock's zero: right before its first frame's write (for a turn that
+	// barged in, the barge-in's onset; TurnStarts[0] is Start).
 	Turns      []artifact.RealtimeTurn `json:"turns"`
 	TurnStarts []time.Time             `json:"-"`
 }
@@ -120,11 +123,26 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
 
-var errTodo = errors.New("realtime: not built yet")
-
 // Run holds one session with the server: it connects, opens the session
 // (session.update: audio formats, the server's VAD, voice, instructions),
 // then speaks the turns in order, each after the previous turn's answer
 // ended (response.done) or, when that turn barges in, over it. A failure
 // is an *Error whose Partial holds the turns measured.
-func Run(ctx context.Context, cfg Config, turns []Turn) (*Result, error) { return nil, errTodo }
+func Run(ctx context.Context, cfg Config, turns []Turn) (*Result, error) {
+	if cfg.Endpoint == nil {
+		return nil, &Error{Kind: KindConnect, Msg: "realtime: no server given"}
+	}
+	if len(turns) == 0 {
+		return nil, &Error{Kind: KindConnect, Msg: "realtime: a session needs at least one turn"}
+	}
+	for i, t := range turns {
+		if t.Clip == nil || len(t.Clip.Samples) == 0 || t.Clip.Rate <= 0 {
+			return nil, &Error{Kind: KindConnect, Msg: fmt.Sprintf("realtime: turn %d has no audio", i+1)}
+		}
+		if t.BargeAfterMs != nil && (*t.BargeAfterMs < 0 || math.IsNaN(*t.BargeAfterMs) || math.IsInf(*t.BargeAfterMs, 0)) {
+			return nil, &Error{Kind: KindConnect, Msg: fmt.Sprintf("realtime: turn %d: barge_after_ms must be a number of ms, 0 or more", i+1)}
+		}
+	}
+	s := newSession(cfg, turns)
+	return s.run(ctx)
+}

@@ -2,7 +2,6 @@ package stt
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"ttftlab/internal/callaudio"
 	"ttftlab/internal/endpoint"
+	"ttftlab/internal/wsstamp"
 )
 
 // A streaming turn (realtime, vllm-realtime) sends the caller's audio as
@@ -23,7 +23,7 @@ import (
 // write returned; after the clip, silence frames at the same pace until
 // the final transcript comes, or the protocol's silence ends, or Timeout
 // passes. Meanwhile a reader takes the server's messages, each with the
-// stamp of the socket read that completed it (stampConn).
+// stamp of the socket read that completed it (internal/wsstamp).
 
 // streamProto is one streaming protocol's events; the pacing, the socket
 // and the failures are streamTurn's.
@@ -58,8 +58,7 @@ func streaming(api API, query string, proto func() streamProto) {
 type streamTurn struct {
 	cfg     Config
 	proto   streamProto
-	ws      *websocket.Conn
-	sc      *stampConn
+	ws      *wsstamp.Conn
 	frameMs int
 	// scrub takes the secrets the request sent (its key, its secret
 	// headers) out of what the server says: its transcript, its errors.
@@ -98,11 +97,11 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 		res:   &Result{API: api, Rate: rate, AudioMs: clip.DurationMs()},
 		final: make(chan struct{}), failc: make(chan *Error, 1)}
 
-	ws, sc, err := wsDial(ctx, cfg.Endpoint, rawURL, cfg.Timeout)
+	ws, err := wsDial(ctx, cfg.Endpoint, rawURL, cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
-	t.ws, t.sc = ws, sc
+	t.ws = ws
 	defer ws.CloseNow()
 	if err := proto.open(ctx, t); err != nil {
 		var e *Error
@@ -116,9 +115,9 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	n := clip.Frames(frameMs)
 	msgs := make([][]byte, n)
 	for i := range msgs {
-		msgs[i] = appendMsg(clip.Frame(i, frameMs))
+		msgs[i] = wsstamp.AppendAudio(clip.Frame(i, frameMs))
 	}
-	silence := appendMsg(callaudio.Silence(rate, frameMs))
+	silence := wsstamp.AppendAudio(callaudio.Silence(rate, frameMs))
 	speechEnd := clip.SpeechEndFrame(frameMs)
 	if speechEnd < 0 {
 		t.speechSent = true
@@ -211,16 +210,6 @@ func streamTranscribe(ctx context.Context, cfg Config, clip *callaudio.Clip, api
 	}
 	stop()
 	return t.res, nil
-}
-
-// appendMsg is input_audio_buffer.append of one frame of PCM16, as both
-// protocols take it.
-func appendMsg(pcm []byte) []byte {
-	const head, tail = `{"type":"input_audio_buffer.append","audio":"`, `"}`
-	b := make([]byte, 0, len(head)+base64.StdEncoding.EncodedLen(len(pcm))+len(tail))
-	b = append(b, head...)
-	b = base64.StdEncoding.AppendEncode(b, pcm)
-	return append(b, tail...)
 }
 
 // ms is at on the turn clock.
@@ -320,14 +309,13 @@ func (t *streamTurn) writeError(ctx context.Context, err error) *Error {
 // or ctx's end.
 func (t *streamTurn) read(ctx context.Context) {
 	for {
-		typ, data, err := t.ws.Read(ctx)
+		typ, data, at, err := t.ws.Read(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				t.failc <- readError(err)
 			}
 			return
 		}
-		at := t.sc.next()
 		if typ != websocket.MessageText {
 			t.failc <- &Error{Kind: KindBadData, Msg: "speech-to-text: the server sent a binary message where JSON events are spoken"}
 			return
@@ -379,7 +367,7 @@ func (t *streamTurn) firstEvent(ctx context.Context) (wsEvent, error) {
 func (t *streamTurn) readFirst(ctx context.Context) ([]byte, error) {
 	rctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
-	typ, data, err := t.ws.Read(rctx)
+	typ, data, _, err := t.ws.Read(rctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, wsCtxError(ctx.Err(), nil)
@@ -390,7 +378,6 @@ func (t *streamTurn) readFirst(ctx context.Context) ([]byte, error) {
 		}
 		return nil, readError(err)
 	}
-	t.sc.next()
 	if typ != websocket.MessageText {
 		return nil, &Error{Kind: KindBadData, Msg: "speech-to-text: the server sent a binary message where JSON events are spoken"}
 	}

@@ -101,14 +101,14 @@ func diff(a, b *float64) *float64 {
 	if a == nil || b == nil {
 		return nil
 	}
-	v := roundUs(*a - *b)
+	v := RoundUs(*a - *b)
 	return &v
 }
 
-// roundUs rounds ms to the microsecond, as every time of the records is.
-func roundUs(ms float64) float64 {
+// RoundUs rounds ms to the microsecond, as every time of the records is.
+func RoundUs(ms float64) float64 {
 	if ms < 0 {
-		return -roundUs(-ms)
+		return -RoundUs(-ms)
 	}
 	return float64(int64(ms*1000+0.5)) / 1000
 }

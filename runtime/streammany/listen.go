@@ -58,22 +58,12 @@ func spokenMessages(L *lua.LState, messages lua.LValue) (lua.LValue, *heardTurn)
 		return lua.LString(placeholder), h
 	case *lua.LTable:
 		list := L.CreateTable(v.Len(), 0)
-		last := 0
 		for i := 1; i <= v.Len(); i++ {
 			list.Append(v.RawGetInt(i))
-			if m, ok := v.RawGetInt(i).(*lua.LTable); ok && m.RawGetString("role") == lua.LString("user") {
-				last = i
-			}
 		}
-		if last == 0 {
-			L.RaiseError("stream_many: stt speaks each request's last user message, and this request's messages have none")
-		}
+		last, text := lastUserLine(L, v, "stream_many: stt speaks")
 		m := v.RawGetInt(last).(*lua.LTable)
-		text, ok := m.RawGetString("content").(lua.LString)
-		if !ok {
-			L.RaiseError("stream_many: stt speaks each request's last user message, whose content must be a string, got %s", m.RawGetString("content").Type())
-		}
-		h.text = string(text)
+		h.text = text
 		heard := L.CreateTable(0, 2)
 		m.ForEach(heard.RawSet)
 		heard.RawSetString("content", lua.LString(placeholder))
@@ -81,6 +71,27 @@ func spokenMessages(L *lua.LState, messages lua.LValue) (lua.LValue, *heardTurn)
 		return list, h
 	}
 	return messages, h // not messages: the request's builder refuses it
+}
+
+// lastUserLine is the place in messages of their last user message and
+// its text, what the caller says; what says raises the error of messages
+// without one ("stream_many: stt speaks").
+func lastUserLine(L *lua.LState, messages *lua.LTable, says string) (int, string) {
+	last := 0
+	for i := 1; i <= messages.Len(); i++ {
+		if m, ok := messages.RawGetInt(i).(*lua.LTable); ok && m.RawGetString("role") == lua.LString("user") {
+			last = i
+		}
+	}
+	if last == 0 {
+		L.RaiseError("%s each request's last user message, and this request's messages have none", says)
+	}
+	m := messages.RawGetInt(last).(*lua.LTable)
+	text, ok := m.RawGetString("content").(lua.LString)
+	if !ok {
+		L.RaiseError("%s each request's last user message, whose content must be a string, got %s", says, m.RawGetString("content").Type())
+	}
+	return last, string(text)
 }
 
 // checkBody makes sure the built body holds the placeholder once, where

@@ -2,8 +2,6 @@ package streammany
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -102,17 +100,7 @@ func (r *Runner) Run(ctx context.Context, round load.Round) (load.RoundResult, e
 			res.Extras.Client = clientUse(m.use0, m.use1, m.elapsed)
 		}
 	}
-	var failedWrite *writeFailed
-	switch {
-	case ctx.Err() != nil:
-		err = ctx.Err()
-	case err != nil:
-	case errors.As(loopErr, &failedWrite):
-		err = h.Written(failedWrite.err)
-	case loopErr != nil && loopErr != load.ErrNoRequests:
-		err = fmt.Errorf("load: %w", loopErr)
-	}
-	if err != nil {
+	if err = roundErr(ctx, h, err, loopErr); err != nil {
 		// A stopped level's record spans its rows; what it has of the
 		// rest is its start and the client's use.
 		res.Extras.TTSCPUMs, res.Extras.STTCPUMs = nil, nil

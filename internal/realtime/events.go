@@ -1,0 +1,112 @@
+package realtime
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/coder/websocket"
+)
+
+// event holds the fields of the server events that are read, in either
+// dialect.
+type event struct {
+	Type         string          `json:"type"`
+	ItemID       string          `json:"item_id"`
+	ResponseID   string          `json:"response_id"`
+	AudioStartMs *float64        `json:"audio_start_ms"`
+	AudioEndMs   *float64        `json:"audio_end_ms"`
+	Delta        string          `json:"delta"`
+	Session      json.RawMessage `json:"session"`
+	Response     *struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	} `json:"response"`
+	Error json.RawMessage `json:"error"`
+	// audio is the bytes of an audio delta's PCM.
+	audio int
+}
+
+// parse reads one server event (an audio delta's base64 decoded to count
+// its bytes); one that is none is quoted in the error, scrubbed of the
+// request's secrets before it is shortened (a secret cut by the
+// shortening would escape the scrubbing after).
+func (s *session) parse(data []byte) (event, *Error) {
+	var ev event
+	if err := json.Unmarshal(data, &ev); err != nil || ev.Type == "" {
+		return ev, s.badData("a message that is no event", data, err)
+	}
+	switch ev.Type {
+	case "response.output_audio.delta", "response.audio.delta":
+		buf := make([]byte, base64.StdEncoding.DecodedLen(len(ev.Delta)))
+		n, err := base64.StdEncoding.Decode(buf, []byte(ev.Delta))
+		if err != nil || n%2 != 0 {
+			return ev, s.badData("an audio delta that is no base64 PCM16", data, err)
+		}
+		ev.audio = n
+	}
+	return ev, nil
+}
+
+// badData is a message that cannot be read, quoted scrubbed and short.
+func (s *session) badData(what string, data []byte, err error) *Error {
+	shown := s.scrub.Bytes(data)
+	if len(shown) > 120 {
+		shown = shown[:120]
+	}
+	return &Error{Kind: KindBadData, Err: err, Msg: fmt.Sprintf("realtime: the server sent %s: %q", what, shown)}
+}
+
+func binaryError() *Error {
+	return &Error{Kind: KindBadData, Msg: "realtime: the server sent a binary message where JSON events are spoken"}
+}
+
+// errorEvent is an error event as realtime_error: OpenAI's {"error":
+// {"message", "code", ...}}, or a bare string.
+func errorEvent(ev event) *Error {
+	var msg string
+	var obj struct{ Message, Code, Type string }
+	if json.Unmarshal(ev.Error, &msg) != nil {
+		if json.Unmarshal(ev.Error, &obj) == nil {
+			msg = obj.Message
+			if obj.Code != "" {
+				msg += " (" + obj.Code + ")"
+			}
+		}
+	}
+	if msg == "" {
+		msg = string(ev.Error)
+	}
+	return &Error{Kind: KindServer, Msg: "realtime server error: " + msg}
+}
+
+// errorCode is an error event's error.code ("" for none).
+func errorCode(ev event) string {
+	var obj struct{ Code string }
+	json.Unmarshal(ev.Error, &obj)
+	return obj.Code
+}
+
+// readError is a failed read: the connection closed mid-session, or the
+// server sent a message past the read limit.
+func readError(err error) *Error {
+	if errors.Is(err, websocket.ErrMessageTooBig) {
+		return &Error{Kind: KindBadData, Err: err, Msg: fmt.Sprintf("realtime: the server sent a message over %d bytes, more than any event holds", readLimit)}
+	}
+	msg := "realtime: the WebSocket closed mid-session"
+	if st := websocket.CloseStatus(err); st != -1 {
+		var ce websocket.CloseError
+		if errors.As(err, &ce) && ce.Reason != "" {
+			msg += fmt.Sprintf(" (close %d: %s)", int(st), ce.Reason)
+		} else {
+			msg += fmt.Sprintf(" (close %d)", int(st))
+		}
+	} else if errors.Is(err, io.EOF) {
+		msg += " (EOF)"
+	} else {
+		msg += ": " + err.Error()
+	}
+	return &Error{Kind: KindDropped, Msg: msg, Err: err}
+}
