@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/coder/websocket"
+
+	"ttftlab/internal/wsstamp"
 )
 
 // event holds the fields of the server events that are read, in either
@@ -63,30 +65,17 @@ func binaryError() *Error {
 	return &Error{Kind: KindBadData, Msg: "realtime: the server sent a binary message where JSON events are spoken"}
 }
 
-// errorEvent is an error event as realtime_error: OpenAI's {"error":
-// {"message", "code", ...}}, or a bare string.
+// errorEvent is an error event as realtime_error (wsstamp.ErrorEvent
+// reads its message).
 func errorEvent(ev event) *Error {
-	var msg string
-	var obj struct{ Message, Code, Type string }
-	if json.Unmarshal(ev.Error, &msg) != nil {
-		if json.Unmarshal(ev.Error, &obj) == nil {
-			msg = obj.Message
-			if obj.Code != "" {
-				msg += " (" + obj.Code + ")"
-			}
-		}
-	}
-	if msg == "" {
-		msg = string(ev.Error)
-	}
+	msg, _ := wsstamp.ErrorEvent(ev.Error)
 	return &Error{Kind: KindServer, Msg: "realtime server error: " + msg}
 }
 
 // errorCode is an error event's error.code ("" for none).
 func errorCode(ev event) string {
-	var obj struct{ Code string }
-	json.Unmarshal(ev.Error, &obj)
-	return obj.Code
+	_, code := wsstamp.ErrorEvent(ev.Error)
+	return code
 }
 
 // readError is a failed read: the connection closed mid-session, or the

@@ -434,30 +434,17 @@ func (t *streamTurn) parseEvent(data []byte) (wsEvent, *Error) {
 	return ev, nil
 }
 
-// errorEvent is an error event as stt_error: OpenAI's {"error":
-// {"message", "code", ...}} or vLLM's {"error": "...", "code": ...}.
+// errorEvent is an error event as stt_error (wsstamp.ErrorEvent reads
+// its message).
 func errorEvent(ev wsEvent) *Error {
-	var msg string
-	var obj struct{ Message, Code, Type string }
-	if json.Unmarshal(ev.Error, &msg) != nil {
-		if json.Unmarshal(ev.Error, &obj) == nil {
-			msg = obj.Message
-			if obj.Code != "" {
-				msg += " (" + obj.Code + ")"
-			}
-		}
-	}
-	if msg == "" {
-		msg = string(ev.Error)
-	}
+	msg, _ := wsstamp.ErrorEvent(ev.Error)
 	return &Error{Kind: KindServer, Msg: "speech-to-text server error: " + msg}
 }
 
 // errorCode is an OpenAI error event's error.code ("" for none).
 func errorCode(ev wsEvent) string {
-	var obj struct{ Code string }
-	json.Unmarshal(ev.Error, &obj)
-	return obj.Code
+	_, code := wsstamp.ErrorEvent(ev.Error)
+	return code
 }
 
 // partial stamps the first partial transcript, at ms.

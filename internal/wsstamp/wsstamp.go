@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -234,4 +235,24 @@ func AppendAudio(pcm []byte) []byte {
 	b = append(b, head...)
 	b = base64.StdEncoding.AppendEncode(b, pcm)
 	return append(b, tail...)
+}
+
+// ErrorEvent is an error event's message and code as the Realtime
+// dialects send them: OpenAI's {"error": {"message", "code", ...}}, whose
+// code the message names in parentheses, or a bare string (vLLM's
+// {"error": "..."}, code ""); the member as it came when neither reads.
+func ErrorEvent(raw json.RawMessage) (msg, code string) {
+	var obj struct{ Message, Code, Type string }
+	if json.Unmarshal(raw, &msg) != nil {
+		if json.Unmarshal(raw, &obj) == nil {
+			msg, code = obj.Message, obj.Code
+			if code != "" {
+				msg += " (" + code + ")"
+			}
+		}
+	}
+	if msg == "" {
+		msg = string(raw)
+	}
+	return msg, code
 }

@@ -183,3 +183,19 @@ func TestAppendAudio(t *testing.T) {
 		t.Fatalf("%+v: %v %v", ev, got, err)
 	}
 }
+
+// TestErrorEvent: an error event's message and code in OpenAI's shape
+// (the code named after the message), a bare string (vLLM's), and a
+// member neither reads, kept as it came.
+func TestErrorEvent(t *testing.T) {
+	for _, c := range []struct{ raw, msg, code string }{
+		{`{"message":"bad audio","code":"invalid_value","type":"invalid_request_error"}`, "bad audio (invalid_value)", "invalid_value"},
+		{`{"message":"busy"}`, "busy", ""},
+		{`"model not loaded"`, "model not loaded", ""},
+		{`42`, "42", ""},
+	} {
+		if msg, code := ErrorEvent(json.RawMessage(c.raw)); msg != c.msg || code != c.code {
+			t.Errorf("%s: %q, %q; want %q, %q", c.raw, msg, code, c.msg, c.code)
+		}
+	}
+}
