@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/coder/websocket"
 
@@ -84,18 +83,5 @@ func readError(err error) *Error {
 	if errors.Is(err, websocket.ErrMessageTooBig) {
 		return &Error{Kind: KindBadData, Err: err, Msg: fmt.Sprintf("realtime: the server sent a message over %d bytes, more than any event holds", readLimit)}
 	}
-	msg := "realtime: the WebSocket closed mid-session"
-	if st := websocket.CloseStatus(err); st != -1 {
-		var ce websocket.CloseError
-		if errors.As(err, &ce) && ce.Reason != "" {
-			msg += fmt.Sprintf(" (close %d: %s)", int(st), ce.Reason)
-		} else {
-			msg += fmt.Sprintf(" (close %d)", int(st))
-		}
-	} else if errors.Is(err, io.EOF) {
-		msg += " (EOF)"
-	} else {
-		msg += ": " + err.Error()
-	}
-	return &Error{Kind: KindDropped, Msg: msg, Err: err}
+	return &Error{Kind: KindDropped, Msg: "realtime: the WebSocket closed mid-session" + wsstamp.HowClosed(err), Err: err}
 }

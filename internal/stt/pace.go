@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -391,20 +390,7 @@ func readError(err error) *Error {
 		return &Error{Kind: KindBadData, Err: err, Msg: fmt.Sprintf("speech-to-text: the server sent a message over %d bytes, more than any transcript event holds: "+
 			"it is not transcribing the caller's audio", wsReadLimit)}
 	}
-	msg := "speech-to-text: the WebSocket closed mid-turn"
-	if st := websocket.CloseStatus(err); st != -1 {
-		var ce websocket.CloseError
-		if errors.As(err, &ce) && ce.Reason != "" {
-			msg += fmt.Sprintf(" (close %d: %s)", int(st), ce.Reason)
-		} else {
-			msg += fmt.Sprintf(" (close %d)", int(st))
-		}
-	} else if errors.Is(err, io.EOF) {
-		msg += " (EOF)"
-	} else {
-		msg += ": " + err.Error()
-	}
-	return &Error{Kind: KindDropped, Msg: msg, Err: err}
+	return &Error{Kind: KindDropped, Msg: "speech-to-text: the WebSocket closed mid-turn" + wsstamp.HowClosed(err), Err: err}
 }
 
 // wsEvent holds the fields of both protocols' server events that are read.

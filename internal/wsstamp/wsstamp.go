@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -255,4 +256,22 @@ func ErrorEvent(raw json.RawMessage) (msg, code string) {
 		msg = string(raw)
 	}
 	return msg, code
+}
+
+// HowClosed says how a read found the connection ended, to follow a
+// message's words: " (close 1011: reason)" for a close frame (its reason
+// when it gave one), " (EOF)" for a socket closed without one, else ": "
+// and the error.
+func HowClosed(err error) string {
+	if st := websocket.CloseStatus(err); st != -1 {
+		var ce websocket.CloseError
+		if errors.As(err, &ce) && ce.Reason != "" {
+			return fmt.Sprintf(" (close %d: %s)", int(st), ce.Reason)
+		}
+		return fmt.Sprintf(" (close %d)", int(st))
+	}
+	if errors.Is(err, io.EOF) {
+		return " (EOF)"
+	}
+	return ": " + err.Error()
 }

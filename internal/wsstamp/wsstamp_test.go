@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -196,6 +198,24 @@ func TestErrorEvent(t *testing.T) {
 	} {
 		if msg, code := ErrorEvent(json.RawMessage(c.raw)); msg != c.msg || code != c.code {
 			t.Errorf("%s: %q, %q; want %q, %q", c.raw, msg, code, c.msg, c.code)
+		}
+	}
+}
+
+// TestHowClosed: a close frame with its reason, one without, a socket
+// closed without one, and another error, each said as it was.
+func TestHowClosed(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{websocket.CloseError{Code: websocket.StatusInternalError, Reason: "overloaded"}, " (close 1011: overloaded)"},
+		{fmt.Errorf("read: %w", websocket.CloseError{Code: websocket.StatusNormalClosure}), " (close 1000)"},
+		{fmt.Errorf("read: %w", io.EOF), " (EOF)"},
+		{errors.New("connection reset by peer"), ": connection reset by peer"},
+	} {
+		if got := HowClosed(c.err); got != c.want {
+			t.Errorf("%v: %q, want %q", c.err, got, c.want)
 		}
 	}
 }
