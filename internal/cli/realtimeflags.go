@@ -30,7 +30,7 @@ const realtimeKeyEnv = "TTFTLAB_REALTIME_API_KEY"
 // registerRealtime adds --realtime and its flags.
 func (h *hostFlags) registerRealtime(f *flagSet) {
 	r := &h.realtime
-	f.StringVar(&r.url, "realtime", "", "the speech-to-speech server of session() and the lab's realtime step: the base `URL` of a server of the "+
+	f.StringVar(&r.url, "realtime", "", "the speech-to-speech server of session(), the lab's realtime step and load --realtime: the base `URL` of a server of the "+
 		"Realtime WebSocket API (ws://, wss://, http:// or https://; /v1/realtime is added to a base without a path), e.g. `ttftlab voice serve`'s")
 	f.StringVar(&r.key, "realtime-api-key", "", "the Realtime server's API key, sent as Authorization: Bearer `KEY` (default: $"+realtimeKeyEnv+
 		", else --server's key when both are one server); never printed or written")
