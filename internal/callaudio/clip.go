@@ -20,6 +20,25 @@ const DefaultFrameMs = 20
 // its last speech frame.
 const SpeechPeak = 0.01
 
+// speechLevel is SpeechPeak of full scale as a sample value.
+var speechLevel = int(math.Ceil(SpeechPeak * 32767))
+
+// IsSpeech says whether a sample is above SpeechPeak of full scale: the
+// one rule of what counts as speech, for a clip's frames, the default
+// engine's energy detector and the fakes' VADs alike.
+func IsSpeech(v int16) bool { return int(v) > speechLevel || -int(v) > speechLevel }
+
+// PCMHasSpeech says whether PCM16 (little-endian) holds a sample that
+// IsSpeech.
+func PCMHasSpeech(pcm []byte) bool {
+	for i := 0; i+1 < len(pcm); i += 2 {
+		if IsSpeech(int16(binary.LittleEndian.Uint16(pcm[i:]))) {
+			return true
+		}
+	}
+	return false
+}
+
 // Clip is one utterance of the caller: mono 16-bit PCM at Rate.
 type Clip struct {
 	Samples []int16
@@ -78,10 +97,8 @@ func (c *Clip) Frame(i, frameMs int) []byte {
 // above SpeechPeak of full scale).
 func (c *Clip) speechFrame(i, frameMs int) bool {
 	n := c.FrameSamples(frameMs)
-	lim := int(math.Ceil(SpeechPeak * 32767))
 	for j := i * n; j < (i+1)*n && j < len(c.Samples); j++ {
-		v := int(c.Samples[j])
-		if v > lim || -v > lim {
+		if IsSpeech(c.Samples[j]) {
 			return true
 		}
 	}

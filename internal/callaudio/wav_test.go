@@ -257,3 +257,19 @@ func TestSynthesize(t *testing.T) {
 		t.Fatal("a missing espeak-ng is no error")
 	}
 }
+
+// TestIsSpeech: a sample counts as speech above 1 % of full scale
+// rounded up (above 328, either sign), and PCM holds speech when one of its samples
+// does.
+func TestIsSpeech(t *testing.T) {
+	for v, want := range map[int16]bool{0: false, 328: false, -328: false, 329: true, -329: true, 32767: true, -32768: true} {
+		if IsSpeech(v) != want {
+			t.Errorf("IsSpeech(%d) = %v", v, !want)
+		}
+	}
+	quiet, loud := make([]byte, 40), make([]byte, 40)
+	binary.LittleEndian.PutUint16(loud[30:], 329) // sample 15
+	if PCMHasSpeech(quiet) || !PCMHasSpeech(loud) || PCMHasSpeech(loud[:30]) {
+		t.Errorf("PCMHasSpeech: quiet %v, loud %v, before the loud sample %v", PCMHasSpeech(quiet), PCMHasSpeech(loud), PCMHasSpeech(loud[:30]))
+	}
+}

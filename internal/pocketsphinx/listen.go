@@ -27,9 +27,6 @@ const RealtimeRate = 24000
 // brings one, at the start pocketsphinx gives).
 const HangoverMs = 300
 
-// speechLevel is callaudio.SpeechPeak of full scale as a sample value.
-var speechLevel = int(math.Ceil(callaudio.SpeechPeak * 32767))
-
 // MaxEvent bounds a client event of a Realtime session: a second of
 // 48 kHz PCM16 in base64 is 128 KiB; 16 MiB is far above any append.
 const MaxEvent = 16 << 20
@@ -172,7 +169,7 @@ func (l *Listener) Append(pcm []byte) error {
 	l.mu.Lock()
 	at := l.fedMs
 	for i := 0; i < n; i++ {
-		if v := int(int16(binary.LittleEndian.Uint16(pcm[2*i:]))); v > speechLevel || -v > speechLevel {
+		if callaudio.IsSpeech(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) {
 			t := at + float64(i)*1000/float64(l.rate)
 			if t-l.lastSpeech > HangoverMs && l.open == "" {
 				l.open = l.newItem()

@@ -235,7 +235,6 @@ func (c *conn) serve() {
 	if stopAfter == 0 {
 		stopAfter = 200
 	}
-	lim := int(math.Ceil(callaudio.SpeechPeak * 32767))
 	var (
 		utter            int     // utterances begun
 		inSpeech         bool    // within an utterance
@@ -263,14 +262,7 @@ func (c *conn) serve() {
 				c.send(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": "invalid audio"}})
 				continue
 			}
-			rec.Samples, rec.Raw = len(pcm)/2, nil
-			for i := 0; i+1 < len(pcm); i += 2 {
-				v := int(int16(binary.LittleEndian.Uint16(pcm[i:])))
-				if v > lim || -v > lim {
-					rec.Speech = true
-					break
-				}
-			}
+			rec.Samples, rec.Raw, rec.Speech = len(pcm)/2, nil, callaudio.PCMHasSpeech(pcm)
 		}
 		f.mu.Lock()
 		c.s.Events = append(c.s.Events, rec)

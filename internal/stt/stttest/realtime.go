@@ -3,7 +3,6 @@ package stttest
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -146,15 +145,7 @@ func (f *fakeWS) frame(s *Session, at time.Time, audio string) (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	lim := int(math.Ceil(callaudio.SpeechPeak * 32767))
-	fr := Frame{At: at, Samples: len(pcm) / 2}
-	for i := 0; i+1 < len(pcm); i += 2 {
-		v := int(int16(binary.LittleEndian.Uint16(pcm[i:])))
-		if v > lim || -v > lim {
-			fr.Speech = true
-			break
-		}
-	}
+	fr := Frame{At: at, Samples: len(pcm) / 2, Speech: callaudio.PCMHasSpeech(pcm)}
 	f.mu.Lock()
 	s.Frames = append(s.Frames, fr)
 	if fr.Speech {
